@@ -1,0 +1,32 @@
+/** @type {import('jest').Config} */
+const aliases = {
+  '^@app/(payloads|signing|persistence|runtime)$': '<rootDir>/libs/$1/src',
+  '^@app/(payloads|signing|persistence|runtime)/(.*)$': '<rootDir>/libs/$1/src/$2',
+};
+// Type checking is `npm run typecheck`'s job; tests transpile only, which keeps the suite fast.
+const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] };
+
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      rootDir: __dirname,
+      testEnvironment: 'node',
+      transform,
+      moduleNameMapper: aliases,
+      testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/examples/**/*.spec.ts'],
+    },
+    {
+      displayName: 'e2e',
+      rootDir: __dirname,
+      testEnvironment: 'node',
+      transform,
+      moduleNameMapper: aliases,
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFiles: ['reflect-metadata'],
+      testTimeout: 60000,
+    },
+  ],
+};

@@ -1,0 +1,41 @@
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { Account } from './entities/account.entity';
+import { BotCall } from './entities/bot-call.entity';
+import { BotWebhook } from './entities/bot-webhook.entity';
+import { CallbackSettings } from './entities/callback-settings.entity';
+import { DeliveryAttempt } from './entities/delivery-attempt.entity';
+import { EventRecord } from './entities/event.entity';
+import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
+
+export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall];
+export const MIGRATIONS = [InitialSchema1763700000000];
+
+export interface DataSourceTuning {
+  /** Connections in this process's pool. */
+  poolSize?: number;
+  applicationName?: string;
+}
+
+/** The one definition of the connection, used by every app and by the migrate CLI. */
+export function buildDataSourceOptions(databaseUrl: string, tuning: DataSourceTuning = {}): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: databaseUrl,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    synchronize: false,
+    migrationsRun: false,
+    migrationsTableName: 'schema_migrations',
+    applicationName: tuning.applicationName ?? 'event-callbacks',
+    extra: {
+      max: tuning.poolSize ?? 10,
+      // Fail fast when the database is unreachable so ingest can answer 503 instead of hanging.
+      connectionTimeoutMillis: 3000,
+      statement_timeout: 30000,
+    },
+  };
+}
+
+export function createDataSource(databaseUrl: string, tuning?: DataSourceTuning): DataSource {
+  return new DataSource(buildDataSourceOptions(databaseUrl, tuning));
+}

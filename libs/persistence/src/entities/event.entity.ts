@@ -1,0 +1,57 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+export const EVENT_STATUSES = ['queued', 'retrying', 'delivered', 'failed', 'filtered', 'no_endpoint'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+/** Statuses a worker still has to act on; everything else is final until an operator redelivers. */
+export const PENDING_EVENT_STATUSES: readonly EventStatus[] = ['queued', 'retrying'];
+
+@Entity({ name: 'events' })
+export class EventRecord {
+  /** Internal, monotonically increasing key: cursor pages and joins use it; bigint arrives as a string. */
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'BY DEFAULT' })
+  seq!: string;
+
+  @Column({ name: 'event_id', type: 'varchar', length: 128, unique: true })
+  eventId!: string;
+
+  @Column({ name: 'account_id', type: 'integer' })
+  accountId!: number;
+
+  @Column({ type: 'varchar', length: 64 })
+  action!: string;
+
+  /** `json`, not `jsonb`: keeps the sender's key order so the delivered body matches what was posted. */
+  @Column({ type: 'json' })
+  message!: Record<string, unknown>;
+
+  @Column({ type: 'varchar', length: 16, default: 'queued' })
+  status!: EventStatus;
+
+  /** Attempts across every series, for operators. */
+  @Column({ type: 'integer', default: 0 })
+  attempts!: number;
+
+  /** Attempt series: 0 for the original delivery, +1 for each manual redelivery. */
+  @Column({ type: 'integer', default: 0 })
+  series!: number;
+
+  /** Attempts within the current series: indexes RETRY_SCHEDULE. */
+  @Column({ name: 'series_attempts', type: 'integer', default: 0 })
+  seriesAttempts!: number;
+
+  /** When the next attempt is due; the reconciler re-enqueues pending events whose time has passed. */
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  nextAttemptAt!: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+
+  @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
+  deliveredAt!: Date | null;
+
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError!: string | null;
+}

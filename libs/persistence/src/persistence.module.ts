@@ -1,0 +1,30 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ENVIRONMENT, type Environment } from '@app/runtime';
+import { buildDataSourceOptions, ENTITIES } from './data-source';
+
+/** The app's one DataSource (migrations are run by `npm run migrate`, never at start-up). */
+@Module({})
+export class PersistenceModule {
+  static forRoot(applicationName: string): DynamicModule {
+    return {
+      module: PersistenceModule,
+      global: true,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          inject: [ENVIRONMENT],
+          useFactory: (environment: Environment) => ({
+            ...buildDataSourceOptions(environment.database.url, {
+              poolSize: environment.database.poolSize,
+              applicationName,
+            }),
+            retryAttempts: 3,
+            retryDelay: 1000,
+          }),
+        }),
+        TypeOrmModule.forFeature(ENTITIES),
+      ],
+      exports: [TypeOrmModule],
+    };
+  }
+}

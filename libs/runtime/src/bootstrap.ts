@@ -1,0 +1,48 @@
+import type { Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { type Environment, EnvironmentError, loadEnvironment } from './config/environment';
+import { HttpErrorFilter } from './http/error.filter';
+import { createValidationPipe } from './http/validation';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Applies what every HTTP app needs; shared by main.ts files and the e2e tests so both run the same app. */
+export function configureHttpApp(app: NestExpressApplication): void {
+  app.useBodyParser('json', { limit: MAX_BODY_BYTES });
+  app.useBodyParser('urlencoded', { limit: MAX_BODY_BYTES, extended: false });
+  app.useGlobalFilters(new HttpErrorFilter());
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  app.set('trust proxy', false);
+  app.disable('x-powered-by');
+}
+
+/** Validates the environment before anything starts, so a bad setting is one clear message, not a stack trace. */
+export function environmentOrExit(processName: string): Environment {
+  try {
+    return loadEnvironment();
+  } catch (error) {
+    if (error instanceof EnvironmentError) {
+      process.stderr.write(`[${processName}] ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+export async function bootstrapHttpApp(
+  processName: string,
+  rootModule: Type<unknown>,
+  portOf: (environment: Environment) => number,
+): Promise<NestExpressApplication> {
+  const environment = environmentOrExit(processName);
+  const app = await NestFactory.create<NestExpressApplication>(rootModule, { bufferLogs: true, bodyParser: false });
+  app.useLogger(app.get(Logger));
+  configureHttpApp(app);
+  const port = portOf(environment);
+  await app.listen(port);
+  app.get(Logger).log(`${processName} listening on http://127.0.0.1:${port}`);
+  return app;
+}

@@ -1,0 +1,16 @@
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Parses `250ms`, `10s`, `5m`, `1h`. Returns null when the text is not such a duration. */
+export function parseDuration(text: string): number | null {
+  const match = /^\s*(\d+)\s*(ms|s|m|h)\s*$/.exec(text);
+  if (!match) return null;
+  return Number(match[1]) * UNIT_MS[match[2]];
+}
+
+/** Parses a comma separated RETRY_SCHEDULE into delays in milliseconds; null when any item is bad. */
+export function parseRetrySchedule(text: string): number[] | null {
+  const items = text.split(',').map((item) => item.trim());
+  if (items.length === 0 || items.some((item) => item === '')) return null;
+  const delays = items.map(parseDuration);
+  return delays.every((delay): delay is number => delay !== null) ? delays : null;
+}

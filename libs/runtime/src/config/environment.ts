@@ -1,0 +1,170 @@
+import { parseDuration, parseRetrySchedule } from './duration';
+
+export interface Environment {
+  nodeEnv: string;
+  production: boolean;
+  logLevel: string;
+  database: { url: string; poolSize: number };
+  redis: { url: string; prefix: string };
+  ports: { configApi: number; ingest: number; worker: number };
+  auth: {
+    /** null: the admin API refuses every request (only allowed outside production). */
+    adminToken: string | null;
+    ingestTokens: string[];
+  };
+  openApi: { rateLimitPerMinute: number; timestampSkewSeconds: number; nonceTtlSeconds: number };
+  delivery: {
+    allowPrivateTargets: boolean;
+    timeoutMs: number;
+    retryScheduleMs: number[];
+    workerConcurrency: number;
+    endpointConcurrency: number;
+    breakerFailureThreshold: number;
+    breakerCooldownMs: number;
+    reconcileIntervalMs: number;
+  };
+}
+
+export class EnvironmentError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'EnvironmentError';
+  }
+}
+
+type Source = Record<string, string | undefined>;
+
+/** Collects every problem instead of stopping at the first, so one start shows the whole list. */
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly source: Source) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.source[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  optionalString(name: string): string | null {
+    return this.raw(name) ?? null;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  /** Explicit: implicit conversion would read "false" as true. */
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const lowered = value.toLowerCase();
+    if (['true', '1', 'yes'].includes(lowered)) return true;
+    if (['false', '0', 'no'].includes(lowered)) return false;
+    this.problems.push(`${name} must be true or false (got "${value}")`);
+    return fallback;
+  }
+
+  url(name: string, fallback: string, protocols: string[]): string {
+    const value = this.string(name, fallback);
+    try {
+      const parsed = new URL(value);
+      if (!protocols.includes(parsed.protocol)) {
+        this.problems.push(`${name} must be a ${protocols.join(' or ')} URL (got protocol "${parsed.protocol}")`);
+      }
+    } catch {
+      this.problems.push(`${name} is not a valid URL`);
+    }
+    return value;
+  }
+
+  duration(name: string, fallback: string): number {
+    const value = this.string(name, fallback);
+    const parsed = parseDuration(value);
+    if (parsed === null) {
+      this.problems.push(`${name} must be a duration such as 500ms, 10s, 5m or 1h (got "${value}")`);
+      return parseDuration(fallback) ?? 0;
+    }
+    return parsed;
+  }
+
+  require(name: string, present: boolean, why: string): void {
+    if (!present) this.problems.push(`${name} is required ${why}`);
+  }
+}
+
+export const DEFAULT_RETRY_SCHEDULE = '10s,1m,5m,30m,1h,3h,6h,12h';
+
+/** Reads and validates every setting once; throws EnvironmentError naming each bad one. */
+export function loadEnvironment(source: Source = process.env): Environment {
+  const read = new Reader(source);
+  const nodeEnv = read.string('NODE_ENV', 'development');
+  const production = nodeEnv === 'production';
+
+  const adminToken = read.optionalString('ADMIN_TOKEN');
+  const ingestTokens = (read.optionalString('INGEST_TOKEN') ?? '')
+    .split(',')
+    .map((token) => token.trim())
+    .filter((token) => token.length > 0);
+  if (production) {
+    read.require('ADMIN_TOKEN', adminToken !== null, 'when NODE_ENV=production');
+    read.require('INGEST_TOKEN', ingestTokens.length > 0, 'when NODE_ENV=production');
+  }
+  for (const [name, tokens] of [['ADMIN_TOKEN', adminToken ? [adminToken] : []], ['INGEST_TOKEN', ingestTokens]] as const) {
+    if (tokens.some((token) => token.length < 16)) read.problems.push(`${name} must be at least 16 characters long`);
+  }
+
+  const retryText = read.string('RETRY_SCHEDULE', DEFAULT_RETRY_SCHEDULE);
+  let retryScheduleMs = parseRetrySchedule(retryText);
+  if (retryScheduleMs === null) {
+    read.problems.push(`RETRY_SCHEDULE must be a comma separated list of durations such as 10s,1m,5m (got "${retryText}")`);
+    retryScheduleMs = parseRetrySchedule(DEFAULT_RETRY_SCHEDULE) ?? [];
+  }
+
+  const environment: Environment = {
+    nodeEnv,
+    production,
+    logLevel: read.string('LOG_LEVEL', 'info'),
+    database: {
+      url: read.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/callbacks', ['postgres:', 'postgresql:']),
+      poolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
+    },
+    redis: {
+      url: read.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+      prefix: read.string('REDIS_PREFIX', 'callbacks'),
+    },
+    ports: {
+      configApi: read.integer('CONFIG_API_PORT', 3000, 0, 65535),
+      ingest: read.integer('INGEST_PORT', 3001, 0, 65535),
+      worker: read.integer('WORKER_PORT', 3002, 0, 65535),
+    },
+    auth: { adminToken, ingestTokens },
+    openApi: {
+      rateLimitPerMinute: read.integer('OPEN_API_RATE_LIMIT', 60, 1, 1_000_000),
+      timestampSkewSeconds: 300,
+      nonceTtlSeconds: 900,
+    },
+    delivery: {
+      allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
+      timeoutMs: read.integer('DELIVERY_TIMEOUT_MS', 10_000, 100, 300_000),
+      retryScheduleMs,
+      workerConcurrency: read.integer('WORKER_CONCURRENCY', 50, 1, 10_000),
+      endpointConcurrency: read.integer('ENDPOINT_CONCURRENCY', 10, 1, 10_000),
+      breakerFailureThreshold: read.integer('BREAKER_FAILURE_THRESHOLD', 5, 1, 10_000),
+      breakerCooldownMs: read.duration('BREAKER_COOLDOWN', '30s'),
+      reconcileIntervalMs: read.duration('RECONCILE_INTERVAL', '15s'),
+    },
+  };
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (!levels.includes(environment.logLevel)) read.problems.push(`LOG_LEVEL must be one of ${levels.join(', ')}`);
+  if (read.problems.length > 0) throw new EnvironmentError(read.problems);
+  return environment;
+}

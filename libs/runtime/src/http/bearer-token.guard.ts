@@ -1,0 +1,63 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ENVIRONMENT } from '../config/config.module';
+import type { Environment } from '../config/environment';
+import { ApiError } from './api-error';
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Compares digests so neither the length nor the content of the token leaks through timing. */
+export function tokenMatches(presented: string, expected: readonly string[]): boolean {
+  const presentedDigest = digest(presented);
+  let matched = false;
+  for (const token of expected) matched = timingSafeEqual(presentedDigest, digest(token)) || matched;
+  return matched;
+}
+
+function bearerOf(request: Request): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+abstract class BearerTokenGuard implements CanActivate {
+  protected abstract tokens(): readonly string[];
+  protected abstract readonly settingName: string;
+
+  canActivate(context: ExecutionContext): boolean {
+    const expected = this.tokens();
+    if (expected.length === 0) {
+      throw new ApiError(401, 'unauthorized', `${this.settingName} is not configured on this server`);
+    }
+    const presented = bearerOf(context.switchToHttp().getRequest<Request>());
+    if (presented === null) throw new ApiError(401, 'unauthorized', 'missing bearer token');
+    if (!tokenMatches(presented, expected)) throw new ApiError(401, 'unauthorized', 'invalid bearer token');
+    return true;
+  }
+}
+
+@Injectable()
+export class AdminTokenGuard extends BearerTokenGuard {
+  protected readonly settingName = 'ADMIN_TOKEN';
+  constructor(@Inject(ENVIRONMENT) private readonly environment: Environment) {
+    super();
+  }
+  protected tokens(): readonly string[] {
+    return this.environment.auth.adminToken ? [this.environment.auth.adminToken] : [];
+  }
+}
+
+@Injectable()
+export class IngestTokenGuard extends BearerTokenGuard {
+  protected readonly settingName = 'INGEST_TOKEN';
+  constructor(@Inject(ENVIRONMENT) private readonly environment: Environment) {
+    super();
+  }
+  protected tokens(): readonly string[] {
+    return this.environment.auth.ingestTokens;
+  }
+}

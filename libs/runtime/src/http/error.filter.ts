@@ -1,0 +1,77 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ApiError, OpenApiError } from './api-error';
+
+export const OPEN_API_PREFIX = '/open_api_v1';
+
+const CODE_WORDS: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'validation_failed',
+  429: 'too_many_requests',
+  502: 'bad_gateway',
+  503: 'service_unavailable',
+  504: 'gateway_timeout',
+};
+
+/** Errors raised by body-parser before a route runs carry `status` and `type` instead of being HttpExceptions. */
+function bodyParserStatus(error: unknown): { status: number; message: string } | null {
+  const candidate = error as { status?: unknown; type?: unknown; message?: unknown };
+  if (typeof candidate?.status !== 'number' || typeof candidate.type !== 'string') return null;
+  const messages: Record<string, string> = {
+    'entity.too.large': 'request body is too large',
+    'entity.parse.failed': 'request body is not valid JSON',
+    'encoding.unsupported': 'request body encoding is not supported',
+    'charset.unsupported': 'request body charset is not supported',
+  };
+  return { status: candidate.status, message: messages[candidate.type] ?? String(candidate.message) };
+}
+
+/**
+ * The one place that turns exceptions into wire format: Open API paths get the `{code, message,
+ * exception}` shape, everything else `{error, message, details?}`. Unknown errors are logged and
+ * answered 500 without internals.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger(HttpErrorFilter.name);
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    if (response.headersSent) return;
+    const openApi = (request.path ?? request.url ?? '').startsWith(OPEN_API_PREFIX);
+
+    if (exception instanceof ApiError || exception instanceof OpenApiError) {
+      response.status(exception.getStatus()).json(exception.getResponse());
+      return;
+    }
+
+    let status = 500;
+    let message = 'internal error';
+    const parserError = bodyParserStatus(exception);
+    if (parserError) {
+      ({ status, message } = parserError);
+    } else if (exception instanceof HttpException) {
+      status = exception.getStatus();
+      const body = exception.getResponse();
+      const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
+      message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
+    } else {
+      this.logger.error({ err: exception, path: request.path }, 'unhandled error');
+    }
+
+    if (openApi) {
+      response.status(status).json({ code: 2000, message: 'Unknown error', exception: { message } });
+    } else {
+      response.status(status).json({ error: CODE_WORDS[status] ?? (status >= 500 ? 'internal_error' : 'error'), message });
+    }
+  }
+}

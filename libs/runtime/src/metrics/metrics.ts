@@ -1,0 +1,22 @@
+import { collectDefaultMetrics, Counter, Histogram, register } from 'prom-client';
+
+let defaultsStarted = false;
+
+/** Process metrics once per process (tests create several apps in one process). */
+export function startDefaultMetrics(): void {
+  if (defaultsStarted) return;
+  defaultsStarted = true;
+  collectDefaultMetrics();
+}
+
+/** Returns the already registered metric of that name, so modules created twice in one process share it. */
+export function counter(name: string, help: string, labelNames: string[] = []): Counter<string> {
+  return (register.getSingleMetric(name) as Counter<string> | undefined) ?? new Counter({ name, help, labelNames });
+}
+
+export function histogram(name: string, help: string, labelNames: string[] = [], buckets?: number[]): Histogram<string> {
+  return (
+    (register.getSingleMetric(name) as Histogram<string> | undefined) ??
+    new Histogram({ name, help, labelNames, ...(buckets ? { buckets } : {}) })
+  );
+}

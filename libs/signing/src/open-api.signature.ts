@@ -1,0 +1,19 @@
+import { hexDigest, safeEqual } from './digest';
+
+export const OPEN_API_SIGN_VERSION = 'v2';
+
+export interface OpenApiSignInput {
+  email: string;
+  openApiToken: string;
+  timestamp: string | number;
+  nonce: string;
+}
+
+/** CONTRACT §2: lowercase hex SHA-256 of `email&open_api_token&timestamp&nonce&v2`. */
+export function openApiSign(input: OpenApiSignInput): string {
+  return hexDigest('sha256', [input.email, input.openApiToken, String(input.timestamp), input.nonce, OPEN_API_SIGN_VERSION].join('&'));
+}
+
+export function verifyOpenApiSign(input: OpenApiSignInput, presentedSign: string): boolean {
+  return safeEqual(presentedSign.toLowerCase(), openApiSign(input));
+}

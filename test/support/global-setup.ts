@@ -1,0 +1,49 @@
+import { Client } from 'pg';
+import Redis from 'ioredis';
+import { runMigrations } from '../../libs/persistence/src/migrate';
+
+const POSTGRES = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function requireServices(): Promise<void> {
+  const client = new Client({ connectionString: POSTGRES, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `The e2e tests need PostgreSQL at ${POSTGRES} (${(error as Error).message}).\n` +
+        `Start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`,
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  const redis = new Redis(REDIS, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    throw new Error(
+      `The e2e tests need Redis at ${REDIS} (${(error as Error).message}).\n` +
+        `Start it with: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`,
+    );
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Each run gets its own database and Redis prefix, so parallel runs and leftovers never collide. */
+export default async function globalSetup(): Promise<void> {
+  await requireServices();
+  const runId = `${Date.now().toString(36)}_${process.pid}`;
+  const databaseUrl = new URL(POSTGRES);
+  databaseUrl.pathname = `/callbacks_test_${runId}`;
+  process.env.DATABASE_URL = databaseUrl.toString();
+  process.env.REDIS_URL = REDIS;
+  process.env.REDIS_PREFIX = `cbtest_${runId}`;
+  process.env.ADMIN_TOKEN = 'test-admin-token-0123456789';
+  process.env.INGEST_TOKEN = 'test-ingest-token-0123456789,test-ingest-token-second';
+  process.env.ALLOW_PRIVATE_TARGETS = 'true';
+  process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
+  process.env.NODE_ENV = 'test';
+  await runMigrations(process.env.DATABASE_URL);
+}
