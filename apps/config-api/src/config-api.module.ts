@@ -1,9 +1,21 @@
 import { Module } from '@nestjs/common';
 import { PersistenceModule } from '@app/persistence';
 import { DeliveryQueueModule, ObservabilityModule } from '@app/runtime';
+import { AccountsModule } from './admin/accounts/accounts.module';
+import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.module';
+import { AdminEventsModule } from './admin/events/admin-events.module';
+import { OpenApiModule } from './open-api/open-api.module';
 
 /** The Open API (`/open_api_v1/*`) for API users and the admin API (`/admin/v1/*`) for operators. */
 @Module({
-  imports: [ObservabilityModule, PersistenceModule.forRoot('config-api'), DeliveryQueueModule.register('producer')],
+  imports: [
+    ObservabilityModule,
+    PersistenceModule.forRoot('config-api'),
+    DeliveryQueueModule.register('producer'),
+    OpenApiModule,
+    AccountsModule,
+    AdminEventsModule,
+    AdminBotWebhooksModule,
+  ],
 })
 export class ConfigApiModule {}

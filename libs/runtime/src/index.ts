@@ -15,3 +15,4 @@ export * from './metrics/metrics';
 export * from './observability.module';
 export * from './bootstrap';
 export * from './queue/delivery-queue.module';
+export * from './endpoint/endpoint-state';

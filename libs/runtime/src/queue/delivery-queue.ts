@@ -1,16 +1,33 @@
+import type { JobsOptions } from 'bullmq';
+
 /** The BullMQ queue between ingest/config-api (producers) and the delivery worker (only consumer). */
 export const DELIVERY_QUEUE = 'deliveries';
+export const DELIVERY_JOB_NAME = 'deliver';
 
-/** Jobs carry ids only: the PostgreSQL row is the truth, and secrets never enter Redis. */
+/**
+ * Jobs carry ids only: the PostgreSQL row is the truth, and secrets never enter Redis.
+ * `series` is the event's attempt series (0, then +1 per manual redelivery) and `attempt` the number
+ * of attempts already made in that series; a job whose pair no longer matches the row is stale.
+ */
 export interface DeliveryJobData {
   eventSeq: string;
   series: number;
+  attempt: number;
 }
 
 /**
- * Deterministic per attempt series, so enqueueing the same event twice (ingest racing the
- * reconciler) is a no-op while a manual redelivery (a new series) is never swallowed.
+ * Deterministic per (event, series, attempt): enqueueing the same step twice (ingest racing the
+ * reconciler) is a no-op in BullMQ, while a retry or a manual redelivery always gets a new id.
  */
-export function deliveryJobId(eventSeq: string, series: number): string {
-  return `e${eventSeq}-s${series}`;
+export function deliveryJobId(data: DeliveryJobData): string {
+  return `e${data.eventSeq}-s${data.series}-a${data.attempt}`;
+}
+
+/** Finished jobs are removed at once: PostgreSQL keeps the history, and a removed id can be enqueued again. */
+export function deliveryJob(data: DeliveryJobData, delayMs = 0): { name: string; data: DeliveryJobData; opts: JobsOptions } {
+  return {
+    name: DELIVERY_JOB_NAME,
+    data,
+    opts: { jobId: deliveryJobId(data), delay: Math.max(0, Math.round(delayMs)), removeOnComplete: true, removeOnFail: true },
+  };
 }

@@ -1,0 +1,27 @@
+import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Post, UseGuards } from '@nestjs/common';
+import { AdminTokenGuard } from '@app/runtime';
+import { CreateAccountDto } from './account.dto';
+import { type AccountView, AccountsService, type CreatedAccount } from './accounts.service';
+
+@Controller('admin/v1/accounts')
+@UseGuards(AdminTokenGuard)
+export class AccountsController {
+  constructor(private readonly accounts: AccountsService) {}
+
+  @Post()
+  @HttpCode(201)
+  create(@Body() body: CreateAccountDto): Promise<CreatedAccount> {
+    return this.accounts.create(body);
+  }
+
+  @Get(':id')
+  view(@Param('id', ParseIntPipe) id: number): Promise<AccountView> {
+    return this.accounts.view(id);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  rotate(@Param('id', ParseIntPipe) id: number): Promise<{ signing_secret: string; previous_secret_expires_at: string }> {
+    return this.accounts.rotateSecret(id);
+  }
+}

@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type Redis from 'ioredis';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { completePermissions, type Permissions } from '@app/payloads';
+import { Account, CallbackSettings } from '@app/persistence';
+import { ApiError, ENVIRONMENT, type EndpointState, type Environment, publishSettingsChanged, readEndpointState, REDIS } from '@app/runtime';
+import { generateSigningSecret, generateToken } from '@app/signing';
+import type { CreateAccountDto } from './account.dto';
+
+/** How long a rotated-out signing secret keeps signing next to the new one. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export interface CreatedAccount {
+  id: number;
+  email: string;
+  name: string | null;
+  open_api_token: string;
+  signing_secret: string;
+}
+
+export interface AccountView {
+  id: number;
+  email: string;
+  name: string | null;
+  created_at: string;
+  push_url: string | null;
+  push_content_type: string;
+  permissions: Permissions;
+  previous_secret_expires_at: string | null;
+  endpoint: EndpointState | null;
+}
+
+function isUniqueViolation(error: unknown): error is QueryFailedError & { driverError: { constraint?: string } } {
+  return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
+}
+
+@Injectable()
+export class AccountsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+  ) {}
+
+  async create(input: CreateAccountDto): Promise<CreatedAccount> {
+    const openApiToken = generateToken(24);
+    const signingSecret = generateSigningSecret();
+    try {
+      const account = await this.dataSource.transaction(async (manager) => {
+        const saved = await manager.save(
+          manager.create(Account, {
+            ...(input.id !== undefined ? { id: input.id } : {}),
+            email: input.email,
+            name: input.name ?? null,
+            openApiToken,
+            signingSecret,
+          }),
+        );
+        if (input.id !== undefined) {
+          // An explicit id does not advance the identity sequence; move it past the highest id in use.
+          await manager.query(
+            `SELECT setval(pg_get_serial_sequence('accounts', 'id'), GREATEST((SELECT max(id) FROM accounts), 1))`,
+          );
+        }
+        await manager.insert(CallbackSettings, { accountId: saved.id, permissions: completePermissions(null) });
+        return saved;
+      });
+      return { id: account.id, email: account.email, name: account.name, open_api_token: openApiToken, signing_secret: signingSecret };
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        const constraint = error.driverError.constraint ?? '';
+        const field = constraint.includes('email') ? 'email' : 'id';
+        throw new ApiError(409, 'conflict', `an account with this ${field} already exists`);
+      }
+      throw error;
+    }
+  }
+
+  async view(accountId: number): Promise<AccountView> {
+    const account = await this.dataSource.getRepository(Account).findOneBy({ id: accountId });
+    if (!account) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    const settings = await this.dataSource.getRepository(CallbackSettings).findOneBy({ accountId });
+    const pushUrl = settings?.pushUrl ?? null;
+    return {
+      id: account.id,
+      email: account.email,
+      name: account.name,
+      created_at: account.createdAt.toISOString(),
+      push_url: pushUrl,
+      push_content_type: settings?.pushContentType ?? 'application/x-www-form-urlencoded',
+      permissions: completePermissions(settings?.permissions),
+      previous_secret_expires_at: account.previousSecretExpiresAt?.toISOString() ?? null,
+      endpoint: pushUrl ? await readEndpointState(this.redis, this.environment.redis.prefix, pushUrl) : null,
+    };
+  }
+
+  /** New secret now; the old one keeps signing for SECRET_OVERLAP_MS so receivers can switch without a gap. */
+  async rotateSecret(accountId: number): Promise<{ signing_secret: string; previous_secret_expires_at: string }> {
+    const signingSecret = generateSigningSecret();
+    const expiresAt = new Date(Date.now() + SECRET_OVERLAP_MS);
+    const result: unknown = await this.dataSource.query(
+      `UPDATE accounts
+          SET previous_signing_secret = signing_secret, previous_secret_expires_at = $2, signing_secret = $3
+        WHERE id = $1
+        RETURNING id`,
+      [accountId, expiresAt, signingSecret],
+    );
+    const [rows] = result as [unknown[], number];
+    if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId);
+    return { signing_secret: signingSecret, previous_secret_expires_at: expiresAt.toISOString() };
+  }
+}

@@ -1,0 +1,57 @@
+import type { INestApplication } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { completePermissions, type Permissions, type PushContentType } from '@app/payloads';
+import { publishSettingsChanged, REDIS } from '@app/runtime';
+import type { RunningApp } from './apps';
+
+export const ADMIN_HEADERS = { authorization: `Bearer ${process.env.ADMIN_TOKEN ?? ''}`, 'content-type': 'application/json' };
+export const INGEST_HEADERS = { authorization: `Bearer ${(process.env.INGEST_TOKEN ?? '').split(',')[0]}`, 'content-type': 'application/json' };
+
+export interface TestAccount {
+  id: number;
+  email: string;
+  name: string | null;
+  open_api_token: string;
+  signing_secret: string;
+}
+
+let counter = 0;
+
+/** A fresh account per test, through the real admin API; emails are unique so tests never share state. */
+export async function createAccount(configApi: RunningApp, fields: { name?: string; id?: number } = {}): Promise<TestAccount> {
+  counter += 1;
+  const email = `user-${process.pid}-${Date.now()}-${counter}@example.com`;
+  const response = await fetch(`${configApi.url}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: ADMIN_HEADERS,
+    body: JSON.stringify({ email, ...fields }),
+  });
+  if (response.status !== 201) throw new Error(`creating an account answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as TestAccount;
+}
+
+/**
+ * Sets callback settings straight in the database and announces the change, for tests of ingest and
+ * delivery that do not exercise the Open API itself.
+ */
+export async function setCallbackSettings(
+  app: INestApplication,
+  accountId: number,
+  settings: { pushUrl?: string | null; contentType?: PushContentType; permissions?: Partial<Permissions> | 'all' },
+): Promise<void> {
+  const dataSource = app.get(DataSource);
+  const permissions =
+    settings.permissions === 'all'
+      ? Object.fromEntries(Object.keys(completePermissions(null)).map((key) => [key, true]))
+      : completePermissions(settings.permissions as Record<string, boolean> | undefined);
+  await dataSource.query(
+    `UPDATE callback_settings
+        SET push_url = COALESCE($2, push_url), push_content_type = COALESCE($3, push_content_type),
+            permissions = $4::jsonb, version = version + 1, updated_at = now()
+      WHERE account_id = $1`,
+    [accountId, settings.pushUrl ?? null, settings.contentType ?? null, JSON.stringify(permissions)],
+  );
+  const redis = app.get<Redis>(REDIS);
+  await publishSettingsChanged(redis, process.env.REDIS_PREFIX ?? 'callbacks', accountId);
+}
