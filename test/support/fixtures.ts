@@ -44,7 +44,7 @@ export async function setCallbackSettings(
   const permissions =
     settings.permissions === 'all'
       ? Object.fromEntries(Object.keys(completePermissions(null)).map((key) => [key, true]))
-      : completePermissions(settings.permissions as Record<string, boolean> | undefined);
+      : completePermissions(settings.permissions);
   await dataSource.query(
     `UPDATE callback_settings
         SET push_url = COALESCE($2, push_url), push_content_type = COALESCE($3, push_content_type),
