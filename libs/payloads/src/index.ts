@@ -1,2 +1,4 @@
 export * from './actions';
 export * from './events/validate-event-message';
+export * from './events/event-message.constants';
+export * from './bot';
