@@ -1,0 +1,142 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { Client } from 'pg';
+import Redis from 'ioredis';
+import { runMigrations } from '@app/persistence';
+import { environmentOrExit } from '@app/runtime';
+
+/**
+ * `npm start`: the one-command local run. Checks PostgreSQL and Redis, migrates, starts the three
+ * apps as child processes, waits until each is ready and says where everything listens.
+ */
+
+const LOCAL_DEFAULTS: Record<string, string> = {
+  ADMIN_TOKEN: 'dev-admin-token-change-me',
+  INGEST_TOKEN: 'dev-ingest-token-change-me',
+  // The example receiver and demo run on this machine; deployed apps keep the safe default (false).
+  ALLOW_PRIVATE_TARGETS: 'true',
+};
+
+const APPS = [
+  { name: 'config-api', entry: 'dist/apps/config-api/src/main.js', portVariable: 'CONFIG_API_PORT', serves: 'Open API /open_api_v1/*, admin API /admin/v1/*' },
+  { name: 'ingest', entry: 'dist/apps/ingest/src/main.js', portVariable: 'INGEST_PORT', serves: 'events /v1/events, bot calls /v1/bot/*' },
+  { name: 'delivery-worker', entry: 'dist/apps/delivery-worker/src/main.js', portVariable: 'WORKER_PORT', serves: 'health and metrics only' },
+] as const;
+
+function say(line: string): void {
+  process.stdout.write(`[start] ${line}\n`);
+}
+
+async function checkPostgres(url: string): Promise<string | null> {
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const client = new Client({ connectionString: maintenance.toString(), connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function checkRedis(url: string): Promise<string | null> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 3000 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function waitReady(port: string, child: ChildProcess, timeoutMs = 30_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && child.exitCode === null) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      if (response.ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return false;
+}
+
+async function main(): Promise<void> {
+  for (const [name, value] of Object.entries(LOCAL_DEFAULTS)) {
+    if (process.env[name] === undefined && process.env.NODE_ENV !== 'production') {
+      process.env[name] = value;
+      say(`${name} not set; using the local default "${value}"`);
+    }
+  }
+  const environment = environmentOrExit('start');
+
+  const postgresProblem = await checkPostgres(environment.database.url);
+  if (postgresProblem) {
+    say(`PostgreSQL is not reachable at ${new URL(environment.database.url).host} (${postgresProblem}).`);
+    say('Start it, e.g.: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start');
+    say('or: docker compose up -d postgres redis   (then run npm start again)');
+    process.exit(1);
+  }
+  const redisProblem = await checkRedis(environment.redis.url);
+  if (redisProblem) {
+    say(`Redis is not reachable at ${new URL(environment.redis.url).host} (${redisProblem}).`);
+    say('Start it, e.g.: redis-server --daemonize yes --bind 127.0.0.1 --port 6379');
+    process.exit(1);
+  }
+
+  const report = await runMigrations(environment.database.url);
+  say(report.applied.length ? `migrations applied: ${report.applied.join(', ')}` : 'database schema is up to date');
+
+  const ports: Record<string, string> = {
+    CONFIG_API_PORT: String(environment.ports.configApi),
+    INGEST_PORT: String(environment.ports.ingest),
+    WORKER_PORT: String(environment.ports.worker),
+  };
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const stopAll = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    say(`stopping (${signal})...`);
+    for (const child of children) child.kill('SIGTERM');
+  };
+  process.on('SIGINT', () => stopAll('SIGINT'));
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
+
+  for (const app of APPS) {
+    const child = spawn(process.execPath, [app.entry], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${app.name}] ${line}\n`));
+    }
+    child.on('exit', (code, signal) => {
+      say(`${app.name} exited (${signal ?? code})`);
+      if (!stopping) stopAll('SIGTERM');
+      if (children.every((each) => each.exitCode !== null || each.signalCode !== null)) process.exit(stopping ? 0 : 1);
+    });
+  }
+
+  const ready = await Promise.all(APPS.map((app, index) => waitReady(ports[app.portVariable], children[index])));
+  if (ready.some((ok) => !ok)) {
+    say('an app did not become ready; see its log lines above');
+    stopAll('SIGTERM');
+    return;
+  }
+  say('all three apps are ready:');
+  for (const app of APPS) say(`  ${app.name.padEnd(16)} http://127.0.0.1:${ports[app.portVariable]}  (${app.serves})`);
+  say(`  admin token: ${environment.auth.adminToken ?? '(none)'}   ingest token: ${environment.auth.ingestTokens[0] ?? '(none)'}`);
+  say('try it: npm run demo   (in another terminal)   stop: Ctrl+C');
+}
+
+main().catch((error: unknown) => {
+  say(`failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
