@@ -1,0 +1,38 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseIntPipe, Post, Query, UseGuards } from '@nestjs/common';
+import { AdminTokenGuard } from '@app/runtime';
+import { type BotCallView, type BotWebhookView, AdminBotWebhooksService } from './admin-bot-webhooks.service';
+import { CreateBotWebhookDto, ListBotCallsQueryDto } from './bot-webhook.dto';
+
+@Controller('admin/v1/accounts/:id/bot-webhooks')
+@UseGuards(AdminTokenGuard)
+export class AdminBotWebhooksController {
+  constructor(private readonly botWebhooks: AdminBotWebhooksService) {}
+
+  @Post()
+  @HttpCode(201)
+  create(@Param('id', ParseIntPipe) accountId: number, @Body() body: CreateBotWebhookDto): Promise<BotWebhookView> {
+    return this.botWebhooks.create(accountId, body);
+  }
+
+  @Get()
+  list(@Param('id', ParseIntPipe) accountId: number): Promise<{ items: BotWebhookView[] }> {
+    return this.botWebhooks.list(accountId);
+  }
+
+  @Delete(':bot_id')
+  @HttpCode(204)
+  async remove(@Param('id', ParseIntPipe) accountId: number, @Param('bot_id', ParseIntPipe) botId: number): Promise<void> {
+    await this.botWebhooks.remove(accountId, botId);
+  }
+}
+
+@Controller('admin/v1/bot-calls')
+@UseGuards(AdminTokenGuard)
+export class AdminBotCallsController {
+  constructor(private readonly botWebhooks: AdminBotWebhooksService) {}
+
+  @Get()
+  list(@Query() query: ListBotCallsQueryDto): Promise<{ items: BotCallView[]; next_cursor: string | null }> {
+    return this.botWebhooks.listCalls(query);
+  }
+}

@@ -1,0 +1,139 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { Account, BotCall, type BotCallOutcome, BotWebhook, type BotWebhookType } from '@app/persistence';
+import { ApiError, checkTargetUrl, ENVIRONMENT, type Environment, validationFailed } from '@app/runtime';
+import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
+
+/** A bot webhook as operators see it: the key is a secret and is never shown, not even on creation. */
+export interface BotWebhookView {
+  id: number;
+  account_id: number;
+  name: string;
+  type: BotWebhookType;
+  url: string;
+  timeout_ms: number;
+  created_at: string;
+}
+
+/** One recorded bot call. The key is never stored; the task-push `sign` is stored redacted. */
+export interface BotCallView {
+  id: string;
+  account_id: number;
+  bot_webhook_id: number | null;
+  type: BotWebhookType;
+  integration_name: string;
+  url: string | null;
+  request_body: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  answer: unknown;
+  outcome: BotCallOutcome;
+  error: string | null;
+  duration_ms: number;
+  created_at: string;
+}
+
+function toView(webhook: BotWebhook): BotWebhookView {
+  return {
+    id: webhook.id,
+    account_id: webhook.accountId,
+    name: webhook.name,
+    type: webhook.type,
+    url: webhook.url,
+    timeout_ms: webhook.timeoutMs,
+    created_at: webhook.createdAt.toISOString(),
+  };
+}
+
+function toCallView(call: BotCall): BotCallView {
+  return {
+    id: call.id,
+    account_id: call.accountId,
+    bot_webhook_id: call.botWebhookId,
+    type: call.type,
+    integration_name: call.integrationName,
+    url: call.url,
+    request_body: call.requestBody,
+    response_status: call.responseStatus,
+    response_body: call.responseBody,
+    answer: call.answer ?? null,
+    outcome: call.outcome,
+    error: call.error,
+    duration_ms: call.durationMs,
+    created_at: call.createdAt.toISOString(),
+  };
+}
+
+function pgCode(error: unknown): string | undefined {
+  return error instanceof QueryFailedError ? (error.driverError as { code?: string }).code : undefined;
+}
+
+@Injectable()
+export class AdminBotWebhooksService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+  ) {}
+
+  private async requireAccount(accountId: number): Promise<void> {
+    const exists = await this.dataSource.getRepository(Account).exists({ where: { id: accountId } });
+    if (!exists) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+  }
+
+  async create(accountId: number, input: CreateBotWebhookDto): Promise<BotWebhookView> {
+    await this.requireAccount(accountId);
+    const urlProblem = await checkTargetUrl(input.url, this.environment.delivery.allowPrivateTargets);
+    if (urlProblem) throw validationFailed([{ path: 'url', problem: `url ${urlProblem}` }]);
+    const repository = this.dataSource.getRepository(BotWebhook);
+    try {
+      const saved = await repository.save(
+        repository.create({
+          accountId,
+          name: input.name,
+          type: input.type,
+          url: input.url,
+          key: input.key,
+          timeoutMs: input.timeout_ms ?? BOT_TIMEOUT_DEFAULT_MS,
+        }),
+      );
+      return toView(saved);
+    } catch (error) {
+      const code = pgCode(error);
+      if (code === '23505') {
+        throw new ApiError(409, 'conflict', `account ${accountId} already has a ${input.type} bot webhook named "${input.name}"`);
+      }
+      // The account was deleted between the check and the insert.
+      if (code === '23503') throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+      throw error;
+    }
+  }
+
+  async list(accountId: number): Promise<{ items: BotWebhookView[] }> {
+    await this.requireAccount(accountId);
+    const webhooks = await this.dataSource.getRepository(BotWebhook).find({ where: { accountId }, order: { id: 'ASC' } });
+    return { items: webhooks.map(toView) };
+  }
+
+  async remove(accountId: number, botId: number): Promise<void> {
+    await this.requireAccount(accountId);
+    const result = await this.dataSource.getRepository(BotWebhook).delete({ id: botId, accountId });
+    if (!result.affected) throw new ApiError(404, 'not_found', `account ${accountId} has no bot webhook ${botId}`);
+  }
+
+  /** Newest first; the cursor is the id of the last call of the previous page, so pages never shift as calls arrive. */
+  async listCalls(query: ListBotCallsQueryDto): Promise<{ items: BotCallView[]; next_cursor: string | null }> {
+    const limit = query.limit ?? BOT_CALLS_DEFAULT_LIMIT;
+    const builder = this.dataSource.getRepository(BotCall).createQueryBuilder('call').orderBy('call.id', 'DESC').limit(limit + 1);
+    if (query.account_id !== undefined) builder.andWhere('call.accountId = :accountId', { accountId: query.account_id });
+    if (query.type !== undefined) builder.andWhere('call.type = :type', { type: query.type });
+    if (query.integration_name !== undefined) builder.andWhere('call.integrationName = :name', { name: query.integration_name });
+    if (query.outcome !== undefined) builder.andWhere('call.outcome = :outcome', { outcome: query.outcome });
+    if (query.since !== undefined) builder.andWhere('call.createdAt >= :since', { since: new Date(query.since) });
+    if (query.until !== undefined) builder.andWhere('call.createdAt < :until', { until: new Date(query.until) });
+    if (query.cursor !== undefined) builder.andWhere('call.id < :cursor', { cursor: query.cursor });
+    const rows = await builder.getMany();
+    const page = rows.slice(0, limit);
+    return { items: page.map(toCallView), next_cursor: rows.length > limit ? page[page.length - 1].id : null };
+  }
+}

@@ -1,0 +1,188 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { BotCallOutcome, BotWebhookType } from '@app/persistence';
+import { type BotAnswerCheck, describeAnswerProblems, validateMessageTriggerAnswer, validateTaskPushAnswer } from '@app/payloads';
+import { OutboundError, type OutboundHttpClient, type OutboundResponse } from '@app/runtime';
+import { unixSeconds } from '@app/signing';
+import { buildMessageTriggerCall, buildTaskPushCall, type PreparedBotCall } from './bot-call.builder';
+import { BotCallRecorder } from './bot-call.recorder';
+import { BOT_HTTP_CLIENT, BOT_ORIGIN_LIMITER } from './bot-http.client';
+import type { MessageTriggerRequestDto, TaskPushRequestDto } from './bot-request.dto';
+import { type BotWebhookTarget, BotWebhookDirectory } from './bot-webhook.directory';
+import type { OriginLimiter } from './origin-limiter';
+
+/** A webhook answer larger than this is off-spec (and is not read further). */
+export const MAX_BOT_ANSWER_BYTES = 64 * 1024;
+const USER_AGENT = 'event-callbacks-bot/0.1';
+
+/** Where the signing timestamp comes from; a fixed clock makes signatures reproducible. */
+export interface BotClock {
+  now(): Date;
+}
+export const BOT_CLOCK = Symbol('BOT_CLOCK');
+export const systemClock: BotClock = { now: () => new Date() };
+
+/** HTTP status and JSON body for the bot. */
+export interface BotReply {
+  status: number;
+  body: unknown;
+}
+
+interface Outcome {
+  outcome: BotCallOutcome;
+  status: number;
+  /** Set when outcome is `ok`: the validated answer. */
+  answer?: unknown;
+  error?: string;
+  response?: OutboundResponse;
+}
+
+interface CallSpec<T> {
+  type: BotWebhookType;
+  accountId: number;
+  integrationName: string;
+  prepare(target: BotWebhookTarget, timestamp: number): PreparedBotCall;
+  validate(parsed: unknown): BotAnswerCheck<T>;
+  /** The body of a failed call: message trigger and task push answer failures in different shapes. */
+  failureBody(status: number, message: string): unknown;
+}
+
+const CODE_WORDS: Record<number, string> = { 404: 'not_found', 502: 'bad_gateway', 503: 'service_unavailable', 504: 'gateway_timeout' };
+
+/** Errors about the caller's own request (unknown account or webhook) use the ingest shape for both types. */
+function requestError(status: number, message: string): { error: string; message: string } {
+  return { error: CODE_WORDS[status] ?? 'error', message };
+}
+
+/**
+ * Calls API users' bot webhooks for the platform's bot, synchronously: one attempt bounded by the
+ * webhook's timeout_ms (no retries: the bot is waiting), a cap on calls in flight per origin, and the
+ * answer checked against the seed before it is handed on. Every call is recorded.
+ */
+@Injectable()
+export class BotCallService {
+  constructor(
+    private readonly directory: BotWebhookDirectory,
+    private readonly recorder: BotCallRecorder,
+    @Inject(BOT_HTTP_CLIENT) private readonly http: OutboundHttpClient,
+    @Inject(BOT_ORIGIN_LIMITER) private readonly limiter: OriginLimiter,
+    @Inject(BOT_CLOCK) private readonly clock: BotClock,
+  ) {}
+
+  messageTrigger(request: MessageTriggerRequestDto): Promise<BotReply> {
+    return this.call({
+      type: 'message_trigger',
+      accountId: request.account_id,
+      integrationName: request.integration_name,
+      prepare: (target, timestamp) => buildMessageTriggerCall(target, request, timestamp),
+      validate: validateMessageTriggerAnswer,
+      failureBody: (status, message) => requestError(status, message),
+    });
+  }
+
+  taskPush(request: TaskPushRequestDto): Promise<BotReply> {
+    return this.call({
+      type: 'task_push',
+      accountId: request.account_id,
+      integrationName: request.integration_name,
+      prepare: (target, timestamp) => buildTaskPushCall(target, request, timestamp),
+      validate: validateTaskPushAnswer,
+      failureBody: (_status, message) => ({ resCode: -1, resError: message }),
+    });
+  }
+
+  private async call<T>(spec: CallSpec<T>): Promise<BotReply> {
+    const started = performance.now();
+    const target = await this.directory.find(spec.accountId, spec.type, spec.integrationName);
+    if (!target) {
+      const accountExists = await this.directory.accountExists(spec.accountId);
+      const message = accountExists
+        ? `account ${spec.accountId} has no ${spec.type} bot webhook named "${spec.integrationName}"`
+        : `account ${spec.accountId} does not exist`;
+      const reply = { status: 404, body: requestError(404, message) };
+      const durationMs = Math.round(performance.now() - started);
+      if (accountExists) {
+        await this.recorder.record({
+          ...this.baseRecord(spec, null),
+          requestBody: null,
+          responseStatus: null,
+          responseBody: null,
+          answer: reply.body,
+          outcome: 'not_found',
+          error: message,
+          durationMs,
+        });
+      } else {
+        // bot_calls rows belong to an account, so a call naming an unknown one is only counted.
+        this.recorder.observe(spec.type, 'not_found', durationMs);
+      }
+      return reply;
+    }
+
+    const prepared = spec.prepare(target, unixSeconds(this.clock.now()));
+    const result = await this.exchange(target, prepared, spec);
+    const body = result.outcome === 'ok' ? result.answer : spec.failureBody(result.status, result.error ?? 'the webhook call failed');
+    await this.recorder.record({
+      ...this.baseRecord(spec, target),
+      requestBody: prepared.recordedBody,
+      responseStatus: result.response?.status ?? null,
+      responseBody: result.response?.body ?? null,
+      answer: body,
+      outcome: result.outcome,
+      error: result.error ?? null,
+      durationMs: Math.round(performance.now() - started),
+    });
+    return { status: result.status, body };
+  }
+
+  private baseRecord(spec: CallSpec<unknown>, target: BotWebhookTarget | null) {
+    return { accountId: spec.accountId, botWebhookId: target?.id ?? null, type: spec.type, integrationName: spec.integrationName, url: target?.url ?? null };
+  }
+
+  /** One HTTP exchange and the verdict on its answer. */
+  private async exchange<T>(target: BotWebhookTarget, prepared: PreparedBotCall, spec: CallSpec<T>): Promise<Outcome> {
+    const origin = new URL(target.url).origin;
+    if (!this.limiter.tryAcquire(origin)) {
+      return {
+        outcome: 'refused',
+        status: 503,
+        error: `too many calls in flight to ${origin} (limit ${this.limiter.maxPerOrigin}): the webhook is slow or down`,
+      };
+    }
+    let response: OutboundResponse;
+    try {
+      response = await this.http.post({
+        url: prepared.url,
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT },
+        body: prepared.body,
+        timeoutMs: target.timeoutMs,
+        // One byte over the cap tells "exactly at the cap" from "too large".
+        maxResponseBytes: MAX_BOT_ANSWER_BYTES + 1,
+      });
+    } catch (error) {
+      if (!(error instanceof OutboundError)) throw error;
+      if (error.kind === 'timeout') return { outcome: 'timeout', status: 504, error: `the webhook did not answer within ${target.timeoutMs} ms` };
+      if (error.kind === 'refused_target') return { outcome: 'refused', status: 502, error: `the webhook URL was refused: ${error.message}` };
+      return { outcome: 'failed', status: 502, error: `the webhook could not be reached: ${error.message}` };
+    } finally {
+      this.limiter.release(origin);
+    }
+
+    if (response.status < 200 || response.status > 299) {
+      return { outcome: 'failed', status: 502, error: `the webhook answered HTTP ${response.status}`, response };
+    }
+    if (response.truncated || Buffer.byteLength(response.body, 'utf8') > MAX_BOT_ANSWER_BYTES) {
+      return { outcome: 'invalid_answer', status: 502, error: `the webhook's answer is larger than ${MAX_BOT_ANSWER_BYTES} bytes`, response };
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(response.body);
+    } catch {
+      return { outcome: 'invalid_answer', status: 502, error: "the webhook's answer is not valid JSON", response };
+    }
+    const verdict = spec.validate(parsed);
+    if (!verdict.ok) {
+      return { outcome: 'invalid_answer', status: 502, error: `invalid answer from the webhook: ${describeAnswerProblems(verdict.problems)}`, response };
+    }
+    return { outcome: 'ok', status: 200, answer: verdict.answer, response };
+  }
+}

@@ -1,0 +1,66 @@
+import { HasTypedFields, IsStringMap } from '@app/payloads';
+import { IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+
+const INTEGER = { message: '$property must be an integer' };
+const STRING = { message: '$property must be a string' };
+
+/**
+ * `extra` and `customerExtra` are the seed's open objects ("additional parameters", "custom additional
+ * object"): the listed keys are type-checked, any other key is passed on to the webhook unchanged.
+ */
+export class MessageTriggerRequestDto {
+  @IsInt(INTEGER)
+  @Min(1)
+  @Max(2_147_483_647)
+  account_id!: number;
+
+  /** The webhook's name (the seed's integrationName). */
+  @IsString(STRING)
+  @IsNotEmpty()
+  @MaxLength(128)
+  integration_name!: string;
+
+  @IsDefined()
+  @IsString(STRING)
+  regex!: string;
+
+  @IsDefined()
+  @IsString(STRING)
+  questionContent!: string;
+
+  @IsOptional()
+  @HasTypedFields({ chatappOpenId: 'string' })
+  extra?: Record<string, unknown>;
+
+  @IsOptional()
+  @HasTypedFields({ customerId: 'integer' })
+  customerExtra?: Record<string, unknown>;
+}
+
+export class TaskPushRequestDto {
+  @IsInt(INTEGER)
+  @Min(1)
+  @Max(2_147_483_647)
+  account_id!: number;
+
+  @IsString(STRING)
+  @IsNotEmpty()
+  @MaxLength(128)
+  integration_name!: string;
+
+  @IsDefined()
+  @IsInt(INTEGER)
+  taskNodeId!: number;
+
+  @IsDefined()
+  @IsInt(INTEGER)
+  sessionId!: number;
+
+  @IsOptional()
+  @IsStringMap()
+  variables?: Record<string, string>;
+
+  @IsOptional()
+  @HasTypedFields({ customerId: 'integer', callerNumber: 'string', dialogueDesc: 'string' })
+  customerExtra?: Record<string, unknown>;
+}

@@ -1,0 +1,4 @@
+export * from './bot-message.dto';
+export * from './bot-answer.dto';
+export * from './string-map.validator';
+export * from './validate-bot-answer';
