@@ -7,6 +7,8 @@ const aliases = {
 const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] };
 
 module.exports = {
+  // Per-project testTimeout is ignored by Jest; e2e tests wait on real services, so the bound is global.
+  testTimeout: 60000,
   projects: [
     {
       displayName: 'unit',
@@ -26,7 +28,6 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFiles: ['reflect-metadata'],
-      testTimeout: 60000,
     },
   ],
 };

@@ -1,5 +1,13 @@
 import { Module } from '@nestjs/common';
+import { JsonBodyGuard } from './json-body.guard';
+import { OpenApiAuthGuard } from './open-api-auth.guard';
+import { OpenApiController } from './open-api.controller';
+import { OpenApiRateLimiter } from './open-api-rate-limiter';
+import { OpenApiService } from './open-api.service';
 
-/** The signed Open API: set_url, set_push_content_type, set_permissions, push_settings (placeholder module: filled in by its feature work). */
-@Module({})
+/** The signed Open API: set_url, set_push_content_type, set_permissions, push_settings (CONTRACT §2). */
+@Module({
+  controllers: [OpenApiController],
+  providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, JsonBodyGuard],
+})
 export class OpenApiModule {}

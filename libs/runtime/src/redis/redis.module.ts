@@ -43,6 +43,8 @@ export async function waitForReady(client: Redis, timeoutMs: number): Promise<bo
 class RedisLifecycle implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
   async onApplicationShutdown(): Promise<void> {
+    // quit() on a connection that already ended never settles its handle; there is nothing to close then.
+    if (this.redis.status === 'end') return;
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

@@ -47,26 +47,26 @@ export class AccountsService {
     const openApiToken = generateToken(24);
     const signingSecret = generateSigningSecret();
     try {
-      const account = await this.dataSource.transaction(async (manager) => {
-        const saved = await manager.save(
-          manager.create(Account, {
-            ...(input.id !== undefined ? { id: input.id } : {}),
-            email: input.email,
-            name: input.name ?? null,
-            openApiToken,
-            signingSecret,
-          }),
-        );
+      const accountId = await this.dataSource.transaction(async (manager) => {
+        // insert, not save: save() with an explicit id would UPDATE an existing account of that id.
+        const inserted = await manager.insert(Account, {
+          ...(input.id !== undefined ? { id: input.id } : {}),
+          email: input.email,
+          name: input.name ?? null,
+          openApiToken,
+          signingSecret,
+        });
+        const id = (inserted.identifiers[0] as { id: number }).id;
         if (input.id !== undefined) {
           // An explicit id does not advance the identity sequence; move it past the highest id in use.
           await manager.query(
             `SELECT setval(pg_get_serial_sequence('accounts', 'id'), GREATEST((SELECT max(id) FROM accounts), 1))`,
           );
         }
-        await manager.insert(CallbackSettings, { accountId: saved.id, permissions: completePermissions(null) });
-        return saved;
+        await manager.insert(CallbackSettings, { accountId: id, permissions: completePermissions(null) });
+        return id;
       });
-      return { id: account.id, email: account.email, name: account.name, open_api_token: openApiToken, signing_secret: signingSecret };
+      return { id: accountId, email: input.email, name: input.name ?? null, open_api_token: openApiToken, signing_secret: signingSecret };
     } catch (error) {
       if (isUniqueViolation(error)) {
         const constraint = error.driverError.constraint ?? '';

@@ -1,0 +1,114 @@
+import {
+  type CanActivate,
+  createParamDecorator,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  Logger,
+} from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Request, Response } from 'express';
+import type Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { Account } from '@app/persistence';
+import { counter, ENVIRONMENT, type Environment, OPEN_API_PREFIX, REDIS, RedisKeys } from '@app/runtime';
+import { unixSeconds, verifyOpenApiSign, withinTolerance } from '@app/signing';
+import { parseAuthQuery } from './open-api-auth-query';
+import { authFailed, replayedNonce, serviceUnavailable, staleTimestamp } from './open-api-errors';
+import { OpenApiRateLimiter } from './open-api-rate-limiter';
+
+export interface OpenApiCaller {
+  accountId: number;
+}
+
+type OpenApiRequest = Request & { openApiCaller?: OpenApiCaller };
+
+/** Compared against when the email is unknown, so unknown emails and wrong signs cost the same time. */
+const UNKNOWN_ACCOUNT_TOKEN = 'unknown-account-placeholder-token';
+
+const openApiCalls = counter('open_api_requests_total', 'Open API calls by operation and HTTP status', ['operation', 'status']);
+
+/**
+ * Authenticates every Open API call (CONTRACT §2). Checks run cheapest and least revealing first, so a
+ * caller that cannot sign spends neither a nonce nor the account's rate budget:
+ *   1. sign_version, timestamp format, nonce presence, email/sign presence (query only; no I/O)
+ *   2. account by email (case-insensitive) and the signature (constant time)  → 2059
+ *   3. timestamp within ±300 s                                                 → 20622
+ *   4. nonce claimed in Redis for 15 minutes (SET NX EX)                       → 20623
+ *   5. the account's per-minute budget                                         → 429 / 2000
+ * Replay is checked before the rate limit so a replayed request cannot drain the owner's budget.
+ * When Redis cannot answer, the call is refused (503) rather than let through without replay protection.
+ */
+@Injectable()
+export class OpenApiAuthGuard implements CanActivate {
+  private readonly logger = new Logger(OpenApiAuthGuard.name);
+  private readonly keys: RedisKeys;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly rateLimiter: OpenApiRateLimiter,
+  ) {
+    this.keys = new RedisKeys(environment.redis.prefix);
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<OpenApiRequest>();
+    const response = http.getResponse<Response>();
+    const operation = request.path.startsWith(`${OPEN_API_PREFIX}/`) ? request.path.slice(OPEN_API_PREFIX.length + 1) : 'other';
+    response.once('finish', () => openApiCalls.inc({ operation, status: String(response.statusCode) }));
+
+    const auth = parseAuthQuery(request.query);
+
+    const account = await this.findAccount(auth.email);
+    const signMatches = verifyOpenApiSign(
+      { email: auth.email, openApiToken: account?.openApiToken ?? UNKNOWN_ACCOUNT_TOKEN, timestamp: auth.timestampText, nonce: auth.nonce },
+      auth.sign,
+    );
+    // One message for both cases, so the answer does not tell which emails have accounts.
+    if (!account || !signMatches) throw authFailed('unknown email or wrong sign');
+
+    const skew = this.environment.openApi.timestampSkewSeconds;
+    if (!withinTolerance(auth.timestamp, unixSeconds(), skew)) {
+      throw staleTimestamp(`timestamp is more than ${skew} s away from the server clock (server time ${unixSeconds()})`);
+    }
+
+    await this.claimNonce(account.id, auth.nonce);
+    await this.rateLimiter.consume(account.id, ({ retryAfterSeconds }) => response.setHeader('Retry-After', String(retryAfterSeconds)));
+
+    request.openApiCaller = { accountId: account.id };
+    return true;
+  }
+
+  private findAccount(email: string): Promise<Pick<Account, 'id' | 'openApiToken'> | null> {
+    // lower(email) matches the unique index accounts_email_key, so this is an index lookup.
+    return this.dataSource
+      .getRepository(Account)
+      .createQueryBuilder('account')
+      .select(['account.id', 'account.openApiToken'])
+      .where('lower(account.email) = lower(:email)', { email })
+      .getOne();
+  }
+
+  private async claimNonce(accountId: number, nonce: string): Promise<void> {
+    let claimed: string | null;
+    try {
+      claimed = await this.redis.set(this.keys.nonce(accountId, nonce), '1', 'EX', this.environment.openApi.nonceTtlSeconds, 'NX');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'nonce store unavailable; refusing Open API call');
+      throw serviceUnavailable('replay protection is unavailable (Redis is not reachable); try again shortly');
+    }
+    if (claimed !== 'OK') {
+      throw replayedNonce(`nonce was already used by this account within the last ${this.environment.openApi.nonceTtlSeconds / 60} minutes`);
+    }
+  }
+}
+
+/** The account the OpenApiAuthGuard authenticated. */
+export const Caller = createParamDecorator((_data: unknown, context: ExecutionContext): OpenApiCaller => {
+  const caller = context.switchToHttp().getRequest<OpenApiRequest>().openApiCaller;
+  if (!caller) throw new Error('Caller used on a route without OpenApiAuthGuard');
+  return caller;
+});

@@ -1,0 +1,47 @@
+import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Caller, OpenApiAuthGuard, type OpenApiCaller } from './open-api-auth.guard';
+import { JsonBodyGuard } from './json-body.guard';
+import {
+  OpenApiService,
+  type PushSettingsResponse,
+  type SetPermissionsResponse,
+  type SetPushContentTypeResponse,
+  type SetUrlResponse,
+} from './open-api.service';
+
+/**
+ * The signed configuration operations (CONTRACT §2). Bodies are taken as plain values (`unknown`, so
+ * the global ValidationPipe leaves them alone) and checked in the service with the seed's texts.
+ * Class guards run before method guards: authentication first, then the JSON content type (415).
+ */
+@Controller('open_api_v1')
+@UseGuards(OpenApiAuthGuard)
+export class OpenApiController {
+  constructor(private readonly openApi: OpenApiService) {}
+
+  @Post('set_url')
+  @HttpCode(200)
+  @UseGuards(JsonBodyGuard)
+  setUrl(@Caller() caller: OpenApiCaller, @Body() body: unknown): Promise<SetUrlResponse> {
+    return this.openApi.setUrl(caller.accountId, body);
+  }
+
+  @Post('set_push_content_type')
+  @HttpCode(200)
+  @UseGuards(JsonBodyGuard)
+  setPushContentType(@Caller() caller: OpenApiCaller, @Body() body: unknown): Promise<SetPushContentTypeResponse> {
+    return this.openApi.setPushContentType(caller.accountId, body);
+  }
+
+  @Post('set_permissions')
+  @HttpCode(200)
+  @UseGuards(JsonBodyGuard)
+  setPermissions(@Caller() caller: OpenApiCaller, @Body() body: unknown): Promise<SetPermissionsResponse> {
+    return this.openApi.setPermissions(caller.accountId, body);
+  }
+
+  @Get('push_settings')
+  pushSettings(@Caller() caller: OpenApiCaller): Promise<PushSettingsResponse> {
+    return this.openApi.pushSettings(caller.accountId);
+  }
+}

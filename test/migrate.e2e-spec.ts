@@ -1,0 +1,107 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { Client } from 'pg';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const ROOT = resolve(__dirname, '..');
+/** Each run compiles the script with ts-node first (about 2 s), and jest's default is 5 s per test. */
+const MIGRATE_TIMEOUT_MS = 60_000;
+
+/** The real `migrate` command, from source (the same script `npm run migrate` runs once built). */
+function migrate(databaseUrl: string): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'scripts/migrate.ts'],
+      { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, TS_NODE_PROJECT: 'tsconfig.json' } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+async function withMaintenance<T>(databaseUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const maintenance = new URL(databaseUrl);
+  maintenance.pathname = '/postgres';
+  const client = new Client({ connectionString: maintenance.toString() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropDatabase(databaseUrl: string): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  await withMaintenance(databaseUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+/** A database name of its own (under the run's prefix, so the global teardown pattern recognises it). */
+function freshDatabaseUrl(label: string): string {
+  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  url.pathname = `${url.pathname}_${label}`;
+  return url.toString();
+}
+
+async function appliedMigrations(databaseUrl: string): Promise<string[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY id');
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('npm run migrate (scripts/migrate.ts)', () => {
+  const created: string[] = [];
+  afterAll(async () => {
+    for (const databaseUrl of created) await dropDatabase(databaseUrl);
+  });
+
+  it('creates the database and applies the migrations, then says it is up to date', async () => {
+    const databaseUrl = freshDatabaseUrl('migrate_twice');
+    created.push(databaseUrl);
+    await dropDatabase(databaseUrl);
+
+    const first = await migrate(databaseUrl);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toMatch(/created database/);
+    expect(first.stdout).toMatch(/applied InitialSchema\d+/);
+
+    const second = await migrate(databaseUrl);
+    expect(second).toMatchObject({ code: 0, stderr: '' });
+    expect(second.stdout).toMatch(/is up to date/);
+    expect(second.stdout).not.toMatch(/created database|applied/);
+
+    expect(await appliedMigrations(databaseUrl)).toEqual([expect.stringMatching(/^InitialSchema\d+$/)]);
+  }, MIGRATE_TIMEOUT_MS);
+
+  it('lets two runs at once both succeed and apply each migration once', async () => {
+    const databaseUrl = freshDatabaseUrl('migrate_race');
+    created.push(databaseUrl);
+    await dropDatabase(databaseUrl);
+
+    const runs = await Promise.all([migrate(databaseUrl), migrate(databaseUrl)]);
+    for (const run of runs) expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(runs.filter((run) => /applied InitialSchema/.test(run.stdout))).toHaveLength(1);
+    expect(await appliedMigrations(databaseUrl)).toHaveLength(1);
+  }, MIGRATE_TIMEOUT_MS);
+
+  it('stops with exit code 1 and a clear message when the setting is malformed', async () => {
+    const run = await migrate('mysql://127.0.0.1/whatever');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/DATABASE_URL/);
+  }, MIGRATE_TIMEOUT_MS);
+});
