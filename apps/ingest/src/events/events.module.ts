@@ -1,5 +1,17 @@
 import { Module } from '@nestjs/common';
+import { DeliveryQueueModule } from '@app/runtime';
+import { DeliveryEnqueuer } from './delivery-enqueuer.service';
+import { EventStore } from './event-store.service';
+import { EventsController } from './events.controller';
+import { EventsService } from './events.service';
 
-/** POST /v1/events and /v1/events/batch (placeholder module: filled in by its feature work). */
-@Module({})
+/**
+ * POST /v1/events and /v1/events/batch: validate, store durably in PostgreSQL, then enqueue.
+ * The module registers the producer side of the delivery queue itself, so it needs nothing from its app.
+ */
+@Module({
+  imports: [DeliveryQueueModule.register('producer')],
+  controllers: [EventsController],
+  providers: [EventsService, EventStore, DeliveryEnqueuer],
+})
 export class EventsModule {}

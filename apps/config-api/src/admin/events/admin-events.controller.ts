@@ -1,0 +1,48 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { AdminTokenGuard, ApiError } from '@app/runtime';
+import { AccountIdPipe } from './account-id.pipe';
+import { BulkRedeliverDto, ListEventsQueryDto, StatsQueryDto } from './admin-events.dto';
+import { AdminEventsService, type EventDetail, type EventPage, type EventStats } from './admin-events.service';
+import { RedeliveryService } from './redelivery.service';
+
+/** Stored ids are printable ASCII of at most 128 characters; anything else cannot exist (and a NUL would upset PostgreSQL). */
+function knownShapeOrNotFound(eventId: string): string {
+  if (eventId.length > 128 || !/^[\x21-\x7e]+$/.test(eventId)) throw new ApiError(404, 'not_found', 'event does not exist');
+  return eventId;
+}
+
+@Controller('admin/v1')
+@UseGuards(AdminTokenGuard)
+export class AdminEventsController {
+  constructor(
+    private readonly events: AdminEventsService,
+    private readonly redelivery: RedeliveryService,
+  ) {}
+
+  @Get('events')
+  list(@Query() query: ListEventsQueryDto): Promise<EventPage> {
+    return this.events.list(query);
+  }
+
+  @Get('events/:event_id')
+  detail(@Param('event_id') eventId: string): Promise<EventDetail> {
+    return this.events.detail(knownShapeOrNotFound(eventId));
+  }
+
+  @Post('events/:event_id/redeliver')
+  @HttpCode(202)
+  redeliver(@Param('event_id') eventId: string): Promise<{ event_id: string; status: 'queued'; series: number }> {
+    return this.redelivery.redeliverOne(knownShapeOrNotFound(eventId));
+  }
+
+  @Post('accounts/:id/redeliver')
+  @HttpCode(202)
+  redeliverAccount(@Param('id', AccountIdPipe) accountId: number, @Body() body: BulkRedeliverDto): Promise<{ count: number }> {
+    return this.redelivery.redeliverAccount(accountId, body);
+  }
+
+  @Get('stats')
+  stats(@Query() query: StatsQueryDto): Promise<EventStats> {
+    return this.events.stats(query);
+  }
+}

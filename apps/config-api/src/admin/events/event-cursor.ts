@@ -1,0 +1,16 @@
+import { validationFailed } from '@app/runtime';
+
+/**
+ * The list cursor is the `seq` of the last item served, base64url-encoded with a version tag: opaque
+ * to clients, stable under inserts (new events get higher seqs and never shift older pages).
+ */
+export function encodeCursor(seq: string): string {
+  return Buffer.from(`v1:${seq}`, 'utf8').toString('base64url');
+}
+
+/** The seq to continue below; a cursor this API did not produce is a 422 naming `cursor`. */
+export function decodeCursor(cursor: string): string {
+  const match = /^v1:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw validationFailed([{ path: 'cursor', problem: 'cursor must be a next_cursor value returned by this API' }]);
+  return match[1];
+}

@@ -1,0 +1,47 @@
+import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { validationFailed } from '@app/runtime';
+
+/**
+ * ISO-8601 calendar timestamps: a date, or a date and time with an optional offset. A time without
+ * an offset is read as UTC, so the answer never depends on the server's time zone.
+ */
+const TIMESTAMP_PATTERN =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+export function parseTimestamp(value: unknown): Date | null {
+  if (typeof value !== 'string') return null;
+  const match = TIMESTAMP_PATTERN.exec(value.trim());
+  if (!match) return null;
+  const [, year, month, day, hour, minute, second, zone] = match;
+  // Date.parse rolls 2025-02-30 over into March; a calendar check refuses it instead.
+  const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (calendar.getUTCMonth() !== Number(month) - 1 || calendar.getUTCDate() !== Number(day)) return null;
+  if (hour !== undefined && (Number(hour) > 23 || Number(minute) > 59 || Number(second ?? 0) > 59)) return null;
+  let text = value.trim().toUpperCase().replace(' ', 'T');
+  if (hour !== undefined && zone === undefined) text += 'Z';
+  else if (zone !== undefined && /^[+-]\d{4}$/.test(zone)) text = `${text.slice(0, -5)}${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const parsed = new Date(text);
+  return Number.isNaN(parsed.getTime()) ? null : parsed;
+}
+
+export function IsTimestamp(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isTimestamp',
+      validator: {
+        validate: (value: unknown) => parseTimestamp(value) !== null,
+        defaultMessage: (args) => `${args?.property ?? 'value'} must be an ISO-8601 timestamp such as 2025-01-31T12:00:00Z`,
+      },
+    },
+    options,
+  );
+}
+
+/** since/until already passed the DTO; an empty or inverted range is a 422 naming `until`. */
+export function timeRange(since: string | undefined, until: string | undefined): { since: Date | null; until: Date | null } {
+  const range = { since: since === undefined ? null : parseTimestamp(since), until: until === undefined ? null : parseTimestamp(until) };
+  if (range.since && range.until && range.until.getTime() <= range.since.getTime()) {
+    throw validationFailed([{ path: 'until', problem: 'until must be later than since' }]);
+  }
+  return range;
+}

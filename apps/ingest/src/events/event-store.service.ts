@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ApiError } from '@app/runtime';
+import { isDatabaseUnavailable, sqlState } from './database-errors';
+
+export interface NewEvent {
+  eventId: string;
+  accountId: number;
+  action: string;
+  message: Record<string, unknown>;
+}
+
+/** What became of one event handed to `store`, in the order they were given. */
+export type StoreOutcome =
+  | { kind: 'accepted'; seq: string }
+  | { kind: 'duplicate' }
+  | { kind: 'unknown_account' }
+  | { kind: 'conflict' };
+
+interface StoreRow {
+  kind: 'inserted' | 'account' | 'existing';
+  seq: string | null;
+  event_id: string | null;
+  account_id: number;
+}
+
+/**
+ * One statement for any number of events: unnest the columns, keep rows whose account exists, insert
+ * them in order with ON CONFLICT (event_id) DO NOTHING, and in the same round trip report which
+ * accounts exist and who already owned each conflicting id. The account check lives in the statement
+ * because a foreign-key violation would abort a multi-row insert as a whole; single events use the
+ * same path so both behave identically. The final SELECT reads the snapshot from before the insert,
+ * so `existing` rows are exactly the ones that were there already.
+ */
+const STORE_SQL = `
+  WITH input AS (
+    SELECT *
+      FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::text[]) WITH ORDINALITY
+           AS t(event_id, account_id, action, message, ord)
+  ),
+  known AS (
+    SELECT id FROM accounts WHERE id IN (SELECT account_id FROM input)
+  ),
+  inserted AS (
+    INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at)
+    SELECT event_id, account_id, action, message::json, 'queued', now()
+      FROM input
+     WHERE account_id IN (SELECT id FROM known)
+     ORDER BY ord
+    ON CONFLICT (event_id) DO NOTHING
+    RETURNING seq, event_id, account_id
+  )
+  SELECT 'inserted' AS kind, seq::text AS seq, event_id, account_id FROM inserted
+  UNION ALL
+  SELECT 'account', NULL, NULL, id FROM known
+  UNION ALL
+  SELECT 'existing', NULL, e.event_id, e.account_id FROM events e WHERE e.event_id IN (SELECT event_id FROM input)`;
+
+@Injectable()
+export class EventStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Stores new events durably (committed when this resolves) and says, per event, whether it was
+   * accepted, a duplicate of the same account's id, an id owned by another account, or for an
+   * unknown account. Within one call the first event carrying an id claims it, like separate requests would.
+   */
+  async store(events: readonly NewEvent[]): Promise<StoreOutcome[]> {
+    if (events.length === 0) return [];
+    const rows = await this.run<StoreRow>(STORE_SQL, [
+      events.map((event) => event.eventId),
+      events.map((event) => event.accountId),
+      events.map((event) => event.action),
+      events.map((event) => JSON.stringify(event.message)),
+    ]);
+
+    const knownAccounts = new Set<number>();
+    const inserted = new Map<string, { seq: string; accountId: number }>();
+    const owners = new Map<string, number>();
+    for (const row of rows) {
+      if (row.kind === 'account') knownAccounts.add(row.account_id);
+      else if (row.kind === 'inserted' && row.event_id !== null && row.seq !== null) {
+        inserted.set(row.event_id, { seq: row.seq, accountId: row.account_id });
+        owners.set(row.event_id, row.account_id);
+      } else if (row.kind === 'existing' && row.event_id !== null) owners.set(row.event_id, row.account_id);
+    }
+
+    // Not inserted and no owner in our snapshot: a concurrent request committed the id after the
+    // snapshot was taken. Rare; one more query for all of them resolves who owns it now.
+    const unresolved = events.filter((event) => knownAccounts.has(event.accountId) && !owners.has(event.eventId));
+    if (unresolved.length > 0) {
+      const found = await this.run<{ event_id: string; account_id: number }>(
+        'SELECT event_id, account_id FROM events WHERE event_id = ANY($1::varchar[])',
+        [[...new Set(unresolved.map((event) => event.eventId))]],
+      );
+      for (const row of found) owners.set(row.event_id, row.account_id);
+    }
+
+    const claimed = new Set<string>();
+    return events.map((event): StoreOutcome => {
+      if (!knownAccounts.has(event.accountId)) return { kind: 'unknown_account' };
+      const insertedRow = inserted.get(event.eventId);
+      if (insertedRow && insertedRow.accountId === event.accountId && !claimed.has(event.eventId)) {
+        // Rows were inserted in input order, so the first event of this account with this id is the stored one.
+        claimed.add(event.eventId);
+        return { kind: 'accepted', seq: insertedRow.seq };
+      }
+      return owners.get(event.eventId) === event.accountId ? { kind: 'duplicate' } : { kind: 'conflict' };
+    });
+  }
+
+  private async run<T>(sql: string, parameters: unknown[]): Promise<T[]> {
+    try {
+      return await this.dataSource.query<T[]>(sql, parameters);
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) {
+        throw new ApiError(503, 'service_unavailable', 'the event store is unavailable; nothing was stored, retry later');
+      }
+      if (sqlState(error) === '23503') {
+        // The account passed the in-statement check and vanished before commit; nothing was stored.
+        throw new ApiError(409, 'conflict', 'an account was removed while its events were being stored; nothing was stored');
+      }
+      throw error;
+    }
+  }
+}

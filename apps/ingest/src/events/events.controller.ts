@@ -1,0 +1,27 @@
+import { Body, Controller, HttpCode, Post, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { Response } from 'express';
+import { IngestTokenGuard } from '@app/runtime';
+import { type BatchItemResult, EventsService, type IngestResult } from './events.service';
+import { IngestBatchDto, IngestEventDto } from './ingest-event.dto';
+import { IngestOutcomeInterceptor } from './ingest-outcome.interceptor';
+
+@Controller('v1/events')
+@UseGuards(IngestTokenGuard)
+export class EventsController {
+  constructor(private readonly events: EventsService) {}
+
+  /** 202 when stored now, 200 when the same account already sent this event_id (CONTRACT §4). */
+  @Post()
+  @UseInterceptors(IngestOutcomeInterceptor)
+  async ingest(@Body() body: IngestEventDto, @Res({ passthrough: true }) response: Response): Promise<IngestResult> {
+    const result = await this.events.ingestOne(body);
+    response.status(result.status === 'accepted' ? 202 : 200);
+    return result;
+  }
+
+  @Post('batch')
+  @HttpCode(202)
+  async ingestBatch(@Body() body: IngestBatchDto): Promise<{ results: BatchItemResult[] }> {
+    return { results: await this.events.ingestBatch(body.events) };
+  }
+}

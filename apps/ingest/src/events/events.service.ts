@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { type MessageProblem, validateEventMessage } from '@app/payloads';
+import { ApiError, type ErrorDetail, flattenValidationErrors, validationFailed } from '@app/runtime';
+import { DeliveryEnqueuer } from './delivery-enqueuer.service';
+import { generateEventId } from './event-id';
+import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
+import { IngestEventDto } from './ingest-event.dto';
+import { ingestedEvents } from './ingest-metrics';
+
+export interface IngestResult {
+  event_id: string;
+  status: 'accepted' | 'duplicate';
+}
+
+export interface BatchItemResult {
+  index: number;
+  event_id?: string;
+  status: 'accepted' | 'duplicate' | 'rejected';
+  details?: ErrorDetail[];
+}
+
+/** `message` + `cellphones[0].id` → `message.cellphones[0].id`; an empty path names the message itself. */
+function underPrefix(prefix: string, path: string): string {
+  if (path === '') return prefix;
+  return path.startsWith('[') ? `${prefix}${path}` : `${prefix}.${path}`;
+}
+
+function messageDetails(problems: readonly MessageProblem[], prefix: string): ErrorDetail[] {
+  return problems.map((problem) => ({ path: underPrefix(prefix, problem.path), problem: problem.problem }));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function toNewEvent(dto: IngestEventDto): NewEvent {
+  return { eventId: dto.event_id ?? generateEventId(), accountId: dto.account_id, action: dto.action, message: dto.message };
+}
+
+/** Checks one batch item the way the global ValidationPipe checks a single event, with paths under `events[i]`. */
+function validateBatchItem(item: unknown, index: number): { event: NewEvent } | { details: ErrorDetail[] } {
+  const prefix = `events[${index}]`;
+  if (!isPlainObject(item)) return { details: [{ path: prefix, problem: 'each event must be a JSON object' }] };
+  const dto = plainToInstance(IngestEventDto, item);
+  const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) return { details: flattenValidationErrors(errors, prefix) };
+  const problems = validateEventMessage(dto.action, dto.message);
+  if (problems.length > 0) return { details: messageDetails(problems, `${prefix}.message`) };
+  return { event: toNewEvent(dto) };
+}
+
+/** Echo the sender's id on rejected items when it is a plausible one, so they can match results to events. */
+function echoedEventId(item: unknown): string | undefined {
+  const candidate = isPlainObject(item) ? item.event_id : undefined;
+  return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= 128 ? candidate : undefined;
+}
+
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly store: EventStore,
+    private readonly enqueuer: DeliveryEnqueuer,
+  ) {}
+
+  /** POST /v1/events: the envelope was validated by the DTO; answers only after the row is committed. */
+  async ingestOne(dto: IngestEventDto): Promise<IngestResult> {
+    const problems = validateEventMessage(dto.action, dto.message);
+    if (problems.length > 0) throw validationFailed(messageDetails(problems, 'message'));
+    const event = toNewEvent(dto);
+    const [outcome] = await this.store.store([event]);
+    switch (outcome.kind) {
+      case 'accepted':
+        await this.enqueuer.enqueueFirstAttempts([outcome.seq]);
+        return { event_id: event.eventId, status: 'accepted' };
+      case 'duplicate':
+        return { event_id: event.eventId, status: 'duplicate' };
+      case 'unknown_account':
+        throw new ApiError(404, 'not_found', `account ${event.accountId} does not exist`);
+      case 'conflict':
+        throw new ApiError(409, 'conflict', `event_id ${event.eventId} is already used by another account`);
+    }
+  }
+
+  /**
+   * POST /v1/events/batch: every item is validated on its own, the valid ones are stored with one
+   * statement and enqueued with one Redis call, and each item gets its own result.
+   */
+  async ingestBatch(items: readonly unknown[]): Promise<BatchItemResult[]> {
+    const results: BatchItemResult[] = new Array<BatchItemResult>(items.length);
+    const valid: { index: number; event: NewEvent }[] = [];
+    items.forEach((item, index) => {
+      const checked = validateBatchItem(item, index);
+      if ('event' in checked) valid.push({ index, event: checked.event });
+      else results[index] = { index, ...optionalEventId(echoedEventId(item)), status: 'rejected', details: checked.details };
+    });
+
+    const outcomes: StoreOutcome[] = await this.store.store(valid.map((entry) => entry.event));
+    const acceptedSeqs: string[] = [];
+    valid.forEach(({ index, event }, position) => {
+      const outcome = outcomes[position];
+      results[index] = this.batchResult(index, event, outcome);
+      if (outcome.kind === 'accepted') acceptedSeqs.push(outcome.seq);
+    });
+    await this.enqueuer.enqueueFirstAttempts(acceptedSeqs);
+
+    const tally = { accepted: 0, duplicate: 0, rejected: 0 };
+    for (const result of results) tally[result.status] += 1;
+    for (const [outcome, count] of Object.entries(tally)) if (count > 0) ingestedEvents.inc({ outcome }, count);
+    return results;
+  }
+
+  private batchResult(index: number, event: NewEvent, outcome: StoreOutcome): BatchItemResult {
+    const base = { index, event_id: event.eventId };
+    switch (outcome.kind) {
+      case 'accepted':
+        return { ...base, status: 'accepted' };
+      case 'duplicate':
+        return { ...base, status: 'duplicate' };
+      case 'unknown_account':
+        return {
+          ...base,
+          status: 'rejected',
+          details: [{ path: `events[${index}].account_id`, problem: `account ${event.accountId} does not exist` }],
+        };
+      case 'conflict':
+        return {
+          ...base,
+          status: 'rejected',
+          details: [{ path: `events[${index}].event_id`, problem: 'event_id is already used by another account' }],
+        };
+    }
+  }
+}
+
+function optionalEventId(eventId: string | undefined): { event_id?: string } {
+  return eventId === undefined ? {} : { event_id: eventId };
+}
