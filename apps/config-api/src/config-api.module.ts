@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PersistenceModule } from '@app/persistence';
-import { DeliveryQueueModule, ObservabilityModule } from '@app/runtime';
+import { ObservabilityModule } from '@app/runtime';
 import { AccountsModule } from './admin/accounts/accounts.module';
 import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.module';
 import { AdminEventsModule } from './admin/events/admin-events.module';
@@ -11,7 +11,6 @@ import { OpenApiModule } from './open-api/open-api.module';
   imports: [
     ObservabilityModule,
     PersistenceModule.forRoot('config-api'),
-    DeliveryQueueModule.register('producer'),
     OpenApiModule,
     AccountsModule,
     AdminEventsModule,

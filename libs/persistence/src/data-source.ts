@@ -14,10 +14,16 @@ export interface DataSourceTuning {
   /** Connections in this process's pool. */
   poolSize?: number;
   applicationName?: string;
+  /**
+   * Bound on one query, enforced by the server and by the client (which also catches a server that
+   * hangs instead of refusing); 0 for none, as migrations may legitimately run long. Default 15 s.
+   */
+  queryTimeoutMs?: number;
 }
 
 /** The one definition of the connection, used by every app and by the migrate CLI. */
 export function buildDataSourceOptions(databaseUrl: string, tuning: DataSourceTuning = {}): DataSourceOptions {
+  const queryTimeout = tuning.queryTimeoutMs ?? 15_000;
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -31,7 +37,7 @@ export function buildDataSourceOptions(databaseUrl: string, tuning: DataSourceTu
       max: tuning.poolSize ?? 10,
       // Fail fast when the database is unreachable so ingest can answer 503 instead of hanging.
       connectionTimeoutMillis: 3000,
-      statement_timeout: 30000,
+      ...(queryTimeout > 0 ? { statement_timeout: queryTimeout, query_timeout: queryTimeout + 1000 } : {}),
     },
   };
 }

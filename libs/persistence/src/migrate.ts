@@ -45,7 +45,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
  */
 export async function runMigrations(databaseUrl: string): Promise<MigrationReport> {
   const databaseCreated = await ensureDatabase(databaseUrl);
-  const dataSource = createDataSource(databaseUrl, { poolSize: 2, applicationName: 'event-callbacks-migrate' });
+  const dataSource = createDataSource(databaseUrl, { poolSize: 2, applicationName: 'event-callbacks-migrate', queryTimeoutMs: 0 });
   await dataSource.initialize();
   const runner = dataSource.createQueryRunner();
   try {

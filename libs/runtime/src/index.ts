@@ -15,4 +15,7 @@ export * from './metrics/metrics';
 export * from './observability.module';
 export * from './bootstrap';
 export * from './queue/delivery-queue.module';
+export * from './queue/delivery-producer.service';
+export * from './async/within';
+export * from './http/database-errors';
 export * from './endpoint/endpoint-state';

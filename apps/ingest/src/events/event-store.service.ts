@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiError } from '@app/runtime';
-import { isDatabaseUnavailable, sqlState } from './database-errors';
+import { ApiError, isDatabaseUnavailable, sqlState } from '@app/runtime';
 
 export interface NewEvent {
   eventId: string;

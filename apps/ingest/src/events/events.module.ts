@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { DeliveryQueueModule } from '@app/runtime';
-import { DeliveryEnqueuer } from './delivery-enqueuer.service';
 import { EventStore } from './event-store.service';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
@@ -12,6 +11,6 @@ import { EventsService } from './events.service';
 @Module({
   imports: [DeliveryQueueModule.register('producer')],
   controllers: [EventsController],
-  providers: [EventsService, EventStore, DeliveryEnqueuer],
+  providers: [EventsService, EventStore],
 })
 export class EventsModule {}

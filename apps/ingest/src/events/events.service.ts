@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { type MessageProblem, validateEventMessage } from '@app/payloads';
-import { ApiError, type ErrorDetail, flattenValidationErrors, validationFailed } from '@app/runtime';
-import { DeliveryEnqueuer } from './delivery-enqueuer.service';
+import { ApiError, DeliveryProducer, type DeliveryJobData, type ErrorDetail, flattenValidationErrors, validationFailed } from '@app/runtime';
 import { generateEventId } from './event-id';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
 import { IngestEventDto } from './ingest-event.dto';
@@ -57,11 +56,16 @@ function echoedEventId(item: unknown): string | undefined {
   return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= 128 ? candidate : undefined;
 }
 
+/** A new event's first delivery step. */
+function firstAttempt(eventSeq: string): DeliveryJobData {
+  return { eventSeq, series: 0, attempt: 0 };
+}
+
 @Injectable()
 export class EventsService {
   constructor(
     private readonly store: EventStore,
-    private readonly enqueuer: DeliveryEnqueuer,
+    private readonly producer: DeliveryProducer,
   ) {}
 
   /** POST /v1/events: the envelope was validated by the DTO; answers only after the row is committed. */
@@ -72,7 +76,7 @@ export class EventsService {
     const [outcome] = await this.store.store([event]);
     switch (outcome.kind) {
       case 'accepted':
-        await this.enqueuer.enqueueFirstAttempts([outcome.seq]);
+        await this.producer.enqueue([firstAttempt(outcome.seq)]);
         return { event_id: event.eventId, status: 'accepted' };
       case 'duplicate':
         return { event_id: event.eventId, status: 'duplicate' };
@@ -103,7 +107,7 @@ export class EventsService {
       results[index] = this.batchResult(index, event, outcome);
       if (outcome.kind === 'accepted') acceptedSeqs.push(outcome.seq);
     });
-    await this.enqueuer.enqueueFirstAttempts(acceptedSeqs);
+    await this.producer.enqueue(acceptedSeqs.map(firstAttempt));
 
     const tally = { accepted: 0, duplicate: 0, rejected: 0 };
     for (const result of results) tally[result.status] += 1;

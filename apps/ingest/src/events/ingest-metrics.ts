@@ -5,5 +5,3 @@ export type IngestOutcome = 'accepted' | 'duplicate' | 'rejected';
 /** One increment per event (a batch counts each item); requests refused before parsing (401, 413) are not events. */
 export const ingestedEvents = counter('ingest_events_total', 'Events received by ingest, by outcome (accepted, duplicate, rejected)', ['outcome']);
 
-/** Stored events whose job could not be enqueued; the worker's reconciler enqueues them later. */
-export const enqueueFailures = counter('ingest_enqueue_failures_total', 'Stored events whose delivery job could not be enqueued (Redis unavailable)');

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
+import { RedisKeys } from '../redis/redis-keys';
 
 /**
  * Circuit-breaker state of one callback endpoint, shared by every worker through Redis.
- * PLACEHOLDER written with the skeleton: the delivery worker owns this file and fills in the storage.
+ * The delivery worker writes it (acquireEndpointSlot / releaseEndpointSlot); the admin account view reads it.
  */
 export interface EndpointState {
   /** closed: delivering; open: not calling until `retry_at`; half_open: one probe in flight. */
@@ -18,9 +20,216 @@ export function endpointKeyOf(url: string): string {
   return new URL(url).origin;
 }
 
+/**
+ * Storage: one hash per endpoint (`state`, `failures`, `opened_at`/`retry_at`/`probe_until` in epoch ms,
+ * `probe` lease id, `last_error`) and one sorted set of concurrency leases scored by their expiry, so a
+ * lease of a worker that died is reclaimed once it expires. Times come from the Redis server clock
+ * (TIME), so workers with skewed clocks agree on when a cooldown ends.
+ */
+function breakerKey(prefix: string, endpointKey: string): string {
+  return new RedisKeys(prefix).endpoint('breaker', endpointKey);
+}
+
+function leasesKey(prefix: string, endpointKey: string): string {
+  return new RedisKeys(prefix).endpoint('leases', endpointKey);
+}
+
+/** Breaker hashes of endpoints nobody delivers to any more disappear after this long. */
+const BREAKER_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
+
+const REDIS_NOW = `
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+`;
+
+/**
+ * KEYS: breaker hash, leases zset. ARGV: lease id, lease ttl ms, concurrency limit, keep ms.
+ * Returns {verdict, now, until, failures, last_error}; verdict is one of
+ *   open    - cooling down until `until`: do not call;
+ *   probing - half open and another worker's probe is in flight until at most `until`;
+ *   busy    - every concurrency slot is taken;
+ *   probe   - admitted as the single half-open probe (lease expires at `until`);
+ *   acquired- admitted (lease expires at `until`).
+ */
+const ACQUIRE_LUA = `${REDIS_NOW}
+local fields = redis.call('HMGET', KEYS[1], 'state', 'retry_at', 'probe_until', 'failures', 'last_error')
+local state = fields[1] or 'closed'
+local failures = tonumber(fields[4] or '0') or 0
+local lastError = fields[5] or ''
+local probe = false
+if state == 'open' then
+  local retryAt = tonumber(fields[2] or '0') or 0
+  if now < retryAt then return {'open', now, retryAt, failures, lastError} end
+  probe = true
+elseif state == 'half_open' then
+  local probeUntil = tonumber(fields[3] or '0') or 0
+  if now < probeUntil then return {'probing', now, probeUntil, failures, lastError} end
+  probe = true
+end
+local leaseTtl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return {'busy', now, 0, failures, lastError} end
+local expiresAt = now + leaseTtl
+redis.call('ZADD', KEYS[2], expiresAt, ARGV[1])
+redis.call('PEXPIRE', KEYS[2], leaseTtl + 1000)
+if probe then
+  redis.call('HSET', KEYS[1], 'state', 'half_open', 'probe', ARGV[1], 'probe_until', expiresAt)
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
+  return {'probe', now, expiresAt, failures, lastError}
+end
+return {'acquired', now, expiresAt, failures, lastError}
+`;
+
+/**
+ * KEYS: breaker hash, leases zset. ARGV: lease id, signal (success|failure|neutral), failure threshold,
+ * cooldown ms, error text, keep ms. Frees the lease and feeds the breaker:
+ *   success - the endpoint answers: close the breaker and reset the count;
+ *   failure - count it; open when the count reaches the threshold while closed, or when the
+ *             half-open probe itself failed;
+ *   neutral - the outcome says nothing about the endpoint's health (e.g. the target was refused);
+ *             a neutral probe just lets the next caller probe.
+ * Returns {change, failures, retry_at}; change is opened, closed, counted or unchanged.
+ */
+const RELEASE_LUA = `${REDIS_NOW}
+redis.call('ZREM', KEYS[2], ARGV[1])
+local signal = ARGV[2]
+local fields = redis.call('HMGET', KEYS[1], 'state', 'failures', 'probe')
+local state = fields[1] or 'closed'
+if signal == 'neutral' then
+  -- A probe that learnt nothing hands the probe role to the next caller instead of blocking it.
+  if state == 'half_open' and fields[3] == ARGV[1] then redis.call('HDEL', KEYS[1], 'probe', 'probe_until') end
+  return {'unchanged', 0, 0}
+end
+local keep = tonumber(ARGV[6])
+if signal == 'success' then
+  if state ~= 'closed' or (tonumber(fields[2] or '0') or 0) > 0 then
+    redis.call('HSET', KEYS[1], 'state', 'closed', 'failures', 0)
+    redis.call('HDEL', KEYS[1], 'opened_at', 'retry_at', 'probe', 'probe_until')
+    redis.call('PEXPIRE', KEYS[1], keep)
+    if state ~= 'closed' then return {'closed', 0, 0} end
+  end
+  return {'unchanged', 0, 0}
+end
+local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+redis.call('HSET', KEYS[1], 'last_error', ARGV[5])
+local probeFailed = state == 'half_open' and fields[3] == ARGV[1]
+if probeFailed or (state == 'closed' and failures >= tonumber(ARGV[3])) then
+  local retryAt = now + tonumber(ARGV[4])
+  redis.call('HSET', KEYS[1], 'state', 'open', 'opened_at', now, 'retry_at', retryAt)
+  redis.call('HDEL', KEYS[1], 'probe', 'probe_until')
+  redis.call('PEXPIRE', KEYS[1], keep)
+  return {'opened', failures, retryAt}
+end
+if state == 'closed' then redis.call('HSET', KEYS[1], 'state', 'closed') end
+redis.call('PEXPIRE', KEYS[1], keep)
+return {'counted', failures, 0}
+`;
+
+/** EVALSHA with a fallback to EVAL when the server does not know the script yet (first use, restart, SCRIPT FLUSH). */
+class RedisScript {
+  private readonly sha: string;
+  constructor(private readonly lua: string) {
+    this.sha = createHash('sha1').update(lua).digest('hex');
+  }
+
+  async run(redis: Redis, keys: string[], args: (string | number)[]): Promise<unknown> {
+    try {
+      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return redis.eval(this.lua, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+const ACQUIRE = new RedisScript(ACQUIRE_LUA);
+const RELEASE = new RedisScript(RELEASE_LUA);
+
+export type SlotVerdict = 'open' | 'probing' | 'busy' | 'probe' | 'acquired';
+
+export interface SlotAnswer {
+  verdict: SlotVerdict;
+  /** Redis server time of the answer (epoch ms): delays are `until - serverNow`, immune to local clock skew. */
+  serverNow: number;
+  /** open: end of the cooldown; probing: latest end of the probe; probe/acquired: lease expiry; busy: 0. */
+  until: number;
+  consecutiveFailures: number;
+  lastError: string | null;
+}
+
+/** One round trip: checks the breaker and, when it lets the call through, takes a concurrency lease. */
+export async function acquireEndpointSlot(
+  redis: Redis,
+  prefix: string,
+  endpointKey: string,
+  lease: { id: string; ttlMs: number; limit: number },
+): Promise<SlotAnswer> {
+  const reply = (await ACQUIRE.run(
+    redis,
+    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey)],
+    [lease.id, Math.max(1, Math.round(lease.ttlMs)), lease.limit, BREAKER_KEEP_MS],
+  )) as [SlotVerdict, number, number, number, string];
+  return {
+    verdict: reply[0],
+    serverNow: Number(reply[1]),
+    until: Number(reply[2]),
+    consecutiveFailures: Number(reply[3]),
+    lastError: reply[4] === '' ? null : reply[4],
+  };
+}
+
+export type BreakerSignal = 'success' | 'failure' | 'neutral';
+
+export interface ReleaseAnswer {
+  change: 'opened' | 'closed' | 'counted' | 'unchanged';
+  consecutiveFailures: number;
+  /** Epoch ms the breaker stays open until, when `change` is opened. */
+  retryAt: number | null;
+}
+
+/** One round trip: frees the lease and records the call's outcome in the breaker. */
+export async function releaseEndpointSlot(
+  redis: Redis,
+  prefix: string,
+  endpointKey: string,
+  release: { leaseId: string; signal: BreakerSignal; failureThreshold: number; cooldownMs: number; error: string | null },
+): Promise<ReleaseAnswer> {
+  const reply = (await RELEASE.run(
+    redis,
+    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey)],
+    [
+      release.leaseId,
+      release.signal,
+      release.failureThreshold,
+      Math.max(0, Math.round(release.cooldownMs)),
+      (release.error ?? '').slice(0, 500),
+      BREAKER_KEEP_MS,
+    ],
+  )) as [ReleaseAnswer['change'], number, number];
+  return { change: reply[0], consecutiveFailures: Number(reply[1]), retryAt: Number(reply[2]) > 0 ? Number(reply[2]) : null };
+}
+
+function isoOrNull(epochMs: string | undefined): string | null {
+  if (!epochMs) return null;
+  const value = Number(epochMs);
+  return Number.isFinite(value) && value > 0 ? new Date(value).toISOString() : null;
+}
+
+/** The breaker as stored; an endpoint nothing has been recorded for is closed with no failures. */
 export async function readEndpointState(redis: Redis, prefix: string, url: string): Promise<EndpointState> {
-  void redis;
-  void prefix;
-  void url;
-  return Promise.resolve({ state: 'closed', consecutive_failures: 0, opened_at: null, retry_at: null, last_error: null });
+  let endpointKey: string;
+  try {
+    endpointKey = endpointKeyOf(url);
+  } catch {
+    return { state: 'closed', consecutive_failures: 0, opened_at: null, retry_at: null, last_error: null };
+  }
+  const stored = await redis.hgetall(breakerKey(prefix, endpointKey));
+  const state = stored.state === 'open' || stored.state === 'half_open' ? stored.state : 'closed';
+  return {
+    state,
+    consecutive_failures: Number(stored.failures ?? 0) || 0,
+    opened_at: state === 'closed' ? null : isoOrNull(stored.opened_at),
+    retry_at: state === 'closed' ? null : isoOrNull(stored.retry_at),
+    last_error: stored.last_error ? stored.last_error : null,
+  };
 }

@@ -1,19 +1,8 @@
 import { Controller, Get, HttpCode, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type Redis from 'ioredis';
+import { within } from '../async/within';
 import { REDIS } from '../redis/redis.module';
-
-async function within<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export interface ReadinessReport {
   status: 'ok' | 'unavailable';

@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError, OpenApiError } from './api-error';
+import { isDatabaseUnavailable } from './database-errors';
 
 export const OPEN_API_PREFIX = '/open_api_v1';
 
@@ -64,6 +65,11 @@ export class HttpErrorFilter implements ExceptionFilter {
       const body = exception.getResponse();
       const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
       message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
+    } else if (isDatabaseUnavailable(exception)) {
+      // An outage, not a bug: tell the caller to come back rather than report an internal error.
+      status = 503;
+      message = 'the database is unavailable; try again shortly';
+      this.logger.warn({ path: request.path, reason: (exception as Error).message }, 'database unavailable');
     } else {
       this.logger.error({ err: exception, path: request.path }, 'unhandled error');
     }

@@ -4,6 +4,7 @@ import { ENVIRONMENT } from '../config/config.module';
 import type { Environment } from '../config/environment';
 import { commandConnectionOptions, workerConnectionOptions } from '../redis/redis.module';
 import { DELIVERY_QUEUE } from './delivery-queue';
+import { DeliveryProducer } from './delivery-producer.service';
 
 function connectionFor(environment: Environment, role: 'producer' | 'consumer') {
   const url = new URL(environment.redis.url);
@@ -36,7 +37,8 @@ export class DeliveryQueueModule {
         }),
         BullModule.registerQueue({ name: DELIVERY_QUEUE }),
       ],
-      exports: [BullModule],
+      providers: role === 'producer' ? [DeliveryProducer] : [],
+      exports: role === 'producer' ? [BullModule, DeliveryProducer] : [BullModule],
     };
   }
 }

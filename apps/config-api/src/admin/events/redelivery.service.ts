@@ -1,18 +1,12 @@
-import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Queue } from 'bullmq';
-import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { ApiError, DELIVERY_QUEUE, deliveryJob, REDIS } from '@app/runtime';
+import { ApiError, DeliveryProducer } from '@app/runtime';
 import type { BulkRedeliverDto } from './admin-events.dto';
 import { timeRange } from './timestamp';
 
 /** Rows per UPDATE (and jobs per addBulk) in a bulk redelivery: bounded locks, bounded Redis pipelines. */
 export const REDELIVERY_CHUNK = 1000;
-
-/** BullMQ waits for a connection without limit; an operator's request must not. */
-const ENQUEUE_TIMEOUT_MS = 2000;
 
 /**
  * A new attempt series starting now. series + 1 makes every job of the old series stale (the worker
@@ -28,30 +22,12 @@ interface RestartedRow {
   series: number;
 }
 
-async function within<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 @Injectable()
 export class RedeliveryService {
-  private readonly logger = new Logger(RedeliveryService.name);
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
-    @Inject(REDIS) private readonly redis: Redis,
-  ) {
-    // Without a listener BullMQ prints every reconnect failure to stderr.
-    this.queue.on('error', (error: Error) => this.logger.debug(`delivery queue connection: ${error.message}`));
-  }
+    private readonly producer: DeliveryProducer,
+  ) {}
 
   async redeliverOne(eventId: string): Promise<{ event_id: string; status: 'queued'; series: number }> {
     const [rows] = await this.dataSource.query<[RestartedRow[], number]>(
@@ -105,17 +81,7 @@ export class RedeliveryService {
   }
 
   /** The rows are already restarted; when Redis is away the worker's reconciler enqueues them. */
-  private async enqueue(rows: readonly RestartedRow[]): Promise<boolean> {
-    const jobs = rows.map((row) => deliveryJob({ eventSeq: row.seq, series: row.series, attempt: 0 }));
-    try {
-      if (this.redis.status !== 'ready') throw new Error(`Redis connection is ${this.redis.status}`);
-      await within(this.queue.addBulk(jobs), ENQUEUE_TIMEOUT_MS);
-      return true;
-    } catch (error) {
-      this.logger.warn(
-        `restarted ${rows.length} event(s) but could not enqueue them (${(error as Error).message}); the reconciler will enqueue them`,
-      );
-      return false;
-    }
+  private enqueue(rows: readonly RestartedRow[]): Promise<boolean> {
+    return this.producer.enqueue(rows.map((row) => ({ eventSeq: row.seq, series: row.series, attempt: 0 })));
   }
 }

@@ -1,0 +1,12 @@
+/** Rejects when `promise` has not settled within `timeoutMs`; for dependencies that may hang instead of failing. */
+export async function within<T>(promise: Promise<T>, timeoutMs: number, what = 'the call'): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
