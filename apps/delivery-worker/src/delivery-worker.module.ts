@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { PersistenceModule } from '@app/persistence';
-import { DeliveryQueueModule, ObservabilityModule } from '@app/runtime';
+import { ObservabilityModule } from '@app/runtime';
 import { DeliveryModule } from './delivery/delivery.module';
 
-/** The only consumer of the delivery queue; serves nothing but health and metrics. */
+/** The only consumer of the delivery queue (registered by DeliveryModule); serves nothing but health and metrics. */
 @Module({
-  imports: [ObservabilityModule, PersistenceModule.forRoot('delivery-worker'), DeliveryQueueModule.register('consumer'), DeliveryModule],
+  imports: [ObservabilityModule, PersistenceModule.forRoot('delivery-worker'), DeliveryModule],
 })
 export class DeliveryWorkerModule {}

@@ -1,5 +1,34 @@
 import { Module } from '@nestjs/common';
+import { DeliveryQueueModule, ENVIRONMENT, type Environment, OutboundHttpClient } from '@app/runtime';
+import { AccountSettingsCache } from './account-settings.cache';
+import { deliveryProcessorProvider } from './delivery.processor';
+import { DELIVERY_HTTP_CLIENT, DeliveryService } from './delivery.service';
+import { DeliveryRunner } from './delivery-runner.service';
+import { DeliveryStore } from './delivery-store';
+import { EndpointGuard } from './endpoint-guard';
+import { Reconciler } from './reconciler.service';
 
-/** The delivery processor, retries, breaker and reconciler (placeholder module: filled in by its feature work). */
-@Module({})
+/** The delivery processor, retries, endpoint isolation (leases and circuit breaker) and the reconciler. */
+@Module({
+  imports: [DeliveryQueueModule.register('consumer')],
+  providers: [
+    {
+      provide: DELIVERY_HTTP_CLIENT,
+      inject: [ENVIRONMENT],
+      // One keep-alive pool per origin, as large as the endpoint's share of concurrency.
+      useFactory: (environment: Environment) =>
+        new OutboundHttpClient({
+          allowPrivateTargets: environment.delivery.allowPrivateTargets,
+          connectionsPerOrigin: environment.delivery.endpointConcurrency,
+        }),
+    },
+    DeliveryStore,
+    AccountSettingsCache,
+    EndpointGuard,
+    DeliveryService,
+    deliveryProcessorProvider,
+    Reconciler,
+    DeliveryRunner,
+  ],
+})
 export class DeliveryModule {}

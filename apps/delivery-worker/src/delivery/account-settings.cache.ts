@@ -1,0 +1,157 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { CONTENT_TYPE_JSON } from '@app/payloads';
+import { ENVIRONMENT, type Environment, RedisKeys } from '@app/runtime';
+import { Batcher, type Settled } from './batcher';
+
+/** What delivering to one account needs, secrets included: lives in this process's memory only. */
+export interface AccountDeliverySettings {
+  accountId: number;
+  pushUrl: string | null;
+  encoding: 'json' | 'form';
+  permissions: Readonly<Record<string, boolean>>;
+  signingSecret: string;
+  previousSigningSecret: string | null;
+  previousSecretExpiresAt: number | null;
+}
+
+/** The secrets that sign a callback sent at `nowMs`: the current one, plus the previous one during its overlap. */
+export function signingSecretsAt(settings: AccountDeliverySettings, nowMs: number): string[] {
+  const secrets = [settings.signingSecret];
+  if (settings.previousSigningSecret && settings.previousSecretExpiresAt !== null && settings.previousSecretExpiresAt > nowMs) {
+    secrets.push(settings.previousSigningSecret);
+  }
+  return secrets;
+}
+
+/** Safety net for a lost notification; changes normally arrive through the settings channel at once. */
+export const SETTINGS_TTL_MS = 30_000;
+const MAX_ENTRIES = 50_000;
+
+const LOAD_SQL = `
+  SELECT a.id AS account_id, a.signing_secret, a.previous_signing_secret, a.previous_secret_expires_at,
+         s.push_url, s.push_content_type, s.permissions
+    FROM accounts a
+    LEFT JOIN callback_settings s ON s.account_id = a.id
+   WHERE a.id = ANY($1::int[])`;
+
+interface SettingsRow {
+  account_id: number;
+  signing_secret: string;
+  previous_signing_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  push_url: string | null;
+  push_content_type: string | null;
+  permissions: Record<string, boolean> | null;
+}
+
+interface Entry {
+  settings: AccountDeliverySettings | null;
+  expiresAt: number;
+}
+
+/**
+ * Account settings held in memory, so delivering an event costs no settings query once an account is
+ * cached. Kept fresh by the settings channel (the config API publishes the account id on every change):
+ * a message drops that account, a (re)connect drops everything since messages may have been missed
+ * meanwhile, and while the subscription is down nothing is served from memory at all.
+ */
+@Injectable()
+export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(AccountSettingsCache.name);
+  private readonly entries = new Map<number, Entry>();
+  /** Bumped by every invalidation, so a load that raced one is not cached. */
+  private readonly generations = new Map<number, number>();
+  private epoch = 0;
+  private readonly loader: Batcher<number, AccountDeliverySettings | null>;
+  private subscriber: Redis | null = null;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+  ) {
+    this.loader = new Batcher((ids) => this.loadMany(ids), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
+  }
+
+  onModuleInit(): void {
+    const channel = new RedisKeys(this.environment.redis.prefix).settingsChannel();
+    // A subscribed connection cannot run commands, hence its own; it retries forever and resubscribes itself.
+    const subscriber = new Redis(this.environment.redis.url, {
+      maxRetriesPerRequest: null,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+      connectionName: 'delivery-settings',
+    });
+    subscriber.on('error', (error: Error) => this.logger.debug(`settings channel: ${error.message}`));
+    subscriber.on('ready', () => this.invalidateAll());
+    subscriber.on('message', (received: string, message: string) => {
+      if (received !== channel) return;
+      const accountId = Number(message);
+      if (Number.isInteger(accountId)) this.invalidate(accountId);
+      else this.invalidateAll();
+    });
+    subscriber.subscribe(channel).catch((error: Error) => this.logger.warn(`cannot subscribe to settings changes: ${error.message}`));
+    this.subscriber = subscriber;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.close();
+  }
+
+  async close(): Promise<void> {
+    const subscriber = this.subscriber;
+    this.subscriber = null;
+    if (!subscriber) return;
+    await subscriber.quit().catch(() => subscriber.disconnect());
+  }
+
+  /** The account's settings, or null when the account does not exist. */
+  async get(accountId: number): Promise<AccountDeliverySettings | null> {
+    const now = Date.now();
+    const listening = this.subscriber?.status === 'ready';
+    const cached = this.entries.get(accountId);
+    if (listening && cached && cached.expiresAt > now) return cached.settings;
+
+    const epoch = this.epoch;
+    const generation = this.generations.get(accountId) ?? 0;
+    const settings = await this.loader.submit(accountId);
+    if (listening && epoch === this.epoch && generation === (this.generations.get(accountId) ?? 0)) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as number);
+      this.entries.set(accountId, { settings, expiresAt: Date.now() + SETTINGS_TTL_MS });
+    }
+    return settings;
+  }
+
+  invalidate(accountId: number): void {
+    this.entries.delete(accountId);
+    this.generations.set(accountId, (this.generations.get(accountId) ?? 0) + 1);
+  }
+
+  invalidateAll(): void {
+    this.entries.clear();
+    this.generations.clear();
+    this.epoch += 1;
+  }
+
+  private async loadMany(accountIds: number[]): Promise<Settled<AccountDeliverySettings | null>[]> {
+    const rows = await this.dataSource.query<SettingsRow[]>(LOAD_SQL, [[...new Set(accountIds)]]);
+    const byId = new Map(rows.map((row) => [row.account_id, row]));
+    return accountIds.map((accountId) => {
+      const row = byId.get(accountId);
+      if (!row) return { ok: true, value: null };
+      return {
+        ok: true,
+        value: {
+          accountId,
+          pushUrl: row.push_url,
+          encoding: (row.push_content_type ?? '').toUpperCase() === CONTENT_TYPE_JSON ? 'json' : 'form',
+          permissions: row.permissions ?? {},
+          signingSecret: row.signing_secret,
+          previousSigningSecret: row.previous_signing_secret,
+          previousSecretExpiresAt: row.previous_secret_expires_at ? row.previous_secret_expires_at.getTime() : null,
+        },
+      };
+    });
+  }
+}

@@ -1,0 +1,74 @@
+import { Batcher, type Settled } from './batcher';
+
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+describe('Batcher', () => {
+  it('groups items that arrive while a batch runs, keeping at most maxInFlight batches', async () => {
+    const calls: number[][] = [];
+    const gates: { resolve: (value: void) => void }[] = [];
+    const batcher = new Batcher<number, number>(
+      async (items) => {
+        calls.push(items);
+        const gate = deferred<void>();
+        gates.push(gate);
+        await gate.promise;
+        return items.map((item): Settled<number> => ({ ok: true, value: item * 2 }));
+      },
+      { maxBatch: 100, maxInFlight: 1, lingerMs: 0 },
+    );
+    const first = batcher.submit(1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const rest = [2, 3, 4].map((item) => batcher.submit(item));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(calls).toEqual([[1]]);
+    gates[0].resolve();
+    expect(await first).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(calls).toEqual([[1], [2, 3, 4]]);
+    gates[1].resolve();
+    expect(await Promise.all(rest)).toEqual([4, 6, 8]);
+  });
+
+  it('splits at maxBatch and settles each item on its own', async () => {
+    const sizes: number[] = [];
+    const batcher = new Batcher<number, number>(
+      (items) => {
+        sizes.push(items.length);
+        return Promise.resolve(items.map((item): Settled<number> => (item % 2 ? { ok: true, value: item } : { ok: false, error: new Error(`even ${item}`) })));
+      },
+      { maxBatch: 3, maxInFlight: 2, lingerMs: 5 },
+    );
+    const results = await Promise.allSettled([1, 2, 3, 4, 5, 6, 7].map((item) => batcher.submit(item)));
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(3);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(7);
+  });
+
+  it('rejects every item of a batch whose call throws', async () => {
+    const batcher = new Batcher<number, number>(() => Promise.reject(new Error('database away')), { maxBatch: 10, maxInFlight: 1, lingerMs: 0 });
+    await expect(Promise.all([batcher.submit(1), batcher.submit(2)])).rejects.toThrow('database away');
+  });
+
+  it('drains: sends what waits and resolves once nothing runs', async () => {
+    const seen: number[] = [];
+    const batcher = new Batcher<number, number>(
+      async (items) => {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        seen.push(...items);
+        return items.map((item): Settled<number> => ({ ok: true, value: item }));
+      },
+      { maxBatch: 2, maxInFlight: 1, lingerMs: 1000 },
+    );
+    const submitted = [1, 2, 3, 4, 5].map((item) => batcher.submit(item));
+    await batcher.drain();
+    expect(seen.sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(batcher.pending).toBe(0);
+    await Promise.all(submitted);
+  });
+});

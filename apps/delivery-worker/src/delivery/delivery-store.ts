@@ -1,0 +1,235 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { EventStatus } from '@app/persistence';
+import { Batcher, type Settled } from './batcher';
+
+/** The part of an event row a delivery needs; `messageText` is the stored JSON text, byte for byte. */
+export interface PendingEvent {
+  seq: string;
+  eventId: string;
+  accountId: number;
+  action: string;
+  messageText: string;
+  status: EventStatus;
+  attempts: number;
+  series: number;
+  seriesAttempts: number;
+  createdAt: Date;
+}
+
+export interface AttemptRow {
+  eventSeq: string;
+  series: number;
+  /** 1-based across the event's whole life. */
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  url: string;
+  requestHeaders: Record<string, string>;
+  requestBody: string;
+  responseStatus: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  error: string | null;
+}
+
+/**
+ * A change to one event row, applied only while the row is still at the step the job was for
+ * (same series and series_attempts, still pending): a redelivery or a duplicate job racing this one
+ * can never be overwritten.
+ */
+export interface EventChange {
+  seq: string;
+  series: number;
+  seriesAttempts: number;
+  /** null keeps the current status (a breaker wait only updates last_error and next_attempt_at). */
+  status: EventStatus | null;
+  /** 1 when this change records an HTTP attempt (attempts and series_attempts go up by one). */
+  attempted: 0 | 1;
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  lastError: string | null;
+}
+
+export interface Outcome {
+  attempt: AttemptRow | null;
+  change: EventChange;
+}
+
+const LOAD_SQL = `
+  SELECT seq::text AS seq, event_id, account_id, action, message::text AS message_text, status,
+         attempts, series, series_attempts, created_at
+    FROM events
+   WHERE seq = ANY($1::bigint[])`;
+
+interface LoadedRow {
+  seq: string;
+  event_id: string;
+  account_id: number;
+  action: string;
+  message_text: string;
+  status: EventStatus;
+  attempts: number;
+  series: number;
+  series_attempts: number;
+  created_at: Date;
+}
+
+/**
+ * One statement (so one round trip, atomic) for a whole batch: insert the attempt rows and apply the
+ * guarded event changes (PostgreSQL runs a data-modifying WITH part even though nothing reads it).
+ * Columns travel as arrays, so the statement text is the same for any batch size.
+ */
+const RECORD_SQL = `
+  WITH inserted AS (
+    INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers,
+                                   request_body, response_status, response_headers, response_body, error)
+    SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[], $5::int[], $6::text[], $7::json[],
+                         $8::text[], $9::int[], $10::json[], $11::text[], $12::text[])
+  ),
+  changed AS (
+    UPDATE events e
+       SET status = COALESCE(v.status, e.status),
+           attempts = e.attempts + v.attempted,
+           series_attempts = e.series_attempts + v.attempted,
+           next_attempt_at = v.next_attempt_at,
+           delivered_at = COALESCE(v.delivered_at, e.delivered_at),
+           last_error = v.last_error,
+           updated_at = now()
+      FROM unnest($13::bigint[], $14::int[], $15::int[], $16::varchar[], $17::int[], $18::timestamptz[],
+                  $19::timestamptz[], $20::text[])
+           AS v(seq, series, series_attempts, status, attempted, next_attempt_at, delivered_at, last_error)
+     WHERE e.seq = v.seq AND e.series = v.series AND e.series_attempts = v.series_attempts
+       AND e.status IN ('queued', 'retrying')
+    RETURNING v.seq::text AS seq, v.series, v.series_attempts
+  )
+  SELECT seq, series, series_attempts FROM changed`;
+
+/** PostgreSQL text cannot hold NUL; receivers' bodies and headers may contain anything. */
+function storable(text: string | null): string | null {
+  return text === null ? null : text.replaceAll('\u0000', '');
+}
+
+function changeKey(seq: string, series: number, seriesAttempts: number): string {
+  return `${seq}/${series}/${seriesAttempts}`;
+}
+
+/**
+ * The worker's database access: events are loaded and outcomes written in batches shared by all
+ * concurrent jobs, so a busy worker makes a few round trips per batch instead of several per event.
+ */
+@Injectable()
+export class DeliveryStore {
+  private readonly logger = new Logger(DeliveryStore.name);
+  private readonly loader: Batcher<string, PendingEvent | null>;
+  private readonly writer: Batcher<Outcome, boolean>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.loader = new Batcher((seqs) => this.loadMany(seqs), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
+    // A short linger lets outcomes of concurrent jobs share one statement; callers wait for their
+    // batch to commit before their job is reported done.
+    this.writer = new Batcher((outcomes) => this.writeMany(outcomes), { maxBatch: 200, maxInFlight: 2, lingerMs: 2 });
+  }
+
+  loadEvent(seq: string): Promise<PendingEvent | null> {
+    return this.loader.submit(seq);
+  }
+
+  /** Resolves once the outcome is committed: true when the event change applied, false when the row had moved on. */
+  record(outcome: Outcome): Promise<boolean> {
+    return this.writer.submit(outcome);
+  }
+
+  /** Waits for every outcome handed in so far to be written (shutdown). */
+  async drain(): Promise<void> {
+    await this.writer.drain();
+    await this.loader.drain();
+  }
+
+  private async loadMany(seqs: string[]): Promise<Settled<PendingEvent | null>[]> {
+    const rows = await this.dataSource.query<LoadedRow[]>(LOAD_SQL, [[...new Set(seqs)]]);
+    const bySeq = new Map(
+      rows.map((row): [string, PendingEvent] => [
+        row.seq,
+        {
+          seq: row.seq,
+          eventId: row.event_id,
+          accountId: row.account_id,
+          action: row.action,
+          messageText: row.message_text,
+          status: row.status,
+          attempts: row.attempts,
+          series: row.series,
+          seriesAttempts: row.series_attempts,
+          createdAt: row.created_at,
+        },
+      ]),
+    );
+    return seqs.map((seq) => ({ ok: true, value: bySeq.get(seq) ?? null }));
+  }
+
+  private async writeMany(outcomes: Outcome[]): Promise<Settled<boolean>[]> {
+    try {
+      const applied = await this.execute(outcomes);
+      return applied.map((value) => ({ ok: true, value }));
+    } catch (error) {
+      if (outcomes.length === 1) return [{ ok: false, error }];
+      // One bad row must not fail its neighbours: write them one by one, so only the culprit fails.
+      this.logger.warn(`writing ${outcomes.length} delivery outcomes at once failed (${(error as Error).message}); writing them one by one`);
+      const results: Settled<boolean>[] = [];
+      for (const outcome of outcomes) {
+        try {
+          const [value] = await this.execute([outcome]);
+          results.push({ ok: true, value });
+        } catch (single) {
+          results.push({ ok: false, error: single });
+        }
+      }
+      return results;
+    }
+  }
+
+  private async execute(outcomes: Outcome[]): Promise<boolean[]> {
+    const attempts = outcomes.map((outcome) => outcome.attempt).filter((attempt): attempt is AttemptRow => attempt !== null);
+    // Two outcomes for the same step in one batch (duplicate jobs): only the first may change the row.
+    const seen = new Set<string>();
+    const changes: EventChange[] = [];
+    for (const { change } of outcomes) {
+      const key = changeKey(change.seq, change.series, change.seriesAttempts);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      changes.push(change);
+    }
+    const rows = await this.dataSource.query<{ seq: string; series: number; series_attempts: number }[]>(RECORD_SQL, [
+      attempts.map((row) => row.eventSeq),
+      attempts.map((row) => row.series),
+      attempts.map((row) => row.attempt),
+      attempts.map((row) => row.startedAt),
+      attempts.map((row) => row.durationMs),
+      attempts.map((row) => row.url),
+      attempts.map((row) => JSON.stringify(row.requestHeaders)),
+      attempts.map((row) => row.requestBody),
+      attempts.map((row) => row.responseStatus),
+      attempts.map((row) => (row.responseHeaders ? JSON.stringify(row.responseHeaders) : null)),
+      attempts.map((row) => storable(row.responseBody)),
+      attempts.map((row) => storable(row.error)),
+      changes.map((change) => change.seq),
+      changes.map((change) => change.series),
+      changes.map((change) => change.seriesAttempts),
+      changes.map((change) => change.status),
+      changes.map((change) => change.attempted),
+      changes.map((change) => change.nextAttemptAt),
+      changes.map((change) => change.deliveredAt),
+      changes.map((change) => storable(change.lastError)),
+    ]);
+    const applied = new Set(rows.map((row) => changeKey(row.seq, row.series, row.series_attempts)));
+    const claimed = new Set<string>();
+    return outcomes.map(({ change }) => {
+      const key = changeKey(change.seq, change.series, change.seriesAttempts);
+      if (!applied.has(key) || claimed.has(key)) return false;
+      claimed.add(key);
+      return true;
+    });
+  }
+}

@@ -1,0 +1,112 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { DELIVERY_QUEUE, deliveryJob, ENVIRONMENT, type Environment } from '@app/runtime';
+import { reconcilerRequeued } from './delivery.metrics';
+
+const CLAIM_BATCH = 500;
+/** Per run; a larger backlog is worked off over the following runs. */
+const MAX_BATCHES_PER_RUN = 20;
+
+/**
+ * Claims overdue pending events and pushes next_attempt_at to now, so each is re-enqueued at most once
+ * per grace period and several workers reconciling at once claim disjoint rows (SKIP LOCKED). The
+ * range condition lets events_pending_due_idx stop at the first row not yet due. Every writer sets
+ * next_attempt_at on pending rows; rows without one are claimed too (an index lookup of NULLs), so an
+ * event stored some other way is not stranded.
+ */
+const CLAIM_SQL = `
+  WITH due AS (
+    SELECT seq FROM events
+     WHERE status IN ('queued', 'retrying') AND next_attempt_at < $1
+     ORDER BY next_attempt_at
+     LIMIT $2
+       FOR UPDATE SKIP LOCKED
+  ),
+  undated AS (
+    SELECT seq FROM events
+     WHERE status IN ('queued', 'retrying') AND next_attempt_at IS NULL
+     LIMIT $2
+       FOR UPDATE SKIP LOCKED
+  )
+  UPDATE events e
+     SET next_attempt_at = now()
+    FROM (SELECT seq FROM due UNION SELECT seq FROM undated) picked
+   WHERE e.seq = picked.seq
+  RETURNING e.seq::text AS seq, e.series, e.series_attempts`;
+
+/** How long an event may be overdue before it counts as lost: two reconcile intervals (30 s by default), at least 1 s. */
+export function reconcileGraceMs(environment: Environment): number {
+  return Math.max(1_000, environment.delivery.reconcileIntervalMs * 2);
+}
+
+/**
+ * PostgreSQL is the truth and Redis may lose jobs (flushed, failed over, a crash between storing an
+ * event and enqueueing it): every RECONCILE_INTERVAL each worker re-adds the job of every pending event
+ * that is overdue by more than the grace period. Job ids are deterministic, so a job that still exists
+ * is not duplicated, and a job for a step already done finds its row moved on and completes as stale.
+ */
+@Injectable()
+export class Reconciler {
+  private readonly logger = new Logger(Reconciler.name);
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+  ) {}
+
+  start(): void {
+    if (this.stopped || this.timer || this.running) return;
+    this.tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Re-enqueues overdue pending events; returns how many. */
+  async reconcileOnce(): Promise<number> {
+    const cutoff = new Date(Date.now() - reconcileGraceMs(this.environment));
+    let total = 0;
+    for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.stopped; batch += 1) {
+      // An UPDATE answers [rows, count] through TypeORM.
+      const [claimed] = await this.dataSource.query<[{ seq: string; series: number; series_attempts: number }[], number]>(CLAIM_SQL, [
+        cutoff,
+        CLAIM_BATCH,
+      ]);
+      if (claimed.length === 0) break;
+      // A lost add is not lost work: the rows stay pending and become overdue again after the grace period.
+      await this.queue.addBulk(
+        claimed.map((row) => deliveryJob({ eventSeq: row.seq, series: row.series, attempt: row.series_attempts })),
+      );
+      total += claimed.length;
+      if (claimed.length < CLAIM_BATCH) break;
+    }
+    if (total > 0) {
+      reconcilerRequeued.inc(total);
+      this.logger.log(`re-enqueued ${total} overdue pending event(s)`);
+    }
+    return total;
+  }
+
+  private tick(): void {
+    this.running = this.reconcileOnce()
+      .then(
+        () => undefined,
+        (error: Error) => this.logger.warn(`reconciling failed: ${error.message}`),
+      )
+      .finally(() => {
+        this.running = null;
+        if (!this.stopped) this.timer = setTimeout(() => this.tick(), this.environment.delivery.reconcileIntervalMs);
+      });
+  }
+}

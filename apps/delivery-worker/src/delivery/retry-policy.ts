@@ -1,0 +1,114 @@
+import type { OutboundFailureKind } from '@app/runtime';
+import type { BreakerSignal } from '@app/runtime';
+
+/**
+ * retryable: the endpoint is down, slow or overloaded (network, time-out, 5xx, 408);
+ * throttled: it asked us to slow down (429, or 503 with Retry-After);
+ * permanent: it answered but refused this delivery (3xx, other 4xx) or can never be called (refused
+ * target, invalid URL). CONTRACT §5 retries every failure per schedule, permanent ones included: the
+ * class is recorded so operators can tell a broken receiver from a temporarily unavailable one.
+ */
+export type FailureClass = 'retryable' | 'throttled' | 'permanent';
+
+export type AttemptResult =
+  | { kind: 'response'; status: number; headers: Record<string, string> }
+  | { kind: 'error'; failure: OutboundFailureKind; message: string };
+
+export interface Verdict {
+  success: boolean;
+  failureClass: FailureClass | null;
+  /** How the outcome feeds the endpoint's circuit breaker. */
+  breakerSignal: BreakerSignal;
+  /** Milliseconds the receiver asked us to wait (Retry-After), when it did. */
+  retryAfterMs: number | null;
+  /** Short description for the attempt row and the event's last_error; null on success. */
+  error: string | null;
+}
+
+/** Upper bound on a receiver's Retry-After: a bogus header must not park an event for days. */
+export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
+/** Retry delays are spread by ±this share so endpoints that failed together do not retry in lockstep. */
+export const RETRY_JITTER = 0.15;
+
+/** Parses Retry-After: delta-seconds or an HTTP-date. Returns milliseconds from `nowMs` (never negative), or null. */
+export function parseRetryAfter(value: string | undefined | null, nowMs: number): number | null {
+  if (value === undefined || value === null) return null;
+  const text = value.trim();
+  if (text === '') return null;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Only the HTTP-date forms (IMF-fixdate and the two obsolete ones) name a weekday or "GMT";
+  // Date.parse alone would also accept bare numbers like "1.5".
+  if (!/[a-z]/i.test(text)) return null;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - nowMs);
+}
+
+function httpReason(status: number): string {
+  if (status >= 300 && status < 400) return 'redirect not followed';
+  if (status === 408) return 'request time-out';
+  if (status === 429) return 'too many requests';
+  if (status >= 500) return 'server error';
+  return 'rejected';
+}
+
+/** Judges one attempt: success is any 2xx; everything else is a classified failure. */
+export function judgeAttempt(result: AttemptResult, nowMs: number): Verdict {
+  if (result.kind === 'error') {
+    switch (result.failure) {
+      case 'timeout':
+        return { success: false, failureClass: 'retryable', breakerSignal: 'failure', retryAfterMs: null, error: `time-out: ${result.message}` };
+      case 'connection':
+        return { success: false, failureClass: 'retryable', breakerSignal: 'failure', retryAfterMs: null, error: `connection failed: ${result.message}` };
+      case 'refused_target':
+        // Nothing was dialled, so this says nothing about the endpoint's health.
+        return { success: false, failureClass: 'permanent', breakerSignal: 'neutral', retryAfterMs: null, error: result.message };
+      case 'invalid_url':
+        return { success: false, failureClass: 'permanent', breakerSignal: 'neutral', retryAfterMs: null, error: `invalid push_url: ${result.message}` };
+    }
+  }
+  const { status } = result;
+  if (status >= 200 && status < 300) {
+    return { success: true, failureClass: null, breakerSignal: 'success', retryAfterMs: null, error: null };
+  }
+  const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(result.headers['retry-after'], nowMs) : null;
+  let failureClass: FailureClass;
+  if (status === 429 || (status === 503 && retryAfterMs !== null)) failureClass = 'throttled';
+  else if (status === 408 || status >= 500) failureClass = 'retryable';
+  else failureClass = 'permanent';
+  // A permanent answer came back promptly from a live endpoint: it does not count towards opening the
+  // breaker (a receiver rejecting one odd event must not hold back its other events).
+  const breakerSignal: BreakerSignal = failureClass === 'permanent' ? 'success' : 'failure';
+  return { success: false, failureClass, breakerSignal, retryAfterMs, error: `HTTP ${status}: ${httpReason(status)}` };
+}
+
+/**
+ * Delay before the next attempt of a series, or null when the schedule is exhausted.
+ * `attemptsMade` counts the attempts of this series including the one that just failed: the first
+ * attempt is immediate, attempt n+1 waits `scheduleMs[n-1]`. Jitter spreads the delay by ±RETRY_JITTER;
+ * a throttled answer's Retry-After (capped at MAX_RETRY_AFTER_MS) is honoured when longer.
+ */
+export function computeRetryDelay(options: {
+  scheduleMs: readonly number[];
+  attemptsMade: number;
+  failureClass: FailureClass;
+  retryAfterMs: number | null;
+  random?: () => number;
+}): number | null {
+  const base = options.scheduleMs[options.attemptsMade - 1];
+  if (base === undefined || options.attemptsMade < 1) return null;
+  const random = options.random ?? Math.random;
+  const jittered = Math.max(0, Math.round(base * (1 + (random() * 2 - 1) * RETRY_JITTER)));
+  if (options.failureClass === 'throttled' && options.retryAfterMs !== null) {
+    return Math.max(jittered, Math.min(options.retryAfterMs, MAX_RETRY_AFTER_MS));
+  }
+  return jittered;
+}
+
+/** The event's last_error: what went wrong, its class, and what happens next. */
+export function describeFailure(verdict: Verdict, next: { retryInMs: number } | { exhaustedAfter: number }): string {
+  const retryAfter = verdict.retryAfterMs !== null ? `, Retry-After ${Math.round(verdict.retryAfterMs / 1000)} s` : '';
+  const head = `${verdict.error ?? 'failed'} (${verdict.failureClass ?? 'failed'}${retryAfter})`;
+  if ('retryInMs' in next) return `${head}; next attempt in ${Math.round(next.retryInMs)} ms`;
+  return `${head}; retries exhausted after ${next.exhaustedAfter} attempt${next.exhaustedAfter === 1 ? '' : 's'}`;
+}

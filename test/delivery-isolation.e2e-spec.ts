@@ -1,0 +1,225 @@
+import type Redis from 'ioredis';
+import { acquireEndpointSlot, deliveryJobId, type EndpointState, readEndpointState, REDIS, releaseEndpointSlot } from '@app/runtime';
+import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { DeliveryProcessor } from '../apps/delivery-worker/src/delivery/delivery.processor';
+import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
+import { type RunningApp, startApp } from './support/apps';
+import { createAccount, setCallbackSettings } from './support/fixtures';
+import { TestReceiver } from './support/receiver';
+import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { waitFor } from './support/wait-for';
+import {
+  deleteKeysUnder,
+  deliveryQueueOf,
+  enqueueFirstAttempts,
+  eventRows,
+  insertEvents,
+  type NewTestEvent,
+  sendEvents,
+  type StoredTestEvent,
+  useOwnRedisPrefix,
+} from './support/worker-process';
+
+const PREFIX = useOwnRedisPrefix('delivery-isolation');
+// The e2e project's testTimeout is not applied per project; these tests wait on real retries and cooldowns.
+jest.setTimeout(60_000);
+
+function events(count: number): NewTestEvent[] {
+  return Array.from({ length: count }, (_, index) => ({
+    action: 'Customer_create',
+    message: { ...structuredClone(SAMPLE_MESSAGES.Customer_create), id: index + 1 },
+  }));
+}
+
+describe('endpoint isolation, circuit breaker and reconciler', () => {
+  let configApi: RunningApp;
+  let worker: RunningApp;
+  const receivers: TestReceiver[] = [];
+
+  async function receiver(): Promise<TestReceiver> {
+    const started = await new TestReceiver().start();
+    receivers.push(started);
+    return started;
+  }
+
+  async function accountFor(target: TestReceiver): Promise<number> {
+    const account = await createAccount(configApi);
+    await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
+    return account.id;
+  }
+
+  async function statuses(stored: StoredTestEvent[]): Promise<string[]> {
+    return (await eventRows(worker.app, stored.map((event) => event.eventId))).map((row) => row.status);
+  }
+
+  beforeAll(async () => {
+    configApi = await startApp(ConfigApiModule);
+    worker = await startApp(DeliveryWorkerModule, {
+      WORKER_CONCURRENCY: '6',
+      ENDPOINT_CONCURRENCY: '2',
+      DELIVERY_TIMEOUT_MS: '1000',
+      BREAKER_FAILURE_THRESHOLD: '3',
+      BREAKER_COOLDOWN: '1s',
+      // Plenty of retries: while the breaker is open, waiting does not use them up.
+      RETRY_SCHEDULE: Array.from({ length: 12 }, () => '200ms').join(','),
+      RECONCILE_INTERVAL: '500ms',
+    });
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    await configApi?.close();
+    await Promise.all(receivers.map((started) => started.stop()));
+  });
+
+  it('keeps a dead endpoint from holding back a healthy one, opens its breaker, and closes it after recovery', async () => {
+    const dead = await receiver();
+    let alive = false;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    dead.respondWith((_request, response) => {
+      if (alive) {
+        response.writeHead(200).end('ok');
+        return;
+      }
+      // Never answers: the worker's deadline ends each call.
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      response.on('close', () => {
+        inFlight -= 1;
+      });
+    });
+    const healthy = await receiver();
+    const deadEvents = await sendEvents(worker.app, await accountFor(dead), events(24));
+    const healthyEvents = await sendEvents(worker.app, await accountFor(healthy), events(24));
+
+    await waitFor('every healthy event to be delivered', async () => (await statuses(healthyEvents)).every((status) => status === 'delivered'));
+    // The dead endpoint's backlog, enqueued first, was not worked through before the healthy events:
+    // it only ever got its bounded share of the workers.
+    expect(dead.requests.length).toBeLessThan(deadEvents.length);
+    expect((await statuses(deadEvents)).every((status) => status === 'queued' || status === 'retrying')).toBe(true);
+
+    const redis = worker.app.get<Redis>(REDIS);
+    const opened = await waitFor('the dead endpoint breaker to open', async () => {
+      const state = await readEndpointState(redis, PREFIX, dead.url);
+      return state.state === 'open' ? state : undefined;
+    });
+    expect(opened.consecutive_failures).toBeGreaterThanOrEqual(3);
+    expect(opened.last_error).toBe('time-out: no answer within 1000 ms');
+    expect(Date.parse(opened.retry_at ?? '')).toBeGreaterThan(Date.parse(opened.opened_at ?? ''));
+    expect(await readEndpointState(redis, PREFIX, healthy.url)).toMatchObject({ state: 'closed', consecutive_failures: 0 });
+
+    await waitFor('a waiting event to say why it waits', async () =>
+      (await eventRows(worker.app, deadEvents.map((event) => event.eventId))).some((row) =>
+        /^circuit open until \S+ after \d+ consecutive failures: time-out: no answer within 1000 ms$/.test(row.last_error ?? ''),
+      ),
+    );
+    // After the cooldown one probe goes through; it times out too and re-opens the breaker.
+    const seen = new Set<EndpointState['state']>();
+    await waitFor(
+      'a half-open probe, then the breaker open again',
+      async () => {
+        const { state } = await readEndpointState(redis, PREFIX, dead.url);
+        if (state === 'half_open') seen.add(state);
+        return seen.has('half_open') && state === 'open';
+      },
+      { intervalMs: 20 },
+    );
+
+    const requestsWhileDead = dead.requests.length;
+    expect(mostInFlight).toBeLessThanOrEqual(2);
+    alive = true;
+    await waitFor('every event of the recovered endpoint to be delivered', async () =>
+      (await statuses(deadEvents)).every((status) => status === 'delivered'),
+    );
+    expect(await readEndpointState(redis, PREFIX, dead.url)).toMatchObject({ state: 'closed', consecutive_failures: 0, retry_at: null });
+    expect(dead.requests.length - requestsWhileDead).toBeGreaterThanOrEqual(deadEvents.length);
+    // Waiting for the breaker did not spend retries: far fewer attempts than the schedule allows.
+    const rows = await eventRows(worker.app, deadEvents.map((event) => event.eventId));
+    expect(Math.max(...rows.map((row) => row.attempts))).toBeLessThan(13);
+  });
+
+  it('re-enqueues pending events whose jobs Redis lost, and events never enqueued at all', async () => {
+    const target = await receiver();
+    const accountId = await accountFor(target);
+    const processor = worker.app.get(DeliveryProcessor, { strict: false });
+    await processor.worker.pause();
+    try {
+      const queued = await sendEvents(worker.app, accountId, events(20));
+      const neverEnqueued = await insertEvents(worker.app, accountId, events(5));
+      const counts = await deliveryQueueOf(worker.app).getJobCounts('wait', 'delayed', 'prioritized');
+      expect(counts.wait + counts.delayed + counts.prioritized).toBeGreaterThanOrEqual(20);
+
+      // Redis loses everything this worker had: queue, jobs, breaker and lease keys.
+      expect(await deleteKeysUnder(PREFIX)).toBeGreaterThan(0);
+      processor.worker.resume();
+
+      const all = [...queued, ...neverEnqueued];
+      await waitFor('the reconciler to get every pending event delivered', async () => (await statuses(all)).every((status) => status === 'delivered'));
+      expect(new Set(target.requests.map((request) => request.headers['webhook-id'])).size).toBe(all.length);
+    } finally {
+      processor.worker.resume();
+    }
+  });
+
+  it('leaves a job alone when its event has moved on (stale step)', async () => {
+    const target = await receiver();
+    const accountId = await accountFor(target);
+    const [event] = await sendEvents(worker.app, accountId, events(1));
+    await waitFor('delivery', async () => (await statuses([event]))[0] === 'delivered');
+    // The same step again, e.g. re-added by a reconciler racing the worker: nothing happens.
+    const queue = deliveryQueueOf(worker.app);
+    await enqueueFirstAttempts(queue, [event]);
+    const jobId = deliveryJobId({ eventSeq: event.seq, series: 0, attempt: 0 });
+    await waitFor('the repeated job to be processed (and removed)', async () => (await queue.getJob(jobId)) === undefined);
+    expect(target.requests.filter((request) => request.headers['webhook-id'] === event.eventId)).toHaveLength(1);
+    expect((await eventRows(worker.app, [event.eventId]))[0].attempts).toBe(1);
+  });
+
+  it('keeps breaker and leases in Redis: threshold, cooldown, single probe, lease expiry', async () => {
+    const redis = worker.app.get<Redis>(REDIS);
+    const url = `http://breaker-${Date.now()}.example:8080/hook`;
+    const endpoint = new URL(url).origin;
+    const lease = (id: string, ttlMs = 5000) => acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs, limit: 2 });
+    const release = (leaseId: string, signal: 'success' | 'failure' | 'neutral') =>
+      releaseEndpointSlot(redis, PREFIX, endpoint, { leaseId, signal, failureThreshold: 2, cooldownMs: 300, error: `${signal} of ${leaseId}` });
+
+    // Two slots: the third caller is busy until a lease is released or expires.
+    expect((await lease('a', 200)).verdict).toBe('acquired');
+    expect((await lease('b')).verdict).toBe('acquired');
+    expect((await lease('c')).verdict).toBe('busy');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect((await lease('c')).verdict).toBe('acquired');
+
+    // Failures below the threshold only count; a success resets the count.
+    expect(await release('b', 'failure')).toMatchObject({ change: 'counted', consecutiveFailures: 1 });
+    expect(await release('c', 'success')).toMatchObject({ change: 'unchanged' });
+    expect(await readEndpointState(redis, PREFIX, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, last_error: 'failure of b' });
+    for (const id of ['d', 'e']) expect((await lease(id)).verdict).toBe('acquired');
+    expect(await release('d', 'failure')).toMatchObject({ change: 'counted' });
+    const opened = await release('e', 'failure');
+    expect(opened).toMatchObject({ change: 'opened', consecutiveFailures: 2 });
+    expect(await readEndpointState(redis, PREFIX, url)).toMatchObject({ state: 'open', consecutive_failures: 2, last_error: 'failure of e' });
+
+    // Open: nobody gets through until the cooldown ends; then exactly one probe.
+    const refused = await lease('f');
+    expect(refused.verdict).toBe('open');
+    expect(refused.until - refused.serverNow).toBeGreaterThan(0);
+    expect(refused.until - refused.serverNow).toBeLessThanOrEqual(300);
+    await new Promise((resolve) => setTimeout(resolve, 320));
+    expect((await lease('probe-1')).verdict).toBe('probe');
+    expect((await lease('g')).verdict).toBe('probing');
+    expect((await readEndpointState(redis, PREFIX, url)).state).toBe('half_open');
+
+    // A probe that learnt nothing hands over; a failed probe re-opens; a successful one closes.
+    expect(await release('probe-1', 'neutral')).toMatchObject({ change: 'unchanged' });
+    expect((await lease('probe-2')).verdict).toBe('probe');
+    expect(await release('probe-2', 'failure')).toMatchObject({ change: 'opened' });
+    expect((await lease('h')).verdict).toBe('open');
+    await new Promise((resolve) => setTimeout(resolve, 320));
+    expect((await lease('probe-3')).verdict).toBe('probe');
+    expect(await release('probe-3', 'success')).toMatchObject({ change: 'closed' });
+    expect(await readEndpointState(redis, PREFIX, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, opened_at: null, retry_at: null });
+    expect((await lease('i')).verdict).toBe('acquired');
+  });
+});

@@ -1,0 +1,200 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { INestApplication } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import Redis from 'ioredis';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { DELIVERY_QUEUE, deliveryJob, publishSettingsChanged, REDIS } from '@app/runtime';
+
+/**
+ * Helpers for driving the delivery worker in tests: a Redis prefix of the file's own (so its queue and
+ * endpoint state are its alone, and deleting "all keys" never touches another file), events written
+ * straight into PostgreSQL plus their first job, and the worker as a real child process.
+ */
+
+const ROOT = join(__dirname, '..', '..');
+let eventCounter = 0;
+
+/**
+ * Moves this test file onto `<run prefix>:<name>`, still under the run's prefix so global teardown
+ * removes its keys. Jest gives every test file its own copy of process.env, so this stays in the file.
+ */
+export function useOwnRedisPrefix(name: string): string {
+  const base = process.env.REDIS_PREFIX ?? 'callbacks';
+  const prefix = `${base}:${name}`;
+  process.env.REDIS_PREFIX = prefix;
+  return prefix;
+}
+
+export function deliveryQueueOf(app: INestApplication): Queue {
+  return app.get<Queue>(getQueueToken(DELIVERY_QUEUE), { strict: false });
+}
+
+export interface NewTestEvent {
+  action: string;
+  message: Record<string, unknown>;
+  eventId?: string;
+}
+
+export interface StoredTestEvent {
+  seq: string;
+  eventId: string;
+  action: string;
+  message: Record<string, unknown>;
+}
+
+/** Inserts events the way ingest stores them (status queued, next_attempt_at now), without enqueueing. */
+export async function insertEvents(app: INestApplication, accountId: number, events: NewTestEvent[]): Promise<StoredTestEvent[]> {
+  const dataSource = app.get(DataSource);
+  const ids = events.map((event) => {
+    eventCounter += 1;
+    return event.eventId ?? `evt-${process.pid}-${Date.now().toString(36)}-${eventCounter}`;
+  });
+  const rows = await dataSource.query<{ seq: string; event_id: string }[]>(
+    `INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at)
+     SELECT event_id, $2, action, message::json, 'queued', now()
+       FROM unnest($1::varchar[], $3::varchar[], $4::text[]) WITH ORDINALITY AS t(event_id, action, message, ord)
+      ORDER BY ord
+     RETURNING seq::text AS seq, event_id`,
+    [ids, accountId, events.map((event) => event.action), events.map((event) => JSON.stringify(event.message))],
+  );
+  const seqById = new Map(rows.map((row) => [row.event_id, row.seq]));
+  return events.map((event, index) => ({ seq: seqById.get(ids[index]) ?? '', eventId: ids[index], action: event.action, message: event.message }));
+}
+
+/** Adds the first delivery job of each event, as ingest does after storing them. */
+export async function enqueueFirstAttempts(queue: Queue, events: StoredTestEvent[], delayMs = 0): Promise<void> {
+  await queue.addBulk(events.map((event) => deliveryJob({ eventSeq: event.seq, series: 0, attempt: 0 }, delayMs)));
+}
+
+export async function sendEvents(app: INestApplication, accountId: number, events: NewTestEvent[]): Promise<StoredTestEvent[]> {
+  const stored = await insertEvents(app, accountId, events);
+  await enqueueFirstAttempts(deliveryQueueOf(app), stored);
+  return stored;
+}
+
+export interface EventRow {
+  seq: string;
+  event_id: string;
+  status: string;
+  attempts: number;
+  series: number;
+  series_attempts: number;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  last_error: string | null;
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  series: number;
+  started_at: Date;
+  duration_ms: number;
+  url: string;
+  request_headers: Record<string, string>;
+  request_body: string;
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  error: string | null;
+}
+
+export async function eventRows(app: INestApplication, eventIds: string[]): Promise<EventRow[]> {
+  return app.get(DataSource).query<EventRow[]>(
+    `SELECT seq::text AS seq, event_id, status, attempts, series, series_attempts, next_attempt_at, delivered_at, last_error
+       FROM events WHERE event_id = ANY($1::varchar[]) ORDER BY seq`,
+    [eventIds],
+  );
+}
+
+export async function eventRow(app: INestApplication, eventId: string): Promise<EventRow> {
+  const [row] = await eventRows(app, [eventId]);
+  return row;
+}
+
+export async function attemptRows(app: INestApplication, eventId: string): Promise<AttemptRecord[]> {
+  return app.get(DataSource).query<AttemptRecord[]>(
+    `SELECT a.attempt, a.series, a.started_at, a.duration_ms, a.url, a.request_headers, a.request_body, a.response_status,
+            a.response_headers, a.response_body, a.error
+       FROM delivery_attempts a JOIN events e ON e.seq = a.event_seq
+      WHERE e.event_id = $1
+      ORDER BY a.attempt, a.id`,
+    [eventId],
+  );
+}
+
+/** Announces a settings change on this file's prefix (the worker listens there). */
+export async function announceSettingsChange(app: INestApplication, accountId: number): Promise<void> {
+  await publishSettingsChanged(app.get<Redis>(REDIS), process.env.REDIS_PREFIX ?? 'callbacks', accountId);
+}
+
+/** Deletes every key under `prefix:` (never FLUSHDB: other runs share the server). */
+export async function deleteKeysUnder(prefix: string): Promise<number> {
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  let deleted = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) deleted += await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** Everything the child wrote, for failure messages. */
+  output(): string;
+  /** Resolves with the exit code (or signal name) once the child has exited. */
+  exited: Promise<number | string>;
+  /** Resolves once the worker's HTTP server listens (it consumes as soon as PostgreSQL and Redis answer). */
+  started: Promise<void>;
+}
+
+/**
+ * Starts apps/delivery-worker/src/main.ts as a real process with the test run's database and this
+ * file's Redis prefix; `env` adds or overrides settings.
+ */
+export function spawnWorker(env: Record<string, string>): WorkerProcess {
+  const child = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/delivery-worker/src/main.ts'],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'test',
+        TS_NODE_PROJECT: 'tsconfig.json',
+        DATABASE_URL: process.env.DATABASE_URL ?? '',
+        REDIS_URL: process.env.REDIS_URL ?? '',
+        REDIS_PREFIX: process.env.REDIS_PREFIX ?? '',
+        WORKER_PORT: '0',
+        ALLOW_PRIVATE_TARGETS: 'true',
+        LOG_LEVEL: 'info',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  let onListening: () => void = () => undefined;
+  const started = new Promise<void>((resolve, reject) => {
+    onListening = resolve;
+    child.once('exit', (code, signal) => reject(new Error(`worker exited before listening (${signal ?? code}):\n${output}`)));
+  });
+  // Attach a handler so a worker that is killed on purpose before listening is no unhandled rejection.
+  started.catch(() => undefined);
+  const collect = (chunk: Buffer): void => {
+    output += chunk.toString('utf8');
+    if (output.includes('listening on http://')) onListening();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code ?? -1)));
+  return { child, output: () => output, exited, started };
+}
