@@ -16,10 +16,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-extraneous-class': 'off',
       '@typescript-eslint/unbound-method': 'off',
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['../../libs/*', '../../../libs/*', '**/apps/*'], message: 'Import libs by their @app/ alias; libs never import apps.' }] },
-      ],
+    },
+  },
+  {
+    files: ['apps/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/libs/*'], message: 'Import libs by their @app/ alias.' }] }],
+    },
+  },
+  {
+    files: ['libs/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/apps/*', '**/libs/*'], message: 'Libs never import apps; import other libs by their @app/ alias.' }] }],
     },
   },
   {
