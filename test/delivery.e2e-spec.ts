@@ -1,4 +1,3 @@
-import { parse } from 'qs';
 import { Webhook } from 'standardwebhooks';
 import { EVENT_ACTIONS, type EventAction } from '@app/payloads';
 import { deliveryJob, deliveryJobId } from '@app/runtime';
@@ -19,26 +18,12 @@ import {
   type StoredTestEvent,
   useOwnRedisPrefix,
 } from './support/worker-process';
+import { asFormParsed, parseFormBody } from './support/form-expectation';
 
 useOwnRedisPrefix('delivery-main');
 // The e2e project's testTimeout is not applied per project; these tests wait on real retries and cooldowns.
 jest.setTimeout(60_000);
 
-/** What a form parser reads back: scalars as strings, null as '', empty containers gone. */
-function asParsed(value: unknown): unknown {
-  if (value === null) return '';
-  if (Array.isArray(value)) {
-    const items = value.map(asParsed).filter((item) => item !== undefined);
-    return items.length > 0 ? items : undefined;
-  }
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .map(([key, child]) => [key, asParsed(child)] as const)
-      .filter(([, child]) => child !== undefined);
-    return entries.length > 0 ? Object.fromEntries(entries) : undefined;
-  }
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
 
 function header(request: ReceivedRequest, name: string): string {
   const value = request.headers[name];
@@ -128,7 +113,7 @@ describe('callback delivery', () => {
       if (contentType === 'JSON') {
         expect(request.body).toBe(JSON.stringify({ action: event.action, message: event.message }));
       } else {
-        expect(parse(request.body, { depth: 20, arrayLimit: 1000 })).toEqual({ action: event.action, message: asParsed(event.message) });
+        expect(parseFormBody(request.body)).toEqual({ action: event.action, message: asFormParsed(event.message) });
       }
       // The attempt row holds exactly what was sent, and no secret.
       const [attempt] = await attemptRows(worker.app, event.eventId);

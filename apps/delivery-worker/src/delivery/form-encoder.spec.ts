@@ -1,27 +1,8 @@
-import { parse } from 'qs';
+import { asFormParsed, parseFormBody } from '../../../../test/support/form-expectation';
 import { SAMPLE_MESSAGES } from '../../../../test/support/sample-messages';
 import { encodeFormBody, formEscape } from './form-encoder';
 
-/** What a form parser gives back for a message: every scalar as a string, null as '', empty containers gone. */
-function asParsed(value: unknown): unknown {
-  if (value === null) return '';
-  if (Array.isArray(value)) {
-    const items = value.map(asParsed).filter((item) => item !== undefined);
-    return items.length > 0 ? items : undefined;
-  }
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .map(([key, child]) => [key, asParsed(child)] as const)
-      .filter(([, child]) => child !== undefined);
-    return entries.length > 0 ? Object.fromEntries(entries) : undefined;
-  }
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
 
-/** Deep enough and with arrays long enough for any message; qs's defaults (depth 5, arrayLimit 20) are for browsers. */
-function parseForm(body: string): Record<string, unknown> {
-  return parse(body, { depth: 50, arrayLimit: 10_000, parameterLimit: 100_000 });
-}
 
 /** Deterministic pseudo-random numbers (mulberry32), so a failing case can be replayed. */
 function seeded(seed: number): () => number {
@@ -134,8 +115,8 @@ describe('formEscape', () => {
 
 describe('form bodies read back with qs', () => {
   it.each(Object.entries(SAMPLE_MESSAGES))('%s reads back as the message with string values', (action, message) => {
-    const parsed = parseForm(encodeFormBody(action, message));
-    expect(parsed).toEqual({ action, message: asParsed(message) });
+    const parsed = parseFormBody(encodeFormBody(action, message));
+    expect(parsed).toEqual({ action, message: asFormParsed(message) });
   });
 
   it('reads back 500 random messages', () => {
@@ -143,10 +124,10 @@ describe('form bodies read back with qs', () => {
     for (let round = 0; round < 500; round += 1) {
       const message = Object.fromEntries(Array.from({ length: 1 + Math.floor(random() * 5) }, () => [randomKey(random), randomValue(random, 4)]));
       const body = encodeFormBody('Customer_create', message);
-      const expected = asParsed(message);
+      const expected = asFormParsed(message);
       const wanted = expected === undefined ? { action: 'Customer_create' } : { action: 'Customer_create', message: expected };
       // The round number in both sides names the failing case.
-      expect({ round, parsed: parseForm(body) }).toEqual({ round, parsed: wanted });
+      expect({ round, parsed: parseFormBody(body) }).toEqual({ round, parsed: wanted });
     }
   });
 
