@@ -4,7 +4,7 @@ const aliases = {
   '^@app/(payloads|signing|persistence|runtime)/(.*)$': '<rootDir>/libs/$1/src/$2',
 };
 // Type checking is `npm run typecheck`'s job; tests transpile only, which keeps the suite fast.
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] };
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] };
 
 module.exports = {
   // Per-project testTimeout is ignored by Jest; e2e tests wait on real services, so the bound is global.
