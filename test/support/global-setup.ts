@@ -45,5 +45,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.ALLOW_PRIVATE_TARGETS = 'true';
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   process.env.NODE_ENV = 'test';
+  // Suites seed old final events on purpose; the worker's hourly retention round must not take them.
+  process.env.RETENTION_DAYS = '3650';
   await runMigrations(process.env.DATABASE_URL);
 }

@@ -23,6 +23,8 @@ export interface Environment {
     breakerCooldownMs: number;
     reconcileIntervalMs: number;
   };
+  /** Final events (with their attempts) and bot calls older than this many days are deleted by the worker. */
+  retention: { days: number };
 }
 
 export class EnvironmentError extends Error {
@@ -162,6 +164,7 @@ export function loadEnvironment(source: Source = process.env): Environment {
       breakerCooldownMs: read.duration('BREAKER_COOLDOWN', '30s'),
       reconcileIntervalMs: read.duration('RECONCILE_INTERVAL', '15s'),
     },
+    retention: { days: read.integer('RETENTION_DAYS', 30, 1, 3650) },
   };
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(environment.logLevel)) read.problems.push(`LOG_LEVEL must be one of ${levels.join(', ')}`);

@@ -1,0 +1,127 @@
+import { EnvironmentError, loadEnvironment } from './environment';
+
+function problemsOf(source: Record<string, string>): string[] {
+  try {
+    loadEnvironment(source);
+  } catch (error) {
+    if (error instanceof EnvironmentError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the environment to be refused');
+}
+
+const PRODUCTION_TOKENS = { ADMIN_TOKEN: 'admin-token-0123456789', INGEST_TOKEN: 'ingest-token-0123456789' };
+
+describe('loadEnvironment', () => {
+  it('fills in the documented defaults when nothing is set', () => {
+    const environment = loadEnvironment({});
+    expect(environment.nodeEnv).toBe('development');
+    expect(environment.production).toBe(false);
+    expect(environment.database).toEqual({ url: 'postgres://postgres@127.0.0.1:5432/callbacks', poolSize: 10 });
+    expect(environment.redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'callbacks' });
+    expect(environment.ports).toEqual({ configApi: 3000, ingest: 3001, worker: 3002 });
+    expect(environment.auth).toEqual({ adminToken: null, ingestTokens: [] });
+    expect(environment.delivery).toEqual({
+      allowPrivateTargets: false,
+      timeoutMs: 10_000,
+      retryScheduleMs: [10_000, 60_000, 300_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000],
+      workerConcurrency: 50,
+      endpointConcurrency: 10,
+      breakerFailureThreshold: 5,
+      breakerCooldownMs: 30_000,
+      reconcileIntervalMs: 15_000,
+    });
+    expect(environment.retention).toEqual({ days: 30 });
+  });
+
+  it('treats an empty or blank setting as unset', () => {
+    expect(loadEnvironment({ RETENTION_DAYS: '', WORKER_CONCURRENCY: '   ' })).toMatchObject({
+      retention: { days: 30 },
+      delivery: { workerConcurrency: 50 },
+    });
+  });
+
+  describe('RETENTION_DAYS', () => {
+    it.each([
+      ['1', 1],
+      ['7', 7],
+      [' 90 ', 90],
+      ['3650', 3650],
+    ])('accepts %j', (value, days) => {
+      expect(loadEnvironment({ RETENTION_DAYS: value }).retention.days).toBe(days);
+    });
+
+    it.each(['0', '3651', '-5', '1.5', '30d', 'forever', '1e3'])('refuses %j, naming the setting and the range', (value) => {
+      expect(problemsOf({ RETENTION_DAYS: value })).toEqual([`RETENTION_DAYS must be a whole number from 1 to 3650 (got "${value}")`]);
+    });
+  });
+
+  it('parses RETRY_SCHEDULE with every unit and refuses a malformed one', () => {
+    expect(loadEnvironment({ RETRY_SCHEDULE: '250ms, 2s,1m,1h' }).delivery.retryScheduleMs).toEqual([250, 2_000, 60_000, 3_600_000]);
+    for (const value of ['10s,,1m', '10s,1d', '10 seconds', '10s;1m', ',']) {
+      const problems = problemsOf({ RETRY_SCHEDULE: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^RETRY_SCHEDULE must be a comma separated list of durations/);
+      expect(problems[0]).toContain(`(got "${value.trim()}")`);
+    }
+  });
+
+  it('reads ALLOW_PRIVATE_TARGETS explicitly, so "false" is false', () => {
+    for (const value of ['false', 'FALSE', '0', 'no']) {
+      expect(loadEnvironment({ ALLOW_PRIVATE_TARGETS: value }).delivery.allowPrivateTargets).toBe(false);
+    }
+    for (const value of ['true', 'True', '1', 'yes']) {
+      expect(loadEnvironment({ ALLOW_PRIVATE_TARGETS: value }).delivery.allowPrivateTargets).toBe(true);
+    }
+    expect(problemsOf({ ALLOW_PRIVATE_TARGETS: 'maybe' })).toEqual(['ALLOW_PRIVATE_TARGETS must be true or false (got "maybe")']);
+  });
+
+  it('requires ADMIN_TOKEN and INGEST_TOKEN in production only', () => {
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+      'ADMIN_TOKEN is required when NODE_ENV=production',
+      'INGEST_TOKEN is required when NODE_ENV=production',
+    ]);
+    expect(problemsOf({ NODE_ENV: 'production', ADMIN_TOKEN: PRODUCTION_TOKENS.ADMIN_TOKEN, INGEST_TOKEN: ' , ' })).toEqual([
+      'INGEST_TOKEN is required when NODE_ENV=production',
+    ]);
+    const production = loadEnvironment({ NODE_ENV: 'production', ...PRODUCTION_TOKENS, INGEST_TOKEN: 'ingest-token-0123456789, ingest-token-second-one' });
+    expect(production.production).toBe(true);
+    expect(production.auth).toEqual({
+      adminToken: PRODUCTION_TOKENS.ADMIN_TOKEN,
+      ingestTokens: ['ingest-token-0123456789', 'ingest-token-second-one'],
+    });
+    expect(loadEnvironment({ NODE_ENV: 'test' }).auth).toEqual({ adminToken: null, ingestTokens: [] });
+  });
+
+  it('lists every problem at once instead of stopping at the first', () => {
+    const problems = problemsOf({
+      NODE_ENV: 'production',
+      INGEST_TOKEN: 'short',
+      DATABASE_URL: 'mysql://localhost/callbacks',
+      REDIS_URL: 'not a url',
+      WORKER_PORT: '70000',
+      RETRY_SCHEDULE: 'soon',
+      ALLOW_PRIVATE_TARGETS: 'sometimes',
+      BREAKER_COOLDOWN: '30',
+      RETENTION_DAYS: '0',
+      LOG_LEVEL: 'loud',
+    });
+    const named = ['ADMIN_TOKEN', 'INGEST_TOKEN', 'DATABASE_URL', 'REDIS_URL', 'WORKER_PORT', 'RETRY_SCHEDULE', 'ALLOW_PRIVATE_TARGETS', 'BREAKER_COOLDOWN', 'RETENTION_DAYS', 'LOG_LEVEL'];
+    expect(problems).toHaveLength(named.length);
+    for (const name of named) expect(problems.some((problem) => problem.startsWith(`${name} `))).toBe(true);
+    expect(problems).toContain('INGEST_TOKEN must be at least 16 characters long');
+
+    let thrown: unknown;
+    try {
+      loadEnvironment({ RETENTION_DAYS: 'x', WORKER_CONCURRENCY: '0' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(EnvironmentError);
+    expect((thrown as Error).message).toBe(
+      'Invalid configuration:\n' +
+        '  - WORKER_CONCURRENCY must be a whole number from 1 to 10000 (got "0")\n' +
+        '  - RETENTION_DAYS must be a whole number from 1 to 3650 (got "x")',
+    );
+  });
+});
