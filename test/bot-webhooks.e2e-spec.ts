@@ -183,6 +183,13 @@ describe('bot webhooks', () => {
 
       const noToken = { 'content-type': 'application/json' };
       const account = await createAccount(configApi);
+
+      // Ids beyond the integer columns are the caller's mistake (422 naming the parameter), not a 500.
+      const tooLarge = await admin('DELETE', `/admin/v1/accounts/${unknown}/bot-webhooks/99999999999`);
+      expect(tooLarge.status).toBe(422);
+      expect(tooLarge.body.details).toEqual([expect.objectContaining({ path: 'bot_id' })]);
+      expect((await admin('GET', '/admin/v1/accounts/99999999999/bot-webhooks')).status).toBe(422);
+
       expect((await admin('POST', `/admin/v1/accounts/${account.id}/bot-webhooks`, body, noToken)).status).toBe(401);
       expect((await admin('GET', `/admin/v1/accounts/${account.id}/bot-webhooks`, undefined, noToken)).status).toBe(401);
       expect((await admin('DELETE', `/admin/v1/accounts/${account.id}/bot-webhooks/1`, undefined, noToken)).status).toBe(401);

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { AdminTokenGuard } from '@app/runtime';
-import { AccountIdPipe } from '../events/account-id.pipe';
+import { IdParamPipe } from '../id-param.pipe';
 import { CreateAccountDto } from './account.dto';
 import { type AccountView, AccountsService, type CreatedAccount } from './accounts.service';
 
@@ -16,13 +16,13 @@ export class AccountsController {
   }
 
   @Get(':id')
-  view(@Param('id', AccountIdPipe) id: number): Promise<AccountView> {
+  view(@Param('id', IdParamPipe) id: number): Promise<AccountView> {
     return this.accounts.view(id);
   }
 
   @Post(':id/rotate-secret')
   @HttpCode(200)
-  rotate(@Param('id', AccountIdPipe) id: number): Promise<{ signing_secret: string; previous_secret_expires_at: string }> {
+  rotate(@Param('id', IdParamPipe) id: number): Promise<{ signing_secret: string; previous_secret_expires_at: string }> {
     return this.accounts.rotateSecret(id);
   }
 }

@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseIntPipe, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { AdminTokenGuard } from '@app/runtime';
+import { IdParamPipe } from '../id-param.pipe';
 import { type BotCallView, type BotWebhookView, AdminBotWebhooksService } from './admin-bot-webhooks.service';
 import { CreateBotWebhookDto, ListBotCallsQueryDto } from './bot-webhook.dto';
 
@@ -10,18 +11,18 @@ export class AdminBotWebhooksController {
 
   @Post()
   @HttpCode(201)
-  create(@Param('id', ParseIntPipe) accountId: number, @Body() body: CreateBotWebhookDto): Promise<BotWebhookView> {
+  create(@Param('id', IdParamPipe) accountId: number, @Body() body: CreateBotWebhookDto): Promise<BotWebhookView> {
     return this.botWebhooks.create(accountId, body);
   }
 
   @Get()
-  list(@Param('id', ParseIntPipe) accountId: number): Promise<{ items: BotWebhookView[] }> {
+  list(@Param('id', IdParamPipe) accountId: number): Promise<{ items: BotWebhookView[] }> {
     return this.botWebhooks.list(accountId);
   }
 
   @Delete(':bot_id')
   @HttpCode(204)
-  async remove(@Param('id', ParseIntPipe) accountId: number, @Param('bot_id', ParseIntPipe) botId: number): Promise<void> {
+  async remove(@Param('id', IdParamPipe) accountId: number, @Param('bot_id', IdParamPipe) botId: number): Promise<void> {
     await this.botWebhooks.remove(accountId, botId);
   }
 }

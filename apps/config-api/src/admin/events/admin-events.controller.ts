@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { AdminTokenGuard, ApiError } from '@app/runtime';
-import { AccountIdPipe } from './account-id.pipe';
+import { IdParamPipe } from '../id-param.pipe';
 import { BulkRedeliverDto, ListEventsQueryDto, StatsQueryDto } from './admin-events.dto';
 import { AdminEventsService, type EventDetail, type EventPage, type EventStats } from './admin-events.service';
 import { RedeliveryService } from './redelivery.service';
@@ -37,7 +37,7 @@ export class AdminEventsController {
 
   @Post('accounts/:id/redeliver')
   @HttpCode(202)
-  redeliverAccount(@Param('id', AccountIdPipe) accountId: number, @Body() body: BulkRedeliverDto): Promise<{ count: number }> {
+  redeliverAccount(@Param('id', IdParamPipe) accountId: number, @Body() body: BulkRedeliverDto): Promise<{ count: number }> {
     return this.redelivery.redeliverAccount(accountId, body);
   }
 

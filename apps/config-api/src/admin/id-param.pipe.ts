@@ -1,0 +1,20 @@
+import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
+import { validationFailed } from '@app/runtime';
+
+const MAX_INT4 = 2_147_483_647;
+
+/**
+ * Path ids (`:id`, `:bot_id`): a positive integer that fits the integer id columns, else 422 naming the
+ * parameter. ParseIntPipe alone lets 99999999999 through to PostgreSQL, which then fails with a 500.
+ */
+@Injectable()
+export class IdParamPipe implements PipeTransform<string, number> {
+  transform(value: string, metadata: ArgumentMetadata): number {
+    const name = metadata.data ?? 'id';
+    const id = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
+    if (!Number.isInteger(id) || id < 1 || id > MAX_INT4) {
+      throw validationFailed([{ path: name, problem: `${name} must be an integer from 1 to ${MAX_INT4}` }]);
+    }
+    return id;
+  }
+}
