@@ -621,7 +621,7 @@ describe('bot webhooks', () => {
       } while (cursor);
       expect(seen).toEqual(all.map((call) => call.id));
 
-      for (const bad of ['limit=501', 'limit=0', 'cursor=abc', 'outcome=great', 'type=x', 'since=yesterday', 'account_id=x']) {
+      for (const bad of ['limit=501', 'limit=0', 'cursor=abc', 'outcome=great', 'type=x', 'since=yesterday', 'account_id=x', 'account_id=99999999999', 'account_id=0']) {
         const reply = await admin('GET', `/admin/v1/bot-calls?${bad}`);
         expect([bad, reply.status]).toEqual([bad, 422]);
       }

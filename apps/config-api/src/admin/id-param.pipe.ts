@@ -1,7 +1,6 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
+import { MAX_RECORD_ID } from '@app/payloads';
 import { validationFailed } from '@app/runtime';
-
-const MAX_INT4 = 2_147_483_647;
 
 /**
  * Path ids (`:id`, `:bot_id`): a positive integer that fits the integer id columns, else 422 naming the
@@ -12,8 +11,8 @@ export class IdParamPipe implements PipeTransform<string, number> {
   transform(value: string, metadata: ArgumentMetadata): number {
     const name = metadata.data ?? 'id';
     const id = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
-    if (!Number.isInteger(id) || id < 1 || id > MAX_INT4) {
-      throw validationFailed([{ path: name, problem: `${name} must be an integer from 1 to ${MAX_INT4}` }]);
+    if (!Number.isInteger(id) || id < 1 || id > MAX_RECORD_ID) {
+      throw validationFailed([{ path: name, problem: `${name} must be an integer from 1 to ${MAX_RECORD_ID}` }]);
     }
     return id;
   }

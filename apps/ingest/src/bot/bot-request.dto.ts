@@ -1,5 +1,5 @@
-import { HasTypedFields, IsStringMap } from '@app/payloads';
-import { IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { HasTypedFields, IsRecordId, IsStringMap } from '@app/payloads';
+import { IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 
 const INTEGER = { message: '$property must be an integer' };
 const STRING = { message: '$property must be a string' };
@@ -9,9 +9,7 @@ const STRING = { message: '$property must be a string' };
  * object"): the listed keys are type-checked, any other key is passed on to the webhook unchanged.
  */
 export class MessageTriggerRequestDto {
-  @IsInt(INTEGER)
-  @Min(1)
-  @Max(2_147_483_647)
+  @IsRecordId()
   account_id!: number;
 
   /** The webhook's name (the seed's integrationName). */
@@ -38,9 +36,7 @@ export class MessageTriggerRequestDto {
 }
 
 export class TaskPushRequestDto {
-  @IsInt(INTEGER)
-  @Min(1)
-  @Max(2_147_483_647)
+  @IsRecordId()
   account_id!: number;
 
   @IsString(STRING)

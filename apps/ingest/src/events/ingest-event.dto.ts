@@ -1,15 +1,12 @@
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { EVENT_ACTIONS, type EventAction } from '@app/payloads';
+import { ArrayMaxSize, IsArray, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { EVENT_ACTIONS, type EventAction, IsRecordId } from '@app/payloads';
 import { EVENT_ID_MAX_LENGTH, EVENT_ID_PATTERN } from './event-id';
 
 export const MAX_BATCH_EVENTS = 1000;
-const MAX_INT4 = 2_147_483_647;
 
 /** The envelope of one event (CONTRACT §4); the `message` itself is checked by validateEventMessage. */
 export class IngestEventDto {
-  @IsInt({ message: 'account_id must be an integer' })
-  @Min(1, { message: 'account_id must be a positive integer' })
-  @Max(MAX_INT4, { message: `account_id must be at most ${MAX_INT4}` })
+  @IsRecordId()
   account_id!: number;
 
   @IsIn(EVENT_ACTIONS, { message: `action must be one of ${EVENT_ACTIONS.join(', ')}` })

@@ -1,4 +1,5 @@
 import { IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { MAX_RECORD_ID } from '@app/payloads';
 
 export class CreateAccountDto {
   @IsEmail({}, { message: 'email must be an e-mail address' })
@@ -13,6 +14,6 @@ export class CreateAccountDto {
   @IsOptional()
   @IsInt({ message: 'id must be an integer' })
   @Min(1)
-  @Max(2_147_483_647)
+  @Max(MAX_RECORD_ID)
   id?: number;
 }

@@ -1,6 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES, type BotCallOutcome, type BotWebhookType } from '@app/persistence';
+import { IsRecordId, queryInteger } from '@app/payloads';
 
 export const BOT_TIMEOUT_MIN_MS = 100;
 export const BOT_TIMEOUT_MAX_MS = 30_000;
@@ -32,16 +33,13 @@ export class CreateBotWebhookDto {
   timeout_ms?: number;
 }
 
-/** Query strings arrive as text; only plain digits become numbers, so `1e3` or `12abc` stay invalid. */
-const toInteger = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value);
 
 export const BOT_CALLS_MAX_LIMIT = 500;
 export const BOT_CALLS_DEFAULT_LIMIT = 50;
 
 export class ListBotCallsQueryDto {
   @IsOptional()
-  @Transform(toInteger)
-  @IsInt({ message: 'account_id must be an integer' })
+  @IsRecordId({ fromQuery: true })
   account_id?: number;
 
   @IsOptional()
@@ -66,7 +64,7 @@ export class ListBotCallsQueryDto {
   until?: string;
 
   @IsOptional()
-  @Transform(toInteger)
+  @Transform(queryInteger)
   @IsInt({ message: 'limit must be an integer' })
   @Min(1)
   @Max(BOT_CALLS_MAX_LIMIT)

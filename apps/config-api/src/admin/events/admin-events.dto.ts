@@ -1,30 +1,18 @@
-import { Transform, type TransformFnParams } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { EVENT_ACTIONS } from '@app/payloads';
+import { EVENT_ACTIONS, IsRecordId, queryInteger } from '@app/payloads';
 import { EVENT_STATUSES, type EventStatus } from '@app/persistence';
 import { IsTimestamp } from './timestamp';
 
-const MAX_INT4 = 2_147_483_647;
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
 
 /** Statuses an operator may bulk-redeliver: the final ones (pending events are already on their way). */
 export const REDELIVERABLE_STATUSES = ['failed', 'filtered', 'no_endpoint', 'delivered'] as const satisfies readonly EventStatus[];
 
-/**
- * Query strings arrive as strings and implicit conversion is off (it would read "abc" as NaN silently):
- * digits become a number, anything else stays as sent so IsInt refuses it with the parameter's name.
- */
-function toInteger({ value }: TransformFnParams): unknown {
-  return typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value;
-}
-
 export class ListEventsQueryDto {
   @IsOptional()
-  @Transform(toInteger)
-  @IsInt({ message: 'account_id must be an integer' })
-  @Min(1, { message: 'account_id must be a positive integer' })
-  @Max(MAX_INT4, { message: `account_id must be at most ${MAX_INT4}` })
+  @IsRecordId({ fromQuery: true })
   account_id?: number;
 
   @IsOptional()
@@ -46,7 +34,7 @@ export class ListEventsQueryDto {
   until?: string;
 
   @IsOptional()
-  @Transform(toInteger)
+  @Transform(queryInteger)
   @IsInt({ message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   @Min(1, { message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   @Max(MAX_PAGE_SIZE, { message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
@@ -73,10 +61,7 @@ export class BulkRedeliverDto {
 
 export class StatsQueryDto {
   @IsOptional()
-  @Transform(toInteger)
-  @IsInt({ message: 'account_id must be an integer' })
-  @Min(1, { message: 'account_id must be a positive integer' })
-  @Max(MAX_INT4, { message: `account_id must be at most ${MAX_INT4}` })
+  @IsRecordId({ fromQuery: true })
   account_id?: number;
 
   @IsOptional()
