@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
-import { runMigrations } from '@app/persistence';
-import { DELIVERY_QUEUE, deliveryJobId } from '@app/runtime';
+import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from './support/apps';
+import { IsolatedNamespace } from './support/isolated-namespace';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from './support/fixtures';
 
 /**
@@ -11,26 +11,11 @@ import { ADMIN_HEADERS, createAccount, type TestAccount } from './support/fixtur
  * on `queued` rows and waiting jobs, which a delivery worker or reconciler started by another suite
  * of the same run would otherwise consume.
  */
-const BASE_DATABASE_URL = new URL(process.env.DATABASE_URL ?? '');
-const DATABASE_NAME = `${BASE_DATABASE_URL.pathname.slice(1)}_admin_events`;
-const DATABASE_URL = Object.assign(new URL(BASE_DATABASE_URL.toString()), { pathname: `/${DATABASE_NAME}` }).toString();
-const REDIS_PREFIX = `${process.env.REDIS_PREFIX ?? 'cbtest'}:admin-events-spec`;
-const ISOLATION = { DATABASE_URL, REDIS_PREFIX };
+const namespace = new IsolatedNamespace('admin-events');
+const ISOLATION = namespace.overrides;
 
 /** Response bodies are checked field by field, so they are typed loosely here. */
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-async function maintenanceQuery(sql: string): Promise<void> {
-  const maintenance = new URL(BASE_DATABASE_URL.toString());
-  maintenance.pathname = '/postgres';
-  const client = new Client({ connectionString: maintenance.toString() });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 let configApi: RunningApp;
 let db: Client;
@@ -134,24 +119,15 @@ function percentile(sorted: number[], fraction: number): number {
 }
 
 beforeAll(async () => {
-  await maintenanceQuery(`DROP DATABASE IF EXISTS "${DATABASE_NAME}" WITH (FORCE)`);
-  await runMigrations(DATABASE_URL);
+  await namespace.setUp();
+  db = namespace.db;
+  queue = namespace.queue;
   configApi = await startApp(ConfigApiModule, ISOLATION);
-  db = new Client({ connectionString: DATABASE_URL });
-  await db.connect();
-  const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  queue = new Queue(DELIVERY_QUEUE, {
-    connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) },
-    prefix: `${REDIS_PREFIX}:bull`,
-  });
 });
 
 afterAll(async () => {
-  await queue?.obliterate({ force: true }).catch(() => undefined);
-  await queue?.close();
-  await db?.end();
   await configApi?.close();
-  await maintenanceQuery(`DROP DATABASE IF EXISTS "${DATABASE_NAME}" WITH (FORCE)`);
+  await namespace.tearDown();
 });
 
 describe('admin authentication', () => {

@@ -1,11 +1,11 @@
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { EVENT_ACTIONS } from '@app/payloads';
-import { runMigrations } from '@app/persistence';
-import { DELIVERY_QUEUE, deliveryJobId } from '@app/runtime';
+import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
+import { IsolatedNamespace } from './support/isolated-namespace';
 import { createAccount, INGEST_HEADERS, type TestAccount } from './support/fixtures';
 import { SAMPLE_MESSAGES } from './support/sample-messages';
 
@@ -15,24 +15,9 @@ import { SAMPLE_MESSAGES } from './support/sample-messages';
  * started by another suite of the same run would otherwise consume, and it takes its database
  * offline, which must not disturb suites running in parallel.
  */
-const BASE_DATABASE_URL = new URL(process.env.DATABASE_URL ?? '');
-const DATABASE_NAME = `${BASE_DATABASE_URL.pathname.slice(1)}_ingest`;
-const DATABASE_URL = Object.assign(new URL(BASE_DATABASE_URL.toString()), { pathname: `/${DATABASE_NAME}` }).toString();
-const REDIS_PREFIX = `${process.env.REDIS_PREFIX ?? 'cbtest'}:ingest-spec`;
-const ISOLATION = { DATABASE_URL, REDIS_PREFIX };
+const namespace = new IsolatedNamespace('ingest');
+const ISOLATION = namespace.overrides;
 const [FIRST_TOKEN, SECOND_TOKEN] = (process.env.INGEST_TOKEN ?? '').split(',');
-
-async function maintenanceQuery(sql: string, parameters: unknown[] = []): Promise<void> {
-  const maintenance = new URL(BASE_DATABASE_URL.toString());
-  maintenance.pathname = '/postgres';
-  const client = new Client({ connectionString: maintenance.toString() });
-  await client.connect();
-  try {
-    await client.query(sql, parameters);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Response bodies are checked field by field, so they are typed loosely here. */
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -44,9 +29,9 @@ interface Answer {
 }
 
 let configApi: RunningApp;
-let ingest: RunningApp;
 let db: Client;
 let queue: Queue;
+let ingest: RunningApp;
 
 async function post(app: RunningApp, path: string, body: unknown, headers: Record<string, string> = INGEST_HEADERS): Promise<Answer> {
   const started = Date.now();
@@ -96,26 +81,17 @@ async function counterValue(app: RunningApp, outcome: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  await maintenanceQuery(`DROP DATABASE IF EXISTS "${DATABASE_NAME}" WITH (FORCE)`);
-  await runMigrations(DATABASE_URL);
+  await namespace.setUp();
+  db = namespace.db;
+  queue = namespace.queue;
   configApi = await startApp(ConfigApiModule, ISOLATION);
   ingest = await startApp(IngestModule, ISOLATION);
-  db = new Client({ connectionString: DATABASE_URL });
-  await db.connect();
-  const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  queue = new Queue(DELIVERY_QUEUE, {
-    connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) },
-    prefix: `${REDIS_PREFIX}:bull`,
-  });
 });
 
 afterAll(async () => {
-  await queue?.obliterate({ force: true }).catch(() => undefined);
-  await queue?.close();
-  await db?.end();
   await ingest?.close();
   await configApi?.close();
-  await maintenanceQuery(`DROP DATABASE IF EXISTS "${DATABASE_NAME}" WITH (FORCE)`);
+  await namespace.tearDown();
 });
 
 describe('POST /v1/events', () => {
@@ -431,15 +407,15 @@ describe('when PostgreSQL is unavailable', () => {
     let single: Answer;
     let batch: Answer;
     try {
-      await maintenanceQuery(`ALTER DATABASE "${DATABASE_NAME}" ALLOW_CONNECTIONS false`);
-      await maintenanceQuery(
+      await namespace.maintenanceQuery(`ALTER DATABASE "${namespace.databaseName}" ALLOW_CONNECTIONS false`);
+      await namespace.maintenanceQuery(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'ingest'`,
-        [DATABASE_NAME],
+        [namespace.databaseName],
       );
       single = await post(ingest, '/v1/events', { ...body, event_id: eventId });
       batch = await post(ingest, '/v1/events/batch', { events: [{ ...body, event_id: `${eventId}-batch` }] });
     } finally {
-      await maintenanceQuery(`ALTER DATABASE "${DATABASE_NAME}" ALLOW_CONNECTIONS true`);
+      await namespace.maintenanceQuery(`ALTER DATABASE "${namespace.databaseName}" ALLOW_CONNECTIONS true`);
     }
     for (const answer of [single, batch]) {
       expect(answer.status).toBe(503);
