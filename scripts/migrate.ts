@@ -1,11 +1,11 @@
 import { runMigrations } from '@app/persistence';
-import { environmentOrExit } from '@app/runtime';
+import { environmentOrExit, loadDatabaseSettings } from '@app/runtime';
 
 /** `npm run migrate`: creates the database if missing and applies pending migrations; harmless to repeat. */
 async function main(): Promise<void> {
-  const environment = environmentOrExit('migrate');
-  const report = await runMigrations(environment.database.url);
-  const target = new URL(environment.database.url);
+  const database = environmentOrExit('migrate', () => loadDatabaseSettings());
+  const report = await runMigrations(database.url);
+  const target = new URL(database.url);
   target.password = target.password ? '***' : '';
   if (report.databaseCreated) process.stdout.write(`migrate: created database ${target.pathname.slice(1)}\n`);
   process.stdout.write(

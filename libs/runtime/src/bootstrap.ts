@@ -19,10 +19,15 @@ export function configureHttpApp(app: NestExpressApplication): void {
   app.disable('x-powered-by');
 }
 
-/** Validates the environment before anything starts, so a bad setting is one clear message, not a stack trace. */
-export function environmentOrExit(processName: string): Environment {
+/**
+ * Validates settings before anything starts, so a bad setting is one clear message, not a stack trace.
+ * `load` narrows what is checked (the migrate command needs only the database).
+ */
+export function environmentOrExit(processName: string): Environment;
+export function environmentOrExit<T>(processName: string, load: () => T): T;
+export function environmentOrExit(processName: string, load: () => unknown = () => loadEnvironment()): unknown {
   try {
-    return loadEnvironment();
+    return load();
   } catch (error) {
     if (error instanceof EnvironmentError) {
       process.stderr.write(`[${processName}] ${error.message}\n`);

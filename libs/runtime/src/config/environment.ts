@@ -103,6 +103,21 @@ class Reader {
   }
 }
 
+function readDatabase(read: Reader): Environment['database'] {
+  return {
+    url: read.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/callbacks', ['postgres:', 'postgresql:']),
+    poolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
+  };
+}
+
+/** Only the database settings: what `npm run migrate` needs, so a migrate job needs no API tokens. */
+export function loadDatabaseSettings(source: Source = process.env): Environment['database'] {
+  const read = new Reader(source);
+  const database = readDatabase(read);
+  if (read.problems.length > 0) throw new EnvironmentError(read.problems);
+  return database;
+}
+
 export const DEFAULT_RETRY_SCHEDULE = '10s,1m,5m,30m,1h,3h,6h,12h';
 
 /** Reads and validates every setting once; throws EnvironmentError naming each bad one. */
@@ -135,10 +150,7 @@ export function loadEnvironment(source: Source = process.env): Environment {
     nodeEnv,
     production,
     logLevel: read.string('LOG_LEVEL', 'info'),
-    database: {
-      url: read.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/callbacks', ['postgres:', 'postgresql:']),
-      poolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
-    },
+    database: readDatabase(read),
     redis: {
       url: read.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
       prefix: read.string('REDIS_PREFIX', 'callbacks'),
