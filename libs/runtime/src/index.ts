@@ -13,6 +13,7 @@ export * from './net/target-guard';
 export * from './net/outbound-http.client';
 export * from './metrics/metrics';
 export * from './observability.module';
+export * from './health/readiness.service';
 export * from './bootstrap';
 export * from './queue/delivery-queue.module';
 export * from './queue/delivery-producer.service';

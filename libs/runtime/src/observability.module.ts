@@ -1,13 +1,15 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { ENVIRONMENT, RuntimeConfigModule } from './config/config.module';
 import type { Environment } from './config/environment';
 import { HealthController } from './health/health.controller';
+import { ReadinessService } from './health/readiness.service';
 import { loggerParams } from './logging/logging';
 import { MetricsController } from './metrics/metrics.controller';
 import { RedisModule } from './redis/redis.module';
 
-/** What every process shares: validated config, logging, Redis, `/health/*` and `/metrics`. */
+/** What every process shares: validated config, logging, Redis, `/health/*` and `/metrics` (global: the worker waits on readiness). */
+@Global()
 @Module({
   imports: [
     RuntimeConfigModule,
@@ -15,5 +17,7 @@ import { RedisModule } from './redis/redis.module';
     LoggerModule.forRootAsync({ inject: [ENVIRONMENT], useFactory: (environment: Environment) => loggerParams(environment) }),
   ],
   controllers: [HealthController, MetricsController],
+  providers: [ReadinessService],
+  exports: [ReadinessService],
 })
 export class ObservabilityModule {}

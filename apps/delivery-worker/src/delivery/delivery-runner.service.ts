@@ -1,8 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type Redis from 'ioredis';
-import { DataSource } from 'typeorm';
-import { type OutboundHttpClient, REDIS, within } from '@app/runtime';
+import { type OutboundHttpClient, ReadinessService } from '@app/runtime';
 import { AccountSettingsCache } from './account-settings.cache';
 import { DeliveryProcessor } from './delivery.processor';
 import { DELIVERY_HTTP_CLIENT } from './delivery.service';
@@ -10,7 +7,6 @@ import { DeliveryStore } from './delivery-store';
 import { Reconciler } from './reconciler.service';
 
 const READY_POLL_MS = 500;
-const READY_CHECK_TIMEOUT_MS = 2_000;
 
 /**
  * Owns the worker's start and stop order. Start: consume only once PostgreSQL and Redis both answer
@@ -32,8 +28,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     private readonly store: DeliveryStore,
     private readonly settings: AccountSettingsCache,
     @Inject(DELIVERY_HTTP_CLIENT) private readonly http: OutboundHttpClient,
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    private readonly readiness: ReadinessService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -71,16 +66,12 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async readinessProblem(): Promise<string | null> {
-    try {
-      await within(this.dataSource.query('SELECT 1'), READY_CHECK_TIMEOUT_MS, 'SELECT 1');
-    } catch (error) {
-      return `PostgreSQL: ${(error as Error).message}`;
-    }
-    try {
-      await within(this.redis.ping(), READY_CHECK_TIMEOUT_MS, 'PING');
-    } catch (error) {
-      return `Redis: ${(error as Error).message}`;
-    }
-    return null;
+    const report = await this.readiness.check();
+    if (report.status === 'ok') return null;
+    return Object.entries(report.checks)
+      .filter(([, state]) => state !== 'ok')
+      .map(([dependency, state]) => `${dependency} ${state}`)
+      .join('; ');
   }
+
 }
