@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { BotCallOutcome, BotWebhookType } from '@app/persistence';
 import { type BotAnswerCheck, describeAnswerProblems, validateMessageTriggerAnswer, validateTaskPushAnswer } from '@app/payloads';
-import { OutboundError, type OutboundHttpClient, type OutboundResponse } from '@app/runtime';
+import { errorCodeWord, OutboundError, type OutboundHttpClient, type OutboundResponse } from '@app/runtime';
 import { unixSeconds } from '@app/signing';
 import { buildMessageTriggerCall, buildTaskPushCall, type PreparedBotCall } from './bot-call.builder';
 import { BotCallRecorder } from './bot-call.recorder';
@@ -46,11 +46,9 @@ interface CallSpec<T> {
   failureBody(status: number, message: string): unknown;
 }
 
-const CODE_WORDS: Record<number, string> = { 404: 'not_found', 502: 'bad_gateway', 503: 'service_unavailable', 504: 'gateway_timeout' };
-
 /** Errors about the caller's own request (unknown account or webhook) use the ingest shape for both types. */
 function requestError(status: number, message: string): { error: string; message: string } {
-  return { error: CODE_WORDS[status] ?? 'error', message };
+  return { error: errorCodeWord(status), message };
 }
 
 /**

@@ -4,19 +4,22 @@ import { IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'c
 const INTEGER = { message: '$property must be an integer' };
 const STRING = { message: '$property must be a string' };
 
-/**
- * `extra` and `customerExtra` are the seed's open objects ("additional parameters", "custom additional
- * object"): the listed keys are type-checked, any other key is passed on to the webhook unchanged.
- */
-export class MessageTriggerRequestDto {
+/** What both bot calls name: whose webhook, and which one (the seed's integrationName). */
+abstract class BotCallTargetDto {
   @IsRecordId()
   account_id!: number;
 
-  /** The webhook's name (the seed's integrationName). */
   @IsString(STRING)
   @IsNotEmpty()
   @MaxLength(128)
   integration_name!: string;
+}
+
+/**
+ * `extra` and `customerExtra` are the seed's open objects ("additional parameters", "custom additional
+ * object"): the listed keys are type-checked, any other key is passed on to the webhook unchanged.
+ */
+export class MessageTriggerRequestDto extends BotCallTargetDto {
 
   @IsDefined()
   @IsString(STRING)
@@ -35,14 +38,7 @@ export class MessageTriggerRequestDto {
   customerExtra?: Record<string, unknown>;
 }
 
-export class TaskPushRequestDto {
-  @IsRecordId()
-  account_id!: number;
-
-  @IsString(STRING)
-  @IsNotEmpty()
-  @MaxLength(128)
-  integration_name!: string;
+export class TaskPushRequestDto extends BotCallTargetDto {
 
   @IsDefined()
   @IsInt(INTEGER)

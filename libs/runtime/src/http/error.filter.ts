@@ -21,6 +21,11 @@ const CODE_WORDS: Record<number, string> = {
   504: 'gateway_timeout',
 };
 
+/** The `error` word of the `{error, message}` shape for an HTTP status. */
+export function errorCodeWord(status: number): string {
+  return CODE_WORDS[status] ?? (status >= 500 ? 'internal_error' : 'error');
+}
+
 /** Errors raised by body-parser before a route runs carry `status` and `type` instead of being HttpExceptions. */
 function bodyParserStatus(error: unknown): { status: number; message: string } | null {
   const candidate = error as { status?: unknown; type?: unknown; message?: unknown };
@@ -77,7 +82,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (openApi) {
       response.status(status).json({ code: 2000, message: 'Unknown error', exception: { message } });
     } else {
-      response.status(status).json({ error: CODE_WORDS[status] ?? (status >= 500 ? 'internal_error' : 'error'), message });
+      response.status(status).json({ error: errorCodeWord(status), message });
     }
   }
 }
