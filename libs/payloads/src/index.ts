@@ -3,3 +3,4 @@ export * from './events/validate-event-message';
 export * from './events/event-message.constants';
 export * from './bot';
 export * from './account-id.decorator';
+export * from './plain-object';

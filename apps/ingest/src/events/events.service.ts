@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { type MessageProblem, validateEventMessage } from '@app/payloads';
+import { isPlainObject, type MessageProblem, validateEventMessage } from '@app/payloads';
 import { ApiError, DeliveryProducer, type DeliveryJobData, type ErrorDetail, flattenValidationErrors, validationFailed } from '@app/runtime';
 import { generateEventId } from './event-id';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
@@ -28,10 +28,6 @@ function underPrefix(prefix: string, path: string): string {
 
 function messageDetails(problems: readonly MessageProblem[], prefix: string): ErrorDetail[] {
   return problems.map((problem) => ({ path: underPrefix(prefix, problem.path), problem: problem.problem }));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function toNewEvent(dto: IngestEventDto): NewEvent {

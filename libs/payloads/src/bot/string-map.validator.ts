@@ -1,8 +1,5 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isPlainObject } from '../plain-object';
 
 /** `.name` for identifier-like keys, `["odd key"]` otherwise, so a reported path can be read back unambiguously. */
 export function keyPath(key: string): string {

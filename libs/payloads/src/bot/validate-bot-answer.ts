@@ -2,7 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { MessageTriggerAnswerDto, type MessageTriggerAnswer, TaskPushAnswerDto, type TaskPushAnswer } from './bot-answer.dto';
 import { BotMessageDto, MSG_CONTENT_DTOS, type MsgType, TEXT_MSG_TYPES } from './bot-message.dto';
-import { isPlainObject } from './string-map.validator';
+import { isPlainObject } from '../plain-object';
 
 /** One way an answer is off-spec; `problem` is a whole sentence starting with the path, e.g. `message.msgType must be one of …`. */
 export interface BotAnswerProblem {

@@ -20,7 +20,6 @@ import {
   customFieldMapProblems,
   isDurationSeconds,
   isIntegerArray,
-  isPlainRecord,
   isScalarOrNull,
   isSeedTimestamp,
   isSeedZonedTimestamp,
@@ -28,6 +27,7 @@ import {
   stringMapProblems,
   type KeyedProblem,
 } from './seed-formats.validator';
+import { isPlainObject } from '../plain-object';
 
 /**
  * How a listed field may be absent:
@@ -204,7 +204,7 @@ function NonObjectElementsAsNull(): PropertyDecorator {
   return Transform(({ value, obj, key }: TransformFnParams): unknown => {
     const source = (obj as Record<string, unknown>)[key];
     if (!Array.isArray(value) || !Array.isArray(source)) return value;
-    return value.map((element: unknown, index) => (isPlainRecord(source[index]) ? element : null));
+    return value.map((element: unknown, index) => (isPlainObject(source[index]) ? element : null));
   });
 }
 

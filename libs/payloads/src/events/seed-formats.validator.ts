@@ -1,3 +1,5 @@
+import { isPlainObject } from '../plain-object';
+
 /**
  * Pure checks for the seed's special formats and maps. The decorators in field.decorators.ts wrap
  * them; keeping them free of class-validator makes them cheap to test and to reuse.
@@ -7,10 +9,6 @@
 export interface KeyedProblem {
   key?: string;
   problem: string;
-}
-
-export function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function isStringArray(value: unknown): value is string[] {
@@ -66,7 +64,7 @@ const CUSTOM_FIELD_KEY = /^(SelectField|TextField)_\d+$/;
 
 /** customer / organization `custom_fields`: select fields hold arrays of strings, text fields strings. */
 export function customFieldMapProblems(value: unknown): KeyedProblem[] {
-  if (!isPlainRecord(value)) return [{ problem: 'must be an object' }];
+  if (!isPlainObject(value)) return [{ problem: 'must be an object' }];
   const problems: KeyedProblem[] = [];
   for (const [key, fieldValue] of Object.entries(value)) {
     const kind = CUSTOM_FIELD_KEY.exec(key)?.[1];
@@ -79,7 +77,7 @@ export function customFieldMapProblems(value: unknown): KeyedProblem[] {
 
 /** Update events: every changed attribute maps to `[original value, new value]`; the values themselves are free. */
 export function changesMapProblems(value: unknown): KeyedProblem[] {
-  if (!isPlainRecord(value)) return [{ problem: 'must be an object mapping each changed field to [original value, new value]' }];
+  if (!isPlainObject(value)) return [{ problem: 'must be an object mapping each changed field to [original value, new value]' }];
   const problems: KeyedProblem[] = [];
   for (const [key, change] of Object.entries(value)) {
     if (!Array.isArray(change) || change.length !== 2) {
@@ -91,7 +89,7 @@ export function changesMapProblems(value: unknown): KeyedProblem[] {
 
 /** Close entry `note_custom_fields`: field name to string value; the seed puts no rule on the names. */
 export function stringMapProblems(value: unknown): KeyedProblem[] {
-  if (!isPlainRecord(value)) return [{ problem: 'must be an object' }];
+  if (!isPlainObject(value)) return [{ problem: 'must be an object' }];
   const problems: KeyedProblem[] = [];
   for (const [key, fieldValue] of Object.entries(value)) {
     if (typeof fieldValue !== 'string') problems.push({ key, problem: 'must be a string' });
@@ -111,13 +109,13 @@ export function chatContentProblems(value: unknown): string[] {
   } catch {
     return ['must be a string holding a JSON object (it is not valid JSON)'];
   }
-  if (!isPlainRecord(parsed)) return ['must be a string holding a JSON object (it holds JSON that is not an object)'];
+  if (!isPlainObject(parsed)) return ['must be a string holding a JSON object (it holds JSON that is not an object)'];
   const problems: string[] = [];
   if (typeof parsed.type !== 'string') problems.push('its JSON field type must be a string');
   if (parsed.platform !== undefined && typeof parsed.platform !== 'string') problems.push('its JSON field platform must be a string');
   const data = parsed.data;
   if (data !== undefined) {
-    if (!isPlainRecord(data)) {
+    if (!isPlainObject(data)) {
       problems.push('its JSON field data must be an object');
     } else {
       if (data.content !== undefined && typeof data.content !== 'string') problems.push('its JSON field data.content must be a string');

@@ -8,7 +8,7 @@ import { ImSubSessionCloseMessage, ImSubSessionCreateMessage } from './im-sub-se
 import { ImSurveyVoteCreateMessage } from './im-survey-vote-create.dto';
 import { OrganizationCreateMessage } from './organization-create.dto';
 import { RecordDestroyMessage, RecordUpdateMessage } from './record-change.dto';
-import { isPlainRecord } from './seed-formats.validator';
+import { isPlainObject } from '../plain-object';
 import { ShutQueueCreateMessage } from './shut-queue-create.dto';
 
 /** One problem with one field of a message; `path` is relative to the message, e.g. `cellphones[0].id`. */
@@ -49,7 +49,7 @@ const NESTED_CONSTRAINT = 'nestedValidation';
  * The message itself is never modified: class-transformer validates a copy.
  */
 export function validateEventMessage(action: EventAction, message: unknown): MessageProblem[] {
-  if (!isPlainRecord(message)) return [{ path: '', problem: 'must be an object' }];
+  if (!isPlainObject(message)) return [{ path: '', problem: 'must be an object' }];
   const messageClass = MESSAGE_CLASSES[action] as (new () => object) | undefined;
   // Callers should have checked the action already; a stray one must not slip through as valid.
   if (!messageClass) return [{ path: '', problem: `cannot be checked: unknown action ${String(action)}` }];
