@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { completePermissions, type Permissions } from '@app/payloads';
+import { completePermissions, DEFAULT_PUSH_CONTENT_TYPE, type Permissions } from '@app/payloads';
 import { Account, CallbackSettings } from '@app/persistence';
 import { ApiError, ENVIRONMENT, type EndpointState, type Environment, publishSettingsChanged, readEndpointState, REDIS } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
@@ -88,7 +88,7 @@ export class AccountsService {
       name: account.name,
       created_at: account.createdAt.toISOString(),
       push_url: pushUrl,
-      push_content_type: settings?.pushContentType ?? 'application/x-www-form-urlencoded',
+      push_content_type: settings?.pushContentType ?? DEFAULT_PUSH_CONTENT_TYPE,
       permissions: completePermissions(settings?.permissions),
       previous_secret_expires_at: account.previousSecretExpiresAt?.toISOString() ?? null,
       endpoint: pushUrl ? await readEndpointState(this.redis, this.environment.redis.prefix, pushUrl) : null,
