@@ -351,6 +351,7 @@ export class DeliveryService {
   private async releaseLease(lease: EndpointLease, verdict: Verdict, durationMs: number): Promise<void> {
     try {
       const answer = await this.guard.release(lease, verdict.breakerSignal, verdict.error, durationMs);
+      await this.guard.indexChange(lease.endpointKey, answer.change);
       if (answer.change === 'opened') {
         breakerOpens.inc();
         this.logger.warn(

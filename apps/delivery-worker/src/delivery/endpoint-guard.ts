@@ -6,6 +6,7 @@ import {
   type BreakerSignal,
   ENVIRONMENT,
   type Environment,
+  indexBreakerChange,
   REDIS,
   releaseEndpointSlot,
   type ReleaseAnswer,
@@ -104,6 +105,11 @@ export class EndpointGuard {
           probing: answer.verdict === 'probing',
         };
     }
+  }
+
+  /** Keeps the operators' index of open endpoints in step with a change this process caused. */
+  async indexChange(endpointKey: string, change: ReleaseAnswer['change']): Promise<void> {
+    if (change === 'opened' || change === 'closed') await indexBreakerChange(this.redis, this.environment.redis.prefix, endpointKey, change);
   }
 
   /** How long a job that found this endpoint full should wait before trying again. */

@@ -43,7 +43,9 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 `;
 
 /**
- * KEYS: breaker hash, leases zset. ARGV: lease id, lease ttl ms, concurrency limit, keep ms.
+ * KEYS: breaker hash, leases zset. ARGV: lease id, lease ttl ms, concurrency limit, keep ms, force (1/0).
+ * `force` (a manual redelivery's first call) passes the breaker whatever its state, but not the
+ * concurrency limit, and leaves the breaker as it is: only the call's outcome changes it.
  * Returns {verdict, now, until, failures, last_error}; verdict is one of
  *   open    - cooling down until `until`: do not call;
  *   probing - half open and another worker's probe is in flight until at most `until`;
@@ -57,7 +59,9 @@ local state = fields[1] or 'closed'
 local failures = tonumber(fields[4] or '0') or 0
 local lastError = fields[5] or ''
 local probe = false
-if state == 'open' then
+if ARGV[5] == '1' then
+  -- forced: the breaker does not decide this call
+elseif state == 'open' then
   local retryAt = tonumber(fields[2] or '0') or 0
   if now < retryAt then return {'open', now, retryAt, failures, lastError} end
   probe = true
@@ -162,12 +166,12 @@ export async function acquireEndpointSlot(
   redis: Redis,
   prefix: string,
   endpointKey: string,
-  lease: { id: string; ttlMs: number; limit: number },
+  lease: { id: string; ttlMs: number; limit: number; force?: boolean },
 ): Promise<SlotAnswer> {
   const reply = (await ACQUIRE.run(
     redis,
     [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey)],
-    [lease.id, Math.max(1, Math.round(lease.ttlMs)), lease.limit, BREAKER_KEEP_MS],
+    [lease.id, Math.max(1, Math.round(lease.ttlMs)), lease.limit, BREAKER_KEEP_MS, lease.force ? 1 : 0],
   )) as [SlotVerdict, number, number, number, string];
   return {
     verdict: reply[0],
@@ -215,15 +219,9 @@ function isoOrNull(epochMs: string | undefined): string | null {
   return Number.isFinite(value) && value > 0 ? new Date(value).toISOString() : null;
 }
 
-/** The breaker as stored; an endpoint nothing has been recorded for is closed with no failures. */
-export async function readEndpointState(redis: Redis, prefix: string, url: string): Promise<EndpointState> {
-  let endpointKey: string;
-  try {
-    endpointKey = endpointKeyOf(url);
-  } catch {
-    return { state: 'closed', consecutive_failures: 0, opened_at: null, retry_at: null, last_error: null };
-  }
-  const stored = await redis.hgetall(breakerKey(prefix, endpointKey));
+const CLOSED: EndpointState = { state: 'closed', consecutive_failures: 0, opened_at: null, retry_at: null, last_error: null };
+
+function stateOf(stored: Record<string, string>): EndpointState {
   const state = stored.state === 'open' || stored.state === 'half_open' ? stored.state : 'closed';
   return {
     state,
@@ -232,4 +230,57 @@ export async function readEndpointState(redis: Redis, prefix: string, url: strin
     retry_at: state === 'closed' ? null : isoOrNull(stored.retry_at),
     last_error: stored.last_error ? stored.last_error : null,
   };
+}
+
+/** The breaker as stored; an endpoint nothing has been recorded for is closed with no failures. */
+export async function readEndpointState(redis: Redis, prefix: string, url: string): Promise<EndpointState> {
+  let endpointKey: string;
+  try {
+    endpointKey = endpointKeyOf(url);
+  } catch {
+    return { ...CLOSED };
+  }
+  return stateOf(await redis.hgetall(breakerKey(prefix, endpointKey)));
+}
+
+/**
+ * Keeps the index of open endpoints in step with a breaker change the worker just caused (`opened`
+ * adds the endpoint, `closed` removes it). Outside the breaker script on purpose: the index is one key
+ * for all endpoints, and a missed update only makes the list late (the next failed probe adds it again,
+ * and listOpenEndpoints drops members whose breaker is closed).
+ */
+export async function indexBreakerChange(redis: Redis, prefix: string, endpointKey: string, change: ReleaseAnswer['change']): Promise<void> {
+  const key = new RedisKeys(prefix).openEndpoints();
+  if (change === 'opened') await redis.sadd(key, endpointKey);
+  else if (change === 'closed') await redis.srem(key, endpointKey);
+}
+
+export interface OpenEndpoint {
+  /** The endpoint's origin, e.g. `https://receiver.example.com`. */
+  endpoint: string;
+  breaker: EndpointState;
+}
+
+/**
+ * Endpoints whose breaker is open or half open, most recently opened first (at most `limit`). Reads
+ * the index the workers keep and checks each member against its breaker hash; members whose breaker is
+ * closed or gone are removed from the index on the way.
+ */
+export async function listOpenEndpoints(redis: Redis, prefix: string, limit = 500): Promise<OpenEndpoint[]> {
+  const key = new RedisKeys(prefix).openEndpoints();
+  const members = await redis.smembers(key);
+  // One command per member (auto-pipelined by ioredis when enabled); works the same on a Redis Cluster,
+  // where the breaker hashes live in different slots.
+  const states = await Promise.all(members.map(async (endpoint) => ({ endpoint, breaker: stateOf(await redis.hgetall(breakerKey(prefix, endpoint))) })));
+  const stale = states.filter(({ breaker }) => breaker.state === 'closed').map(({ endpoint }) => endpoint);
+  if (stale.length > 0) await redis.srem(key, ...stale);
+  return states
+    .filter(({ breaker }) => breaker.state !== 'closed')
+    .sort((a, b) => (b.breaker.opened_at ?? '').localeCompare(a.breaker.opened_at ?? '') || a.endpoint.localeCompare(b.endpoint))
+    .slice(0, Math.max(0, limit));
+}
+
+/** How many endpoints the index holds (may briefly include some whose breaker closed meanwhile): a cheap gauge. */
+export async function countOpenEndpoints(redis: Redis, prefix: string): Promise<number> {
+  return redis.scard(new RedisKeys(prefix).openEndpoints());
 }

@@ -1,0 +1,87 @@
+import Redis from 'ioredis';
+import { acquireEndpointSlot, indexBreakerChange, listOpenEndpoints, RedisKeys, releaseEndpointSlot } from '@app/runtime';
+import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
+
+const PREFIX = useOwnRedisPrefix('endpoint-state');
+
+describe('endpoint state in Redis: the open-endpoint index and forced calls', () => {
+  let redis: Redis;
+
+  beforeAll(() => {
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  });
+
+  afterAll(async () => {
+    await deleteKeysUnder(PREFIX);
+    redis.disconnect();
+  });
+
+  /** Opens the breaker of `endpoint` the way a worker does: two failed calls with a threshold of 2. */
+  async function open(endpoint: string, cooldownMs = 60_000): Promise<void> {
+    for (const id of ['x', 'y']) {
+      expect((await acquireEndpointSlot(redis, PREFIX, endpoint, { id: `${endpoint}-${id}`, ttlMs: 5000, limit: 5 })).verdict).toBe('acquired');
+    }
+    for (const id of ['x', 'y']) {
+      const answer = await releaseEndpointSlot(redis, PREFIX, endpoint, {
+        leaseId: `${endpoint}-${id}`,
+        signal: 'failure',
+        failureThreshold: 2,
+        cooldownMs,
+        error: `HTTP 503 from ${endpoint}`,
+      });
+      await indexBreakerChange(redis, PREFIX, endpoint, answer.change);
+    }
+  }
+
+  it('lists endpoints whose breaker is open, newest first, and drops members whose breaker closed or vanished', async () => {
+    expect(await listOpenEndpoints(redis, PREFIX)).toEqual([]);
+    await open('http://first.example');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await open('http://second.example');
+
+    const listed = await listOpenEndpoints(redis, PREFIX);
+    expect(listed.map((item) => item.endpoint)).toEqual(['http://second.example', 'http://first.example']);
+    expect(listed[0].breaker).toMatchObject({ state: 'open', consecutive_failures: 2, last_error: 'HTTP 503 from http://second.example' });
+    expect(await listOpenEndpoints(redis, PREFIX, 1)).toHaveLength(1);
+
+    // A success closes the first breaker: the worker removes it from the index.
+    expect((await acquireEndpointSlot(redis, PREFIX, 'http://first.example', { id: 'p', ttlMs: 5000, limit: 5, force: true })).verdict).toBe('acquired');
+    const closed = await releaseEndpointSlot(redis, PREFIX, 'http://first.example', {
+      leaseId: 'p',
+      signal: 'success',
+      failureThreshold: 2,
+      cooldownMs: 60_000,
+      error: null,
+    });
+    expect(closed.change).toBe('closed');
+    await indexBreakerChange(redis, PREFIX, 'http://first.example', closed.change);
+    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).toEqual(['http://second.example']);
+
+    // A member whose breaker hash is gone (expired, or Redis lost it) is dropped from the index when listed.
+    const keys = new RedisKeys(PREFIX);
+    await redis.sadd(keys.openEndpoints(), 'http://gone.example');
+    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).toEqual(['http://second.example']);
+    expect(await redis.sismember(keys.openEndpoints(), 'http://gone.example')).toBe(0);
+  });
+
+  it('lets a forced call (a manual redelivery) through an open breaker without turning it half open', async () => {
+    const endpoint = 'http://forced.example';
+    await open(endpoint);
+    expect((await acquireEndpointSlot(redis, PREFIX, endpoint, { id: 'plain', ttlMs: 5000, limit: 1 })).verdict).toBe('open');
+    const forced = await acquireEndpointSlot(redis, PREFIX, endpoint, { id: 'forced', ttlMs: 5000, limit: 1, force: true });
+    expect(forced.verdict).toBe('acquired');
+    expect(await redis.hget(new RedisKeys(PREFIX).endpoint('breaker', endpoint), 'state')).toBe('open');
+    // The concurrency limit still holds for forced calls.
+    expect((await acquireEndpointSlot(redis, PREFIX, endpoint, { id: 'forced-2', ttlMs: 5000, limit: 1, force: true })).verdict).toBe('busy');
+    // A failed forced call leaves the breaker open (it only counts).
+    const failed = await releaseEndpointSlot(redis, PREFIX, endpoint, {
+      leaseId: 'forced',
+      signal: 'failure',
+      failureThreshold: 2,
+      cooldownMs: 60_000,
+      error: 'still down',
+    });
+    expect(failed).toMatchObject({ change: 'counted', consecutiveFailures: 3 });
+    expect((await listOpenEndpoints(redis, PREFIX)).some((item) => item.endpoint === endpoint)).toBe(true);
+  });
+});
