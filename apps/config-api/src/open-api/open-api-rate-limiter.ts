@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type Redis from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
+import { ENVIRONMENT, type Environment, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
 import { rateLimited, serviceUnavailable } from './open-api-errors';
 
 export interface RateLimitVerdict {
@@ -11,14 +10,15 @@ export interface RateLimitVerdict {
 
 /**
  * Calls per account per minute, counted in Redis so every config-api instance shares one budget.
- * A fixed one-minute window (rate-limiter-flexible's atomic INCR + EXPIRE script).
+ * A fixed one-minute window (rate-limiter-flexible's atomic INCR + EXPIRE script). The script touches
+ * one key per account, so it runs unchanged on a Redis Cluster (the client is then an ioredis Cluster).
  */
 @Injectable()
 export class OpenApiRateLimiter {
   private readonly limiter: RateLimiterRedis;
   readonly limitPerMinute: number;
 
-  constructor(@Inject(REDIS) redis: Redis, @Inject(ENVIRONMENT) environment: Environment) {
+  constructor(@Inject(REDIS) redis: RedisClient, @Inject(ENVIRONMENT) environment: Environment) {
     this.limitPerMinute = environment.openApi.rateLimitPerMinute;
     this.limiter = new RateLimiterRedis({
       storeClient: redis,

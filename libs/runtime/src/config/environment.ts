@@ -1,4 +1,5 @@
 import { parseDuration, parseRetrySchedule } from './duration';
+import { checkRedisPrefix, type QueueShards, readQueueShards, readRedisTopology, type RedisTopology } from './redis-topology';
 
 export interface Environment {
   nodeEnv: string;
@@ -6,6 +7,10 @@ export interface Environment {
   logLevel: string;
   database: { url: string; poolSize: number };
   redis: { url: string; prefix: string };
+  /** Standalone (REDIS_URL), a Redis Cluster or Sentinel; every Redis connection follows it. */
+  redisTopology: RedisTopology;
+  /** DELIVERY_QUEUE_SHARDS and WORKER_QUEUE_SHARDS. */
+  queueShards: QueueShards;
   ports: { configApi: number; ingest: number; worker: number };
   auth: {
     /** null: the admin API refuses every request (only allowed outside production). */
@@ -177,7 +182,10 @@ export function loadEnvironment(source: Source = process.env): Environment {
       reconcileIntervalMs: read.duration('RECONCILE_INTERVAL', '15s'),
     },
     retention: { days: read.integer('RETENTION_DAYS', 30, 1, 3650) },
+    redisTopology: readRedisTopology(source, read.problems),
+    queueShards: readQueueShards(source, read.problems),
   };
+  checkRedisPrefix(environment.redis.prefix, read.problems);
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(environment.logLevel)) read.problems.push(`LOG_LEVEL must be one of ${levels.join(', ')}`);
   if (read.problems.length > 0) throw new EnvironmentError(read.problems);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { within } from '../async/within';
+import type { RedisClient } from '../redis/redis-connection';
 import { REDIS } from '../redis/redis.module';
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -11,12 +11,16 @@ export interface ReadinessReport {
   checks: { postgres: string; redis: string };
 }
 
-/** Whether PostgreSQL and Redis answer now: behind `/health/ready`, and what the worker waits for before consuming. */
+/**
+ * Whether PostgreSQL and Redis answer now: behind `/health/ready`, and what the worker waits for before
+ * consuming. On a cluster or behind sentinels the command connection answers only once it has found the
+ * slots or the current primary, so a PING through it is the whole check.
+ */
 @Injectable()
 export class ReadinessService {
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   async check(): Promise<ReadinessReport> {

@@ -1,7 +1,8 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import Redis, { type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { ENVIRONMENT } from '../config/config.module';
 import type { Environment } from '../config/environment';
+import { closeRedisConnection, createRedisConnection, type RedisClient, waitForReady } from './redis-connection';
 
 export const REDIS = Symbol('REDIS');
 
@@ -23,29 +24,11 @@ export function workerConnectionOptions(): RedisOptions {
   return { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2000) };
 }
 
-/** Waits until a connection is ready or the time runs out; start-up continues either way and readiness reports the truth. */
-export async function waitForReady(client: Redis, timeoutMs: number): Promise<boolean> {
-  if (client.status === 'ready') return true;
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      client.off('ready', onReady);
-      resolve(false);
-    }, timeoutMs);
-    const onReady = (): void => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    client.once('ready', onReady);
-  });
-}
-
 @Injectable()
 class RedisLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
   async onApplicationShutdown(): Promise<void> {
-    // quit() on a connection that already ended never settles its handle; there is nothing to close then.
-    if (this.redis.status === 'end') return;
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeRedisConnection(this.redis);
   }
 }
 
@@ -55,8 +38,8 @@ class RedisLifecycle implements OnApplicationShutdown {
     {
       provide: REDIS,
       inject: [ENVIRONMENT],
-      useFactory: async (environment: Environment): Promise<Redis> => {
-        const client = new Redis(environment.redis.url, commandConnectionOptions());
+      useFactory: async (environment: Environment): Promise<RedisClient> => {
+        const client = createRedisConnection(environment, 'command', 'commands');
         // Without a listener ioredis reports every reconnect failure as an unhandled error event.
         client.on('error', () => undefined);
         await waitForReady(client, 3000);

@@ -1,0 +1,84 @@
+import Redis, { Cluster, type RedisOptions } from 'ioredis';
+import type { Environment } from '../config/environment';
+
+/** A connection to whichever Redis deployment is configured: a Cluster is a different ioredis class. */
+export type RedisClient = Redis | Cluster;
+
+/**
+ * command:  fail fast instead of queueing while Redis is away, so callers can answer (or fall back)
+ *           at once rather than hang;
+ * blocking: BullMQ workers and queues that must ride out restarts and failovers (BullMQ requires
+ *           maxRetriesPerRequest null);
+ * subscriber: pub/sub listeners, which retry forever and resubscribe by themselves.
+ */
+export type RedisConnectionRole = 'command' | 'blocking' | 'subscriber';
+
+const reconnectDelay = (times: number): number => Math.min(times * 200, 2000);
+
+function roleOptions(role: RedisConnectionRole): RedisOptions {
+  if (role === 'command') return { maxRetriesPerRequest: 1, connectTimeout: 3000 };
+  return { maxRetriesPerRequest: null };
+}
+
+/**
+ * Every Redis connection the service makes comes from here, so each process talks to the one
+ * deployment the environment names: REDIS_URL (standalone), REDIS_CLUSTER_NODES (ioredis Cluster,
+ * which follows slot moves and failovers) or REDIS_SENTINELS (ioredis asks the sentinels for the
+ * current primary, and its failover detector reconnects as soon as they switch).
+ */
+export function createRedisConnection(
+  environment: Pick<Environment, 'redis' | 'redisTopology'>,
+  role: RedisConnectionRole,
+  connectionName?: string,
+): RedisClient {
+  const options: RedisOptions = { ...roleOptions(role), ...(connectionName ? { connectionName } : {}) };
+  const offlineQueue = role !== 'command';
+  const topology = environment.redisTopology;
+  if (topology.kind === 'cluster') {
+    return new Cluster(topology.nodes, {
+      redisOptions: options,
+      enableOfflineQueue: offlineQueue,
+      clusterRetryStrategy: reconnectDelay,
+      slotsRefreshTimeout: 2000,
+    });
+  }
+  if (topology.kind === 'sentinel') {
+    return new Redis({
+      ...options,
+      sentinels: topology.sentinels,
+      name: topology.name,
+      role: 'master',
+      failoverDetector: true,
+      enableOfflineQueue: offlineQueue,
+      retryStrategy: reconnectDelay,
+      // Never give up on the sentinels: the deployment is expected to come back.
+      sentinelRetryStrategy: reconnectDelay,
+    });
+  }
+  return new Redis(environment.redis.url, { ...options, enableOfflineQueue: offlineQueue, retryStrategy: reconnectDelay });
+}
+
+/** Waits until a connection is ready or the time runs out; start-up continues either way and readiness reports the truth. */
+export async function waitForReady(client: RedisClient, timeoutMs: number): Promise<boolean> {
+  if (client.status === 'ready') return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      resolve(false);
+    }, timeoutMs);
+    const onReady = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    client.once('ready', onReady);
+  });
+}
+
+/** quit() on a connection that already ended never settles its handle; there is nothing to close then. */
+export async function closeRedisConnection(client: RedisClient): Promise<void> {
+  if (client.status === 'end') return;
+  await client.quit().then(
+    () => undefined,
+    () => client.disconnect(),
+  );
+}
