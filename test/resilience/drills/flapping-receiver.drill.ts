@@ -1,0 +1,101 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Drill, DrillContext } from '../drill';
+import type { ReceiverBehaviour } from '../drill-receiver';
+import { DELIVERY_TIMEOUT_MS, scheduleMs } from '../drill-settings';
+import type { DrillStack } from '../drill-stack';
+import { expectAllAccepted, finishEventDrill } from '../drill-steps';
+
+const SCHEDULE = '1s,2s,3s,4s';
+const PHASE_MS = 2_000;
+const PHASES: ReceiverBehaviour[] = ['error', 'hang', 'ok'];
+const BATCH = 10;
+const BATCH_INTERVAL_MS = 200;
+
+/**
+ * The longest an event may honestly stay queued/retrying: its delays with the +15 % jitter, a full
+ * time-out for every attempt, and slack for the reconciler (RECONCILE_INTERVAL 1 s) and the queue.
+ */
+function scheduleBoundMs(delays: number[]): number {
+  return Math.ceil(delays.reduce((sum, delay) => sum + delay, 0) * 1.15) + (delays.length + 1) * DELIVERY_TIMEOUT_MS + 5_000;
+}
+
+/** Counts, every second until stopped, events still pending longer than `boundMs` after they were stored. */
+class StuckWatch {
+  worst = 0;
+  example = '';
+  private stopped = false;
+
+  constructor(
+    private readonly stack: DrillStack,
+    private readonly boundMs: number,
+  ) {}
+
+  async watch(): Promise<void> {
+    while (!this.stopped) {
+      const [row] = await this.stack
+        .query<{ stuck: string; example: string | null }>(
+          `SELECT count(*) AS stuck, min(event_id) AS example FROM events
+            WHERE status IN ('queued', 'retrying') AND created_at < now() - make_interval(secs => $1::float8 / 1000)`,
+          [this.boundMs],
+        )
+        .catch(() => [{ stuck: '0', example: null }]);
+      if (Number(row.stuck) > this.worst) [this.worst, this.example] = [Number(row.stuck), row.example ?? ''];
+      await sleep(1_000);
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+}
+
+async function flap(stack: DrillStack, durationMs: number): Promise<void> {
+  const end = Date.now() + durationMs;
+  for (let phase = 0; Date.now() < end; phase += 1) {
+    stack.receiver.behave(PHASES[phase % PHASES.length]);
+    await sleep(Math.min(PHASE_MS, Math.max(0, end - Date.now())));
+  }
+  stack.receiver.behave('ok');
+}
+
+async function run(context: DrillContext): Promise<void> {
+  const flapMs = context.quick ? 20_000 : 60_000;
+  const delays = scheduleMs(SCHEDULE);
+  const boundMs = scheduleBoundMs(delays);
+  const stack = await context.openStack('flapping', {
+    retrySchedule: SCHEDULE,
+    // A cooldown as long as the whole schedule: an open breaker must not hold an event past it.
+    env: { BREAKER_FAILURE_THRESHOLD: '5', BREAKER_COOLDOWN: '10s' },
+  });
+  const [ingest] = await stack.startApps('ingest', 1);
+  await stack.startApps('delivery-worker', 2);
+  const load = stack.load([ingest], BATCH);
+  const watch = new StuckWatch(stack, boundMs);
+  const watching = watch.watch();
+
+  // Events keep arriving for the whole flapping minute, so they meet every phase and an open breaker.
+  await Promise.all([flap(stack, flapMs), load.send(Math.floor(flapMs / BATCH_INTERVAL_MS) * BATCH, { intervalMs: BATCH_INTERVAL_MS })]);
+  context.note(`receiver flapped ${PHASES.join('/')} every ${PHASE_MS / 1000} s for ${flapMs / 1000} s, then answered 200`);
+  // The last event's schedule is over after the bound; the watch keeps looking until then.
+  await sleep(boundMs);
+  watch.stop();
+  await watching;
+
+  expectAllAccepted(context, load);
+  await finishEventDrill(context, stack, load, { timeoutMs: 15_000, expectation: { failedAfterAttempts: delays.length + 1 } });
+  const [{ attempts }] = await stack.query<{ attempts: string }>('SELECT count(*) AS attempts FROM delivery_attempts');
+  context.note(`${attempts} attempts recorded for ${stack.receiver.calls} calls received (the rest were not called: breaker open)`);
+  if (watch.worst > 0) {
+    context.problem(
+      `${watch.worst} events were still queued/retrying ${(boundMs / 1000).toFixed(1)} s after they were accepted, past their ` +
+        `whole schedule (${SCHEDULE}; e.g. ${watch.example})`,
+    );
+  }
+}
+
+export const flappingReceiverDrill: Drill = {
+  id: 4,
+  title: 'A receiver flapping between 500s, time-outs and 200s: every event delivered or failed after its full schedule',
+  deadlineMs: (quick) => (quick ? 120_000 : 240_000),
+  run,
+};
