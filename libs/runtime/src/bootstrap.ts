@@ -4,12 +4,14 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { type Environment, EnvironmentError, loadEnvironment } from './config/environment';
 import { HttpErrorFilter } from './http/error.filter';
+import { securityHeaders } from './http/security-headers';
 import { createValidationPipe } from './http/validation';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Applies what every HTTP app needs; shared by main.ts files and the e2e tests so both run the same app. */
 export function configureHttpApp(app: NestExpressApplication): void {
+  app.use(securityHeaders());
   app.useBodyParser('json', { limit: MAX_BODY_BYTES });
   app.useBodyParser('urlencoded', { limit: MAX_BODY_BYTES, extended: false });
   app.useGlobalFilters(new HttpErrorFilter());
