@@ -4,6 +4,7 @@ import { ObservabilityModule } from '@app/runtime';
 import { AccountsModule } from './admin/accounts/accounts.module';
 import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.module';
 import { AdminEventsModule } from './admin/events/admin-events.module';
+import { ConsoleModule } from './console/console.module';
 import { OpenApiModule } from './open-api/open-api.module';
 
 /** The Open API (`/open_api_v1/*`) for API users and the admin API (`/admin/v1/*`) for operators. */
@@ -15,6 +16,7 @@ import { OpenApiModule } from './open-api/open-api.module';
     AccountsModule,
     AdminEventsModule,
     AdminBotWebhooksModule,
+    ConsoleModule,
   ],
 })
 export class ConfigApiModule {}

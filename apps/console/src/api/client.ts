@@ -1,0 +1,70 @@
+import { currentToken, signOut } from './session';
+
+/** An admin API error answer (`{"error","message","details"?}`) or a network failure. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type QueryValues = Record<string, string | number | undefined | null>;
+
+/** `path?a=1&b=2` with empty values left out. */
+export function withQuery(path: string, query: QueryValues = {}): string {
+  const parameters = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null && value !== '') parameters.set(name, String(value));
+  }
+  const text = parameters.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text) as { error?: string; message?: string | string[] };
+    const message = Array.isArray(body.message) ? body.message.join('; ') : body.message;
+    return new ApiError(response.status, body.error ?? 'error', message ?? `HTTP ${response.status}`);
+  } catch {
+    return new ApiError(response.status, 'error', `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+  }
+}
+
+/**
+ * One admin API call with the tab's token as the bearer. `token` overrides it (the sign-in check);
+ * a 401 on a signed-in call means the token no longer works, so the tab signs out.
+ */
+export async function request<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  options: { query?: QueryValues; body?: unknown; token?: string } = {},
+): Promise<T> {
+  const token = options.token ?? currentToken() ?? '';
+  const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}` };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(withQuery(path, options.query), {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch (error) {
+    throw new ApiError(0, 'network', `the server did not answer (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (!response.ok) {
+    const error = await errorOf(response);
+    if (response.status === 401 && options.token === undefined) signOut('The admin token was refused; sign in again.');
+    throw error;
+  }
+  return (await response.json()) as T;
+}
+
+export const get = <T>(path: string, query?: QueryValues): Promise<T> => request<T>('GET', path, { query });
+export const post = <T>(path: string, body: unknown = {}): Promise<T> => request<T>('POST', path, { body });

@@ -1,0 +1,26 @@
+import { redeliveryTask } from '../api/admin';
+import { formatCount } from '../lib/format';
+import { useInterval, useLoader } from '../lib/use-loader';
+import { ErrorMessage } from './bits';
+
+/** Watches a bulk redelivery task until it is done (or failed), with a progress bar. */
+export function TaskProgress({ taskId, count }: { taskId: string; count?: number }) {
+  const task = useLoader(() => redeliveryTask(taskId), [taskId]);
+  const running = !task.data || task.data.status === 'running';
+  useInterval(task.reload, 1000, running && !task.error);
+  const total = task.data?.total ?? count ?? 0;
+  const done = task.data?.done ?? 0;
+  const state = task.data?.status ?? 'running';
+  return (
+    <div class="task" data-task-status={state}>
+      <progress max={Math.max(total, 1)} value={state === 'done' && total === 0 ? 1 : done} aria-label="Redelivery progress" />
+      <span class="task-text">
+        {state === 'done' ? 'Done: ' : state === 'failed' ? 'Failed: ' : 'Redelivering: '}
+        {formatCount(done)} of {formatCount(total)} events
+        {task.data?.error ? ` (${task.data.error})` : ''}
+      </span>
+      <span class="muted mono"> task {taskId}</span>
+      <ErrorMessage error={task.error} />
+    </div>
+  );
+}

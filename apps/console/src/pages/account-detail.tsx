@@ -1,0 +1,147 @@
+import { useState } from 'preact/hooks';
+import { accountDetail, botWebhooks, enableEndpoint, redeliverAccount } from '../api/admin';
+import type { ApiError } from '../api/client';
+import type { Account, RedeliveryStarted } from '../api/types';
+import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from '../components/bits';
+import { Link } from '../components/link';
+import { TaskProgress } from '../components/task-progress';
+import { useLoader } from '../lib/use-loader';
+import { link } from '../router';
+import { endpointSummary } from './accounts';
+
+function EndpointState({ account, onChanged }: { account: Account; onChanged: () => void }) {
+  const [error, setError] = useState<ApiError>();
+  const enable = (): void => {
+    setError(undefined);
+    enableEndpoint(account.id).then(onChanged, setError);
+  };
+  const breaker = account.endpoint;
+  return (
+    <Section
+      title="Endpoint"
+      actions={
+        account.disabled_at && (
+          <button type="button" onClick={enable}>
+            Enable endpoint
+          </button>
+        )
+      }
+    >
+      <ErrorMessage error={error} />
+      <Fields
+        rows={[
+          ['State', <span data-field="endpoint-state"><StatusBadge status={endpointSummary(account)} /></span>],
+          ['Disabled at', <Time iso={account.disabled_at} />],
+          ['Disabled because', account.disabled_reason],
+          ['Breaker', breaker ? breaker.state : '—'],
+          ['Consecutive failures', breaker ? String(breaker.consecutive_failures) : '—'],
+          ['Opened at', <Time iso={breaker?.opened_at} />],
+          ['Retry at', <Time iso={breaker?.retry_at} />],
+          ['Last error', breaker?.last_error],
+        ]}
+      />
+    </Section>
+  );
+}
+
+function BotWebhooks({ accountId }: { accountId: number }) {
+  const answer = useLoader(() => botWebhooks(accountId), [accountId]);
+  const items = answer.data?.items ?? [];
+  return (
+    <Section title="Bot webhooks" actions={<Link href={link('/bot-calls', { account_id: accountId })}>Bot calls of this account</Link>}>
+      <ErrorMessage error={answer.error} />
+      {answer.data && items.length === 0 && <p class="muted">No bot webhook.</p>}
+      {items.length > 0 && (
+        <table class="grid">
+          <thead>
+            <tr>
+              <th>ID</th>
+              <th>Name</th>
+              <th>Type</th>
+              <th>URL</th>
+              <th class="num">Time-out</th>
+              <th>Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((webhook) => (
+              <tr key={webhook.id}>
+                <td class="mono">{webhook.id}</td>
+                <td>{webhook.name}</td>
+                <td>{webhook.type}</td>
+                <td class="mono">{webhook.url}</td>
+                <td class="num">{webhook.timeout_ms} ms</td>
+                <td>
+                  <Time iso={webhook.created_at} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Section>
+  );
+}
+
+function BulkRedelivery({ accountId }: { accountId: number }) {
+  const [started, setStarted] = useState<RedeliveryStarted>();
+  const [error, setError] = useState<ApiError>();
+  const start = (): void => {
+    setError(undefined);
+    redeliverAccount(accountId, { status: 'failed' }).then(setStarted, setError);
+  };
+  return (
+    <Section title="Redeliver failed events" actions={<Link href={link('/events', { account_id: accountId, status: 'failed' })}>Failed events</Link>}>
+      <p class="muted">Starts a new attempt series for every failed event of this account, in the background.</p>
+      {!started && (
+        <button type="button" onClick={start}>
+          Redeliver failed events
+        </button>
+      )}
+      {started && <TaskProgress taskId={started.task_id} count={started.count} />}
+      <ErrorMessage error={error} />
+    </Section>
+  );
+}
+
+export function AccountDetailPage({ accountId }: { accountId: string }) {
+  const id = Number(accountId);
+  const answer = useLoader(() => accountDetail(id), [id]);
+  const account = answer.data;
+  return (
+    <>
+      <h1>
+        Account <Mono>{accountId}</Mono>
+      </h1>
+      <ErrorMessage error={answer.error} />
+      {account && (
+        <>
+          <Section title="Settings" actions={<Link href={link('/events', { account_id: account.id })}>Events of this account</Link>}>
+            <Fields
+              rows={[
+                ['Email', account.email],
+                ['Name', account.name],
+                ['Created', <Time iso={account.created_at} />],
+                ['Push URL', account.push_url && <Mono>{account.push_url}</Mono>],
+                ['Content type', account.push_content_type],
+                ['Previous secret valid until', <Time iso={account.previous_secret_expires_at} />],
+              ]}
+            />
+            <h3>Permissions</h3>
+            <ul class="permissions">
+              {Object.entries(account.permissions).map(([key, on]) => (
+                <li key={key} class={on ? 'on' : 'off'}>
+                  <Mono>{key}</Mono> {on ? 'on' : 'off'}
+                </li>
+              ))}
+            </ul>
+          </Section>
+          <EndpointState account={account} onChanged={answer.reload} />
+          <BulkRedelivery accountId={account.id} />
+          <BotWebhooks accountId={account.id} />
+        </>
+      )}
+    </>
+  );
+}
+

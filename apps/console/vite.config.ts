@@ -1,0 +1,27 @@
+import { defineConfig } from 'vite';
+
+/** This folder, whatever the working directory (`npm run build` runs from the repository root). */
+const here = decodeURIComponent(new URL('.', import.meta.url).pathname);
+
+/**
+ * The console builds to static files in dist/console, served by config-api under /admin. JSX goes
+ * through esbuild with Preact's automatic runtime; the output has no inline scripts (strict CSP).
+ */
+export default defineConfig({
+  root: here,
+  base: '/admin/',
+  publicDir: false,
+  esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
+  resolve: {
+    alias: { '@app/payloads/actions': `${here}../../libs/payloads/src/actions.ts` },
+  },
+  build: {
+    outDir: `${here}../../dist/console`,
+    emptyOutDir: true,
+    target: 'es2022',
+    // The preload polyfill is only for browsers without modulepreload; current Chromium and Firefox have it.
+    modulePreload: { polyfill: false },
+    assetsInlineLimit: 0,
+  },
+  logLevel: 'warn',
+});
