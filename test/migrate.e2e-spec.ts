@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
+import { DEFAULT_PARTITIONS_AHEAD_DAYS, MIGRATIONS } from '@app/persistence';
 
 interface Run {
   code: number | null;
@@ -64,6 +65,23 @@ async function appliedMigrations(databaseUrl: string): Promise<string[]> {
   }
 }
 
+/** Today, the days ahead and the default partition. */
+const DAYS_AHEAD = DEFAULT_PARTITIONS_AHEAD_DAYS;
+
+async function partitions(databaseUrl: string, table: string): Promise<string[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`,
+      [table],
+    );
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
+
 describe('npm run migrate (scripts/migrate.ts)', () => {
   const created: string[] = [];
   afterAll(async () => {
@@ -85,7 +103,9 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
     expect(second.stdout).toMatch(/is up to date/);
     expect(second.stdout).not.toMatch(/created database|applied/);
 
-    expect(await appliedMigrations(databaseUrl)).toEqual([expect.stringMatching(/^InitialSchema\d+$/)]);
+    expect(await appliedMigrations(databaseUrl)).toEqual(MIGRATIONS.map((migration) => migration.name));
+    // A fresh install can take events at once: today's partition and the days ahead exist.
+    expect(await partitions(databaseUrl, 'events')).toHaveLength(DAYS_AHEAD + 2);
   }, MIGRATE_TIMEOUT_MS);
 
   it('lets two runs at once both succeed and apply each migration once', async () => {
@@ -96,7 +116,8 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
     const runs = await Promise.all([migrate(databaseUrl), migrate(databaseUrl)]);
     for (const run of runs) expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(runs.filter((run) => /applied InitialSchema/.test(run.stdout))).toHaveLength(1);
-    expect(await appliedMigrations(databaseUrl)).toHaveLength(1);
+    expect(await appliedMigrations(databaseUrl)).toHaveLength(MIGRATIONS.length);
+    expect(await partitions(databaseUrl, 'events')).toHaveLength(DAYS_AHEAD + 2);
   }, MIGRATE_TIMEOUT_MS);
 
   it('needs only the database settings, as a production migrate job has no API tokens', async () => {
@@ -105,7 +126,7 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
     await dropDatabase(databaseUrl);
     const run = await migrate(databaseUrl, { NODE_ENV: 'production', ADMIN_TOKEN: undefined, INGEST_TOKEN: undefined, RETRY_SCHEDULE: 'nonsense' });
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(await appliedMigrations(databaseUrl)).toHaveLength(1);
+    expect(await appliedMigrations(databaseUrl)).toHaveLength(MIGRATIONS.length);
   }, MIGRATE_TIMEOUT_MS);
 
   it('stops with exit code 1 and a clear message when the setting is malformed', async () => {

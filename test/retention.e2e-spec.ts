@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
+import { DAY_MS, seqAt, utcDayStart } from '@app/persistence';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
-import { RETENTION_BATCH_SIZE, RETENTION_LOCK_KEY, RetentionService } from '../apps/delivery-worker/src/retention/retention.service';
+import { PartitionJob } from '../apps/delivery-worker/src/retention/partition-job.service';
+import { RETENTION_BATCH_SIZE, RETENTION_LOCK_KEY, type RetentionResult, RetentionService } from '../apps/delivery-worker/src/retention/retention.service';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount } from './support/fixtures';
@@ -10,16 +12,16 @@ useOwnRedisPrefix('retention');
 
 /**
  * The longest retention allowed: other suites share this database and seed final events dated in 2024,
- * which a shorter retention would delete under them. "Old" rows here are older still.
+ * which a shorter retention would delete under them. "Old" rows here are older still: they are written
+ * into daily partitions of days RETENTION_DAYS + 5 ago (created here through the partition job), or
+ * into the default partition for the rows retention deletes one by one.
  */
 const RETENTION_DAYS = 3650;
-const OLD_DAYS = RETENTION_DAYS + 5;
 const FINAL_STATUSES = ['delivered', 'failed', 'filtered', 'no_endpoint'] as const;
 type Status = (typeof FINAL_STATUSES)[number] | 'queued' | 'retrying';
 
 interface SeedEvent {
   status: Status;
-  ageDays: number;
   attempts?: number;
 }
 
@@ -35,6 +37,10 @@ const WORKER_SETTINGS = {
   RECONCILE_INTERVAL: '1h',
   WORKER_CONCURRENCY: '1',
 };
+
+const today = utcDayStart(Date.now());
+/** Each test gets expired days of its own, so a round of one test cannot take another's rows. */
+let nextOldDay = today - (RETENTION_DAYS + 5) * DAY_MS;
 
 describe('retention', () => {
   let configApi: RunningApp;
@@ -62,44 +68,51 @@ describe('retention', () => {
     return (await createAccount(configApi)).id;
   }
 
+  /** A fresh expired day with its daily partitions, made by the worker's own partition job. */
+  async function expiredDay(): Promise<number> {
+    nextOldDay -= DAY_MS;
+    await workerA.app.get(PartitionJob, { strict: false }).runOnce(0, nextOldDay);
+    return nextOldDay;
+  }
+
   /**
-   * Rows are written straight to the tables with their age. Pending rows are due only tomorrow, so no
-   * worker's reconciler (this suite's or another's) picks them up and moves them to a final status.
+   * Rows are written straight to the tables, their seq (so their partition) and created_at at `atMs`.
+   * Pending rows are due only tomorrow, so no worker's reconciler picks them up and moves them on.
    */
-  async function seedEvents(accountId: number, events: SeedEvent[]): Promise<SeededEvent[]> {
+  async function seedEvents(accountId: number, atMs: number, events: SeedEvent[]): Promise<SeededEvent[]> {
     const ids = events.map(() => {
       seedCounter += 1;
       return `retention-${process.pid}-${Date.now().toString(36)}-${seedCounter}`;
     });
-    const rows = await db.query<{ seq: string; event_id: string }[]>(
-      `INSERT INTO events (event_id, account_id, action, message, status, attempts, created_at, updated_at, next_attempt_at, delivered_at)
-       SELECT t.event_id, $1, 'Customer_create', '{"id":1}', t.status, t.attempts,
-              now() - make_interval(days => t.age_days), now() - make_interval(days => t.age_days),
+    const base = seqAt(atMs) + BigInt(seedCounter);
+    const seqs = events.map((_, index) => (base + BigInt(index)).toString());
+    await db.query(
+      `INSERT INTO events (seq, event_id, account_id, action, message, status, attempts, created_at, updated_at, next_attempt_at, delivered_at)
+       SELECT t.seq, t.event_id, $1, 'Customer_create', '{"id":1}', t.status, t.attempts, to_timestamp($6 / 1000.0), to_timestamp($6 / 1000.0),
               CASE WHEN t.status IN ('queued', 'retrying') THEN now() + interval '1 day' END,
-              CASE WHEN t.status = 'delivered' THEN now() - make_interval(days => t.age_days) END
-         FROM unnest($2::varchar[], $3::varchar[], $4::int[], $5::int[]) AS t(event_id, status, age_days, attempts)
-       RETURNING seq::text AS seq, event_id`,
-      [accountId, ids, events.map((event) => event.status), events.map((event) => event.ageDays), events.map((event) => event.attempts ?? 0)],
+              CASE WHEN t.status = 'delivered' THEN to_timestamp($6 / 1000.0) END
+         FROM unnest($2::bigint[], $3::varchar[], $4::varchar[], $5::int[]) AS t(seq, event_id, status, attempts)`,
+      [accountId, seqs, ids, events.map((event) => event.status), events.map((event) => event.attempts ?? 0), atMs],
     );
-    const seqById = new Map(rows.map((row) => [row.event_id, row.seq]));
     await db.query(
       `INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body, response_status)
        SELECT e.seq, 0, n, e.created_at, 12, 'https://receiver.example.com/hook', '{}', '{"action":"Customer_create"}', 500
          FROM events e CROSS JOIN LATERAL generate_series(1, e.attempts) AS n
         WHERE e.seq = ANY($1::bigint[])`,
-      [rows.map((row) => row.seq)],
+      [seqs],
     );
-    return events.map((event, index) => ({ ...event, eventId: ids[index], seq: seqById.get(ids[index]) ?? '' }));
+    seedCounter += events.length;
+    return events.map((event, index) => ({ ...event, eventId: ids[index], seq: seqs[index] }));
   }
 
-  async function seedBotCalls(accountId: number, ageDays: number[]): Promise<string[]> {
+  async function seedBotCalls(accountId: number, atMs: number[]): Promise<string[]> {
     const rows = await db.query<{ id: string }[]>(
       `INSERT INTO bot_calls (account_id, type, integration_name, outcome, duration_ms, created_at)
-       SELECT $1, 'message_trigger', 'faq', 'ok', 20, now() - make_interval(days => age)
-         FROM unnest($2::int[]) WITH ORDINALITY AS t(age, ord)
+       SELECT $1, 'message_trigger', 'faq', 'ok', 20, to_timestamp(at / 1000.0)
+         FROM unnest($2::float8[]) WITH ORDINALITY AS t(at, ord)
         ORDER BY ord
        RETURNING id::text AS id`,
-      [accountId, ageDays],
+      [accountId, atMs],
     );
     return rows.map((row) => row.id);
   }
@@ -126,79 +139,99 @@ describe('retention', () => {
     return rows.map((row) => row.id);
   }
 
-  it('deletes old events in every final status with their attempts, and keeps pending and recent ones', async () => {
+  async function partitionExists(name: string): Promise<boolean> {
+    return (await db.query<unknown[]>(`SELECT 1 FROM pg_class WHERE relname = $1`, [name])).length > 0;
+  }
+
+  const suffix = (dayMs: number) => new Date(dayMs).toISOString().slice(0, 10).replaceAll('-', '');
+
+  it('drops an expired day with its attempts in every final status, and keeps pending and recent events', async () => {
     const accountId = await newAccountId();
+    const day = await expiredDay();
     const old = await seedEvents(
       accountId,
-      FINAL_STATUSES.map((status) => ({ status, ageDays: OLD_DAYS, attempts: status === 'delivered' || status === 'failed' ? 3 : 0 })),
+      day + 3_600_000,
+      FINAL_STATUSES.map((status) => ({ status, attempts: status === 'delivered' || status === 'failed' ? 3 : 0 })),
     );
-    const oldPending = await seedEvents(accountId, [
-      { status: 'queued', ageDays: OLD_DAYS },
-      { status: 'retrying', ageDays: OLD_DAYS, attempts: 2 },
-    ]);
-    // Within RETENTION_DAYS: just inside the cutoff, and new.
-    const recent = await seedEvents(accountId, [
-      ...FINAL_STATUSES.map((status) => ({ status, ageDays: RETENTION_DAYS - 1, attempts: 1 })),
-      { status: 'delivered' as const, ageDays: 0, attempts: 1 },
+    const oldPending = await seedEvents(accountId, day + 7_200_000, [{ status: 'queued' }, { status: 'retrying', attempts: 2 }]);
+    // Within RETENTION_DAYS: today's partition.
+    const recent = await seedEvents(accountId, Date.now() - 60_000, [
+      ...FINAL_STATUSES.map((status) => ({ status, attempts: 1 })),
+      { status: 'delivered' as const, attempts: 1 },
     ]);
 
     const result = await retentionOf(workerA).runOnce();
 
-    expect(result.events).toBeGreaterThanOrEqual(old.length);
+    expect(result.droppedPartitions).toContain(`events_p${suffix(day)}`);
+    expect(result.keptPending).toBeGreaterThanOrEqual(2);
+    for (const table of ['events', 'delivery_attempts']) expect(await partitionExists(`${table}_p${suffix(day)}`)).toBe(false);
     expect(await remainingEventIds(accountId)).toEqual([...oldPending, ...recent].map((event) => event.eventId));
-    // ON DELETE CASCADE took the attempts of the deleted events, and only those.
+    // The attempts went with their day, except those of the pending events, which moved with them.
     expect(await attemptCounts(old)).toEqual([0, 0, 0, 0]);
     expect(await attemptCounts(oldPending)).toEqual([0, 2]);
     expect(await attemptCounts(recent)).toEqual([1, 1, 1, 1, 1]);
 
-    // A pending event that later reaches a final status goes in the next round.
+    // A kept event that later reaches a final status goes in the next round, with its attempts.
     await db.query(`UPDATE events SET status = 'failed', next_attempt_at = NULL WHERE seq = $1`, [oldPending[1].seq]);
     await retentionOf(workerA).runOnce();
     expect(await remainingEventIds(accountId)).toEqual([oldPending[0], ...recent].map((event) => event.eventId));
     expect(await attemptCounts([oldPending[1]])).toEqual([0]);
   });
 
-  it('deletes old bot calls and keeps recent ones', async () => {
+  it('drops expired days of bot calls and keeps recent ones', async () => {
     const accountId = await newAccountId();
-    const [, , insideCutoff, fresh] = await seedBotCalls(accountId, [OLD_DAYS + 400, OLD_DAYS, RETENTION_DAYS - 1, 0]);
+    const day = await expiredDay();
+    const [, insideCutoff, fresh] = await seedBotCalls(accountId, [day + 1000, Date.now() - (RETENTION_DAYS - 1) * DAY_MS, Date.now()]);
 
     const result = await retentionOf(workerA).runOnce();
 
-    expect(result.botCalls).toBeGreaterThanOrEqual(2);
+    expect(result.droppedPartitions).toContain(`bot_calls_p${suffix(day)}`);
+    // The one inside the window predates every daily partition: it waits in the default partition.
     expect(await remainingBotCalls(accountId)).toEqual([insideCutoff, fresh]);
   });
 
-  it('works through a backlog larger than one batch, including rows sharing a timestamp across batches', async () => {
+  it('deletes expired rows of the default partition in batches, including rows sharing a timestamp across batches', async () => {
     const accountId = await newAccountId();
     const total = RETENTION_BATCH_SIZE * 2 + 37;
-    // Every row has the same created_at (one statement's now()), so batch boundaries fall inside a tie.
+    // A day no partition covers: every row lands in events_default, all with the same created_at.
+    const at = nextOldDay - 400 * DAY_MS;
     const backlog = await seedEvents(
       accountId,
-      Array.from({ length: total }, (_, index) => ({ status: FINAL_STATUSES[index % FINAL_STATUSES.length], ageDays: OLD_DAYS, attempts: 1 })),
+      at,
+      Array.from({ length: total }, (_, index) => ({ status: FINAL_STATUSES[index % FINAL_STATUSES.length], attempts: 1 })),
     );
-    const [keptPending] = await seedEvents(accountId, [{ status: 'retrying', ageDays: OLD_DAYS + 1 }]);
+    const [keptPending] = await seedEvents(accountId, at - DAY_MS, [{ status: 'retrying' }]);
+    const [{ partition }] = await db.query<{ partition: string }[]>(`SELECT tableoid::regclass::text AS partition FROM events WHERE seq = $1`, [
+      backlog[0].seq,
+    ]);
+    expect(partition).toBe('events_default');
 
     const result = await retentionOf(workerA).runOnce();
 
     expect(result.events).toBeGreaterThanOrEqual(total);
     expect(await remainingEventIds(accountId)).toEqual([keptPending.eventId]);
-    const [{ count }] = await db.query<{ count: number }[]>(
-      `SELECT count(*)::int AS count FROM delivery_attempts WHERE event_seq = ANY($1::bigint[])`,
-      [backlog.map((event) => event.seq)],
-    );
+    const [{ count }] = await db.query<{ count: number }[]>(`SELECT count(*)::int AS count FROM delivery_attempts WHERE event_seq = ANY($1::bigint[])`, [
+      backlog.map((event) => event.seq),
+    ]);
     expect(count).toBe(0);
+    // Their ids are free again; the kept event's id stays taken.
+    const [{ keys }] = await db.query<{ keys: number }[]>(`SELECT count(*)::int AS keys FROM event_keys WHERE event_id = ANY($1::varchar[])`, [
+      [...backlog, keptPending].map((event) => event.eventId),
+    ]);
+    expect(keys).toBe(1);
   });
 
   it('skips the round while another worker holds the lock', async () => {
     const accountId = await newAccountId();
-    const old = await seedEvents(accountId, [{ status: 'delivered', ageDays: OLD_DAYS, attempts: 1 }]);
-    const [oldBotCall] = await seedBotCalls(accountId, [OLD_DAYS]);
+    const day = await expiredDay();
+    const old = await seedEvents(accountId, day + 1000, [{ status: 'delivered', attempts: 1 }]);
+    const [oldBotCall] = await seedBotCalls(accountId, [day + 1000]);
 
     const holder = db.createQueryRunner();
     try {
       // Blocking, in case a round of some worker holds it right now; it is ours once this returns.
       await holder.query('SELECT pg_advisory_lock($1)', [RETENTION_LOCK_KEY]);
-      expect(await retentionOf(workerB).runOnce()).toEqual({ events: 0, botCalls: 0 });
+      expect(await retentionOf(workerB).runOnce()).toEqual<RetentionResult>({ droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0 });
       expect(await remainingEventIds(accountId)).toEqual([old[0].eventId]);
       expect(await remainingBotCalls(accountId)).toEqual([oldBotCall]);
     } finally {
@@ -207,51 +240,61 @@ describe('retention', () => {
     }
 
     const result = await retentionOf(workerB).runOnce();
-    expect(result.events).toBeGreaterThanOrEqual(1);
-    expect(result.botCalls).toBeGreaterThanOrEqual(1);
+    expect(result.droppedPartitions).toEqual(expect.arrayContaining([`events_p${suffix(day)}`, `bot_calls_p${suffix(day)}`]));
     expect(await remainingEventIds(accountId)).toEqual([]);
     expect(await remainingBotCalls(accountId)).toEqual([]);
   });
 
-  it('lets two workers run at once: both finish and every old row is deleted once', async () => {
+  it('lets two workers run at once: both finish and every expired day is dropped once', async () => {
     const accountId = await newAccountId();
-    const old = await seedEvents(
-      accountId,
-      Array.from({ length: 500 }, (_, index) => ({ status: FINAL_STATUSES[index % FINAL_STATUSES.length], ageDays: OLD_DAYS, attempts: 2 })),
-    );
-    await seedBotCalls(accountId, Array.from({ length: 300 }, () => OLD_DAYS));
-    const [kept] = await seedEvents(accountId, [{ status: 'queued', ageDays: OLD_DAYS }]);
+    const days = [await expiredDay(), await expiredDay()];
+    for (const day of days) {
+      await seedEvents(
+        accountId,
+        day + 1000,
+        Array.from({ length: 250 }, (_, index) => ({ status: FINAL_STATUSES[index % FINAL_STATUSES.length], attempts: 2 })),
+      );
+      await seedBotCalls(accountId, Array.from({ length: 150 }, () => day + 1000));
+    }
+    const [kept] = await seedEvents(accountId, days[0] + 5000, [{ status: 'queued' }]);
 
     const [first, second] = await Promise.all([retentionOf(workerA).runOnce(), retentionOf(workerB).runOnce()]);
 
-    expect(first.events + second.events).toBeGreaterThanOrEqual(old.length);
-    expect(first.botCalls + second.botCalls).toBeGreaterThanOrEqual(300);
+    const dropped = [...first.droppedPartitions, ...second.droppedPartitions].filter((name) => days.some((day) => name.endsWith(suffix(day))));
+    expect(dropped.sort()).toEqual(days.flatMap((day) => [`bot_calls_p${suffix(day)}`, `events_p${suffix(day)}`]).sort());
     expect(await remainingEventIds(accountId)).toEqual([kept.eventId]);
     expect(await remainingBotCalls(accountId)).toEqual([]);
   });
 
-  it('counts deleted rows per table in /metrics', async () => {
+  it('counts dropped partitions, kept pending events and deleted rows in /metrics', async () => {
     const accountId = await newAccountId();
-    await seedEvents(accountId, [{ status: 'filtered', ageDays: OLD_DAYS }]);
-    await seedBotCalls(accountId, [OLD_DAYS]);
-    const before = await deletedRowsMetric(workerA);
+    const day = await expiredDay();
+    await seedEvents(accountId, day + 1000, [{ status: 'filtered' }, { status: 'queued' }]);
+    await seedEvents(accountId, nextOldDay - 500 * DAY_MS, [{ status: 'failed' }]);
+    const before = await metrics(workerA);
 
     const result = await retentionOf(workerA).runOnce();
 
-    const after = await deletedRowsMetric(workerA);
+    const after = await metrics(workerA);
+    expect(after.partitions - before.partitions).toBe(result.droppedPartitions.length);
+    expect(after.kept - before.kept).toBe(result.keptPending);
     expect(after.events - before.events).toBe(result.events);
-    expect(after.bot_calls - before.bot_calls).toBe(result.botCalls);
+    expect(result.droppedPartitions.length).toBeGreaterThanOrEqual(1);
+    expect(result.keptPending).toBeGreaterThanOrEqual(1);
     expect(result.events).toBeGreaterThanOrEqual(1);
-    expect(result.botCalls).toBeGreaterThanOrEqual(1);
   });
 });
 
-/** Reads retention_deleted_rows_total from the worker's real /metrics endpoint. */
-async function deletedRowsMetric(worker: RunningApp): Promise<{ events: number; bot_calls: number }> {
+/** Reads the retention counters from the worker's real /metrics endpoint. */
+async function metrics(worker: RunningApp): Promise<{ partitions: number; kept: number; events: number }> {
   const text = await (await fetch(`${worker.url}/metrics`)).text();
-  const value = (table: string): number => {
-    const match = new RegExp(`^retention_deleted_rows_total\\{table="${table}"\\} (\\S+)$`, 'm').exec(text);
+  const value = (pattern: string): number => {
+    const match = new RegExp(`^${pattern} (\\S+)$`, 'm').exec(text);
     return match ? Number(match[1]) : 0;
   };
-  return { events: value('events'), bot_calls: value('bot_calls') };
+  return {
+    partitions: value('retention_dropped_partitions_total'),
+    kept: value('retention_kept_pending_events_total'),
+    events: value('retention_deleted_rows_total\\{table="events"\\}'),
+  };
 }

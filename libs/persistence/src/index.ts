@@ -7,3 +7,6 @@ export * from './entities/bot-call.entity';
 export * from './data-source';
 export * from './migrate';
 export * from './persistence.module';
+export * from './partitions/partition-layout';
+export * from './partitions/partition-catalog';
+export * from './partitions/partition-maintenance';

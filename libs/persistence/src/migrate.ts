@@ -1,12 +1,15 @@
 import { Client } from 'pg';
 import { createDataSource } from './data-source';
+import { DEFAULT_PARTITIONS_AHEAD_DAYS, ensureDailyPartitions } from './partitions/partition-maintenance';
 
 /** Any fixed number works: it only has to be the same in every process that migrates. */
-const MIGRATION_LOCK_KEY = 7_263_511_004;
+export const MIGRATION_LOCK_KEY = 7_263_511_004;
 
 export interface MigrationReport {
   databaseCreated: boolean;
   applied: string[];
+  /** Daily partitions created (today and the days ahead), so a fresh install accepts events at once. */
+  partitionsCreated: string[];
 }
 
 function quoteIdentifier(name: string): string {
@@ -41,9 +44,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
 
 /**
  * Creates the database if needed and applies pending migrations under a session advisory lock,
- * held on its own connection (hence a pool of two), so concurrent runs (several containers starting at once) apply each migration exactly once.
+ * held on its own connection (hence a pool of two), so concurrent runs (several containers starting at once) apply each migration exactly once;
+ * then creates the daily partitions of today and `partitionsAheadDays` days ahead under the same lock.
  */
-export async function runMigrations(databaseUrl: string): Promise<MigrationReport> {
+export async function runMigrations(databaseUrl: string, partitionsAheadDays = DEFAULT_PARTITIONS_AHEAD_DAYS): Promise<MigrationReport> {
   const databaseCreated = await ensureDatabase(databaseUrl);
   const dataSource = createDataSource(databaseUrl, { poolSize: 2, applicationName: 'event-callbacks-migrate', queryTimeoutMs: 0 });
   await dataSource.initialize();
@@ -53,7 +57,8 @@ export async function runMigrations(databaseUrl: string): Promise<MigrationRepor
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       const applied = await dataSource.runMigrations({ transaction: 'each' });
-      return { databaseCreated, applied: applied.map((migration) => migration.name) };
+      const partitionsCreated = await ensureDailyPartitions(runner, partitionsAheadDays);
+      return { databaseCreated, applied: applied.map((migration) => migration.name), partitionsCreated };
     } finally {
       await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { PartitionJob } from './partition-job.service';
 import { RetentionService } from './retention.service';
 
-/** Hourly deletion of final events, their attempts and bot calls older than RETENTION_DAYS. */
+/** Daily partitions created ahead, and hourly retention: expired days dropped, residual rows deleted. */
 @Module({
-  providers: [RetentionService],
-  exports: [RetentionService],
+  providers: [PartitionJob, RetentionService],
+  exports: [PartitionJob, RetentionService],
 })
 export class RetentionModule {}

@@ -1,7 +1,10 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
+import { DAY_MS, dropExpiredPartitions, seqAt } from '@app/persistence';
 import { counter, ENVIRONMENT, type Environment } from '@app/runtime';
+import { type BatchOutcome, DELETE_EVENT_KEYS_SQL, deleteBotCallsSql, deleteEventsSql, existingTables } from './residual-trim';
+import { withAdvisoryLock } from './advisory-lock';
 
 const FIRST_RUN_DELAY_MS = 60_000;
 const RUN_INTERVAL_MS = 3_600_000;
@@ -11,68 +14,34 @@ const BATCH_PAUSE_MS = 200;
 /** Any fixed number works; it only has to differ from the other advisory locks (migrations use 7_263_511_004). */
 export const RETENTION_LOCK_KEY = 7_263_511_005;
 
-const DAY_MS = 86_400_000;
-
-export const retentionDeletedRows = counter('retention_deleted_rows_total', 'Rows deleted by the retention job, by table', ['table']);
+export const retentionDeletedRows = counter('retention_deleted_rows_total', 'Rows deleted one by one by the retention job, by table', ['table']);
+export const retentionDroppedPartitions = counter('retention_dropped_partitions_total', 'Daily partitions dropped by the retention job', []);
+export const retentionKeptPending = counter(
+  'retention_kept_pending_events_total',
+  'Pending events moved out of an expired partition into the default one instead of being dropped',
+  [],
+);
 
 export interface RetentionResult {
+  /** Daily partitions dropped (events, their attempts and bot calls), oldest first. */
+  droppedPartitions: string[];
+  /** Pending events of dropped days, moved to events_default with their attempts. */
+  keptPending: number;
+  /** Rows deleted one by one from the default and legacy partitions. */
   events: number;
   botCalls: number;
+  eventKeys: number;
 }
 
-interface BatchOutcome {
-  picked: number;
-  deleted: number;
-  /** Newest created_at of the batch as PostgreSQL text (microseconds kept); null when nothing was picked. */
-  last: string | null;
-}
-
-/** Listed rather than derived from the pending ones, so a status added later is kept until someone decides. */
-const FINAL_STATUSES = `('delivered', 'failed', 'filtered', 'no_endpoint')`;
+const NOTHING: RetentionResult = { droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0 };
 
 /**
- * One batch, oldest first along the created_at index. `$2` is where the previous batch stopped (inclusive,
- * for rows sharing a timestamp): without it every batch would walk again over the index entries of the
- * rows already deleted, which stay until vacuum, and a backlog of millions would cost quadratic time.
- * The outer status and age checks are re-evaluated on the current row version when the row was changed
- * meanwhile, so an event an operator redelivers (back to queued) at that moment is kept.
- */
-const DELETE_EVENTS_SQL = `
-  WITH picked AS (
-    SELECT seq, created_at FROM events
-     WHERE created_at < $1 AND created_at >= $2::timestamptz AND status IN ${FINAL_STATUSES}
-     ORDER BY created_at
-     LIMIT $3
-  ),
-  removed AS (
-    DELETE FROM events
-     WHERE seq IN (SELECT seq FROM picked) AND status IN ${FINAL_STATUSES} AND created_at < $1
-    RETURNING 1
-  )
-  SELECT (SELECT count(*) FROM picked)::int AS picked,
-         (SELECT count(*) FROM removed)::int AS deleted,
-         (SELECT max(created_at) FROM picked)::text AS last`;
-
-const DELETE_BOT_CALLS_SQL = `
-  WITH picked AS (
-    SELECT id, created_at FROM bot_calls
-     WHERE created_at < $1 AND created_at >= $2::timestamptz
-     ORDER BY created_at
-     LIMIT $3
-  ),
-  removed AS (
-    DELETE FROM bot_calls WHERE id IN (SELECT id FROM picked) RETURNING 1
-  )
-  SELECT (SELECT count(*) FROM picked)::int AS picked,
-         (SELECT count(*) FROM removed)::int AS deleted,
-         (SELECT max(created_at) FROM picked)::text AS last`;
-
-/**
- * Keeps `events` (with `delivery_attempts`, which go by ON DELETE CASCADE) and `bot_calls` at a bounded
- * size: every hour one worker deletes final events and bot calls older than RETENTION_DAYS, in batches
- * with a pause between them. Pending events are never touched, however old. Workers that find the
- * advisory lock taken skip the round: one deleter is enough, and several would only contend on the
- * same rows.
+ * Keeps events (with their attempts), bot calls and event ids at a bounded size: every hour one worker
+ * drops the daily partitions that lie wholly before now − RETENTION_DAYS (a catalog change, however big
+ * the day), moving any event still owed a delivery into the default partition first; then deletes the
+ * few expired final rows of the default and legacy partitions in batches, drops the legacy partitions
+ * once empty, and forgets the event ids whose events are gone. Workers that find the advisory lock taken
+ * skip the round: one is enough, and several would only contend on the same tables.
  */
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -91,7 +60,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     this.schedule(FIRST_RUN_DELAY_MS);
   }
 
-  /** Runs before the DataSource closes: a round in progress stops after its current batch and lets go of the lock. */
+  /** Runs before the DataSource closes: a round in progress stops after its current step and lets go of the lock. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
@@ -104,34 +73,68 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     await this.running;
   }
 
-  /** One round; answers zeros when another worker holds the lock. */
+  /** One round; answers nothing done when another worker holds the lock. */
   async runOnce(): Promise<RetentionResult> {
-    const cutoff = new Date(Date.now() - this.environment.retention.days * DAY_MS);
-    const runner = this.dataSource.createQueryRunner();
-    let pid: number | null = null;
-    try {
-      const [lock] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked, pg_backend_pid() AS pid', [
-        RETENTION_LOCK_KEY,
-      ])) as { locked: boolean; pid: number }[];
-      if (!lock.locked) {
-        this.logger.debug('retention skipped: another worker is running it');
-        return { events: 0, botCalls: 0 };
-      }
-      pid = lock.pid;
-      const events = await this.deleteInBatches(runner, DELETE_EVENTS_SQL, cutoff, 'events');
-      const botCalls = await this.deleteInBatches(runner, DELETE_BOT_CALLS_SQL, cutoff, 'bot_calls');
-      this.logger.log(
-        `retention deleted ${events} event(s) (with their attempts) and ${botCalls} bot call(s) created before ${cutoff.toISOString()}`,
-      );
-      return { events, botCalls };
-    } finally {
-      await this.unlock(runner, pid);
+    const cutoffMs = Date.now() - this.environment.retention.days * DAY_MS;
+    const cutoff = new Date(cutoffMs);
+    const result = await withAdvisoryLock(this.dataSource, RETENTION_LOCK_KEY, this.logger, async (runner) => {
+      const dropped = await dropExpiredPartitions(runner, cutoffMs);
+      const keptPending = dropped.reduce((sum, day) => sum + day.keptPending, 0);
+      retentionDroppedPartitions.inc(dropped.length);
+      retentionKeptPending.inc(keptPending);
+      const events = await this.trimResidualEvents(runner, cutoff);
+      const botCalls = await this.trimResidualBotCalls(runner, cutoff);
+      await this.dropEmptyLegacy(runner);
+      const eventKeys = await this.deleteInBatches(runner, DELETE_EVENT_KEYS_SQL, seqAt(cutoffMs).toString(), '0', 'event_keys');
+      return { droppedPartitions: dropped.map((day) => day.partition), keptPending, events, botCalls, eventKeys };
+    });
+    if (!result) {
+      this.logger.debug('retention skipped: another worker is running it');
+      return NOTHING;
     }
+    this.logger.log(
+      `retention dropped ${result.droppedPartitions.length} partition(s) before ${cutoff.toISOString()} (${result.keptPending} pending event(s) kept), ` +
+        `deleted ${result.events} event(s), ${result.botCalls} bot call(s) and ${result.eventKeys} event id(s)`,
+    );
+    return result;
   }
 
-  private async deleteInBatches(runner: QueryRunner, sql: string, cutoff: Date, table: string): Promise<number> {
+  private async trimResidualEvents(runner: QueryRunner, cutoff: Date): Promise<number> {
+    const present = await existingTables(runner, ['events_default', 'events_legacy', 'delivery_attempts_legacy']);
     let total = 0;
-    let from = '-infinity';
+    for (const kind of ['default', 'legacy']) {
+      if (!present.has(`events_${kind}`)) continue;
+      // Until a legacy attempts partition exists, attempts of legacy events live in the default one.
+      const attempts = kind === 'legacy' && present.has('delivery_attempts_legacy') ? 'delivery_attempts_legacy' : 'delivery_attempts_default';
+      total += await this.deleteInBatches(runner, deleteEventsSql(`events_${kind}`, attempts), cutoff, '-infinity', 'events');
+    }
+    return total;
+  }
+
+  private async trimResidualBotCalls(runner: QueryRunner, cutoff: Date): Promise<number> {
+    const present = await existingTables(runner, ['bot_calls_default', 'bot_calls_legacy']);
+    let total = 0;
+    for (const partition of present) total += await this.deleteInBatches(runner, deleteBotCallsSql(partition), cutoff, '-infinity', 'bot_calls');
+    return total;
+  }
+
+  /** The legacy partitions (the tables from before partitioning) go once retention has emptied them. */
+  private async dropEmptyLegacy(runner: QueryRunner): Promise<void> {
+    const present = await existingTables(runner, ['events_legacy', 'delivery_attempts_legacy', 'bot_calls_legacy']);
+    const isEmpty = async (table: string) =>
+      ((await runner.query(`SELECT NOT EXISTS (SELECT 1 FROM ${table}) AS empty`)) as { empty: boolean }[])[0].empty;
+    if (present.has('events_legacy') && (await isEmpty('events_legacy'))) {
+      if (present.has('delivery_attempts_legacy') && (await isEmpty('delivery_attempts_legacy'))) {
+        await runner.query('DROP TABLE delivery_attempts_legacy');
+      }
+      if (!(await existingTables(runner, ['delivery_attempts_legacy'])).size) await runner.query('DROP TABLE events_legacy');
+    }
+    if (present.has('bot_calls_legacy') && (await isEmpty('bot_calls_legacy'))) await runner.query('DROP TABLE bot_calls_legacy');
+  }
+
+  private async deleteInBatches(runner: QueryRunner, sql: string, cutoff: Date | string, start: string, table: string): Promise<number> {
+    let total = 0;
+    let from = start;
     while (!this.stopped) {
       const [batch] = (await runner.query(sql, [cutoff, from, RETENTION_BATCH_SIZE])) as BatchOutcome[];
       total += batch.deleted;
@@ -141,19 +144,6 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
       await this.sleep(BATCH_PAUSE_MS);
     }
     return total;
-  }
-
-  private async unlock(runner: QueryRunner, pid: number | null): Promise<void> {
-    try {
-      if (pid !== null) await runner.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK_KEY]);
-    } catch (error) {
-      // A pooled connection still holding the lock would make every worker skip retention for as long as
-      // it lives; ending its session frees the lock (and the pool drops the dead connection).
-      this.logger.warn(`releasing the retention lock failed (${(error as Error).message}); ending that session`);
-      await this.dataSource.query('SELECT pg_terminate_backend($1)', [pid]).catch(() => undefined);
-    } finally {
-      await runner.release();
-    }
   }
 
   private sleep(ms: number): Promise<void> {

@@ -25,12 +25,14 @@ interface StoreRow {
 }
 
 /**
- * One statement for any number of events: unnest the columns, keep rows whose account exists, insert
- * them in order with ON CONFLICT (event_id) DO NOTHING, and in the same round trip report which
- * accounts exist and who already owned each conflicting id. The account check lives in the statement
- * because a foreign-key violation would abort a multi-row insert as a whole; single events use the
- * same path so both behave identically. The final SELECT reads the snapshot from before the insert,
- * so `existing` rows are exactly the ones that were there already.
+ * One statement for any number of events: unnest the columns, keep rows whose account exists, claim
+ * each id in `event_keys` (the service-wide unique key: events are partitioned by time, so no index on
+ * them can be unique across days) with ON CONFLICT DO NOTHING, insert the events whose id was claimed
+ * under the seq drawn with the claim, and in the same round trip report which accounts exist and who
+ * already owned each conflicting id. The first valid item per id is the one that claims it. The account
+ * check lives in the statement because a foreign-key violation would abort a multi-row insert as a
+ * whole; single events use the same path so both behave identically. The final SELECT reads the
+ * snapshot from before the insert, so `existing` rows are exactly the ones that were there already.
  */
 const STORE_SQL = `
   WITH input AS (
@@ -41,20 +43,27 @@ const STORE_SQL = `
   known AS (
     SELECT id FROM accounts WHERE id IN (SELECT account_id FROM input)
   ),
-  inserted AS (
-    INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at)
-    SELECT event_id, account_id, action, message::json, 'queued', now()
-      FROM input
-     WHERE account_id IN (SELECT id FROM known)
-     ORDER BY ord
+  first_items AS (
+    SELECT DISTINCT ON (event_id) * FROM input WHERE account_id IN (SELECT id FROM known) ORDER BY event_id, ord
+  ),
+  claimed AS (
+    INSERT INTO event_keys (event_id, account_id, event_seq)
+    SELECT event_id, account_id, next_event_seq() FROM (SELECT * FROM first_items ORDER BY ord) AS in_order
     ON CONFLICT (event_id) DO NOTHING
+    RETURNING event_id, event_seq
+  ),
+  inserted AS (
+    INSERT INTO events (seq, event_id, account_id, action, message, status, next_attempt_at)
+    SELECT c.event_seq, f.event_id, f.account_id, f.action, f.message::json, 'queued', now()
+      FROM claimed c JOIN first_items f USING (event_id)
+     ORDER BY c.event_seq
     RETURNING seq, event_id, account_id
   )
   SELECT 'inserted' AS kind, seq::text AS seq, event_id, account_id FROM inserted
   UNION ALL
   SELECT 'account', NULL, NULL, id FROM known
   UNION ALL
-  SELECT 'existing', NULL, e.event_id, e.account_id FROM events e WHERE e.event_id IN (SELECT event_id FROM input)`;
+  SELECT 'existing', NULL, k.event_id, k.account_id FROM event_keys k WHERE k.event_id IN (SELECT event_id FROM input)`;
 
 @Injectable()
 export class EventStore {
@@ -90,7 +99,7 @@ export class EventStore {
     const unresolved = events.filter((event) => knownAccounts.has(event.accountId) && !owners.has(event.eventId));
     if (unresolved.length > 0) {
       const found = await this.run<{ event_id: string; account_id: number }>(
-        'SELECT event_id, account_id FROM events WHERE event_id = ANY($1::varchar[])',
+        'SELECT event_id, account_id FROM event_keys WHERE event_id = ANY($1::varchar[])',
         [[...new Set(unresolved.map((event) => event.eventId))]],
       );
       for (const row of found) owners.set(row.event_id, row.account_id);

@@ -152,7 +152,9 @@ export class AdminEventsService {
     >(
       `SELECT seq::text AS seq, event_id, account_id, action, message, status, attempts, series, created_at, updated_at,
               delivered_at, next_attempt_at, last_error
-         FROM events WHERE event_id = $1`,
+         FROM events
+        -- event_keys gives the seq, so the lookup prunes to one partition instead of probing each day's index.
+        WHERE seq = (SELECT event_seq FROM event_keys WHERE event_id = $1) AND event_id = $1`,
       [eventId],
     );
     if (!event) throw new ApiError(404, 'not_found', `event ${eventId} does not exist`);

@@ -1,0 +1,85 @@
+import type { QueryRunner } from 'typeorm';
+
+/** Listed rather than derived from the pending ones, so a status added later is kept until someone decides. */
+const FINAL_STATUSES = `('delivered', 'failed', 'filtered', 'no_endpoint')`;
+
+/** One batch's outcome; `last` is where it stopped (PostgreSQL text, microseconds kept), null when nothing was picked. */
+export interface BatchOutcome {
+  picked: number;
+  deleted: number;
+  last: string | null;
+}
+
+/**
+ * The partitions that are not one day each (`<table>_default`, and `<table>_legacy` holding what existed
+ * before partitioning) cannot be dropped by day; their expired rows go in batches, oldest first along the
+ * created_at index. `$2` is where the previous batch stopped (inclusive, for rows sharing a timestamp),
+ * so a backlog costs linear, not quadratic, time. The outer status and age checks are re-evaluated on
+ * the current row version, so an event an operator redelivers at that moment is kept. Attempts have no
+ * foreign key to cascade from: the same statement deletes them from the matching attempts partition.
+ */
+export function deleteEventsSql(eventsPartition: string, attemptsPartition: string): string {
+  return `
+  WITH picked AS (
+    SELECT seq, created_at FROM ${eventsPartition}
+     WHERE created_at < $1 AND created_at >= $2::timestamptz AND status IN ${FINAL_STATUSES}
+     ORDER BY created_at
+     LIMIT $3
+  ),
+  removed AS (
+    DELETE FROM ${eventsPartition}
+     WHERE seq IN (SELECT seq FROM picked) AND status IN ${FINAL_STATUSES} AND created_at < $1
+    RETURNING seq
+  ),
+  attempts AS (
+    DELETE FROM ${attemptsPartition} WHERE event_seq IN (SELECT seq FROM removed)
+  )
+  SELECT (SELECT count(*) FROM picked)::int AS picked,
+         (SELECT count(*) FROM removed)::int AS deleted,
+         (SELECT max(created_at) FROM picked)::text AS last`;
+}
+
+export function deleteBotCallsSql(partition: string): string {
+  return `
+  WITH picked AS (
+    SELECT id, created_at FROM ${partition}
+     WHERE created_at < $1 AND created_at >= $2::timestamptz
+     ORDER BY created_at
+     LIMIT $3
+  ),
+  removed AS (
+    DELETE FROM ${partition} WHERE id IN (SELECT id FROM picked) RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM picked)::int AS picked,
+         (SELECT count(*) FROM removed)::int AS deleted,
+         (SELECT max(created_at) FROM picked)::text AS last`;
+}
+
+/**
+ * Keys of events that no longer exist, below the cutoff's seq, lowest first; `$2` is where the previous
+ * batch stopped. A key whose event is still there (a pending event kept past its day, legacy rows not yet
+ * expired) stays, so its id stays taken. The existence check is a lookup by seq, pruned to one partition.
+ */
+export const DELETE_EVENT_KEYS_SQL = `
+  WITH picked AS (
+    SELECT event_id, event_seq FROM event_keys
+     WHERE event_seq < $1 AND event_seq >= $2::bigint
+     ORDER BY event_seq
+     LIMIT $3
+  ),
+  removed AS (
+    DELETE FROM event_keys k USING picked p
+     WHERE k.event_id = p.event_id AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = p.event_seq)
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM picked)::int AS picked,
+         (SELECT count(*) FROM removed)::int AS deleted,
+         (SELECT max(event_seq) FROM picked)::text AS last`;
+
+/** Names of the partitions of `table` that exist among `names` (legacy ones are gone once emptied). */
+export async function existingTables(runner: QueryRunner, names: string[]): Promise<Set<string>> {
+  const rows = (await runner.query(`SELECT relname FROM pg_class WHERE relname = ANY($1::text[]) AND relkind = 'r'`, [names])) as {
+    relname: string;
+  }[];
+  return new Set(rows.map((row) => row.relname));
+}

@@ -1,0 +1,55 @@
+/**
+ * How time maps onto the partitioned tables.
+ *
+ * `events.seq` is time-ordered: the insert's clock in milliseconds since the epoch, shifted left by
+ * SEQ_COUNTER_BITS, plus a counter (see next_event_seq() in the partitioning migration). So a range of
+ * seq IS a range of time: `events` and `delivery_attempts` are partitioned by RANGE of seq/event_seq
+ * with one partition per UTC day, every lookup by seq (the worker's jobs carry only `eventSeq`) prunes
+ * to one partition, and a day's events and their attempts are dropped together. `bot_calls` has no
+ * such key and is partitioned by `created_at` on the same UTC days.
+ */
+export const SEQ_COUNTER_BITS = 20n;
+export const DAY_MS = 86_400_000;
+
+/** The tables partitioned per day, with the column and kind of their partition key. */
+export const PARTITIONED_TABLES = {
+  events: { key: 'seq', kind: 'seq' },
+  delivery_attempts: { key: 'event_seq', kind: 'seq' },
+  bot_calls: { key: 'created_at', kind: 'time' },
+} as const;
+export type PartitionedTable = keyof typeof PARTITIONED_TABLES;
+
+/** The lowest seq a row inserted at `ms` (epoch milliseconds) can get. */
+export function seqAt(ms: number): bigint {
+  return BigInt(Math.floor(ms)) << SEQ_COUNTER_BITS;
+}
+
+/** When a time-ordered seq was taken (epoch milliseconds); meaningless for pre-partitioning (legacy) seqs. */
+export function seqTime(seq: bigint): number {
+  return Number(seq >> SEQ_COUNTER_BITS);
+}
+
+export function utcDayStart(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
+
+/** `events_p20261123`: one partition per UTC day, named after the day it holds. */
+export function dailyPartitionName(table: PartitionedTable, dayStartMs: number): string {
+  return `${table}_p${new Date(dayStartMs).toISOString().slice(0, 10).replaceAll('-', '')}`;
+}
+
+/** The SQL literal bounds of a day for a table's partition key. */
+export function dayBounds(table: PartitionedTable, dayStartMs: number): { from: string; to: string } {
+  if (PARTITIONED_TABLES[table].kind === 'seq') {
+    return { from: seqAt(dayStartMs).toString(), to: seqAt(dayStartMs + DAY_MS).toString() };
+  }
+  return { from: `'${new Date(dayStartMs).toISOString()}'`, to: `'${new Date(dayStartMs + DAY_MS).toISOString()}'` };
+}
+
+export function defaultPartitionName(table: PartitionedTable): string {
+  return `${table}_default`;
+}
+
+export function legacyPartitionName(table: PartitionedTable): string {
+  return `${table}_legacy`;
+}

@@ -1,0 +1,131 @@
+import type { QueryRunner } from 'typeorm';
+import { columnList, listPartitions, overlaps } from './partition-catalog';
+import {
+  DAY_MS,
+  dailyPartitionName,
+  dayBounds,
+  defaultPartitionName,
+  PARTITIONED_TABLES,
+  type PartitionedTable,
+  seqAt,
+  utcDayStart,
+} from './partition-layout';
+
+/** Partition DDL waits at most this long for its lock, then gives up until the next run instead of queueing every query behind it. */
+export const PARTITION_LOCK_TIMEOUT = '5s';
+/** Days created ahead of today by default (the worker runs the job hourly, migrate once). */
+export const DEFAULT_PARTITIONS_AHEAD_DAYS = 7;
+
+const PENDING = `('queued', 'retrying')`;
+
+async function inTransaction<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
+  await runner.startTransaction();
+  try {
+    await runner.query(`SET LOCAL lock_timeout = '${PARTITION_LOCK_TIMEOUT}'`);
+    const result = await work();
+    await runner.commitTransaction();
+    return result;
+  } catch (error) {
+    await runner.rollbackTransaction();
+    throw error;
+  }
+}
+
+/**
+ * Creates one day's partition without blocking readers and writers of the table: a plain table shaped
+ * like the parent, the day's rows moved over from the default partition (normally none: only when
+ * inserts ran ahead of this job), then ATTACH, which needs only SHARE UPDATE EXCLUSIVE on the parent and
+ * builds the parent's indexes on the new, small table.
+ */
+async function createDay(runner: QueryRunner, table: PartitionedTable, dayStartMs: number): Promise<string> {
+  const name = dailyPartitionName(table, dayStartMs);
+  const { from, to } = dayBounds(table, dayStartMs);
+  const key = PARTITIONED_TABLES[table].key;
+  await inTransaction(runner, async () => {
+    await runner.query(`CREATE TABLE ${name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+    const columns = await columnList(runner, table);
+    await runner.query(
+      `WITH moved AS (DELETE FROM ${defaultPartitionName(table)} WHERE ${key} >= ${from} AND ${key} < ${to} RETURNING ${columns})
+       INSERT INTO ${name} (${columns}) SELECT ${columns} FROM moved`,
+    );
+    await runner.query(`ALTER TABLE ${table} ATTACH PARTITION ${name} FOR VALUES FROM (${from}) TO (${to})`);
+  });
+  return name;
+}
+
+/**
+ * Makes sure every partitioned table has a partition for each UTC day from `fromMs`'s day through
+ * `aheadDays` days later; days an existing partition already covers (the legacy one) are skipped.
+ * Returns the partitions created. Callers hold the maintenance lock; DDL of two callers would only
+ * collide and fail, never corrupt.
+ */
+export async function ensureDailyPartitions(runner: QueryRunner, aheadDays: number, fromMs = Date.now()): Promise<string[]> {
+  const created: string[] = [];
+  const firstDay = utcDayStart(fromMs);
+  for (const table of Object.keys(PARTITIONED_TABLES) as PartitionedTable[]) {
+    const existing = await inTransaction(runner, () => listPartitions(runner, table));
+    for (let day = 0; day <= aheadDays; day += 1) {
+      const dayStart = firstDay + day * DAY_MS;
+      const [from, to] = PARTITIONED_TABLES[table].kind === 'seq' ? [seqAt(dayStart), seqAt(dayStart + DAY_MS)] : [BigInt(dayStart), BigInt(dayStart + DAY_MS)];
+      if (existing.some((partition) => overlaps(partition, from, to))) continue;
+      created.push(await createDay(runner, table, dayStart));
+    }
+  }
+  return created;
+}
+
+export interface DroppedDay {
+  partition: string;
+  /** Events still owed a delivery, moved to the default partition with their attempts (same seq). */
+  keptPending: number;
+}
+
+/**
+ * Drops the daily partitions whose whole range ends at or before `cutoffMs`. For a day of events its
+ * attempts partition goes in the same transaction; pending events (queued, retrying) are first copied
+ * with their attempts into the default partitions, keeping their seq, so queued jobs, cursors and the
+ * event_keys entry stay valid. Detaching attempts before events matches the worker's lock order
+ * (its one statement writes attempts, then events), so the two never deadlock.
+ */
+export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: number): Promise<DroppedDay[]> {
+  const dropped: DroppedDay[] = [];
+  const seqCutoff = seqAt(cutoffMs);
+  const events = await inTransaction(runner, () => listPartitions(runner, 'events'));
+  const attempts = await inTransaction(runner, () => listPartitions(runner, 'delivery_attempts'));
+  const expired = events.filter((partition) => partition.from !== null && partition.to !== null && partition.to <= seqCutoff);
+  for (const partition of expired.sort((a, b) => (a.from! < b.from! ? -1 : 1))) {
+    const twin = attempts.find((candidate) => candidate.from === partition.from && candidate.to === partition.to);
+    const keptPending = await inTransaction(runner, async () => {
+      if (twin) await runner.query(`ALTER TABLE delivery_attempts DETACH PARTITION ${twin.name}`);
+      await runner.query(`ALTER TABLE events DETACH PARTITION ${partition.name}`);
+      const eventColumns = await columnList(runner, 'events');
+      const [{ count }] = (await runner.query(
+        `WITH kept AS (
+           INSERT INTO events (${eventColumns}) SELECT ${eventColumns} FROM ${partition.name} WHERE status IN ${PENDING} RETURNING 1
+         ) SELECT count(*)::int AS count FROM kept`,
+      )) as { count: number }[];
+      if (twin) {
+        if (count > 0) {
+          const attemptColumns = await columnList(runner, 'delivery_attempts');
+          await runner.query(
+            `INSERT INTO delivery_attempts (${attemptColumns})
+             SELECT ${attemptColumns} FROM ${twin.name}
+              WHERE event_seq IN (SELECT seq FROM ${partition.name} WHERE status IN ${PENDING})`,
+          );
+        }
+        await runner.query(`DROP TABLE ${twin.name}`);
+      }
+      await runner.query(`DROP TABLE ${partition.name}`);
+      return count;
+    });
+    dropped.push({ partition: partition.name, keptPending });
+  }
+  // Bot calls owe nothing to anyone: their expired days are simply dropped.
+  const botCalls = await inTransaction(runner, () => listPartitions(runner, 'bot_calls'));
+  for (const partition of botCalls) {
+    if (partition.from === null || partition.to === null || partition.to > BigInt(cutoffMs)) continue;
+    await inTransaction(runner, () => runner.query(`DROP TABLE ${partition.name}`));
+    dropped.push({ partition: partition.name, keptPending: 0 });
+  }
+  return dropped;
+}
