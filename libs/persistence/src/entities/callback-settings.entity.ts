@@ -17,6 +17,17 @@ export class CallbackSettings {
   @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
   permissions!: PermissionMap;
 
+  /** When the current run of failed attempts to push_url began; null after any success (ENDPOINT_DISABLE_AFTER). */
+  @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
+  failingSince!: Date | null;
+
+  /** Set when the worker stopped calling push_url because it failed for too long; cleared by enable or set_url. */
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt!: Date | null;
+
+  @Column({ name: 'disabled_reason', type: 'text', nullable: true })
+  disabledReason!: string | null;
+
   /** Bumped on every change so caches can tell a stale notification from a fresh one. */
   @Column({ type: 'integer', default: 0 })
   version!: number;

@@ -30,6 +30,7 @@ describe('loadEnvironment', () => {
       breakerFailureThreshold: 5,
       breakerCooldownMs: 30_000,
       reconcileIntervalMs: 15_000,
+      endpointDisableAfterMs: 5 * 24 * 3_600_000,
     });
     expect(environment.retention).toEqual({ days: 30 });
   });
@@ -64,6 +65,24 @@ describe('loadEnvironment', () => {
       expect(problems[0]).toMatch(/^RETRY_SCHEDULE must be a comma separated list of durations/);
       expect(problems[0]).toContain(`(got "${value.trim()}")`);
     }
+  });
+
+  describe('ENDPOINT_DISABLE_AFTER', () => {
+    it.each([
+      ['5d', 5 * 86_400_000],
+      ['36h', 36 * 3_600_000],
+      ['90m', 90 * 60_000],
+      ['30s', 30_000],
+      ['1500ms', 1500],
+    ])('accepts %j', (value, ms) => {
+      expect(loadEnvironment({ ENDPOINT_DISABLE_AFTER: value }).delivery.endpointDisableAfterMs).toBe(ms);
+    });
+
+    it.each(['0d', '0s', '5', '5 days', '1w', '-1d', '1.5d'])('refuses %j, naming the setting and the units', (value) => {
+      expect(problemsOf({ ENDPOINT_DISABLE_AFTER: value })).toEqual([
+        `ENDPOINT_DISABLE_AFTER must be a positive duration with a unit of ms, s, m, h or d, such as 12h or 5d (got "${value}")`,
+      ]);
+    });
   });
 
   it('reads ALLOW_PRIVATE_TARGETS explicitly, so "false" is false', () => {

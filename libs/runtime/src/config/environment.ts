@@ -27,6 +27,8 @@ export interface Environment {
     breakerFailureThreshold: number;
     breakerCooldownMs: number;
     reconcileIntervalMs: number;
+    /** An endpoint whose attempts have all failed for this long is disabled (CONTRACT §5). */
+    endpointDisableAfterMs: number;
   };
   /** Final events (with their attempts) and bot calls older than this many days are deleted by the worker. */
   retention: { days: number };
@@ -99,6 +101,17 @@ class Reader {
     if (parsed === null) {
       this.problems.push(`${name} must be a duration such as 500ms, 10s, 5m or 1h (got "${value}")`);
       return parseDuration(fallback) ?? 0;
+    }
+    return parsed;
+  }
+
+  /** A positive duration that may also be written in days (`5d`). */
+  longDuration(name: string, fallback: string): number {
+    const value = this.string(name, fallback);
+    const parsed = parseDuration(value, { days: true });
+    if (parsed === null || parsed <= 0) {
+      this.problems.push(`${name} must be a positive duration with a unit of ms, s, m, h or d, such as 12h or 5d (got "${value}")`);
+      return parseDuration(fallback, { days: true }) ?? 0;
     }
     return parsed;
   }
@@ -180,6 +193,7 @@ export function loadEnvironment(source: Source = process.env): Environment {
       breakerFailureThreshold: read.integer('BREAKER_FAILURE_THRESHOLD', 5, 1, 10_000),
       breakerCooldownMs: read.duration('BREAKER_COOLDOWN', '30s'),
       reconcileIntervalMs: read.duration('RECONCILE_INTERVAL', '15s'),
+      endpointDisableAfterMs: read.longDuration('ENDPOINT_DISABLE_AFTER', '5d'),
     },
     retention: { days: read.integer('RETENTION_DAYS', 30, 1, 3650) },
     redisTopology: readRedisTopology(source, read.problems),
