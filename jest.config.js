@@ -29,5 +29,17 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFiles: ['reflect-metadata'],
     },
+    {
+      // The delivery suites again, against a real three-master Redis Cluster the setup starts on loopback.
+      displayName: 'e2e-cluster',
+      rootDir: __dirname,
+      testEnvironment: 'node',
+      transform,
+      moduleNameMapper: aliases,
+      testMatch: ['<rootDir>/test/delivery.e2e-spec.ts', '<rootDir>/test/delivery-isolation.e2e-spec.ts', '<rootDir>/test/delivery-crash.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/cluster-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/cluster-global-teardown.ts',
+      setupFiles: ['reflect-metadata', '<rootDir>/test/support/use-redis-cluster.ts'],
+    },
   ],
 };

@@ -1,4 +1,3 @@
-import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
@@ -19,7 +18,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 let configApi: RunningApp;
 let db: Client;
-let queue: Queue;
+/** The namespace's delivery queue: jobs by id or state across every shard. */
+let queue: IsolatedNamespace;
 
 async function call(
   method: 'GET' | 'POST',
@@ -121,7 +121,7 @@ function percentile(sorted: number[], fraction: number): number {
 beforeAll(async () => {
   await namespace.setUp();
   db = namespace.db;
-  queue = namespace.queue;
+  queue = namespace;
   configApi = await startApp(ConfigApiModule, ISOLATION);
 });
 
@@ -352,7 +352,7 @@ describe('POST /admin/v1/events/:event_id/redeliver', () => {
     expect(row).toMatchObject({ status: 'queued', series: 1, series_attempts: 0, attempts: 2, last_error: null, delivered_at: null });
     expect(Math.abs((row.next_attempt_at as Date).getTime() - Date.now())).toBeLessThan(60_000);
     const job = await queue.getJob(deliveryJobId({ eventSeq: event.seq, series: 1, attempt: 0 }));
-    expect(job?.data).toEqual({ eventSeq: event.seq, series: 1, attempt: 0 });
+    expect(job?.data).toEqual({ eventSeq: event.seq, accountId: account.id, series: 1, attempt: 0 });
 
     const again = await call('POST', `/admin/v1/events/${event.eventId}/redeliver`);
     expect(again.body.series).toBe(2);

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { EVENT_ACTIONS, type EventAction } from '@app/payloads';
-import { deliveryJob, deliveryJobId } from '@app/runtime';
+import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
@@ -315,10 +315,10 @@ describe('callback delivery', () => {
       return row.series === 1 && row.status === 'delivered';
     });
     // A leftover job of series 0 (say, re-added by a reconciler) is stale now.
-    const queue = deliveryQueueOf(worker.app);
-    const stale = deliveryJob({ eventSeq: event.seq, series: 0, attempt: 0 });
-    await queue.add(stale.name, stale.data, stale.opts);
-    await waitFor('the stale job to be processed', async () => (await queue.getJob(deliveryJobId(stale.data))) === undefined);
+    const queues = deliveryQueueOf(worker.app);
+    const stale = { eventSeq: event.seq, accountId: event.accountId, series: 0, attempt: 0 };
+    await queues.add(stale);
+    await waitFor('the stale job to be processed', async () => (await queues.queueFor(stale.accountId).getJob(deliveryJobId(stale))) === undefined);
 
     expect(await eventRow(worker.app, event.eventId)).toMatchObject({ status: 'delivered', attempts: 2, series: 1, series_attempts: 1 });
     expect((await attemptRows(worker.app, event.eventId)).map((attempt) => [attempt.series, attempt.attempt, attempt.response_status])).toEqual([

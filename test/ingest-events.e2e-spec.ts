@@ -1,4 +1,3 @@
-import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { EVENT_ACTIONS } from '@app/payloads';
 import { deliveryJobId } from '@app/runtime';
@@ -30,7 +29,8 @@ interface Answer {
 
 let configApi: RunningApp;
 let db: Client;
-let queue: Queue;
+/** The namespace's delivery queue: jobs by id or state across every shard. */
+let queue: IsolatedNamespace;
 let ingest: RunningApp;
 
 async function post(app: RunningApp, path: string, body: unknown, headers: Record<string, string> = INGEST_HEADERS): Promise<Answer> {
@@ -83,7 +83,7 @@ async function counterValue(app: RunningApp, outcome: string): Promise<number> {
 beforeAll(async () => {
   await namespace.setUp();
   db = namespace.db;
-  queue = namespace.queue;
+  queue = namespace;
   configApi = await startApp(ConfigApiModule, ISOLATION);
   ingest = await startApp(IngestModule, ISOLATION);
 });
@@ -123,7 +123,7 @@ describe('POST /v1/events', () => {
 
     const job = await firstJobOf(row.seq);
     expect(job).toBeDefined();
-    expect(job?.data).toEqual({ eventSeq: row.seq, series: 0, attempt: 0 });
+    expect(job?.data).toEqual({ eventSeq: row.seq, accountId: row.account_id, series: 0, attempt: 0 });
     expect(job?.name).toBe('deliver');
   });
 

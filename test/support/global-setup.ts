@@ -31,8 +31,12 @@ async function requireServices(): Promise<void> {
   }
 }
 
-/** Each run gets its own database and Redis prefix, so parallel runs and leftovers never collide. */
+/**
+ * Each run gets its own database and Redis prefix, so parallel runs and leftovers never collide.
+ * Runs once per run even when several projects name it (the cluster project calls it too).
+ */
 export default async function globalSetup(): Promise<void> {
+  if (process.env.CALLBACKS_TEST_RUN === 'set-up') return;
   await requireServices();
   const runId = `${Date.now().toString(36)}_${process.pid}`;
   const databaseUrl = new URL(POSTGRES);
@@ -48,4 +52,5 @@ export default async function globalSetup(): Promise<void> {
   // Suites seed old final events on purpose; the worker's hourly retention round must not take them.
   process.env.RETENTION_DAYS = '3650';
   await runMigrations(process.env.DATABASE_URL);
+  process.env.CALLBACKS_TEST_RUN = 'set-up';
 }

@@ -2,6 +2,9 @@ import { Client } from 'pg';
 import Redis from 'ioredis';
 
 export default async function globalTeardown(): Promise<void> {
+  // Once per run, however many projects name this teardown.
+  if (process.env.CALLBACKS_TEST_RUN !== 'set-up') return;
+  process.env.CALLBACKS_TEST_RUN = 'torn-down';
   const databaseUrl = process.env.DATABASE_URL;
   const prefix = process.env.REDIS_PREFIX;
   if (databaseUrl && new URL(databaseUrl).pathname.startsWith('/callbacks_test_')) {

@@ -1,7 +1,7 @@
-import { Queue } from 'bullmq';
+import type { Job, JobType } from 'bullmq';
 import { Client } from 'pg';
 import { runMigrations } from '@app/persistence';
-import { DELIVERY_QUEUE } from '@app/runtime';
+import { DeliveryQueues, loadEnvironment } from '@app/runtime';
 
 /**
  * A database and Redis prefix of a suite's own, inside the run's namespace and removed afterwards: for
@@ -15,8 +15,8 @@ export class IsolatedNamespace {
   /** Settings for startApp so the app uses this namespace. */
   readonly overrides: { DATABASE_URL: string; REDIS_PREFIX: string };
   db!: Client;
-  /** The namespace's delivery queue, to look at the jobs the apps enqueue. */
-  queue!: Queue;
+  /** The namespace's delivery queue (every shard), to look at the jobs the apps enqueue. */
+  queues!: DeliveryQueues;
   private readonly baseUrl: URL;
 
   constructor(name: string) {
@@ -45,16 +45,26 @@ export class IsolatedNamespace {
     await runMigrations(this.databaseUrl);
     this.db = new Client({ connectionString: this.databaseUrl });
     await this.db.connect();
-    const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    this.queue = new Queue(DELIVERY_QUEUE, {
-      connection: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) },
-      prefix: `${this.redisPrefix}:bull`,
-    });
+    this.queues = DeliveryQueues.open(loadEnvironment({ ...process.env, ...this.overrides }), 'consumer');
+  }
+
+  /** A job of this namespace by id, whatever its shard. */
+  async getJob(jobId: string): Promise<Job | undefined> {
+    for (const queue of this.queues.all()) {
+      const job = await queue.getJob(jobId);
+      if (job) return job;
+    }
+    return undefined;
+  }
+
+  /** The jobs in these states across every shard. */
+  async getJobs(states: JobType[]): Promise<Job[]> {
+    return (await Promise.all(this.queues.all().map((queue) => queue.getJobs(states)))).flat();
   }
 
   async tearDown(): Promise<void> {
-    await this.queue?.obliterate({ force: true }).catch(() => undefined);
-    await this.queue?.close();
+    await Promise.all((this.queues?.all() ?? []).map((queue) => queue.obliterate({ force: true }).catch(() => undefined)));
+    await this.queues?.close();
     await this.db?.end();
     await this.maintenanceQuery(`DROP DATABASE IF EXISTS "${this.databaseName}" WITH (FORCE)`);
   }

@@ -1,11 +1,17 @@
-import { getQueueToken } from '@nestjs/bullmq';
 import type { INestApplication } from '@nestjs/common';
-import type { Queue } from 'bullmq';
-import Redis from 'ioredis';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { DELIVERY_QUEUE, deliveryJob, publishSettingsChanged, REDIS } from '@app/runtime';
+import {
+  closeRedisConnection,
+  createRedisConnection,
+  DeliveryQueues,
+  loadEnvironment,
+  publishSettingsChanged,
+  REDIS,
+  type RedisClient,
+  waitForReady,
+} from '@app/runtime';
 
 /**
  * Helpers for driving the delivery worker in tests: a Redis prefix of the file's own (so its queue and
@@ -27,8 +33,9 @@ export function useOwnRedisPrefix(name: string): string {
   return prefix;
 }
 
-export function deliveryQueueOf(app: INestApplication): Queue {
-  return app.get<Queue>(getQueueToken(DELIVERY_QUEUE), { strict: false });
+/** The app's sharded delivery queue (every shard, routed by account). */
+export function deliveryQueueOf(app: INestApplication): DeliveryQueues {
+  return app.get(DeliveryQueues, { strict: false });
 }
 
 export interface NewTestEvent {
@@ -39,6 +46,7 @@ export interface NewTestEvent {
 
 export interface StoredTestEvent {
   seq: string;
+  accountId: number;
   eventId: string;
   action: string;
   message: Record<string, unknown>;
@@ -60,12 +68,15 @@ export async function insertEvents(app: INestApplication, accountId: number, eve
     [ids, accountId, events.map((event) => event.action), events.map((event) => JSON.stringify(event.message))],
   );
   const seqById = new Map(rows.map((row) => [row.event_id, row.seq]));
-  return events.map((event, index) => ({ seq: seqById.get(ids[index]) ?? '', eventId: ids[index], action: event.action, message: event.message }));
+  return events.map((event, index) => ({ seq: seqById.get(ids[index]) ?? '', accountId, eventId: ids[index], action: event.action, message: event.message }));
 }
 
 /** Adds the first delivery job of each event, as ingest does after storing them. */
-export async function enqueueFirstAttempts(queue: Queue, events: StoredTestEvent[], delayMs = 0): Promise<void> {
-  await queue.addBulk(events.map((event) => deliveryJob({ eventSeq: event.seq, series: 0, attempt: 0 }, delayMs)));
+export async function enqueueFirstAttempts(queues: DeliveryQueues, events: StoredTestEvent[], delayMs = 0): Promise<void> {
+  await queues.addBulk(
+    events.map((event) => ({ eventSeq: event.seq, accountId: event.accountId, series: 0, attempt: 0 })),
+    delayMs,
+  );
 }
 
 export async function sendEvents(app: INestApplication, accountId: number, events: NewTestEvent[]): Promise<StoredTestEvent[]> {
@@ -126,22 +137,31 @@ export async function attemptRows(app: INestApplication, eventId: string): Promi
 
 /** Announces a settings change on this file's prefix (the worker listens there). */
 export async function announceSettingsChange(app: INestApplication, accountId: number): Promise<void> {
-  await publishSettingsChanged(app.get<Redis>(REDIS), process.env.REDIS_PREFIX ?? 'callbacks', accountId);
+  await publishSettingsChanged(app.get<RedisClient>(REDIS), process.env.REDIS_PREFIX ?? 'callbacks', accountId);
 }
 
-/** Deletes every key under `prefix:` (never FLUSHDB: other runs share the server). */
+/**
+ * Deletes every key under `prefix:` (never FLUSHDB: other runs share the server) on the deployment
+ * this file's settings name; on a cluster, node by node, one key at a time (keys of one UNLINK must
+ * share a slot).
+ */
 export async function deleteKeysUnder(prefix: string): Promise<number> {
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const redis = createRedisConnection(loadEnvironment(process.env), 'blocking', 'test-cleanup');
   let deleted = 0;
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) deleted += await redis.unlink(...keys);
-    } while (cursor !== '0');
+    // A cluster client knows its nodes only once it has loaded the slots.
+    await waitForReady(redis, 10_000);
+    const nodes = 'nodes' in redis ? redis.nodes('master') : [redis];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        for (const key of keys) deleted += await redis.unlink(key);
+      } while (cursor !== '0');
+    }
   } finally {
-    redis.disconnect();
+    await closeRedisConnection(redis);
   }
   return deleted;
 }
@@ -172,6 +192,9 @@ export function spawnWorker(env: Record<string, string>): WorkerProcess {
         TS_NODE_PROJECT: 'tsconfig.json',
         DATABASE_URL: process.env.DATABASE_URL ?? '',
         REDIS_URL: process.env.REDIS_URL ?? '',
+        REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? '',
+        REDIS_SENTINELS: process.env.REDIS_SENTINELS ?? '',
+        REDIS_SENTINEL_NAME: process.env.REDIS_SENTINEL_NAME ?? '',
         REDIS_PREFIX: process.env.REDIS_PREFIX ?? '',
         WORKER_PORT: '0',
         ALLOW_PRIVATE_TARGETS: 'true',

@@ -7,6 +7,7 @@ export * from './redis/redis-connection';
 export * from './redis/redis-keys';
 export * from './settings/settings-notifier';
 export * from './queue/delivery-queue';
+export * from './queue/delivery-queues';
 export * from './http/api-error';
 export * from './http/error.filter';
 export * from './http/validation';

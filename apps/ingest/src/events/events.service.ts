@@ -53,8 +53,8 @@ function echoedEventId(item: unknown): string | undefined {
 }
 
 /** A new event's first delivery step. */
-function firstAttempt(eventSeq: string): DeliveryJobData {
-  return { eventSeq, series: 0, attempt: 0 };
+function firstAttempt(eventSeq: string, accountId: number): DeliveryJobData {
+  return { eventSeq, accountId, series: 0, attempt: 0 };
 }
 
 @Injectable()
@@ -72,7 +72,7 @@ export class EventsService {
     const [outcome] = await this.store.store([event]);
     switch (outcome.kind) {
       case 'accepted':
-        await this.producer.enqueue([firstAttempt(outcome.seq)]);
+        await this.producer.enqueue([firstAttempt(outcome.seq, event.accountId)]);
         return { event_id: event.eventId, status: 'accepted' };
       case 'duplicate':
         return { event_id: event.eventId, status: 'duplicate' };
@@ -97,13 +97,13 @@ export class EventsService {
     });
 
     const outcomes: StoreOutcome[] = await this.store.store(valid.map((entry) => entry.event));
-    const acceptedSeqs: string[] = [];
+    const accepted: DeliveryJobData[] = [];
     valid.forEach(({ index, event }, position) => {
       const outcome = outcomes[position];
       results[index] = this.batchResult(index, event, outcome);
-      if (outcome.kind === 'accepted') acceptedSeqs.push(outcome.seq);
+      if (outcome.kind === 'accepted') accepted.push(firstAttempt(outcome.seq, event.accountId));
     });
-    await this.producer.enqueue(acceptedSeqs.map(firstAttempt));
+    await this.producer.enqueue(accepted);
 
     const tally = { accepted: 0, duplicate: 0, rejected: 0 };
     for (const result of results) tally[result.status] += 1;

@@ -1,11 +1,8 @@
-import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Queue } from 'bullmq';
-import type Redis from 'ioredis';
+import { Injectable, Logger } from '@nestjs/common';
 import { within } from '../async/within';
 import { counter } from '../metrics/metrics';
-import { REDIS } from '../redis/redis.module';
-import { DELIVERY_QUEUE, deliveryJob, type DeliveryJobData } from './delivery-queue';
+import type { DeliveryJobData } from './delivery-queue';
+import { DeliveryQueues } from './delivery-queues';
 
 /**
  * Upper bound on waiting for Redis. BullMQ waits for its connection to become ready without limit,
@@ -27,21 +24,15 @@ const enqueueFailures = counter(
 export class DeliveryProducer {
   private readonly logger = new Logger(DeliveryProducer.name);
 
-  constructor(
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
-    @Inject(REDIS) private readonly redis: Redis,
-  ) {
-    // Without a listener BullMQ prints every reconnect failure to stderr.
-    this.queue.on('error', (error: Error) => this.logger.debug(`delivery queue connection: ${error.message}`));
-  }
+  constructor(private readonly queues: DeliveryQueues) {}
 
-  /** One Redis round trip for all steps; resolves false (after logging) when Redis is unavailable. */
+  /** One Redis round trip per shard touched; resolves false (after logging) when Redis is unavailable. */
   async enqueue(steps: readonly DeliveryJobData[]): Promise<boolean> {
     if (steps.length === 0) return true;
     try {
-      // The shared command connection already knows when Redis is away: do not wait for the time-out.
-      if (this.redis.status !== 'ready') throw new Error(`Redis connection is ${this.redis.status}`);
-      await within(this.queue.addBulk(steps.map((step) => deliveryJob(step))), ENQUEUE_TIMEOUT_MS, 'Redis');
+      // The connection already knows when Redis is away: do not wait for the time-out.
+      if (!this.queues.connected) throw new Error('the Redis connection is not ready');
+      await within(this.queues.addBulk(steps), ENQUEUE_TIMEOUT_MS, 'Redis');
       return true;
     } catch (error) {
       enqueueFailures.inc(steps.length);

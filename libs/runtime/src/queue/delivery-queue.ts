@@ -1,6 +1,9 @@
 import type { JobsOptions } from 'bullmq';
 
-/** The BullMQ queue between ingest/config-api (producers) and the delivery worker (only consumer). */
+/**
+ * The BullMQ queue between ingest/config-api (producers) and the delivery worker (only consumer); one
+ * queue of this name per shard, each under its own prefix (see DeliveryQueues).
+ */
 export const DELIVERY_QUEUE = 'deliveries';
 export const DELIVERY_JOB_NAME = 'deliver';
 
@@ -8,9 +11,12 @@ export const DELIVERY_JOB_NAME = 'deliver';
  * Jobs carry ids only: the PostgreSQL row is the truth, and secrets never enter Redis.
  * `series` is the event's attempt series (0, then +1 per manual redelivery) and `attempt` the number
  * of attempts already made in that series; a job whose pair no longer matches the row is stale.
+ * `accountId` picks the queue shard, so every step of an event (retries, redeliveries, the
+ * reconciler's re-adds) goes to the same shard and keeps one job id space.
  */
 export interface DeliveryJobData {
   eventSeq: string;
+  accountId: number;
   series: number;
   attempt: number;
 }
@@ -19,7 +25,7 @@ export interface DeliveryJobData {
  * Deterministic per (event, series, attempt): enqueueing the same step twice (ingest racing the
  * reconciler) is a no-op in BullMQ, while a retry or a manual redelivery always gets a new id.
  */
-export function deliveryJobId(data: DeliveryJobData): string {
+export function deliveryJobId(data: Pick<DeliveryJobData, 'eventSeq' | 'series' | 'attempt'>): string {
   return `e${data.eventSeq}-s${data.series}-a${data.attempt}`;
 }
 

@@ -74,9 +74,17 @@ export async function waitForReady(client: RedisClient, timeoutMs: number): Prom
   });
 }
 
-/** quit() on a connection that already ended never settles its handle; there is nothing to close then. */
+/**
+ * quit() on a connection that already ended never settles its handle; there is nothing to close then.
+ * On a connection that is not up, QUIT would wait in the offline queue until Redis returns (holding up
+ * a shutdown for as long as Redis is away): drop it instead.
+ */
 export async function closeRedisConnection(client: RedisClient): Promise<void> {
   if (client.status === 'end') return;
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
   await client.quit().then(
     () => undefined,
     () => client.disconnect(),

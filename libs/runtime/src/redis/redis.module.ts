@@ -1,28 +1,13 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import type { RedisOptions } from 'ioredis';
 import { ENVIRONMENT } from '../config/config.module';
 import type { Environment } from '../config/environment';
 import { closeRedisConnection, createRedisConnection, type RedisClient, waitForReady } from './redis-connection';
 
-export const REDIS = Symbol('REDIS');
-
 /**
- * Options for command connections: fail fast instead of queueing while Redis is away, so callers
- * can answer (or fall back) at once rather than hang.
+ * The shared command connection (fails fast while Redis is away). On a cluster it is an ioredis
+ * Cluster; its commands are the same, so users keep typing it as Redis.
  */
-export function commandConnectionOptions(): RedisOptions {
-  return {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 3000,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-  };
-}
-
-/** Blocking connections used by BullMQ workers must retry forever (BullMQ requires maxRetriesPerRequest null). */
-export function workerConnectionOptions(): RedisOptions {
-  return { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2000) };
-}
+export const REDIS = Symbol('REDIS');
 
 @Injectable()
 class RedisLifecycle implements OnApplicationShutdown {

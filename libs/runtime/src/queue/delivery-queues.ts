@@ -1,0 +1,141 @@
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { type Job, Queue, Worker, type WorkerOptions } from 'bullmq';
+import type { Environment } from '../config/environment';
+import { closeRedisConnection, createRedisConnection, type RedisClient, waitForReady } from '../redis/redis-connection';
+import { RedisKeys } from '../redis/redis-keys';
+import { DELIVERY_QUEUE, deliveryJob, type DeliveryJobData } from './delivery-queue';
+
+export type DeliveryQueueRole = 'producer' | 'consumer';
+
+/**
+ * An event's shard. The shard should follow the endpoint, but producers (ingest, redelivery, the
+ * reconciler, retries) know the event's account and not its push_url; an endpoint belongs to one
+ * account, so all of an endpoint's events still land in one shard. Account ids are sequential, so the
+ * remainder spreads them evenly.
+ */
+export function shardOfAccount(accountId: number, shardCount: number): number {
+  return ((Math.trunc(accountId) % shardCount) + shardCount) % shardCount;
+}
+
+/**
+ * The delivery queue, split into DELIVERY_QUEUE_SHARDS BullMQ queues. A BullMQ queue lives in one
+ * hash slot (its prefix is hash-tagged), so on a Redis Cluster one queue would sit on one node; one
+ * tag per shard lets the cluster spread them. Every process of a deployment must use the same shard
+ * count, or producers and consumers would disagree about where an account's jobs are.
+ *
+ * The one routing abstraction: producers add through `queueFor`/`addBulk`, the worker consumes
+ * `consumed()`, and whatever counts queue depth sums over `all()`.
+ */
+export class DeliveryQueues implements OnApplicationShutdown {
+  private readonly logger = new Logger(DeliveryQueues.name);
+  private readonly queues: Queue[];
+  private readonly keys: RedisKeys;
+  private readonly workers: Worker[] = [];
+
+  constructor(
+    private readonly connection: RedisClient,
+    prefix: string,
+    private readonly shards: Environment['queueShards'],
+  ) {
+    this.keys = new RedisKeys(prefix);
+    this.queues = Array.from({ length: shards.count }, (_, shard) => {
+      const queue = new Queue(DELIVERY_QUEUE, { connection, prefix: this.keys.deliveryQueuePrefix(shard) });
+      // Without a listener BullMQ prints every reconnect failure to stderr.
+      queue.on('error', (error: Error) => this.logger.debug(`delivery queue ${shard}: ${error.message}`));
+      return queue;
+    });
+  }
+
+  /**
+   * Producers fail fast (the event is already stored and the reconciler enqueues it later); consumers
+   * ride out Redis restarts and failovers. One connection serves every shard of the process.
+   */
+  static open(environment: Pick<Environment, 'redis' | 'redisTopology' | 'queueShards'>, role: DeliveryQueueRole): DeliveryQueues {
+    const connection = createRedisConnection(environment, role === 'producer' ? 'command' : 'blocking', `delivery-${role}`);
+    connection.on('error', () => undefined);
+    return new DeliveryQueues(connection, environment.redis.prefix, environment.queueShards);
+  }
+
+  /** Start-up waits this long for the connection, so the first requests need not fall back to the reconciler. */
+  async ready(timeoutMs: number): Promise<boolean> {
+    return waitForReady(this.connection, timeoutMs);
+  }
+
+  get shardCount(): number {
+    return this.queues.length;
+  }
+
+  /** Whether the queues' own connection is up now (producers skip Redis at once when it is not). */
+  get connected(): boolean {
+    return this.connection.status === 'ready';
+  }
+
+  shardOf(accountId: number): number {
+    return shardOfAccount(accountId, this.queues.length);
+  }
+
+  queueFor(accountId: number): Queue {
+    return this.queues[this.shardOf(accountId)];
+  }
+
+  /** Every shard's queue, in shard order: for queue depth and operators. */
+  all(): readonly Queue[] {
+    return this.queues;
+  }
+
+  /** The shards this process consumes (WORKER_QUEUE_SHARDS, every shard by default). */
+  consumedShards(): readonly number[] {
+    return this.shards.consumed;
+  }
+
+  /** One addBulk per shard touched, in parallel. */
+  async addBulk(steps: readonly DeliveryJobData[], delayMs = 0): Promise<void> {
+    const byShard = new Map<number, DeliveryJobData[]>();
+    for (const step of steps) {
+      const shard = this.shardOf(step.accountId);
+      const group = byShard.get(shard);
+      if (group) group.push(step);
+      else byShard.set(shard, [step]);
+    }
+    await Promise.all(
+      [...byShard].map(([shard, group]) => this.queues[shard].addBulk(group.map((step) => deliveryJob(step, delayMs)))),
+    );
+  }
+
+  async add(step: DeliveryJobData, delayMs = 0): Promise<void> {
+    const job = deliveryJob(step, delayMs);
+    await this.queueFor(step.accountId).add(job.name, job.data, job.opts);
+  }
+
+  /**
+   * One BullMQ worker per consumed shard (a worker serves one queue), sharing this connection; each
+   * opens its own blocking connection. The caller runs, listens to and closes them.
+   */
+  createWorkers(
+    process: (job: Job<DeliveryJobData>, token?: string) => Promise<unknown>,
+    options: Omit<WorkerOptions, 'connection' | 'prefix'>,
+  ): Worker<DeliveryJobData>[] {
+    const created = this.shards.consumed.map(
+      (shard) =>
+        new Worker<DeliveryJobData>(DELIVERY_QUEUE, process, {
+          ...options,
+          connection: this.connection,
+          prefix: this.keys.deliveryQueuePrefix(shard),
+          name: `delivery-shard-${shard}`,
+        }),
+    );
+    this.workers.push(...created);
+    return created;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.close();
+  }
+
+  async close(): Promise<void> {
+    // Workers normally closed already (the delivery runner drains them first); closing twice is harmless.
+    await Promise.all(this.workers.map((worker) => worker.close().catch(() => undefined)));
+    await Promise.all(this.queues.map((queue) => queue.close().catch(() => undefined)));
+    await closeRedisConnection(this.connection);
+  }
+}
