@@ -15,12 +15,14 @@ const HEIGHT = 220;
  * One time-series chart (uPlot on a canvas). `data-nonzero` counts the points above zero, so a reader
  * (or a browser test) can tell a chart drawn from data from an empty one.
  */
-export function SeriesChart<P extends { t: string }>({ name, title, unit, points, lines }: {
+export function SeriesChart<P extends { t: string }>({ name, title, unit, points, lines, markers = false }: {
   name: string;
   title: string;
   unit: string;
   points: P[];
   lines: ChartLine<P>[];
+  /** Dots on each value: for series with gaps (empty buckets have no latency), where lone values draw no line. */
+  markers?: boolean;
 }) {
   const holder = useRef<HTMLDivElement>(null);
   const nonZero = points.reduce((sum, point) => sum + lines.filter((line) => (line.value(point) ?? 0) > 0).length, 0);
@@ -37,7 +39,7 @@ export function SeriesChart<P extends { t: string }>({ name, title, unit, points
       height: HEIGHT,
       series: [
         {},
-        ...lines.map((line) => ({ label: line.label, stroke: line.color, width: 1.5, dash: line.dash, points: { show: points.length <= 60 } })),
+        ...lines.map((line) => ({ label: line.label, stroke: line.color, width: 1.5, dash: line.dash, points: { show: markers, size: 4 } })),
       ],
       axes: [{}, { label: unit, size: 60 }],
       scales: { y: { range: (_plot, min, max) => [Math.min(0, min), Math.max(1, max)] } },
@@ -50,7 +52,7 @@ export function SeriesChart<P extends { t: string }>({ name, title, unit, points
       resize.disconnect();
       plot.destroy();
     };
-  }, [points, lines, unit]);
+  }, [points, lines, unit, markers]);
 
   return (
     <figure class="chart" data-chart={name} data-points={points.length} data-nonzero={nonZero}>

@@ -11,7 +11,7 @@ import { link, segment } from '../router';
 const PENDING = ['queued', 'retrying'];
 
 function Headers({ headers }: { headers: Record<string, string> | null }) {
-  if (!headers) return <p class="muted">none</p>;
+  if (!headers || Object.keys(headers).length === 0) return <p class="muted">none</p>;
   return (
     <table class="headers">
       <tbody>
@@ -24,6 +24,11 @@ function Headers({ headers }: { headers: Record<string, string> | null }) {
       </tbody>
     </table>
   );
+}
+
+/** Attempts refused before any call (open breaker, disabled endpoint, refused target) record no request. */
+function madeNoCall(attempt: Attempt): boolean {
+  return attempt.response_status === null && !attempt.request_body && Object.keys(attempt.request_headers ?? {}).length === 0;
 }
 
 function AttemptView({ attempt }: { attempt: Attempt }) {
@@ -44,6 +49,9 @@ function AttemptView({ attempt }: { attempt: Attempt }) {
           <strong>Error:</strong> {attempt.error}
         </p>
       )}
+      {madeNoCall(attempt) ? (
+        <p class="muted">No HTTP call was made for this attempt.</p>
+      ) : (
       <div class="exchange">
         <div>
           <h4>Request headers</h4>
@@ -58,6 +66,7 @@ function AttemptView({ attempt }: { attempt: Attempt }) {
           {attempt.response_body === null ? <p class="muted">none</p> : <Json value={attempt.response_body} label="Response body" />}
         </div>
       </div>
+      )}
     </article>
   );
 }

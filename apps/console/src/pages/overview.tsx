@@ -45,7 +45,7 @@ function Charts({ range }: { range: string }) {
       {answer.data && (
         <div class="charts">
           <SeriesChart name="deliveries" title={`Events per ${answer.data.bucket} bucket`} unit="events" points={answer.data.points} lines={DELIVERY_LINES} />
-          <SeriesChart name="latency" title="Delivery latency (ms)" unit="ms" points={answer.data.points} lines={LATENCY_LINES} />
+          <SeriesChart name="latency" title="Delivery latency (ms)" unit="ms" points={answer.data.points} lines={LATENCY_LINES} markers />
         </div>
       )}
     </Section>
