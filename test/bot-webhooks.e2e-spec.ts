@@ -354,25 +354,17 @@ describe('bot webhooks', () => {
       expect(hook.requests).toHaveLength(1);
     });
 
-    it('stops using a deleted webhook within a few seconds', async () => {
+    it('stops using a deleted webhook at once', async () => {
       const account = await createAccount(configApi);
       const hook = await receiver(json(200, { answerContent: 'yes' }));
       const created = await createWebhook(account.id, { name: 'gone', type: 'message_trigger', url: hook.url, key: 'k' });
       const request = { account_id: account.id, integration_name: 'gone', regex: 'r', questionContent: 'q' };
       expect((await messageTrigger(request)).status).toBe(200);
       expect((await admin('DELETE', `/admin/v1/accounts/${account.id}/bot-webhooks/${created.id}`)).status).toBe(204);
-      let made = 1;
-      await waitFor(
-        'the deleted webhook to be unknown',
-        async () => {
-          made += 1;
-          return (await messageTrigger(request)).status === 404;
-        },
-        { timeoutMs: 5000, intervalMs: 200 },
-      );
-      // Calls answered from the brief cache after the delete are still recorded, without the link to the deleted webhook.
-      const calls = await waitForCalls(account.id, made);
-      expect(calls).toHaveLength(made);
+      expect((await messageTrigger(request)).status).toBe(404);
+      expect(hook.requests).toHaveLength(1);
+      // The call after the delete is recorded, without a link to the deleted webhook.
+      const calls = await waitForCalls(account.id, 2);
       expect(calls.every((call) => call.bot_webhook_id === null)).toBe(true);
       expect(calls[0].outcome).toBe('not_found');
     });

@@ -23,3 +23,4 @@ export * from './queue/delivery-producer.service';
 export * from './async/within';
 export * from './http/database-errors';
 export * from './endpoint/endpoint-state';
+export * from './redis/change-subscription';

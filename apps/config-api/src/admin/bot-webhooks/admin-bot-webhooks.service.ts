@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { Account, BotCall, type BotCallOutcome, BotWebhook, type BotWebhookType } from '@app/persistence';
-import { ApiError, checkTargetUrl, ENVIRONMENT, type Environment, validationFailed } from '@app/runtime';
+import { ApiError, checkTargetUrl, ENVIRONMENT, type Environment, publishBotWebhooksChanged, REDIS, validationFailed } from '@app/runtime';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
 
 /** A bot webhook as operators see it: the key is a secret and is never shown, not even on creation. */
@@ -71,10 +72,26 @@ function pgCode(error: unknown): string | undefined {
 
 @Injectable()
 export class AdminBotWebhooksService {
+  private readonly logger = new Logger(AdminBotWebhooksService.name);
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {}
+
+  /**
+   * Every ingest process drops its cached lookups of the account at once. The change is stored
+   * already: if Redis cannot take the notice, ingest stops serving from its cache while its
+   * subscription is down and its entries expire soon anyway, so the caller still gets its answer.
+   */
+  private async announce(accountId: number): Promise<void> {
+    try {
+      await publishBotWebhooksChanged(this.redis, this.environment.redis.prefix, accountId);
+    } catch (error) {
+      this.logger.warn(`could not announce the bot webhook change of account ${accountId}: ${(error as Error).message}`);
+    }
+  }
 
   private async requireAccount(accountId: number): Promise<void> {
     const exists = await this.dataSource.getRepository(Account).exists({ where: { id: accountId } });
@@ -97,6 +114,8 @@ export class AdminBotWebhooksService {
           timeoutMs: input.timeout_ms ?? BOT_TIMEOUT_DEFAULT_MS,
         }),
       );
+      // A lookup that found nothing may be cached as "no such webhook".
+      await this.announce(accountId);
       return toView(saved);
     } catch (error) {
       const code = pgCode(error);
@@ -119,6 +138,7 @@ export class AdminBotWebhooksService {
     await this.requireAccount(accountId);
     const result = await this.dataSource.getRepository(BotWebhook).delete({ id: botId, accountId });
     if (!result.affected) throw new ApiError(404, 'not_found', `account ${accountId} has no bot webhook ${botId}`);
+    await this.announce(accountId);
   }
 
   /** Newest first; the cursor is the id of the last call of the previous page, so pages never shift as calls arrive. */

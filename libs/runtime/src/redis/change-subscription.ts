@@ -1,0 +1,74 @@
+import { Logger } from '@nestjs/common';
+import type { Environment } from '../config/environment';
+import { createRedisConnection, type RedisClient } from './redis-connection';
+import { RedisKeys } from './redis-keys';
+
+export interface ChangeListener {
+  /** One notification: usually an account id. */
+  onMessage(message: string): void;
+  /** The subscription (re)connected: notifications may have been missed meanwhile, so drop everything. */
+  onResync(): void;
+}
+
+/** How long closing waits for Redis to acknowledge QUIT before dropping the connection. */
+const QUIT_TIMEOUT_MS = 1000;
+
+/**
+ * Listens on one change channel (settings, bot webhooks) for a process-local cache. A subscribed
+ * connection cannot run commands, hence its own; it retries forever and resubscribes by itself. While
+ * it is not `listening`, a cache must not serve from memory: notifications are being missed.
+ */
+export class ChangeSubscription {
+  private readonly logger = new Logger(ChangeSubscription.name);
+  private client: RedisClient | null = null;
+
+  constructor(
+    private readonly environment: Pick<Environment, 'redis' | 'redisTopology'>,
+    private readonly channel: string,
+    private readonly connectionName: string,
+    private readonly listener: ChangeListener,
+  ) {}
+
+  start(): void {
+    if (this.client) return;
+    const client = createRedisConnection(this.environment, 'subscriber', this.connectionName);
+    client.on('error', (error: Error) => this.logger.debug(`${this.channel}: ${error.message}`));
+    client.on('ready', () => this.listener.onResync());
+    client.on('message', (received: string, message: string) => {
+      if (received === this.channel) this.listener.onMessage(message);
+    });
+    client.subscribe(this.channel).catch((error: Error) => this.logger.warn(`cannot subscribe to ${this.channel}: ${error.message}`));
+    this.client = client;
+  }
+
+  get listening(): boolean {
+    return this.client?.status === 'ready';
+  }
+
+  /**
+   * Never waits on Redis for long: QUIT on a connection that is not up would sit in the offline queue
+   * until Redis returns, holding up the process's shutdown.
+   */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    if (!client || client.status === 'end') return;
+    if (client.status !== 'ready') {
+      client.disconnect();
+      return;
+    }
+    const timer = setTimeout(() => client.disconnect(), QUIT_TIMEOUT_MS);
+    try {
+      await client.quit();
+    } catch {
+      client.disconnect();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Tells every ingest process that an account's bot webhooks changed (created, changed or deleted). */
+export async function publishBotWebhooksChanged(redis: Pick<RedisClient, 'publish'>, prefix: string, accountId: number): Promise<void> {
+  await redis.publish(new RedisKeys(prefix).botWebhooksChannel(), String(accountId));
+}
