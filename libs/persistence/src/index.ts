@@ -10,3 +10,4 @@ export * from './persistence.module';
 export * from './partitions/partition-layout';
 export * from './partitions/partition-catalog';
 export * from './partitions/partition-maintenance';
+export * from './partitions/time-window';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { EVENT_STATUSES, type EventStatus } from '@app/persistence';
+import { EVENT_STATUSES, type EventStatus, timeWindowedSelect } from '@app/persistence';
 import { ApiError } from '@app/runtime';
 import { DEFAULT_PAGE_SIZE, type ListEventsQueryDto, type StatsQueryDto } from './admin-events.dto';
 import { decodeCursor, encodeCursor } from './event-cursor';
@@ -123,13 +123,16 @@ export class AdminEventsService {
     if (query.cursor !== undefined) conditions.add((p) => `seq < ${p}::bigint`, decodeCursor(query.cursor));
     const where = conditions.where();
     const limitPlaceholder = conditions.next(limit + 1);
-    const rows = await this.dataSource.query<EventRow[]>(
-      `SELECT seq::text AS seq, event_id, account_id, action, status, attempts, created_at, delivered_at, last_error
-         FROM events ${where}
-        ORDER BY events.seq DESC
-        LIMIT ${limitPlaceholder}`,
-      conditions.parameters,
+    // since/until become a seq range too, so only the partitions of that time are read (see timeWindowedSelect).
+    const sql = timeWindowedSelect(
+      (extra) => `SELECT seq::text AS seq, event_id, account_id, action, status, attempts, created_at, delivered_at, last_error
+                    FROM events ${where ? `${where} AND` : 'WHERE'} ${extra}`,
+      (value) => conditions.next(value),
+      limitPlaceholder,
+      since,
+      until,
     );
+    const rows = await this.dataSource.query<EventRow[]>(sql, conditions.parameters);
     const page = rows.slice(0, limit);
     return {
       items: page.map((row) => ({
