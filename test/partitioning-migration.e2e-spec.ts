@@ -38,7 +38,7 @@ async function migrateToPrevious(): Promise<void> {
   const previous = new DataSource({
     ...buildDataSourceOptions(databaseUrl, { queryTimeoutMs: 0 }),
     migrations: MIGRATIONS.filter((migration) => migration.name !== PARTITIONING),
-  } as ConstructorParameters<typeof DataSource>[0]);
+  });
   await previous.initialize();
   try {
     await previous.runMigrations({ transaction: 'each' });
