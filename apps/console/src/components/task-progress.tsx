@@ -1,16 +1,21 @@
+import { useEffect } from 'preact/hooks';
 import { redeliveryTask } from '../api/admin';
 import { formatCount } from '../lib/format';
 import { useInterval, useLoader } from '../lib/use-loader';
 import { ErrorMessage } from './bits';
 
-/** Watches a bulk redelivery task until it is done (or failed), with a progress bar. */
-export function TaskProgress({ taskId, count }: { taskId: string; count?: number }) {
+/** Watches a bulk redelivery task until it is done (or failed), with a progress bar; `onFinished` then refreshes the page's data. */
+export function TaskProgress({ taskId, count, onFinished }: { taskId: string; count?: number; onFinished?: () => void }) {
   const task = useLoader(() => redeliveryTask(taskId), [taskId]);
   const running = !task.data || task.data.status === 'running';
   useInterval(task.reload, 1000, running && !task.error);
   const total = task.data?.total ?? count ?? 0;
   const done = task.data?.done ?? 0;
   const state = task.data?.status ?? 'running';
+  useEffect(() => {
+    if (state !== 'running') onFinished?.();
+    // Only the change of state matters, not a new onFinished function on each render.
+  }, [state]);
   return (
     <div class="task" data-task-status={state}>
       <progress max={Math.max(total, 1)} value={state === 'done' && total === 0 ? 1 : done} aria-label="Redelivery progress" />

@@ -41,6 +41,8 @@ export interface Paged<T> {
   loading: boolean;
   hasMore: boolean;
   loadMore(): void;
+  /** Loads the first page again (after a change made from this page). */
+  reload(): void;
 }
 
 /** A cursor-paged list: the first page per change of `deps` (and per Refresh), further pages on demand. */
@@ -72,6 +74,7 @@ export function usePaged<T>(loadPage: (cursor: string | undefined) => Promise<Pa
     loading: state.loading,
     hasMore: state.cursor !== null,
     loadMore: () => state.cursor !== null && fetchPage(state.cursor, true),
+    reload: () => fetchPage(undefined, false),
   };
 }
 

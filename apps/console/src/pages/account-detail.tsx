@@ -83,7 +83,7 @@ function BotWebhooks({ accountId }: { accountId: number }) {
   );
 }
 
-function BulkRedelivery({ accountId }: { accountId: number }) {
+function BulkRedelivery({ accountId, onFinished }: { accountId: number; onFinished: () => void }) {
   const [started, setStarted] = useState<RedeliveryStarted>();
   const [error, setError] = useState<ApiError>();
   const start = (): void => {
@@ -98,7 +98,7 @@ function BulkRedelivery({ accountId }: { accountId: number }) {
           Redeliver failed events
         </button>
       )}
-      {started && <TaskProgress taskId={started.task_id} count={started.count} />}
+      {started && <TaskProgress taskId={started.task_id} count={started.count} onFinished={onFinished} />}
       <ErrorMessage error={error} />
     </Section>
   );
@@ -137,7 +137,7 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
             </ul>
           </Section>
           <EndpointState account={account} onChanged={answer.reload} />
-          <BulkRedelivery accountId={account.id} />
+          <BulkRedelivery accountId={account.id} onFinished={answer.reload} />
           <BotWebhooks accountId={account.id} />
         </>
       )}

@@ -23,7 +23,7 @@ const FILTERS = ['account_id', 'action', 'status', 'since', 'until', 'q'] as con
 /** Message search needs a bounded range (at most 31 days); without a Since it looks back this far. */
 const SEARCH_DAYS = 30;
 
-function RedeliverMatching({ filter }: { filter: Record<string, string> }) {
+function RedeliverMatching({ filter, onFinished }: { filter: Record<string, string>; onFinished: () => void }) {
   const [confirming, setConfirming] = useState(false);
   const [started, setStarted] = useState<RedeliveryStarted>();
   const [error, setError] = useState<ApiError>();
@@ -52,7 +52,7 @@ function RedeliverMatching({ filter }: { filter: Record<string, string> }) {
           </button>
         </p>
       )}
-      {started && <TaskProgress taskId={started.task_id} count={started.count} />}
+      {started && <TaskProgress taskId={started.task_id} count={started.count} onFinished={onFinished} />}
       <ErrorMessage error={error} />
     </div>
   );
@@ -81,7 +81,7 @@ export function EventsPage({ route }: { route: Route }) {
     <>
       <h1>Events</h1>
       <FilterForm fields={FIELDS} values={filter} onApply={apply} />
-      <Section title="Events, newest first" actions={<RedeliverMatching key={key} filter={filter} />}>
+      <Section title="Events, newest first" actions={<RedeliverMatching key={key} filter={filter} onFinished={events.reload} />}>
         <ErrorMessage error={events.error} />
         <table class="grid">
           <thead>
