@@ -124,6 +124,23 @@ export class AppProcess {
     });
   }
 
+  /** True once /health/live answers (the HTTP server listens, whatever PostgreSQL and Redis do); false after `timeoutMs`. */
+  async live(timeoutMs: number): Promise<boolean> {
+    return waitFor(
+      `${this.label} to answer /health/live`,
+      async () => {
+        if (!this.running) return undefined;
+        const response = await fetch(`${this.url}/health/live`, { signal: AbortSignal.timeout(1_000) });
+        await response.body?.cancel();
+        return response.status === 200;
+      },
+      { timeoutMs, intervalMs: 200 },
+    ).then(
+      () => true,
+      () => false,
+    );
+  }
+
   signal(signal: NodeJS.Signals): void {
     if (this.running) this.child.kill(signal);
   }

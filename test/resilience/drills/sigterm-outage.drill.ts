@@ -7,6 +7,7 @@ import type { DrillStack } from '../drill-stack';
 const APPS: AppName[] = ['config-api', 'ingest', 'delivery-worker'];
 /** How long the apps live with the outage before SIGTERM: long enough to be reconnecting, not just failing once. */
 const OUTAGE_BEFORE_SIGTERM_MS = 3_000;
+const STARTING_LISTEN_TIMEOUT_MS = 10_000;
 
 interface OutageCase {
   name: string;
@@ -54,7 +55,14 @@ async function run(context: DrillContext): Promise<void> {
     if (outage.downFromStart) await outage.down(stack);
     const apps: AppProcess[] = [];
     for (const app of APPS) apps.push(await stack.startApp(app, { waitUntilReady: !outage.downFromStart }));
-    if (!outage.downFromStart) await outage.down(stack);
+    if (outage.downFromStart) {
+      // SIGTERM before the app has its handlers would only test Node's default; wait until it listens.
+      const listening = await Promise.all(apps.map((app) => app.live(STARTING_LISTEN_TIMEOUT_MS)));
+      const silent = apps.filter((_app, index) => !listening[index]).map((app) => app.app);
+      if (silent.length > 0) context.note(`${outage.name}: ${silent.join(', ')} did not listen within ${STARTING_LISTEN_TIMEOUT_MS / 1000} s`);
+    } else {
+      await outage.down(stack);
+    }
     await sleep(OUTAGE_BEFORE_SIGTERM_MS);
     try {
       await terminate(context, outage.name, apps);
