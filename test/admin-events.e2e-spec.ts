@@ -4,6 +4,7 @@ import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from './support/apps';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from './support/fixtures';
+import { waitFor } from './support/wait-for';
 
 /**
  * Own database and Redis prefix (inside the run's namespace, removed afterwards): the suite asserts
@@ -365,6 +366,14 @@ describe('POST /admin/v1/events/:event_id/redeliver', () => {
   });
 });
 
+/** Bulk redelivery runs as a background task: its events are restarted once the task is done. */
+async function taskDone(taskId: string, app: RunningApp = configApi): Promise<void> {
+  await waitFor(`redelivery task ${taskId} to finish`, async () => {
+    const task = await call('GET', `/admin/v1/redeliveries/${taskId}`, undefined, ADMIN_HEADERS, app);
+    return task.body.status === 'done';
+  });
+}
+
 describe('POST /admin/v1/accounts/:id/redeliver', () => {
   it('restarts every event of the account in that status, in chunks, and enqueues each', async () => {
     const account = await createAccount(configApi);
@@ -378,7 +387,8 @@ describe('POST /admin/v1/accounts/:id/redeliver', () => {
 
     const answer = await call('POST', `/admin/v1/accounts/${account.id}/redeliver`, { status: 'failed' });
     expect(answer.status).toBe(202);
-    expect(answer.body).toEqual({ count: 2100 });
+    expect(answer.body).toEqual({ count: 2100, task_id: expect.any(String) });
+    await taskDone(answer.body.task_id as string);
 
     const counts = await db.query<{ status: string; series: number; count: number }>(
       `SELECT status, series, count(*)::int AS count FROM events WHERE account_id = $1 GROUP BY status, series ORDER BY status, series`,
@@ -408,7 +418,8 @@ describe('POST /admin/v1/accounts/:id/redeliver', () => {
       since: hour(1).toISOString(),
       until: hour(3).toISOString(),
     });
-    expect(answer.body).toEqual({ count: 2 });
+    expect(answer.body).toEqual({ count: 2, task_id: expect.any(String) });
+    await taskDone(answer.body.task_id as string);
     const statuses: string[] = [];
     for (const event of events) statuses.push((await eventRow(event.eventId)).status as string);
     expect(statuses).toEqual(['no_endpoint', 'queued', 'queued', 'no_endpoint']);
@@ -416,7 +427,7 @@ describe('POST /admin/v1/accounts/:id/redeliver', () => {
 
   it('answers 0 when nothing matches, 404 for an unknown account and 422 for bad input', async () => {
     const account = await createAccount(configApi);
-    expect((await call('POST', `/admin/v1/accounts/${account.id}/redeliver`, { status: 'filtered' })).body).toEqual({ count: 0 });
+    expect((await call('POST', `/admin/v1/accounts/${account.id}/redeliver`, { status: 'filtered' })).body).toEqual({ count: 0, task_id: expect.any(String) });
     const unknown = await call('POST', '/admin/v1/accounts/2000000000/redeliver', { status: 'failed' });
     expect(unknown.status).toBe(404);
     for (const [path, body, field] of [
@@ -532,7 +543,8 @@ describe('redelivery while Redis is unreachable', () => {
     expect(one.body).toEqual({ event_id: single.eventId, status: 'queued', series: 1 });
     const many = await call('POST', `/admin/v1/accounts/${account.id}/redeliver`, { status: 'filtered' }, ADMIN_HEADERS, offline);
     expect(many.status).toBe(202);
-    expect(many.body).toEqual({ count: 2 });
+    expect(many.body).toEqual({ count: 2, task_id: expect.any(String) });
+    await taskDone(many.body.task_id as string, offline);
     expect(Date.now() - started).toBeLessThan(5000);
     for (const event of [single, ...bulk]) expect(await eventRow(event.eventId)).toMatchObject({ status: 'queued', series: 1 });
   });

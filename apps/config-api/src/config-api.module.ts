@@ -4,6 +4,8 @@ import { ObservabilityModule } from '@app/runtime';
 import { AccountsModule } from './admin/accounts/accounts.module';
 import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.module';
 import { AdminEventsModule } from './admin/events/admin-events.module';
+import { EndpointsModule } from './admin/endpoints/endpoints.module';
+import { QueueModule } from './admin/queue/queue.module';
 import { ConsoleModule } from './console/console.module';
 import { OpenApiModule } from './open-api/open-api.module';
 
@@ -16,6 +18,8 @@ import { OpenApiModule } from './open-api/open-api.module';
     AccountsModule,
     AdminEventsModule,
     AdminBotWebhooksModule,
+    QueueModule,
+    EndpointsModule,
     ConsoleModule,
   ],
 })

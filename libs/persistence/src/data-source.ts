@@ -7,10 +7,11 @@ import { DeliveryAttempt } from './entities/delivery-attempt.entity';
 import { EventRecord } from './entities/event.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
 import { EndpointDisabling1763761200000 } from './migrations/1763761200000-endpoint-disabling';
+import { AdminRollupsAndSearch1764000000000 } from './migrations/1764000000000-admin-rollups-and-search';
 import { TimePartitionedEvents1764200000000 } from './migrations/1764200000000-time-partitioned-events';
 
 export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall];
-export const MIGRATIONS = [InitialSchema1763700000000, EndpointDisabling1763761200000, TimePartitionedEvents1764200000000];
+export const MIGRATIONS = [InitialSchema1763700000000, EndpointDisabling1763761200000, AdminRollupsAndSearch1764000000000, TimePartitionedEvents1764200000000];
 
 export interface DataSourceTuning {
   /** Connections in this process's pool. */

@@ -7,6 +7,7 @@ export * from './entities/bot-call.entity';
 export * from './data-source';
 export * from './migrate';
 export * from './persistence.module';
+export * from './stats/delivery-rollup';
 export * from './partitions/partition-layout';
 export * from './partitions/partition-catalog';
 export * from './partitions/partition-maintenance';

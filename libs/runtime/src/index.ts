@@ -15,6 +15,7 @@ export * from './http/bearer-token.guard';
 export * from './net/target-guard';
 export * from './net/outbound-http.client';
 export * from './metrics/metrics';
+export * from './metrics/queue-depth';
 export * from './observability.module';
 export * from './health/readiness.service';
 export * from './bootstrap';

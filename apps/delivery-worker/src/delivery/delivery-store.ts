@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { EventStatus } from '@app/persistence';
+import { deliveryRollupCte, type EventStatus } from '@app/persistence';
 import { Batcher, type Settled } from './batcher';
 
 /** The part of an event row a delivery needs; `messageText` is the stored JSON text, byte for byte. */
@@ -78,7 +78,8 @@ interface LoadedRow {
 
 /**
  * One statement (so one round trip, atomic) for a whole batch: insert the attempt rows and apply the
- * guarded event changes (PostgreSQL runs a data-modifying WITH part even though nothing reads it).
+ * guarded event changes (PostgreSQL runs a data-modifying WITH part even though nothing reads it), and
+ * add what the applied changes did to the delivery rollups behind the admin stats series.
  * Columns travel as arrays, so the statement text is the same for any batch size.
  */
 const RECORD_SQL = `
@@ -102,8 +103,8 @@ const RECORD_SQL = `
            AS v(seq, series, series_attempts, status, attempted, next_attempt_at, delivered_at, last_error)
      WHERE e.seq = v.seq AND e.series = v.series AND e.series_attempts = v.series_attempts
        AND e.status IN ('queued', 'retrying')
-    RETURNING v.seq::text AS seq, v.series, v.series_attempts
-  )
+    RETURNING v.seq::text AS seq, v.series, v.series_attempts, e.account_id, v.status, v.attempted, e.delivered_at, e.created_at
+  ),${deliveryRollupCte('changed')}
   SELECT seq, series, series_attempts FROM changed`;
 
 /** PostgreSQL text cannot hold NUL; receivers' bodies and headers may contain anything. */

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, register } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
 
 let defaultsStarted = false;
 
@@ -19,4 +19,9 @@ export function histogram(name: string, help: string, labelNames: string[] = [],
     (register.getSingleMetric(name) as Histogram<string> | undefined) ??
     new Histogram({ name, help, labelNames, ...(buckets ? { buckets } : {}) })
   );
+}
+
+/** A gauge, optionally read on scrape by `collect` (`this` is the gauge); shared like counter(). */
+export function gauge(name: string, help: string, labelNames: string[] = [], collect?: (this: Gauge<string>) => Promise<void> | void): Gauge<string> {
+  return (register.getSingleMetric(name) as Gauge<string> | undefined) ?? new Gauge({ name, help, labelNames, ...(collect ? { collect } : {}) });
 }

@@ -1,7 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { AdminTokenGuard } from '@app/runtime';
 import { IdParamPipe } from '../id-param.pipe';
 import { CreateAccountDto } from './account.dto';
+import { ListAccountsQueryDto } from './account-list.dto';
 import { type AccountView, AccountsService, type CreatedAccount } from './accounts.service';
 
 @Controller('admin/v1/accounts')
@@ -13,6 +14,11 @@ export class AccountsController {
   @HttpCode(201)
   create(@Body() body: CreateAccountDto): Promise<CreatedAccount> {
     return this.accounts.create(body);
+  }
+
+  @Get()
+  list(@Query() query: ListAccountsQueryDto): Promise<{ items: AccountView[]; next_cursor: string | null }> {
+    return this.accounts.list(query);
   }
 
   @Get(':id')

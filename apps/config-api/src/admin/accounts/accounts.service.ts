@@ -7,6 +7,8 @@ import { Account, CallbackSettings } from '@app/persistence';
 import { ApiError, ENVIRONMENT, type EndpointState, type Environment, publishSettingsChanged, readEndpointState, REDIS } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import type { CreateAccountDto } from './account.dto';
+import type { ListAccountsQueryDto } from './account-list.dto';
+import { pageAccountIds } from './account-list';
 
 /** How long a rotated-out signing secret keeps signing next to the new one. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -93,6 +95,26 @@ export class AccountsService {
       previous_secret_expires_at: account.previousSecretExpiresAt?.toISOString() ?? null,
       endpoint: pushUrl ? await readEndpointState(this.redis, this.environment.redis.prefix, pushUrl) : null,
     };
+  }
+
+  /**
+   * `GET /admin/v1/accounts`: one indexed query picks the page, then each item is the same view as
+   * `GET /admin/v1/accounts/:id` (built concurrently), so the two can never disagree.
+   */
+  async list(query: ListAccountsQueryDto): Promise<{ items: AccountView[]; next_cursor: string | null }> {
+    const page = await pageAccountIds(this.dataSource, query);
+    const items = await Promise.all(
+      page.ids.map(async (id) => {
+        try {
+          return await this.view(id);
+        } catch (error) {
+          if (error instanceof ApiError && error.code === 'not_found') return null;
+          throw error;
+        }
+      }),
+    );
+    // An account deleted between the two reads simply drops out of the page.
+    return { items: items.filter((item): item is AccountView => item !== null), next_cursor: page.nextCursor };
   }
 
   /** New secret now; the old one keeps signing for SECRET_OVERLAP_MS so receivers can switch without a gap. */

@@ -1,9 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { AdminTokenGuard, ApiError } from '@app/runtime';
 import { IdParamPipe } from '../id-param.pipe';
-import { BulkRedeliverDto, ListEventsQueryDto, StatsQueryDto } from './admin-events.dto';
+import { FilterRedeliverDto } from '../redeliveries/redelivery-task.dto';
+import { BulkRedeliverDto, ListEventsQueryDto, StatsQueryDto, StatsSeriesQueryDto } from './admin-events.dto';
 import { AdminEventsService, type EventDetail, type EventPage, type EventStats } from './admin-events.service';
 import { RedeliveryService } from './redelivery.service';
+import { type StatsSeries, StatsSeriesService } from './stats-series.service';
 
 /** Stored ids are printable ASCII of at most 128 characters; anything else cannot exist (and a NUL would upset PostgreSQL). */
 function knownShapeOrNotFound(eventId: string): string {
@@ -17,6 +19,7 @@ export class AdminEventsController {
   constructor(
     private readonly events: AdminEventsService,
     private readonly redelivery: RedeliveryService,
+    private readonly statsSeries: StatsSeriesService,
   ) {}
 
   @Get('events')
@@ -35,14 +38,25 @@ export class AdminEventsController {
     return this.redelivery.redeliverOne(knownShapeOrNotFound(eventId));
   }
 
+  @Post('events/redeliver')
+  @HttpCode(202)
+  redeliverMatching(@Body() body: FilterRedeliverDto): Promise<{ count: number; task_id: string }> {
+    return this.redelivery.redeliverMatching(body);
+  }
+
   @Post('accounts/:id/redeliver')
   @HttpCode(202)
-  redeliverAccount(@Param('id', IdParamPipe) accountId: number, @Body() body: BulkRedeliverDto): Promise<{ count: number }> {
+  redeliverAccount(@Param('id', IdParamPipe) accountId: number, @Body() body: BulkRedeliverDto): Promise<{ count: number; task_id: string }> {
     return this.redelivery.redeliverAccount(accountId, body);
   }
 
   @Get('stats')
   stats(@Query() query: StatsQueryDto): Promise<EventStats> {
     return this.events.stats(query);
+  }
+
+  @Get('stats/series')
+  series(@Query() query: StatsSeriesQueryDto): Promise<StatsSeries> {
+    return this.statsSeries.series(query);
   }
 }

@@ -1,17 +1,16 @@
 import { Module } from '@nestjs/common';
-import { DeliveryQueueModule } from '@app/runtime';
 import { AdminEventsController } from './admin-events.controller';
 import { AdminEventsService } from './admin-events.service';
-import { RedeliveryService } from './redelivery.service';
+import { RedeliveriesModule } from '../redeliveries/redeliveries.module';
+import { StatsSeriesService } from './stats-series.service';
 
 /**
  * Operators' view of events: list, detail with attempts, redelivery (one event or an account's
- * events in a status) and stats. Redelivery only enqueues; the queue connection comes from
- * the producer side of DeliveryQueueModule, registered here so the module needs nothing from its app.
+ * events in a status, or everything a filter matches, as background tasks) and stats.
  */
 @Module({
-  imports: [DeliveryQueueModule.register('producer')],
+  imports: [RedeliveriesModule],
   controllers: [AdminEventsController],
-  providers: [AdminEventsService, RedeliveryService],
+  providers: [AdminEventsService, StatsSeriesService],
 })
 export class AdminEventsModule {}

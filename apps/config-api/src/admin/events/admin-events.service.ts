@@ -5,6 +5,7 @@ import { EVENT_STATUSES, type EventStatus, timeWindowedSelect } from '@app/persi
 import { ApiError } from '@app/runtime';
 import { DEFAULT_PAGE_SIZE, type ListEventsQueryDto, type StatsQueryDto } from './admin-events.dto';
 import { decodeCursor, encodeCursor } from './event-cursor';
+import { addEventFilter, Conditions } from './event-filter';
 import { timeRange } from './timestamp';
 
 export interface EventListItem {
@@ -83,47 +84,23 @@ function iso(value: Date | null): string | null {
   return value ? value.toISOString() : null;
 }
 
-/** Builds `$n` placeholders as conditions are added, so optional filters never misnumber parameters. */
-class Conditions {
-  readonly parameters: unknown[] = [];
-  private readonly clauses: string[] = [];
-
-  add(clause: (placeholder: string) => string, value: unknown): void {
-    this.parameters.push(value);
-    this.clauses.push(clause(`$${this.parameters.length}`));
-  }
-
-  where(): string {
-    return this.clauses.length ? `WHERE ${this.clauses.join(' AND ')}` : '';
-  }
-
-  next(value: unknown): string {
-    this.parameters.push(value);
-    return `$${this.parameters.length}`;
-  }
-}
-
 @Injectable()
 export class AdminEventsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Newest first by `seq`; each filter is an equality or range that the (account_id|status|action, seq)
-   * and created_at indexes serve. One extra row is read to know whether another page exists.
+   * Newest first by `seq`; each filter is served by an index (see addEventFilter). One extra row is
+   * read to know whether another page exists.
    */
   async list(query: ListEventsQueryDto): Promise<EventPage> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const { since, until } = timeRange(query.since, query.until);
     const conditions = new Conditions();
-    if (query.account_id !== undefined) conditions.add((p) => `account_id = ${p}`, query.account_id);
-    if (query.action !== undefined) conditions.add((p) => `action = ${p}`, query.action);
-    if (query.status !== undefined) conditions.add((p) => `status = ${p}`, query.status);
-    if (since) conditions.add((p) => `created_at >= ${p}`, since);
-    if (until) conditions.add((p) => `created_at < ${p}`, until);
+    addEventFilter(conditions, query);
     if (query.cursor !== undefined) conditions.add((p) => `seq < ${p}::bigint`, decodeCursor(query.cursor));
     const where = conditions.where();
     const limitPlaceholder = conditions.next(limit + 1);
     // since/until become a seq range too, so only the partitions of that time are read (see timeWindowedSelect).
+    const { since, until } = timeRange(query.since, query.until);
     const sql = timeWindowedSelect(
       (extra) => `SELECT seq::text AS seq, event_id, account_id, action, status, attempts, created_at, delivered_at, last_error
                     FROM events ${where ? `${where} AND` : 'WHERE'} ${extra}`,

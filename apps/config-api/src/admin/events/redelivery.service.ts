@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiError, DeliveryProducer } from '@app/runtime';
+import { ApiError, type DeliveryJobData, DeliveryProducer } from '@app/runtime';
+import { RedeliveryTasks } from '../redeliveries/redelivery-tasks.service';
 import type { BulkRedeliverDto } from './admin-events.dto';
-import { timeRange } from './timestamp';
+import type { EventFilter } from './event-filter';
 
 /** Rows per UPDATE (and jobs per addBulk) in a bulk redelivery: bounded locks, bounded Redis pipelines. */
 export const REDELIVERY_CHUNK = 1000;
@@ -13,13 +14,19 @@ export const REDELIVERY_CHUNK = 1000;
  * compares the job's pair with the row), and gives the new first job an id never used before, so
  * BullMQ's de-duplication cannot swallow it.
  */
-const RESTART_SERIES = `
+export const RESTART_SERIES = `
   series = events.series + 1, series_attempts = 0, status = 'queued', next_attempt_at = now(),
   last_error = NULL, delivered_at = NULL, updated_at = now()`;
 
-interface RestartedRow {
+export interface RestartedRow {
   seq: string;
   series: number;
+  account_id: number;
+}
+
+/** The first step of each restarted event's new series. */
+export function redeliveryJobs(rows: readonly RestartedRow[]): DeliveryJobData[] {
+  return rows.map((row) => ({ eventSeq: row.seq, accountId: row.account_id, series: row.series, attempt: 0 }));
 }
 
 @Injectable()
@@ -27,61 +34,39 @@ export class RedeliveryService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly producer: DeliveryProducer,
+    private readonly tasks: RedeliveryTasks,
   ) {}
 
+  /** The row is restarted even when Redis is away: the worker's reconciler then enqueues it. */
   async redeliverOne(eventId: string): Promise<{ event_id: string; status: 'queued'; series: number }> {
     const [rows] = await this.dataSource.query<[RestartedRow[], number]>(
-      `UPDATE events SET ${RESTART_SERIES} WHERE event_id = $1 RETURNING seq::text AS seq, series`,
+      `UPDATE events SET ${RESTART_SERIES} WHERE event_id = $1 RETURNING seq::text AS seq, series, account_id`,
       [eventId],
     );
     if (rows.length === 0) throw new ApiError(404, 'not_found', `event ${eventId} does not exist`);
-    await this.enqueue(rows);
+    await this.producer.enqueue(redeliveryJobs(rows));
     return { event_id: eventId, status: 'queued', series: rows[0].series };
   }
 
-  /**
-   * Walks the account's events in that status from the newest down, REDELIVERY_CHUNK at a time, each
-   * chunk one UPDATE and one addBulk. The seq cursor guarantees progress and termination; FOR UPDATE
-   * makes a row whose status a worker changed meanwhile drop out instead of being restarted.
-   */
-  async redeliverAccount(accountId: number, body: BulkRedeliverDto): Promise<{ count: number }> {
-    const { since, until } = timeRange(body.since, body.until);
+  /** An account's events in a final status, as a background task (see RedeliveryRunner). */
+  async redeliverAccount(accountId: number, body: BulkRedeliverDto): Promise<{ count: number; task_id: string }> {
     const exists = await this.dataSource.query<unknown[]>('SELECT 1 FROM accounts WHERE id = $1', [accountId]);
     if (exists.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
-
-    let count = 0;
-    let below: string | null = null;
-    let redisUsable = true;
-    for (;;) {
-      const [rows]: [RestartedRow[], number] = await this.dataSource.query<[RestartedRow[], number]>(
-        `WITH picked AS (
-           SELECT seq FROM events
-            WHERE account_id = $1 AND status = $2
-              AND ($3::timestamptz IS NULL OR created_at >= $3)
-              AND ($4::timestamptz IS NULL OR created_at < $4)
-              AND ($5::bigint IS NULL OR seq < $5)
-            ORDER BY seq DESC
-            LIMIT $6
-              FOR UPDATE
-         )
-         UPDATE events SET ${RESTART_SERIES}
-           FROM picked
-          WHERE events.seq = picked.seq
-         RETURNING events.seq::text AS seq, events.series`,
-        [accountId, body.status, since, until, below, REDELIVERY_CHUNK],
-      );
-      if (rows.length === 0) break;
-      count += rows.length;
-      // One failed Redis call is enough to know: the reconciler enqueues the rest from the rows.
-      if (redisUsable) redisUsable = await this.enqueue(rows);
-      below = rows.reduce((lowest, row) => (BigInt(row.seq) < BigInt(lowest) ? row.seq : lowest), rows[0].seq);
-      if (rows.length < REDELIVERY_CHUNK) break;
-    }
-    return { count };
+    return this.tasks.start({ account_id: accountId, status: body.status, since: body.since, until: body.until });
   }
 
-  /** The rows are already restarted; when Redis is away the worker's reconciler enqueues them. */
-  private enqueue(rows: readonly RestartedRow[]): Promise<boolean> {
-    return this.producer.enqueue(rows.map((row) => ({ eventSeq: row.seq, series: row.series, attempt: 0 })));
+  /** Everything the event-list filter matches; status defaults to failed, and an empty filter is refused. */
+  async redeliverMatching(filter: EventFilter): Promise<{ count: number; task_id: string }> {
+    const given = Object.values(filter).some((value) => value !== undefined);
+    if (!given) {
+      throw new ApiError(422, 'validation_failed', 'give at least one filter (account_id, action, status, since, until or q)', [
+        { path: 'status', problem: 'at least one filter is required' },
+      ]);
+    }
+    if (filter.account_id !== undefined) {
+      const exists = await this.dataSource.query<unknown[]>('SELECT 1 FROM accounts WHERE id = $1', [filter.account_id]);
+      if (exists.length === 0) throw new ApiError(404, 'not_found', `account ${filter.account_id} does not exist`);
+    }
+    return this.tasks.start({ ...filter, status: filter.status ?? 'failed' });
   }
 }

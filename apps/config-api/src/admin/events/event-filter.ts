@@ -1,0 +1,72 @@
+import { validationFailed } from '@app/runtime';
+import type { EventStatus } from '@app/persistence';
+import { timeRange } from './timestamp';
+
+/** The widest range `q` may search: bounded work even for a value that is everywhere. */
+export const MAX_SEARCH_RANGE_MS = 31 * 24 * 60 * 60 * 1000;
+
+/** The filters the event list and the bulk redelivery by filter share. */
+export interface EventFilter {
+  account_id?: number;
+  action?: string;
+  status?: EventStatus;
+  since?: string;
+  until?: string;
+  q?: string;
+}
+
+/** Builds `$n` placeholders as conditions are added, so optional filters never misnumber parameters. */
+export class Conditions {
+  readonly parameters: unknown[] = [];
+  private readonly clauses: string[] = [];
+
+  add(clause: (placeholder: string) => string, value: unknown): void {
+    this.parameters.push(value);
+    this.clauses.push(clause(`$${this.parameters.length}`));
+  }
+
+  where(): string {
+    return this.clauses.length ? `WHERE ${this.clauses.join(' AND ')}` : '';
+  }
+
+  next(value: unknown): string {
+    this.parameters.push(value);
+    return `$${this.parameters.length}`;
+  }
+}
+
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A jsonpath matching a message that holds `q` as a scalar anywhere: the string, and also the number
+ * when `q` spells one (`12345` finds `{"customer_id": 12345}` and `{"id": "12345"}`). JSON string
+ * escaping is valid jsonpath string syntax, and the path travels as a bind parameter.
+ */
+export function messageSearchPath(q: string): string {
+  const alternatives = [`@ == ${JSON.stringify(q)}`];
+  if (JSON_NUMBER.test(q) && Number.isFinite(Number(q))) alternatives.push(`@ == ${q}`);
+  return `$.** ? (${alternatives.join(' || ')})`;
+}
+
+/**
+ * Adds the filter's conditions (each served by an index: the (account_id|status|action, seq) ones,
+ * created_at, and the message GIN index for `q`). `q` needs `since` and a range of at most 31 days.
+ */
+export function addEventFilter(conditions: Conditions, filter: EventFilter): void {
+  const range = timeRange(filter.since, filter.until);
+  let until = range.until;
+  if (filter.q !== undefined) {
+    until ??= new Date();
+    if (!range.since) throw validationFailed([{ path: 'since', problem: 'since is required with q (a range of at most 31 days)' }]);
+    if (until.getTime() - range.since.getTime() > MAX_SEARCH_RANGE_MS) {
+      throw validationFailed([{ path: 'since', problem: 'with q, since must be at most 31 days before until' }]);
+    }
+    if (until.getTime() <= range.since.getTime()) throw validationFailed([{ path: 'since', problem: 'since must be earlier than until' }]);
+  }
+  if (filter.account_id !== undefined) conditions.add((p) => `account_id = ${p}`, filter.account_id);
+  if (filter.action !== undefined) conditions.add((p) => `action = ${p}`, filter.action);
+  if (filter.status !== undefined) conditions.add((p) => `status = ${p}`, filter.status);
+  if (range.since) conditions.add((p) => `created_at >= ${p}`, range.since);
+  if (until) conditions.add((p) => `created_at < ${p}`, until);
+  if (filter.q !== undefined) conditions.add((p) => `(message::jsonb) @? ${p}::jsonpath`, messageSearchPath(filter.q));
+}

@@ -1,0 +1,124 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ALL_ACCOUNTS, histogramQuantile, LATENCY_BUCKETS, type RollupGranularity } from '@app/persistence';
+import { validationFailed } from '@app/runtime';
+import type { SeriesBucket, StatsSeriesQueryDto } from './admin-events.dto';
+import { AdminEventsService } from './admin-events.service';
+import { timeRange } from './timestamp';
+
+/** Bound on one answer, so a mistyped range cannot make the server build millions of empty points. */
+export const MAX_SERIES_POINTS = 1500;
+
+interface BucketSpec {
+  stepMs: number;
+  /** Default span before `until` when `since` is not given. */
+  defaultSpanMs: number;
+  /** The rollup rows a point is summed from (one row per point for 1m and 1h, 24 for 1d). */
+  granularity: RollupGranularity;
+}
+
+const HOUR_MS = 3_600_000;
+const BUCKETS: Record<SeriesBucket, BucketSpec> = {
+  '1m': { stepMs: 60_000, defaultSpanMs: HOUR_MS, granularity: 'minute' },
+  '1h': { stepMs: HOUR_MS, defaultSpanMs: 24 * HOUR_MS, granularity: 'hour' },
+  '1d': { stepMs: 24 * HOUR_MS, defaultSpanMs: 7 * 24 * HOUR_MS, granularity: 'hour' },
+};
+
+export interface SeriesPoint {
+  t: string;
+  delivered: number;
+  failed: number;
+  attempts: number;
+  failed_attempts: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+export interface StatsSeries {
+  bucket: SeriesBucket;
+  points: SeriesPoint[];
+}
+
+interface RollupRow {
+  bucket_start: Date;
+  delivered: number;
+  failed: number;
+  attempts: number;
+  failed_attempts: number;
+  latency_counts: number[];
+}
+
+interface Accumulator {
+  delivered: number;
+  failed: number;
+  attempts: number;
+  failedAttempts: number;
+  latency: number[];
+}
+
+function emptyAccumulator(): Accumulator {
+  return { delivered: 0, failed: 0, attempts: 0, failedAttempts: 0, latency: new Array<number>(LATENCY_BUCKETS).fill(0) };
+}
+
+/**
+ * `GET /admin/v1/stats/series`, read from the delivery rollups (never from events or attempts): a point
+ * per bucket (UTC-aligned) from the bucket holding `since` up to `until`, empty ones included.
+ */
+@Injectable()
+export class StatsSeriesService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: AdminEventsService,
+  ) {}
+
+  async series(query: StatsSeriesQueryDto): Promise<StatsSeries> {
+    const bucket = query.bucket ?? '1m';
+    const spec = BUCKETS[bucket];
+    const range = timeRange(query.since, query.until);
+    const until = range.until ?? new Date();
+    const since = range.since ?? new Date(until.getTime() - spec.defaultSpanMs);
+    if (until.getTime() <= since.getTime()) throw validationFailed([{ path: 'since', problem: 'since must be earlier than until' }]);
+    const first = Math.floor(since.getTime() / spec.stepMs) * spec.stepMs;
+    const count = Math.ceil((until.getTime() - first) / spec.stepMs);
+    if (count > MAX_SERIES_POINTS) {
+      throw validationFailed([
+        { path: 'since', problem: `the range holds ${count} ${bucket} buckets; at most ${MAX_SERIES_POINTS} per answer (move since closer to until or use a larger bucket)` },
+      ]);
+    }
+    if (query.account_id !== undefined) await this.events.requireAccount(query.account_id);
+
+    const rows = await this.dataSource.query<RollupRow[]>(
+      `SELECT bucket_start, delivered::float8 AS delivered, failed::float8 AS failed, attempts::float8 AS attempts,
+              failed_attempts::float8 AS failed_attempts, latency_counts::float8[] AS latency_counts
+         FROM delivery_rollups
+        WHERE granularity = $1 AND account_id = $2 AND bucket_start >= $3 AND bucket_start < $4`,
+      [spec.granularity, query.account_id ?? ALL_ACCOUNTS, new Date(first), until],
+    );
+    const points = Array.from({ length: count }, emptyAccumulator);
+    for (const row of rows) {
+      const index = Math.floor((row.bucket_start.getTime() - first) / spec.stepMs);
+      const point = points[index];
+      if (!point) continue;
+      point.delivered += row.delivered;
+      point.failed += row.failed;
+      point.attempts += row.attempts;
+      point.failedAttempts += row.failed_attempts;
+      row.latency_counts.forEach((value, at) => (point.latency[at] += value));
+    }
+    return {
+      bucket,
+      points: points.map((point, index) => ({
+        t: new Date(first + index * spec.stepMs).toISOString(),
+        delivered: point.delivered,
+        failed: point.failed,
+        attempts: point.attempts,
+        failed_attempts: point.failedAttempts,
+        p50: histogramQuantile(point.latency, 0.5),
+        p95: histogramQuantile(point.latency, 0.95),
+        p99: histogramQuantile(point.latency, 0.99),
+      })),
+    };
+  }
+}

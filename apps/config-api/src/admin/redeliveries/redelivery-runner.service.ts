@@ -1,0 +1,134 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DataSource } from 'typeorm';
+import { DeliveryProducer } from '@app/runtime';
+import { addEventFilter, Conditions, type EventFilter } from '../events/event-filter';
+import { REDELIVERY_CHUNK, RESTART_SERIES, redeliveryJobs, type RestartedRow } from '../events/redelivery.service';
+
+/** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */
+export const TASK_STALE_AFTER_S = 30;
+/** How often each config-api process looks for such tasks. */
+const RESUME_POLL_MS = 10_000;
+
+interface ClaimedTask {
+  filter: EventFilter;
+  upper_seq: string;
+  below_seq: string | null;
+}
+
+/**
+ * Works through bulk redelivery tasks. A task is owned by the process named in `lease_owner` while its
+ * heartbeat is fresh; every chunk re-checks ownership under a row lock in the same transaction that
+ * restarts the events and advances `done`/`below_seq`, so a chunk is applied exactly once even when a
+ * slow runner and the one that took its task over race. Jobs are enqueued after the commit; should
+ * that fail, the worker's reconciler enqueues the restarted rows.
+ */
+@Injectable()
+export class RedeliveryRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly logger = new Logger(RedeliveryRunner.name);
+  private readonly active = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopping = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly producer: DeliveryProducer,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.resumeAbandoned(), RESUME_POLL_MS);
+    this.timer.unref();
+    void this.resumeAbandoned();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.active.values()]);
+  }
+
+  /** Starts working on a task this process owns (no-op when it already is). */
+  run(taskId: string): void {
+    if (this.active.has(taskId) || this.stopping) return;
+    const work = this.work(taskId).finally(() => this.active.delete(taskId));
+    this.active.set(taskId, work);
+  }
+
+  /** Takes over running tasks whose runner stopped beating, one at a time, skipping those another process is taking. */
+  async resumeAbandoned(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.stopping) return;
+        const [rows] = await this.dataSource.query<[{ id: string }[], number]>(
+          `UPDATE redelivery_tasks SET lease_owner = $1, heartbeat_at = now()
+            WHERE id = (SELECT id FROM redelivery_tasks
+                         WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < now() - $2 * interval '1 second')
+                         ORDER BY created_at
+                         LIMIT 1
+                           FOR UPDATE SKIP LOCKED)
+           RETURNING id`,
+          [this.owner, TASK_STALE_AFTER_S],
+        );
+        if (rows.length === 0) return;
+        this.logger.log(`resuming redelivery task ${rows[0].id}`);
+        this.run(rows[0].id);
+      }
+    } catch (error) {
+      this.logger.warn(`looking for abandoned redelivery tasks failed: ${(error as Error).message}`);
+    }
+  }
+
+  private async work(taskId: string): Promise<void> {
+    try {
+      while (!this.stopping && (await this.chunk(taskId)));
+    } catch (error) {
+      // Most likely the database is away; the task stays running and its stale heartbeat lets a
+      // process (this one included) resume it from the last committed chunk.
+      this.logger.warn(`redelivery task ${taskId} paused: ${(error as Error).message}`);
+    }
+  }
+
+  /** One chunk in one transaction; true while more may remain. */
+  private async chunk(taskId: string): Promise<boolean> {
+    const restarted = await this.dataSource.transaction(async (manager) => {
+      const [task] = await manager.query<ClaimedTask[]>(
+        `SELECT filter, upper_seq::text AS upper_seq, below_seq::text AS below_seq
+           FROM redelivery_tasks WHERE id = $1 AND lease_owner = $2 AND status = 'running' FOR UPDATE`,
+        [taskId, this.owner],
+      );
+      if (!task) return null;
+      const conditions = new Conditions();
+      addEventFilter(conditions, task.filter);
+      conditions.add((p) => `seq <= ${p}::bigint`, task.upper_seq);
+      if (task.below_seq !== null) conditions.add((p) => `seq < ${p}::bigint`, task.below_seq);
+      const limit = conditions.next(REDELIVERY_CHUNK);
+      const [rows] = await manager.query<[RestartedRow[], number]>(
+        `WITH picked AS (
+           SELECT seq FROM events ${conditions.where()} ORDER BY seq DESC LIMIT ${limit} FOR UPDATE
+         )
+         UPDATE events SET ${RESTART_SERIES}
+           FROM picked
+          WHERE events.seq = picked.seq
+         RETURNING events.seq::text AS seq, events.series, events.account_id`,
+        conditions.parameters,
+      );
+      const last = rows.length < REDELIVERY_CHUNK;
+      const lowest = rows.reduce<string | null>((low, row) => (low === null || BigInt(row.seq) < BigInt(low) ? row.seq : low), null);
+      await manager.query(
+        `UPDATE redelivery_tasks
+            SET done = done + $2, below_seq = COALESCE($3::bigint, below_seq), heartbeat_at = now(),
+                status = CASE WHEN $4 THEN 'done' ELSE status END,
+                finished_at = CASE WHEN $4 THEN now() END
+          WHERE id = $1`,
+        [taskId, rows.length, lowest, last],
+      );
+      return { rows, last };
+    });
+    if (!restarted) return false;
+    await this.producer.enqueue(redeliveryJobs(restarted.rows));
+    return !restarted.last;
+  }
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ApiError } from '@app/runtime';
+import { addEventFilter, Conditions, type EventFilter } from '../events/event-filter';
+import { RedeliveryRunner } from './redelivery-runner.service';
+
+export type TaskStatus = 'running' | 'done' | 'failed';
+
+export interface RedeliveryTaskView {
+  id: string;
+  status: TaskStatus;
+  total: number;
+  done: number;
+  account_id: number | null;
+  filter: EventFilter;
+  created_at: string;
+  finished_at: string | null;
+  error: string | null;
+}
+
+interface TaskRow {
+  id: string;
+  status: TaskStatus;
+  total: number;
+  done: number;
+  account_id: number | null;
+  filter: EventFilter;
+  created_at: Date;
+  finished_at: Date | null;
+  error: string | null;
+}
+
+const TASK_COLUMNS = 'id, status, total, done, account_id, filter, created_at, finished_at, error';
+
+function viewOf(row: TaskRow): RedeliveryTaskView {
+  return {
+    id: row.id,
+    status: row.status,
+    total: row.total,
+    done: row.done,
+    account_id: row.account_id,
+    filter: row.filter,
+    created_at: row.created_at.toISOString(),
+    finished_at: row.finished_at ? row.finished_at.toISOString() : null,
+    error: row.error,
+  };
+}
+
+const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Bulk redeliveries as stored tasks: the matching events are counted and the newest one's seq taken
+ * as the task's upper bound (events arriving later are not part of it); a RedeliveryRunner then works
+ * through them in chunks, and any config-api process resumes a task whose runner stopped.
+ */
+@Injectable()
+export class RedeliveryTasks {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly runner: RedeliveryRunner,
+  ) {}
+
+  async start(given: EventFilter): Promise<{ count: number; task_id: string }> {
+    // A search's open end is fixed now, so a task resumed later still searches the same range.
+    const filter = given.q !== undefined && given.until === undefined ? { ...given, until: new Date().toISOString() } : given;
+    const conditions = new Conditions();
+    addEventFilter(conditions, filter);
+    const [matched] = await this.dataSource.query<{ count: number; upper: string | null }[]>(
+      `SELECT count(*)::int AS count, max(seq)::text AS upper FROM events ${conditions.where()}`,
+      conditions.parameters,
+    );
+    const finished = matched.count === 0;
+    const [task] = await this.dataSource.query<{ id: string }[]>(
+      `INSERT INTO redelivery_tasks (status, account_id, filter, total, upper_seq, lease_owner, heartbeat_at, finished_at)
+       VALUES (CASE WHEN $1::boolean THEN 'done' ELSE 'running' END, $2, $3::jsonb, $4, $5, $6, now(), CASE WHEN $1::boolean THEN now() END)
+       RETURNING id`,
+      [finished, filter.account_id ?? null, JSON.stringify(filter), matched.count, matched.upper ?? 0, finished ? null : this.runner.owner],
+    );
+    if (!finished) this.runner.run(task.id);
+    return { count: matched.count, task_id: task.id };
+  }
+
+  async get(taskId: string): Promise<RedeliveryTaskView> {
+    const rows = TASK_ID.test(taskId)
+      ? await this.dataSource.query<TaskRow[]>(`SELECT ${TASK_COLUMNS} FROM redelivery_tasks WHERE id = $1`, [taskId])
+      : [];
+    if (rows.length === 0) throw new ApiError(404, 'not_found', `redelivery task ${taskId} does not exist`);
+    return viewOf(rows[0]);
+  }
+
+  async list(limit: number): Promise<{ items: RedeliveryTaskView[] }> {
+    const rows = await this.dataSource.query<TaskRow[]>(
+      `SELECT ${TASK_COLUMNS} FROM redelivery_tasks ORDER BY created_at DESC, id LIMIT $1`,
+      [limit],
+    );
+    return { items: rows.map(viewOf) };
+  }
+}

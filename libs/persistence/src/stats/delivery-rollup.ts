@@ -1,0 +1,84 @@
+/**
+ * Delivery rollups: what the worker's outcome batches did, summed per minute and per hour, per account
+ * and for all accounts together (account_id 0), so `GET /admin/v1/stats/series` reads at most a few
+ * thousand small rows instead of scanning events or attempts. The rows do not reference events, so
+ * retention and any re-layout of the events tables leave them alone.
+ */
+
+/** account_id of the rows that sum every account (account ids are positive). */
+export const ALL_ACCOUNTS = 0;
+
+/**
+ * Upper bounds (ms, exclusive) of the latency histogram's buckets; one more bucket holds everything
+ * above the last bound. Roughly 1-2-5 steps from 5 ms to a day: percentiles are exact to a bucket.
+ */
+export const LATENCY_BOUNDS_MS: readonly number[] = [
+  5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+  1_200_000, 1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
+];
+
+export const LATENCY_BUCKETS = LATENCY_BOUNDS_MS.length + 1;
+
+/** The two granularities stored: 1h and 1d series read the hourly rows, 1m series the minute rows. */
+export type RollupGranularity = 'minute' | 'hour';
+
+/**
+ * A data-modifying WITH part for the worker's RECORD_SQL. `changed` must return, per event row it
+ * changed: account_id, status (the new one, null when unchanged), attempted (0|1), delivered_at and
+ * created_at. An attempt is any recorded step that counted one (an HTTP call, or a breaker-open attempt
+ * made without a call); it failed unless it delivered. filtered/no_endpoint record no attempt and are
+ * not deliveries, so they add nothing. Rows are upserted in key order, so concurrent batches (which all
+ * touch the all-accounts rows) wait on each other instead of deadlocking.
+ */
+export function deliveryRollupCte(changed: string): string {
+  const bounds = `ARRAY[${LATENCY_BOUNDS_MS.join(',')}]::float8[]`;
+  const histogram = Array.from(
+    { length: LATENCY_BUCKETS },
+    (_, index) => `count(*) FILTER (WHERE o.delivered = 1 AND o.latency_bucket = ${index})`,
+  ).join(', ');
+  return `
+  rolled_up AS (
+    INSERT INTO delivery_rollups AS r (granularity, account_id, bucket_start, delivered, failed, attempts, failed_attempts, latency_counts)
+    SELECT g.granularity, s.account_id, date_trunc(g.granularity, now(), 'UTC'),
+           sum(o.delivered), sum(o.failed), sum(o.attempted), sum(o.failed_attempt), ARRAY[${histogram}]::bigint[]
+      FROM (SELECT c.account_id, c.attempted,
+                   COALESCE(c.status = 'delivered', false)::int AS delivered,
+                   COALESCE(c.status = 'failed', false)::int AS failed,
+                   (c.attempted = 1 AND c.status IS DISTINCT FROM 'delivered')::int AS failed_attempt,
+                   width_bucket(GREATEST(EXTRACT(EPOCH FROM (c.delivered_at - c.created_at)) * 1000, 0), ${bounds}) AS latency_bucket
+              FROM ${changed} c
+             WHERE c.attempted = 1 OR c.status IN ('delivered', 'failed')) AS o
+     CROSS JOIN LATERAL (VALUES (o.account_id), (${ALL_ACCOUNTS})) AS s(account_id)
+     CROSS JOIN (VALUES ('minute'), ('hour')) AS g(granularity)
+     GROUP BY 1, 2, 3
+     ORDER BY 1, 2, 3
+    ON CONFLICT (granularity, account_id, bucket_start) DO UPDATE
+       SET delivered = r.delivered + excluded.delivered,
+           failed = r.failed + excluded.failed,
+           attempts = r.attempts + excluded.attempts,
+           failed_attempts = r.failed_attempts + excluded.failed_attempts,
+           latency_counts = ARRAY(SELECT a + b FROM unnest(r.latency_counts, excluded.latency_counts) AS t(a, b))
+  )`;
+}
+
+/**
+ * The q-quantile of a latency histogram, interpolating linearly inside the bucket that holds it (as
+ * Prometheus' histogram_quantile does); the open top bucket answers its lower bound. null when empty.
+ */
+export function histogramQuantile(counts: readonly number[], q: number): number | null {
+  const total = counts.reduce((sum, count) => sum + count, 0);
+  if (total === 0) return null;
+  const rank = q * total;
+  let below = 0;
+  for (let index = 0; index < counts.length; index += 1) {
+    const count = counts[index];
+    if (count > 0 && below + count >= rank) {
+      const lower = index === 0 ? 0 : LATENCY_BOUNDS_MS[index - 1];
+      if (index >= LATENCY_BOUNDS_MS.length) return lower;
+      const upper = LATENCY_BOUNDS_MS[index];
+      return Math.round(lower + ((upper - lower) * (rank - below)) / count);
+    }
+    below += count;
+  }
+  return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1];
+}

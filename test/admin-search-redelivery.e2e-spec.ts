@@ -1,0 +1,206 @@
+import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { TASK_STALE_AFTER_S } from '../apps/config-api/src/admin/redeliveries/redelivery-runner.service';
+import { deliveryJobId } from '@app/runtime';
+import { adminCall, expectFieldError, type Json } from './support/admin-client';
+import { type RunningApp, startApp } from './support/apps';
+import { createAccount } from './support/fixtures';
+import { IsolatedNamespace } from './support/isolated-namespace';
+import { waitFor } from './support/wait-for';
+
+/**
+ * Own database and queue, and no worker: redelivered events stay `queued` with their jobs waiting, so
+ * the suite can count exactly what a task restarted.
+ */
+const namespace = new IsolatedNamespace('admin-search-redelivery');
+let configApi: RunningApp;
+
+beforeAll(async () => {
+  await namespace.setUp();
+  configApi = await startApp(ConfigApiModule, namespace.overrides);
+});
+
+afterAll(async () => {
+  await configApi?.close();
+  await namespace.tearDown();
+});
+
+let seeded = 0;
+
+/** Events straight into the table: the suite controls statuses, messages and times. */
+async function seed(accountId: number, count: number, fields: { status?: string; message?: (index: number) => unknown; createdAt?: string; action?: string } = {}) {
+  seeded += count;
+  const { rows } = await namespace.db.query<{ seq: string; event_id: string }>(
+    `INSERT INTO events (event_id, account_id, action, message, status, attempts, created_at)
+     SELECT 'evt-' || $6::text || '-' || i, $1, $5, ($2::json ->> (i - 1))::json, $3, 1, COALESCE($4::timestamptz, now())
+       FROM generate_series(1, $7::int) AS i
+     RETURNING seq::text AS seq, event_id`,
+    [
+      accountId,
+      JSON.stringify(Array.from({ length: count }, (_, index) => JSON.stringify(fields.message ? fields.message(index) : { id: index }))),
+      fields.status ?? 'failed',
+      fields.createdAt ?? null,
+      fields.action ?? 'Customer_create',
+      `${seeded}`,
+      count,
+    ],
+  );
+  return rows;
+}
+
+describe('q: search inside messages', () => {
+  it('finds a value held anywhere in the message, as a string or a number, within a time range', async () => {
+    const account = await createAccount(configApi);
+    const other = await createAccount(configApi);
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const [asNumber] = await seed(account.id, 1, { message: () => ({ customer_id: 12345, nick_name: 'x' }) });
+    const [asString] = await seed(account.id, 1, { message: () => ({ id: '12345' }) });
+    const [nested] = await seed(other.id, 1, { message: () => ({ im: { visitor: { sub_session_id: 'ss-777' }, tags: ['12345'] } }) });
+    await seed(account.id, 30, { message: (index) => ({ id: 100000 + index, note: 'x12345 is only a part', n: 123456 }) });
+    await seed(account.id, 1, { message: () => ({ id: 12345 }), createdAt: '2020-01-01T00:00:00Z' });
+
+    const found = await adminCall(configApi, 'GET', `/admin/v1/events?q=12345&since=${since}`);
+    expect(found.status).toBe(200);
+    expect((found.body.items as Json[]).map((item) => item.event_id)).toEqual([nested.event_id, asString.event_id, asNumber.event_id]);
+
+    const combined = await adminCall(configApi, 'GET', `/admin/v1/events?q=12345&since=${since}&account_id=${account.id}&limit=1`);
+    expect((combined.body.items as Json[]).map((item) => item.event_id)).toEqual([asString.event_id]);
+    const next = await adminCall(configApi, 'GET', `/admin/v1/events?q=12345&since=${since}&account_id=${account.id}&cursor=${combined.body.next_cursor as string}`);
+    expect((next.body.items as Json[]).map((item) => item.event_id)).toEqual([asNumber.event_id]);
+
+    const deep = await adminCall(configApi, 'GET', `/admin/v1/events?q=ss-777&since=${since}`);
+    expect((deep.body.items as Json[]).map((item) => item.event_id)).toEqual([nested.event_id]);
+    const quoted = await adminCall(configApi, 'GET', `/admin/v1/events?q=${encodeURIComponent('say "hi" \\ there')}&since=${since}`);
+    expect(quoted.status).toBe(200);
+    expect(quoted.body.items).toEqual([]);
+    // The old event with the same value is outside the range.
+    const old = await adminCall(configApi, 'GET', '/admin/v1/events?q=12345&since=2019-12-31T00:00:00Z&until=2020-01-02T00:00:00Z');
+    expect(old.body.items).toHaveLength(1);
+  });
+
+  it('is served by the message index', async () => {
+    await namespace.db.query('SET enable_seqscan = off');
+    const { rows } = await namespace.db.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT seq FROM events WHERE (message::jsonb) @? '$.** ? (@ == "12345")'::jsonpath`,
+    );
+    // (An index scan on the table or on each of its partitions, whatever their names.)
+    expect(rows.map((row) => row['QUERY PLAN']).join('\n')).toMatch(/Index Cond: \(\(message\)::jsonb @\? /);
+  });
+
+  it('needs since and a range of at most 31 days', async () => {
+    await expectFieldError(configApi, 'GET', '/admin/v1/events?q=12345', 'since');
+    await expectFieldError(configApi, 'GET', '/admin/v1/events?q=12345&since=2024-01-01T00:00:00Z&until=2024-02-02T00:00:01Z', 'since');
+    await expectFieldError(configApi, 'GET', `/admin/v1/events?q=&since=${new Date().toISOString()}`, 'q');
+    await expectFieldError(configApi, 'GET', `/admin/v1/events?q=${'a'.repeat(257)}&since=2024-01-01`, 'q');
+    await expectFieldError(configApi, 'GET', '/admin/v1/events?q=a%01b&since=2024-01-01', 'q');
+  });
+});
+
+describe('bulk redelivery tasks', () => {
+  async function untilDone(taskId: string): Promise<{ final: Json; seen: Json[] }> {
+    const seen: Json[] = [];
+    const final = await waitFor(`task ${taskId} to finish`, async () => {
+      const answer = await adminCall(configApi, 'GET', `/admin/v1/redeliveries/${taskId}`);
+      expect(answer.status).toBe(200);
+      seen.push(answer.body);
+      return answer.body.status !== 'running' ? answer.body : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 20 });
+    return { final, seen };
+  }
+
+  it('redelivers everything a filter matches in chunks, with progress readable until done', async () => {
+    const account = await createAccount(configApi);
+    const failed = await seed(account.id, 2500, { status: 'failed', action: 'Customer_update' });
+    await seed(account.id, 5, { status: 'failed', action: 'Customer_create' });
+    await seed(account.id, 3, { status: 'delivered', action: 'Customer_update' });
+
+    const answer = await adminCall(configApi, 'POST', '/admin/v1/events/redeliver', { account_id: account.id, action: 'Customer_update' });
+    expect(answer).toMatchObject({ status: 202 });
+    expect(answer.body).toEqual({ count: 2500, task_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    const { final, seen } = await untilDone(answer.body.task_id as string);
+    expect(final).toMatchObject({
+      id: answer.body.task_id,
+      status: 'done',
+      total: 2500,
+      done: 2500,
+      account_id: account.id,
+      filter: { account_id: account.id, action: 'Customer_update', status: 'failed' },
+      error: null,
+    });
+    expect(Date.parse(final.finished_at as string)).toBeGreaterThanOrEqual(Date.parse(final.created_at as string));
+    const progress = seen.map((read) => read.done as number);
+    expect(progress.every((done, index) => index === 0 || done >= progress[index - 1])).toBe(true);
+
+    const { rows } = await namespace.db.query<{ status: string; action: string; n: number }>(
+      `SELECT status, action, count(*)::int AS n FROM events WHERE account_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
+      [account.id],
+    );
+    expect(rows).toEqual([
+      { status: 'delivered', action: 'Customer_update', n: 3 },
+      { status: 'failed', action: 'Customer_create', n: 5 },
+      { status: 'queued', action: 'Customer_update', n: 2500 },
+    ]);
+    for (const event of [failed[0], failed[1249], failed[2499]]) {
+      expect(await namespace.getJob(deliveryJobId({ eventSeq: event.seq, series: 1, attempt: 0 }))).toBeDefined();
+    }
+
+    const list = await adminCall(configApi, 'GET', '/admin/v1/redeliveries?limit=5');
+    expect((list.body.items as Json[])[0]).toEqual(final);
+  });
+
+  it('keeps the account call answering {count} and adds task_id', async () => {
+    const account = await createAccount(configApi);
+    await seed(account.id, 4, { status: 'no_endpoint' });
+    const answer = await adminCall(configApi, 'POST', `/admin/v1/accounts/${account.id}/redeliver`, { status: 'no_endpoint' });
+    expect(answer.status).toBe(202);
+    expect(answer.body).toEqual({ count: 4, task_id: expect.any(String) });
+    const { final } = await untilDone(answer.body.task_id as string);
+    expect(final).toMatchObject({ status: 'done', total: 4, done: 4, account_id: account.id });
+    const none = await adminCall(configApi, 'POST', `/admin/v1/accounts/${account.id}/redeliver`, { status: 'failed' });
+    expect(none.body.count).toBe(0);
+    expect((await adminCall(configApi, 'GET', `/admin/v1/redeliveries/${none.body.task_id as string}`)).body).toMatchObject({ status: 'done', total: 0, done: 0 });
+  });
+
+  it('is resumed by another config-api process when its runner died', async () => {
+    const account = await createAccount(configApi);
+    const events = await seed(account.id, 1200, { status: 'failed' });
+    // A task a dead process had started: its heartbeat stopped and it got through the newest 200 events.
+    const sorted = events.map((event) => BigInt(event.seq)).sort((a, b) => (a < b ? -1 : 1));
+    const below = sorted[sorted.length - 200];
+    await namespace.db.query(`UPDATE events SET status = 'queued', series = 1 WHERE account_id = $1 AND seq >= $2`, [account.id, below.toString()]);
+    const { rows } = await namespace.db.query<{ id: string }>(
+      `INSERT INTO redelivery_tasks (status, account_id, filter, total, done, below_seq, upper_seq, lease_owner, heartbeat_at)
+       VALUES ('running', $1, $2::jsonb, 1200, 200, $3, $4, 'dead-host:1:x', now() - $5 * interval '1 second')
+       RETURNING id`,
+      [account.id, JSON.stringify({ account_id: account.id, status: 'failed' }), below.toString(), sorted[sorted.length - 1].toString(), TASK_STALE_AFTER_S + 5],
+    );
+    const second = await startApp(ConfigApiModule, namespace.overrides);
+    try {
+      const final = await waitFor('the abandoned task to be finished', async () => {
+        const answer = await adminCall(second, 'GET', `/admin/v1/redeliveries/${rows[0].id}`);
+        return answer.body.status === 'done' ? answer.body : undefined;
+      });
+      expect(final).toMatchObject({ total: 1200, done: 1200, error: null });
+      const counts = await namespace.db.query<{ status: string; n: number }>(
+        `SELECT status, count(*)::int AS n FROM events WHERE account_id = $1 GROUP BY 1`,
+        [account.id],
+      );
+      expect(counts.rows).toEqual([{ status: 'queued', n: 1200 }]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses bad filters with 422 naming the field, and unknown tasks with 404', async () => {
+    await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'status', {});
+    await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'status', { status: 'queued' });
+    await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'since', { q: '12345' });
+    await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'account_id', { account_id: 'one' });
+    await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'action', { action: 'Nope' });
+    await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'until', { since: '2024-01-02', until: '2024-01-01' });
+    await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'color', { status: 'failed', color: 'red' });
+    await expectFieldError(configApi, 'GET', '/admin/v1/redeliveries?limit=0', 'limit');
+    expect((await adminCall(configApi, 'GET', '/admin/v1/redeliveries/not-a-task')).status).toBe(404);
+    expect((await adminCall(configApi, 'GET', '/admin/v1/redeliveries/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await adminCall(configApi, 'POST', '/admin/v1/events/redeliver', { account_id: 2000000000 })).status).toBe(404);
+  });
+});
