@@ -2,6 +2,21 @@ import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common
 import { Caller, OpenApiAuthGuard, type OpenApiCaller } from './open-api-auth.guard';
 import { JsonBodyGuard } from './json-body.guard';
 import {
+  ApiOpenApiBody,
+  ApiOpenApiOperation,
+  ApiSignedOpenApi,
+  PushSettingsAnswer,
+  SET_PERMISSIONS_ERRORS,
+  SET_PUSH_CONTENT_TYPE_ERRORS,
+  SET_URL_ERRORS,
+  SetPermissionsAnswer,
+  SetPermissionsBody,
+  SetPushContentTypeAnswer,
+  SetPushContentTypeBody,
+  SetUrlAnswer,
+  SetUrlBody,
+} from './open-api.docs';
+import {
   OpenApiService,
   type PushSettingsResponse,
   type SetPermissionsResponse,
@@ -14,11 +29,14 @@ import {
  * the global ValidationPipe leaves them alone) and checked in the service with the seed's texts.
  * Class guards run before method guards: authentication first, then the JSON content type (415).
  */
+@ApiSignedOpenApi()
 @Controller('open_api_v1')
 @UseGuards(OpenApiAuthGuard)
 export class OpenApiController {
   constructor(private readonly openApi: OpenApiService) {}
 
+  @ApiOpenApiOperation('Set the callback URL (push_url)', SetUrlAnswer, 'Re-enables a disabled endpoint. Callbacks go to this URL from now on.')
+  @ApiOpenApiBody(SetUrlBody, SET_URL_ERRORS)
   @Post('set_url')
   @HttpCode(200)
   @UseGuards(JsonBodyGuard)
@@ -26,6 +44,8 @@ export class OpenApiController {
     return this.openApi.setUrl(caller.accountId, body);
   }
 
+  @ApiOpenApiOperation('Set the callback content type', SetPushContentTypeAnswer)
+  @ApiOpenApiBody(SetPushContentTypeBody, SET_PUSH_CONTENT_TYPE_ERRORS)
   @Post('set_push_content_type')
   @HttpCode(200)
   @UseGuards(JsonBodyGuard)
@@ -33,6 +53,8 @@ export class OpenApiController {
     return this.openApi.setPushContentType(caller.accountId, body);
   }
 
+  @ApiOpenApiOperation('Choose which events are delivered', SetPermissionsAnswer, 'Every key is false until set; keys not sent keep their value.')
+  @ApiOpenApiBody(SetPermissionsBody, SET_PERMISSIONS_ERRORS)
   @Post('set_permissions')
   @HttpCode(200)
   @UseGuards(JsonBodyGuard)
@@ -40,6 +62,7 @@ export class OpenApiController {
     return this.openApi.setPermissions(caller.accountId, body);
   }
 
+  @ApiOpenApiOperation('Read the callback settings', PushSettingsAnswer, 'An extension of the seed, signed the same way.')
   @Get('push_settings')
   pushSettings(@Caller() caller: OpenApiCaller): Promise<PushSettingsResponse> {
     return this.openApi.pushSettings(caller.accountId);

@@ -4,13 +4,16 @@ import { IngestTokenGuard } from '@app/runtime';
 import { type BatchItemResult, EventsService, type IngestResult } from './events.service';
 import { IngestBatchDto, IngestEventDto } from './ingest-event.dto';
 import { IngestOutcomeInterceptor } from './ingest-outcome.interceptor';
+import { ApiEventsController, ApiIngestBatch, ApiIngestOne } from './events.docs';
 
+@ApiEventsController()
 @Controller('v1/events')
 @UseGuards(IngestTokenGuard)
 export class EventsController {
   constructor(private readonly events: EventsService) {}
 
   /** 202 when stored now, 200 when the same account already sent this event_id (CONTRACT §4). */
+  @ApiIngestOne()
   @Post()
   @UseInterceptors(IngestOutcomeInterceptor)
   async ingest(@Body() body: IngestEventDto, @Res({ passthrough: true }) response: Response): Promise<IngestResult> {
@@ -19,6 +22,7 @@ export class EventsController {
     return result;
   }
 
+  @ApiIngestBatch()
   @Post('batch')
   @HttpCode(202)
   async ingestBatch(@Body() body: IngestBatchDto): Promise<{ results: BatchItemResult[] }> {

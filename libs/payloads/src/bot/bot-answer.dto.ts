@@ -1,9 +1,11 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString } from 'class-validator';
-import type { BotMessage } from './bot-message.dto';
+import { type BotMessage, MSG_TYPES } from './bot-message.dto';
 import { IsStringMap } from './string-map.validator';
 
 /** A message-trigger webhook's answer (seed: "Response (JSON): answerContent string"). */
 export class MessageTriggerAnswerDto {
+  @ApiProperty({ description: 'The answer shown to the customer.', example: 'The price is 10 USD.' })
   @IsDefined({ message: '$property is required' })
   @IsString({ message: '$property must be a string' })
   answerContent!: string;
@@ -14,30 +16,43 @@ export class MessageTriggerAnswerDto {
  * is only checked to be an object here; `validateTaskPushAnswer` checks its msgType/msgContent.
  */
 export class TaskPushAnswerDto {
+  @ApiProperty({ type: 'integer', enum: [0, -1], description: '0 success, -1 failure.' })
   @IsDefined({ message: '$property is required' })
   @IsIn([0, -1], { message: '$property must be 0 (success) or -1 (failure)' })
   resCode!: number;
 
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'Why it failed (with resCode -1).' })
   @IsOptional()
   @IsString({ message: '$property must be a string' })
   resError?: string;
 
+  @ApiPropertyOptional({
+    type: 'object',
+    nullable: true,
+    description: 'A Message structure: `msgType` and its `msgContent` (a string for plain/rich, the matching structure otherwise).',
+    properties: { msgType: { type: 'string', enum: [...MSG_TYPES] }, msgContent: {} },
+    required: ['msgType', 'msgContent'],
+  })
   @IsOptional()
   @IsObject({ message: '$property must be an object' })
   message?: unknown;
 
+  @ApiPropertyOptional({ type: 'object', nullable: true, additionalProperties: { type: 'string' }, description: 'Variables to set (string values).' })
   @IsOptional()
   @IsStringMap()
   variables?: Record<string, string>;
 
+  @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'The task node to go to.' })
   @IsOptional()
   @IsInt({ message: '$property must be an integer' })
   toTaskNodeId?: number;
 
+  @ApiPropertyOptional({ type: 'integer', enum: [1, 2], nullable: true, description: '1 direct trigger, 2 wait for the reply.' })
   @IsOptional()
   @IsIn([1, 2], { message: '$property must be 1 (direct trigger) or 2 (wait for reply)' })
   routeType?: number;
 
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'A command for the bot.' })
   @IsOptional()
   @IsString({ message: '$property must be a string' })
   command?: string;

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform, Type, type TransformFnParams } from 'class-transformer';
 import {
   IsArray,
@@ -94,44 +95,54 @@ function presence(kind: Presence): PropertyDecorator {
   }
 }
 
+/**
+ * The field's schema in the API documentation (the callback and ingest message bodies), declared beside
+ * the rule that checks it so the two cannot drift apart. Only metadata: validation does not read it.
+ */
+function documented(kind: Presence, schema: ApiPropertyOptions): PropertyDecorator {
+  return ApiProperty({ ...schema, required: kind === 'required', ...(kind === 'nullable' ? { nullable: true } : {}) } as ApiPropertyOptions);
+}
+
+const SEED_TIMESTAMP = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$', example: '2024-05-01 12:30:00' } as const;
+
 function expected(what: string, kind: Presence): string {
   return kind === 'nullable' ? `must be ${what} or null` : `must be ${what}`;
 }
 
 export function IntegerField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsInt({ message: expected('an integer', kind) }));
+  return compose(presence(kind), IsInt({ message: expected('an integer', kind) }), documented(kind, { type: 'integer' }));
 }
 
 export function NumberField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsNumber({ allowNaN: false, allowInfinity: false }, { message: expected('a number', kind) }));
+  return compose(presence(kind), IsNumber({ allowNaN: false, allowInfinity: false }, { message: expected('a number', kind) }), documented(kind, { type: 'number' }));
 }
 
 export function StringField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsString({ message: expected('a string', kind) }));
+  return compose(presence(kind), IsString({ message: expected('a string', kind) }), documented(kind, { type: 'string' }));
 }
 
 export function BooleanField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsBoolean({ message: expected('a boolean', kind) }));
+  return compose(presence(kind), IsBoolean({ message: expected('a boolean', kind) }), documented(kind, { type: 'boolean' }));
 }
 
 /** A free-form object (e.g. the close entry's customer_custom_fields, typed only as "object"). */
 export function ObjectField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsObject({ message: expected('an object', kind) }));
+  return compose(presence(kind), IsObject({ message: expected('an object', kind) }), documented(kind, { type: 'object', additionalProperties: true }));
 }
 
 export function StringArrayField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), check('isStringArray', isStringArray, expected('an array of strings', kind)));
+  return compose(presence(kind), check('isStringArray', isStringArray, expected('an array of strings', kind)), documented(kind, { type: 'string', isArray: true }));
 }
 
 export function IntegerArrayField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), check('isIntegerArray', isIntegerArray, expected('an array of integers', kind)));
+  return compose(presence(kind), check('isIntegerArray', isIntegerArray, expected('an array of integers', kind)), documented(kind, { type: 'integer', isArray: true }));
 }
 
 /** `allowEmpty` is for send_status, which the seed says may be empty. */
 export function OneOfField(values: readonly string[], kind: Presence = 'optional', options: { allowEmpty?: boolean } = {}): PropertyDecorator {
   const allowed = options.allowEmpty ? [...values, ''] : [...values];
   const message = `must be one of ${values.join(', ')}${options.allowEmpty ? ' or an empty string' : ''}`;
-  return compose(presence(kind), IsIn(allowed, { message }));
+  return compose(presence(kind), IsIn(allowed, { message }), documented(kind, { type: 'string', enum: allowed }));
 }
 
 export function IsSeedTimestamp(): PropertyDecorator {
@@ -139,15 +150,23 @@ export function IsSeedTimestamp(): PropertyDecorator {
 }
 
 export function TimestampField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsSeedTimestamp());
+  return compose(presence(kind), IsSeedTimestamp(), documented(kind, SEED_TIMESTAMP));
 }
 
 export function ZonedTimestampField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), check('isSeedZonedTimestamp', isSeedZonedTimestamp, 'must be a timestamp YYYY-MM-DD HH:MM:SS +ZZZZ'));
+  return compose(
+    presence(kind),
+    check('isSeedZonedTimestamp', isSeedZonedTimestamp, 'must be a timestamp YYYY-MM-DD HH:MM:SS +ZZZZ'),
+    documented(kind, { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} [+-]\\d{4}$', example: '2024-05-01 12:30:00 +0800' }),
+  );
 }
 
 export function DurationSecondsField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), check('isDurationSeconds', isDurationSeconds, 'must be a duration in seconds like 90s'));
+  return compose(
+    presence(kind),
+    check('isDurationSeconds', isDurationSeconds, 'must be a duration in seconds like 90s'),
+    documented(kind, { type: 'string', pattern: '^\\d+s$', example: '90s' }),
+  );
 }
 
 /** The close entry's queue_seconds: an integer, or a string when the customer was not queued. */
@@ -155,12 +174,17 @@ export function IntegerOrStringField(kind: Presence = 'optional'): PropertyDecor
   return compose(
     presence(kind),
     check('isIntegerOrString', (value) => Number.isInteger(value) || typeof value === 'string', 'must be an integer or a string'),
+    documented(kind, { oneOf: [{ type: 'integer' }, { type: 'string' }] }),
   );
 }
 
 /** "null or scalar" in the seed: present `null` is a normal value here, so only absence is skipped. */
 export function ScalarOrNullField(): PropertyDecorator {
-  return compose(presence('optional'), check('isScalarOrNull', isScalarOrNull, 'must be null, a string, a number or a boolean'));
+  return compose(
+    presence('optional'),
+    check('isScalarOrNull', isScalarOrNull, 'must be null, a string, a number or a boolean'),
+    documented('optional', { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] }),
+  );
 }
 
 export function IsCustomFieldMap(): PropertyDecorator {
@@ -168,7 +192,15 @@ export function IsCustomFieldMap(): PropertyDecorator {
 }
 
 export function CustomFieldMapField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsCustomFieldMap());
+  return compose(
+    presence(kind),
+    IsCustomFieldMap(),
+    documented(kind, {
+      type: 'object',
+      description: 'Custom fields: keys `SelectField_<n>` or `TextField_<n>`, values a string or an array of strings.',
+      additionalProperties: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+    }),
+  );
 }
 
 export function IsChangesMap(): PropertyDecorator {
@@ -176,11 +208,15 @@ export function IsChangesMap(): PropertyDecorator {
 }
 
 export function ChangesField(kind: Presence = 'required'): PropertyDecorator {
-  return compose(presence(kind), IsChangesMap());
+  return compose(
+    presence(kind),
+    IsChangesMap(),
+    documented(kind, { type: 'object', description: 'Each changed field → `[old, new]`.', additionalProperties: { type: 'array', minItems: 2, maxItems: 2 } }),
+  );
 }
 
 export function StringMapField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), keyedCheck('isStringMap'));
+  return compose(presence(kind), keyedCheck('isStringMap'), documented(kind, { type: 'object', additionalProperties: { type: 'string' } }));
 }
 
 export function IsJsonObjectString(): PropertyDecorator {
@@ -192,7 +228,7 @@ export function IsJsonObjectString(): PropertyDecorator {
 }
 
 export function JsonObjectStringField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsJsonObjectString());
+  return compose(presence(kind), IsJsonObjectString(), documented(kind, { type: 'string', description: 'A JSON object, as text.' }));
 }
 
 /**
@@ -216,11 +252,18 @@ export function NestedArrayField(entry: () => new () => object, kind: Presence =
     ValidateNested({ each: true, message: 'must be an object' }),
     Type(entry),
     NonObjectElementsAsNull(),
+    documented(kind, { type: () => [entry()] }),
   );
 }
 
 export function NestedObjectField(entry: () => new () => object, kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsObject({ message: expected('an object', kind) }), ValidateNested({ message: 'must be an object' }), Type(entry));
+  return compose(
+    presence(kind),
+    IsObject({ message: expected('an object', kind) }),
+    ValidateNested({ message: 'must be an object' }),
+    Type(entry),
+    documented(kind, { type: () => entry() }),
+  );
 }
 
 /** ShutQueue_create: with queue_type `company`, queue_name and queue_id carry the literal `company`. */
@@ -244,6 +287,7 @@ export function ExactlyOneOf(group: readonly string[]): PropertyDecorator {
     const self = String(propertyKey);
     const isFirst = group[0] === self;
     ValidateIf((object: object, value: unknown) => value !== undefined || (isFirst && presentIn(object).length === 0))(target, propertyKey);
+    ApiProperty({ required: false, description: `Exactly one of ${names} is present.` })(target, propertyKey);
     check(
       'exactlyOneOf',
       (_value, { object }) => {

@@ -18,7 +18,7 @@ export interface MessageProblem {
 }
 
 /** The seed's table for each action, as a DTO class (decorators are evaluated once, at module load). */
-const MESSAGE_CLASSES: Readonly<Record<EventAction, new () => object>> = {
+export const MESSAGE_CLASSES: Readonly<Record<EventAction, new () => object>> = {
   Customer_create: CustomerCreateMessage,
   Customer_update: RecordUpdateMessage,
   Customer_destroy: RecordDestroyMessage,

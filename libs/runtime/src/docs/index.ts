@@ -1,0 +1,3 @@
+export * from './api-docs';
+export * from './error-bodies';
+export * from './error-responses';
