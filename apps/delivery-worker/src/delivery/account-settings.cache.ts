@@ -1,9 +1,8 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { CONTENT_TYPE_JSON } from '@app/payloads';
-import { ENVIRONMENT, type Environment, RedisKeys } from '@app/runtime';
+import { ChangeSubscription, ENVIRONMENT, type Environment, RedisKeys } from '@app/runtime';
 import { Batcher, type Settled } from './batcher';
 
 /** What delivering to one account needs, secrets included: lives in this process's memory only. */
@@ -15,6 +14,11 @@ export interface AccountDeliverySettings {
   signingSecret: string;
   previousSigningSecret: string | null;
   previousSecretExpiresAt: number | null;
+  /** Epoch ms the current run of failed attempts began; null after a success (ENDPOINT_DISABLE_AFTER). */
+  failingSince: number | null;
+  /** Set while the endpoint is disabled: no calls are made. */
+  disabledAt: Date | null;
+  disabledReason: string | null;
 }
 
 /** The secrets that sign a callback sent at `nowMs`: the current one, plus the previous one during its overlap. */
@@ -32,7 +36,7 @@ const MAX_ENTRIES = 50_000;
 
 const LOAD_SQL = `
   SELECT a.id AS account_id, a.signing_secret, a.previous_signing_secret, a.previous_secret_expires_at,
-         s.push_url, s.push_content_type, s.permissions
+         s.push_url, s.push_content_type, s.permissions, s.failing_since, s.disabled_at, s.disabled_reason
     FROM accounts a
     LEFT JOIN callback_settings s ON s.account_id = a.id
    WHERE a.id = ANY($1::int[])`;
@@ -45,6 +49,9 @@ interface SettingsRow {
   push_url: string | null;
   push_content_type: string | null;
   permissions: Record<string, boolean> | null;
+  failing_since: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
 }
 
 interface Entry {
@@ -60,39 +67,30 @@ interface Entry {
  */
 @Injectable()
 export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new Logger(AccountSettingsCache.name);
   private readonly entries = new Map<number, Entry>();
   /** Bumped by every invalidation, so a load that raced one is not cached. */
   private readonly generations = new Map<number, number>();
   private epoch = 0;
   private readonly loader: Batcher<number, AccountDeliverySettings | null>;
-  private subscriber: Redis | null = null;
+  private readonly subscription: ChangeSubscription;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {
     this.loader = new Batcher((ids) => this.loadMany(ids), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
+    this.subscription = new ChangeSubscription(environment, new RedisKeys(environment.redis.prefix).settingsChannel(), 'delivery-settings', {
+      onMessage: (message) => {
+        const accountId = Number(message);
+        if (Number.isInteger(accountId)) this.invalidate(accountId);
+        else this.invalidateAll();
+      },
+      onResync: () => this.invalidateAll(),
+    });
   }
 
   onModuleInit(): void {
-    const channel = new RedisKeys(this.environment.redis.prefix).settingsChannel();
-    // A subscribed connection cannot run commands, hence its own; it retries forever and resubscribes itself.
-    const subscriber = new Redis(this.environment.redis.url, {
-      maxRetriesPerRequest: null,
-      retryStrategy: (times) => Math.min(times * 200, 2000),
-      connectionName: 'delivery-settings',
-    });
-    subscriber.on('error', (error: Error) => this.logger.debug(`settings channel: ${error.message}`));
-    subscriber.on('ready', () => this.invalidateAll());
-    subscriber.on('message', (received: string, message: string) => {
-      if (received !== channel) return;
-      const accountId = Number(message);
-      if (Number.isInteger(accountId)) this.invalidate(accountId);
-      else this.invalidateAll();
-    });
-    subscriber.subscribe(channel).catch((error: Error) => this.logger.warn(`cannot subscribe to settings changes: ${error.message}`));
-    this.subscriber = subscriber;
+    this.subscription.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -100,16 +98,13 @@ export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown
   }
 
   async close(): Promise<void> {
-    const subscriber = this.subscriber;
-    this.subscriber = null;
-    if (!subscriber) return;
-    await subscriber.quit().catch(() => subscriber.disconnect());
+    await this.subscription.close();
   }
 
   /** The account's settings, or null when the account does not exist. */
   async get(accountId: number): Promise<AccountDeliverySettings | null> {
     const now = Date.now();
-    const listening = this.subscriber?.status === 'ready';
+    const listening = this.subscription.listening;
     const cached = this.entries.get(accountId);
     if (listening && cached && cached.expiresAt > now) return cached.settings;
 
@@ -125,6 +120,17 @@ export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown
 
   invalidate(accountId: number): void {
     this.entries.delete(accountId);
+    this.generations.set(accountId, (this.generations.get(accountId) ?? 0) + 1);
+  }
+
+  /**
+   * Applies a change this process just wrote (the endpoint's failure clock, its disabling) to the cached
+   * entry at once, so concurrent jobs of the account do not write the same transition again; a load
+   * racing this is not cached.
+   */
+  patch(accountId: number, change: Partial<Pick<AccountDeliverySettings, 'failingSince' | 'disabledAt' | 'disabledReason'>>): void {
+    const cached = this.entries.get(accountId);
+    if (cached?.settings) cached.settings = { ...cached.settings, ...change };
     this.generations.set(accountId, (this.generations.get(accountId) ?? 0) + 1);
   }
 
@@ -150,6 +156,9 @@ export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown
           signingSecret: row.signing_secret,
           previousSigningSecret: row.previous_signing_secret,
           previousSecretExpiresAt: row.previous_secret_expires_at ? row.previous_secret_expires_at.getTime() : null,
+          failingSince: row.failing_since ? row.failing_since.getTime() : null,
+          disabledAt: row.disabled_at,
+          disabledReason: row.disabled_reason,
         },
       };
     });

@@ -1,49 +1,95 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { type OutboundHttpClient, ReadinessService } from '@app/runtime';
+import type { Worker } from 'bullmq';
+import { type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, type OutboundHttpClient, ReadinessService, within } from '@app/runtime';
 import { AccountSettingsCache } from './account-settings.cache';
-import { DeliveryProcessor } from './delivery.processor';
-import { DELIVERY_HTTP_CLIENT } from './delivery.service';
+import { DELIVERY_HTTP_CLIENT, WorkerStoppingError } from './callback-exchange';
+import { DeliveryProcessor, deliveryWorkerOptions } from './delivery.processor';
 import { DeliveryStore } from './delivery-store';
 import { Reconciler } from './reconciler.service';
 
 const READY_POLL_MS = 500;
 
 /**
- * Owns the worker's start and stop order. Start: consume only once PostgreSQL and Redis both answer
- * (a job taken earlier could not be recorded). Stop (SIGTERM, app.close): stop reconciling, let the
- * BullMQ worker finish its active jobs (each of which awaits its own write), flush anything still
- * buffered, then let go of the settings channel and the HTTP pool, all before Nest closes the
- * database and Redis connections in the shutdown hooks that follow.
+ * Shutdown bounds (each phase ends on time whatever Redis and PostgreSQL do, so SIGTERM ends the
+ * process within about 5 s): calls in flight may finish for CALL_GRACE_MS, then are abandoned and
+ * recorded as failed attempts (retried per schedule, same webhook-id); recording gets RECORD_GRACE_MS.
+ */
+export const SHUTDOWN_BOUNDS = { reconcilerMs: 500, callGraceMs: 1500, recordGraceMs: 1500, closeMs: 1000, drainMs: 1000 } as const;
+
+function bounded(work: Promise<unknown>, timeoutMs: number, what: string): Promise<string | null> {
+  return within(work, timeoutMs, what).then(
+    () => null,
+    (error: Error) => error.message,
+  );
+}
+
+/**
+ * Owns the worker's start and stop order. Start: consume (one BullMQ worker per consumed queue shard)
+ * only once PostgreSQL and Redis both answer (a job taken earlier could not be recorded). Stop
+ * (SIGTERM, app.close): stop reconciling and taking jobs, let running jobs finish (abandoning calls
+ * still waiting after a grace period), close the BullMQ workers (forcefully when Redis is away or jobs
+ * could not finish), flush anything still buffered, then let go of the settings channel and the HTTP
+ * pool, all before Nest closes the database and Redis connections in the shutdown hooks that follow.
  */
 @Injectable()
 export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DeliveryRunner.name);
   private stopping = false;
   private starting: Promise<void> | null = null;
-  private consuming: Promise<void> | null = null;
+  private workers: Worker<DeliveryJobData>[] = [];
 
   constructor(
     private readonly processor: DeliveryProcessor,
+    private readonly queues: DeliveryQueues,
     private readonly reconciler: Reconciler,
     private readonly store: DeliveryStore,
     private readonly settings: AccountSettingsCache,
     @Inject(DELIVERY_HTTP_CLIENT) private readonly http: OutboundHttpClient,
     private readonly readiness: ReadinessService,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
   onApplicationBootstrap(): void {
     this.starting = this.startWhenReady();
   }
 
+  /**
+   * Stops taking jobs. By default waits for the running ones (and cancels a pending blocking fetch, so
+   * no job slips in afterwards); `immediately` only flips the local flag, with no Redis round trip.
+   */
+  async pause(immediately = false): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.pause(immediately)));
+  }
+
+  resume(): void {
+    for (const worker of this.workers) worker.resume();
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     await this.starting;
-    await this.reconciler.stop();
-    await this.processor.worker.close();
-    await this.consuming;
-    await this.store.drain();
+    const problems: (string | null)[] = [await bounded(this.reconciler.stop(), SHUTDOWN_BOUNDS.reconcilerMs, 'the reconciler')];
+    // Local only (no Redis round trip): the workers take no further job, and jobs waiting for a turn start no call.
+    this.processor.stop();
+    await this.pause(true);
+    let idle = await this.processor.whenIdle(SHUTDOWN_BOUNDS.callGraceMs);
+    if (!idle) {
+      const abandoned = this.processor.abandonInFlight();
+      if (abandoned > 0) this.logger.warn(`abandoned ${abandoned} callback call(s) still waiting for an answer; they are recorded as failed attempts and retried`);
+      idle = await this.processor.whenIdle(SHUTDOWN_BOUNDS.recordGraceMs);
+    }
+    // A graceful close waits for Redis; when Redis is away (or jobs are stuck on it) drop the connections instead.
+    const force = !idle || !this.queues.connected;
+    problems.push(await bounded(Promise.all(this.workers.map((worker) => worker.close(force))), SHUTDOWN_BOUNDS.closeMs, 'closing the queue workers'));
+    problems.push(await bounded(this.store.drain(), SHUTDOWN_BOUNDS.drainMs, 'recording the last attempts'));
     await this.settings.close();
-    await this.http.close();
+    // Abandoned calls may still hold sockets: do not wait for their deadline.
+    problems.push(await bounded(this.http.close(), 250, 'closing the HTTP pool'));
+    const reported = problems.filter((problem): problem is string => problem !== null);
+    if (reported.length > 0) this.logger.warn(`stopped with loose ends: ${reported.join('; ')}`);
+    if (this.processor.activeJobs > 0) {
+      this.logger.warn(`${this.processor.activeJobs} job(s) could not finish; their events stay pending and are picked up again (stalled jobs, reconciler)`);
+    }
   }
 
   private async startWhenReady(): Promise<void> {
@@ -51,10 +97,8 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     while (!this.stopping) {
       const problem = await this.readinessProblem();
       if (problem === null) {
-        const worker = this.processor.worker;
-        this.consuming = worker.run().catch((error: Error) => this.logger.error(`delivery worker stopped: ${error.message}`));
-        this.reconciler.start();
-        this.logger.log(`consuming deliveries (concurrency ${worker.concurrency})`);
+        if (this.stopping) return;
+        this.consume();
         return;
       }
       if (waitingSince === null) {
@@ -65,6 +109,23 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
+  private consume(): void {
+    const options = deliveryWorkerOptions(this.environment);
+    this.workers = this.queues.createWorkers(this.processor.process, options);
+    for (const worker of this.workers) {
+      // A worker without an error listener would crash the process on a Redis reconnect.
+      worker.on('error', (error: Error) => this.logger.warn(`delivery worker ${worker.name}: ${error.message}`));
+      // Delayed jobs do not come here; failures do, and the reconciler re-enqueues their still-pending events.
+      worker.on('failed', (job, error: Error) => {
+        if (error instanceof WorkerStoppingError) this.logger.debug(`delivery job ${job?.id ?? '?'} left for later: ${error.message}`);
+        else this.logger.warn(`delivery job ${job?.id ?? '?'} failed: ${error.message}`);
+      });
+      worker.run().catch((error: Error) => this.logger.error(`delivery worker ${worker.name} stopped: ${error.message}`));
+    }
+    this.reconciler.start();
+    this.logger.log(`consuming deliveries from ${this.workers.length} queue shard(s) (concurrency ${options.concurrency ?? 1} each)`);
+  }
+
   private async readinessProblem(): Promise<string | null> {
     const report = await this.readiness.check();
     if (report.status === 'ok') return null;
@@ -73,5 +134,4 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
       .map(([dependency, state]) => `${dependency} ${state}`)
       .join('; ');
   }
-
 }

@@ -1,11 +1,14 @@
 import { Module } from '@nestjs/common';
 import { DeliveryQueueModule, ENVIRONMENT, type Environment, OutboundHttpClient } from '@app/runtime';
 import { AccountSettingsCache } from './account-settings.cache';
-import { deliveryProcessorProvider } from './delivery.processor';
-import { DELIVERY_HTTP_CLIENT, DeliveryService } from './delivery.service';
+import { DeliveryProcessor } from './delivery.processor';
+import { DELIVERY_HTTP_CLIENT } from './callback-exchange';
+import { DeliveryService } from './delivery.service';
 import { DeliveryRunner } from './delivery-runner.service';
 import { DeliveryStore } from './delivery-store';
+import { EndpointGauges } from './endpoint-gauges';
 import { EndpointGuard } from './endpoint-guard';
+import { EndpointHealth } from './endpoint-health';
 import { Reconciler } from './reconciler.service';
 
 /** The delivery processor, retries, endpoint isolation (leases and circuit breaker) and the reconciler. */
@@ -25,8 +28,10 @@ import { Reconciler } from './reconciler.service';
     DeliveryStore,
     AccountSettingsCache,
     EndpointGuard,
+    EndpointHealth,
+    EndpointGauges,
     DeliveryService,
-    deliveryProcessorProvider,
+    DeliveryProcessor,
     Reconciler,
     DeliveryRunner,
   ],

@@ -1,7 +1,7 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger, type Provider } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Job, WorkerOptions } from 'bullmq';
-import { DELIVERY_QUEUE, type DeliveryJobData, ENVIRONMENT, type Environment } from '@app/runtime';
+import { type DeliveryJobData, ENVIRONMENT, type Environment } from '@app/runtime';
+import { WorkerStoppingError } from './callback-exchange';
 import { type DeliveryResult, DeliveryService } from './delivery.service';
 
 /**
@@ -11,7 +11,7 @@ import { type DeliveryResult, DeliveryService } from './delivery.service';
  * margin stays moderate because it is also how long a SIGKILLed worker's jobs wait before being
  * recovered as stalled.
  */
-export function deliveryWorkerOptions(environment: Environment): Omit<WorkerOptions, 'connection'> {
+export function deliveryWorkerOptions(environment: Environment): Omit<WorkerOptions, 'connection' | 'prefix'> {
   const { timeoutMs, workerConcurrency } = environment.delivery;
   const lockDuration = timeoutMs + Math.max(10_000, timeoutMs);
   return {
@@ -24,42 +24,74 @@ export function deliveryWorkerOptions(environment: Environment): Omit<WorkerOpti
   };
 }
 
-/** Thin: takes jobs from BullMQ and hands them to DeliveryService, where everything else lives. */
-export class DeliveryProcessor extends WorkerHost {
-  private readonly logger = new Logger(DeliveryProcessor.name);
+/**
+ * Thin: takes jobs from the BullMQ workers (one per consumed shard) and hands them to DeliveryService,
+ * where everything else lives. WORKER_CONCURRENCY holds for the whole process: each shard's worker may
+ * take that many jobs, and a job beyond the process's share waits here for a turn (its lock is renewed
+ * meanwhile). Keeps count of the jobs running, so shutdown knows when they are done.
+ */
+@Injectable()
+export class DeliveryProcessor {
+  private readonly running = new Set<Promise<unknown>>();
+  private readonly turns: (() => void)[] = [];
+  private inTurn = 0;
+  private stopping = false;
 
-  constructor(private readonly delivery: DeliveryService) {
-    super();
+  constructor(
+    private readonly delivery: DeliveryService,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+  ) {}
+
+  readonly process = (job: Job<DeliveryJobData>, token?: string): Promise<DeliveryResult> => {
+    const run = this.withTurn(() => this.delivery.deliver(job, token));
+    const tracked = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running.add(tracked);
+    void tracked.finally(() => this.running.delete(tracked));
+    return run;
+  };
+
+  private async withTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inTurn >= this.environment.delivery.workerConcurrency) await new Promise<void>((resolve) => this.turns.push(resolve));
+    else this.inTurn += 1;
+    try {
+      // A job that waited for its turn while the worker began to stop is left for later.
+      if (this.stopping) throw new WorkerStoppingError();
+      return await work();
+    } finally {
+      // The turn passes straight to the next waiting job, if any.
+      const next = this.turns.shift();
+      if (next) next();
+      else this.inTurn -= 1;
+    }
   }
 
-  async process(job: Job<DeliveryJobData>, token?: string): Promise<DeliveryResult> {
-    return this.delivery.deliver(job, token);
+  get activeJobs(): number {
+    return this.running.size;
   }
 
-  /** A worker without an error listener would crash the process on a Redis reconnect. */
-  @OnWorkerEvent('error')
-  onError(error: Error): void {
-    this.logger.warn(`delivery worker: ${error.message}`);
+  /** Resolves true once no job is running, or false when `timeoutMs` passed first. */
+  async whenIdle(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.running.size > 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(this.running), new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
+    return true;
   }
 
-  /** Delayed jobs do not come here; failures do, and the reconciler re-enqueues their still-pending events. */
-  @OnWorkerEvent('failed')
-  onFailed(job: Job<DeliveryJobData> | undefined, error: Error): void {
-    this.logger.warn(`delivery job ${job?.id ?? '?'} failed: ${error.message}`);
+  /** No job starts a call from now on (shutdown). */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  /** Calls still waiting for an answer end now and are recorded as failed attempts. */
+  abandonInFlight(): number {
+    return this.delivery.abandonInFlight();
   }
 }
-
-/**
- * `@Processor` options are read from class metadata, but concurrency and lockDuration come from the
- * injected Environment (tests override it): so each app decorates its own subclass with its settings.
- * @nestjs/bullmq looks at the instance's constructor for factory providers, which is this subclass.
- */
-export const deliveryProcessorProvider: Provider = {
-  provide: DeliveryProcessor,
-  inject: [ENVIRONMENT, DeliveryService],
-  useFactory: (environment: Environment, delivery: DeliveryService): DeliveryProcessor => {
-    class ConfiguredDeliveryProcessor extends DeliveryProcessor {}
-    Processor(DELIVERY_QUEUE, deliveryWorkerOptions(environment))(ConfiguredDeliveryProcessor);
-    return new ConfiguredDeliveryProcessor(delivery);
-  },
-};

@@ -1,11 +1,12 @@
 import { DelayedError } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
-import { loadEnvironment, OutboundError, type OutboundRequest, type OutboundResponse } from '@app/runtime';
+import { type DeliveryJobData, deliveryJob, loadEnvironment, OutboundError, type OutboundRequest, type OutboundResponse } from '@app/runtime';
 import { generateSigningSecret } from '@app/signing';
 import type { AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { type DeliveryJob, DeliveryService } from './delivery.service';
 import type { DeliveryStore, Outcome, PendingEvent } from './delivery-store';
 import type { Admission, EndpointGuard, EndpointLease } from './endpoint-guard';
+import type { EndpointHealth } from './endpoint-health';
 
 /**
  * The delivery decisions with in-memory collaborators: no PostgreSQL, Redis or network. The e2e
@@ -39,6 +40,9 @@ function accountSettings(overrides: Partial<AccountDeliverySettings> = {}): Acco
     signingSecret: SECRET,
     previousSigningSecret: null,
     previousSecretExpiresAt: null,
+    failingSince: null,
+    disabledAt: null,
+    disabledReason: null,
     ...overrides,
   };
 }
@@ -47,13 +51,18 @@ class Fakes {
   event: PendingEvent | null | Error = pendingEvent();
   settings: AccountDeliverySettings | null = accountSettings();
   admission: Admission = { kind: 'admitted', lease: { endpointKey: 'https://receiver.example', id: 'lease-1', probe: false } };
-  answer: OutboundResponse | Error = { status: 200, headers: {}, body: 'ok', truncated: false };
+  /** `hang`: the receiver never answers. */
+  answer: OutboundResponse | Error | 'hang' = { status: 200, headers: {}, body: 'ok', truncated: false };
   applied = true;
   readonly recorded: Outcome[] = [];
   readonly released: { lease: EndpointLease; signal: string; error: string | null }[] = [];
   readonly requests: OutboundRequest[] = [];
   readonly added: { name: string; data: unknown; opts: { jobId?: string; delay?: number } }[] = [];
   readonly delayedTo: number[] = [];
+  readonly forced: boolean[] = [];
+  readonly health: { success: boolean }[] = [];
+  /** What EndpointHealth.disabled answers: null while the endpoint is enabled. */
+  disabled: AccountDeliverySettings | null = null;
 
   service(schedule = '10s,1m'): DeliveryService {
     const environment = loadEnvironment({ RETRY_SCHEDULE: schedule, DELIVERY_TIMEOUT_MS: '1000', BREAKER_COOLDOWN: '30s' });
@@ -66,9 +75,13 @@ class Fakes {
     } as unknown as DeliveryStore;
     const cache = { get: () => Promise.resolve(this.settings) } as unknown as AccountSettingsCache;
     const guard = {
-      acquire: () => Promise.resolve(this.admission),
+      acquire: (_endpointKey: string, force: boolean) => {
+        this.forced.push(force);
+        return Promise.resolve(this.admission);
+      },
       isLocallyFull: () => false,
       busyDelayMs: () => 150,
+      indexChange: () => Promise.resolve(),
       release: (lease: EndpointLease, signal: string, error: string | null) => {
         this.released.push({ lease, signal, error });
         return Promise.resolve({ change: 'unchanged', consecutiveFailures: 0, retryAt: null });
@@ -77,21 +90,30 @@ class Fakes {
     const http = {
       post: (request: OutboundRequest) => {
         this.requests.push(request);
-        return this.answer instanceof Error ? Promise.reject(this.answer) : Promise.resolve(this.answer);
+        const answer = this.answer;
+        if (answer === 'hang') return new Promise<never>(() => undefined);
+        return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
       },
     };
-    const queue = {
-      add: (name: string, data: unknown, opts: { jobId?: string; delay?: number }) => {
-        this.added.push({ name, data, opts });
-        return Promise.resolve({});
+    const queues = {
+      add: (step: DeliveryJobData, delayMs: number) => {
+        this.added.push(deliveryJob(step, delayMs));
+        return Promise.resolve();
       },
     };
-    return new DeliveryService(store, cache, guard, http, queue as never, environment);
+    const health = {
+      disabled: () => Promise.resolve(this.disabled),
+      noteOutcome: (_settings: AccountDeliverySettings, success: boolean) => {
+        this.health.push({ success });
+        return Promise.resolve();
+      },
+    } as unknown as EndpointHealth;
+    return new DeliveryService(store, cache, guard, http, queues as never, environment, health);
   }
 
   job(attempt = 0, series = 0): DeliveryJob {
     return {
-      data: { eventSeq: '42', series, attempt },
+      data: { eventSeq: '42', accountId: 7, series, attempt },
       attemptsStarted: 1,
       moveToDelayed: (timestamp: number) => {
         this.delayedTo.push(timestamp);
@@ -148,7 +170,7 @@ describe('DeliveryService', () => {
     expect(change).toMatchObject({ status: 'retrying', attempted: 1 });
     expect(change.lastError).toMatch(/^HTTP 500: server error \(retryable\); next attempt in \d+ ms$/);
     const [next] = fakes.added;
-    expect(next.data).toEqual({ eventSeq: '42', series: 0, attempt: 1 });
+    expect(next.data).toEqual({ eventSeq: '42', accountId: 7, series: 0, attempt: 1 });
     expect(next.opts.jobId).toBe('e42-s0-a1');
     expect(next.opts.delay).toBeGreaterThanOrEqual(8500);
     expect(next.opts.delay).toBeLessThanOrEqual(11_500);
@@ -186,20 +208,97 @@ describe('DeliveryService', () => {
     expect(fakes.recorded).toHaveLength(0);
   });
 
-  it('waits out an open breaker, telling the event why, without spending an attempt', async () => {
+  it('records an attempt due while the breaker is open as failed without a call, and keeps to the schedule', async () => {
     const fakes = new Fakes();
     const retryAt = new Date(Date.now() + 20_000);
     fakes.admission = { kind: 'open', waitMs: 20_000, retryAt, consecutiveFailures: 5, lastError: 'HTTP 503: server error', probing: false };
+    await expect(fakes.service().deliver(fakes.job(), 'token')).resolves.toBe('retrying');
+    const circuit = `circuit open until ${retryAt.toISOString()} after 5 consecutive failures: HTTP 503: server error`;
+    expect(fakes.recorded[0]).toMatchObject({
+      attempt: { attempt: 1, durationMs: 0, requestHeaders: {}, requestBody: '', responseStatus: null, error: circuit },
+      change: { status: 'retrying', attempted: 1 },
+    });
+    expect(fakes.recorded[0].change.lastError).toMatch(new RegExp(`^${circuit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(retryable\\); next attempt in \\d+ ms$`));
+    // The next attempt follows RETRY_SCHEDULE (10s ±15 %), not the breaker's cooldown.
+    expect(fakes.added[0].opts.delay).toBeGreaterThanOrEqual(8500);
+    expect(fakes.added[0].opts.delay).toBeLessThanOrEqual(11_500);
+    expect(fakes.requests).toHaveLength(0);
+    expect(fakes.released).toHaveLength(0);
+    expect(fakes.delayedTo).toHaveLength(0);
+    // A skipped attempt counts as failed for the endpoint's disabling clock.
+    expect(fakes.health).toEqual([{ success: false }]);
+  });
+
+  it('fails the event when its last attempt falls due while the breaker is open', async () => {
+    const fakes = new Fakes();
+    fakes.event = pendingEvent({ attempts: 2, seriesAttempts: 2, status: 'retrying' });
+    fakes.admission = { kind: 'open', waitMs: 5000, retryAt: new Date(Date.now() + 5000), consecutiveFailures: 7, lastError: null, probing: false };
+    await expect(fakes.service().deliver(fakes.job(2), 'token')).resolves.toBe('failed');
+    expect(fakes.recorded[0].attempt).toMatchObject({ attempt: 3, error: expect.stringMatching(/^circuit open until \S+ after 7 consecutive failures$/) });
+    expect(fakes.recorded[0].change).toMatchObject({ status: 'failed', attempted: 1, nextAttemptAt: null });
+    expect(fakes.recorded[0].change.lastError).toMatch(/; retries exhausted after 3 attempts$/);
+    expect(fakes.added).toHaveLength(0);
+    expect(fakes.requests).toHaveLength(0);
+  });
+
+  it('waits for another worker\'s half-open probe without spending an attempt', async () => {
+    const fakes = new Fakes();
+    fakes.admission = { kind: 'open', waitMs: 2000, retryAt: new Date(Date.now() + 2000), consecutiveFailures: 5, lastError: null, probing: true };
     const before = Date.now();
     await expect(fakes.service().deliver(fakes.job(), 'token')).rejects.toBeInstanceOf(DelayedError);
-    expect(fakes.delayedTo[0]).toBeGreaterThanOrEqual(before + 20_000);
-    expect(fakes.recorded[0].attempt).toBeNull();
-    expect(fakes.recorded[0].change).toMatchObject({
-      status: null,
-      attempted: 0,
-      lastError: `circuit open until ${retryAt.toISOString()} after 5 consecutive failures: HTTP 503: server error`,
-    });
+    expect(fakes.delayedTo[0]).toBeGreaterThanOrEqual(before + 1000);
+    expect(fakes.delayedTo[0]).toBeLessThanOrEqual(Date.now() + 2000);
+    expect(fakes.recorded).toHaveLength(0);
     expect(fakes.requests).toHaveLength(0);
+  });
+
+  it('forces the first call of a manual redelivery through the breaker, and only that one', async () => {
+    const redelivered = new Fakes();
+    redelivered.event = pendingEvent({ attempts: 4, series: 1, seriesAttempts: 0 });
+    await expect(redelivered.service().deliver(redelivered.job(0, 1), 'token')).resolves.toBe('delivered');
+    expect(redelivered.forced).toEqual([true]);
+    expect(redelivered.recorded[0].attempt).toMatchObject({ series: 1, attempt: 5 });
+
+    const retry = new Fakes();
+    retry.event = pendingEvent({ attempts: 5, series: 1, seriesAttempts: 1, status: 'retrying' });
+    await retry.service().deliver(retry.job(1, 1), 'token');
+    const first = new Fakes();
+    await first.service().deliver(first.job(), 'token');
+    expect([...retry.forced, ...first.forced]).toEqual([false, false]);
+  });
+
+  it('ends an event failed at once, without a call, when its endpoint is disabled', async () => {
+    const fakes = new Fakes();
+    fakes.event = pendingEvent({ attempts: 8, series: 1, seriesAttempts: 0 });
+    fakes.disabled = accountSettings({ disabledAt: new Date('2026-01-02T03:04:05.000Z'), disabledReason: 'every attempt since … failed' });
+    await expect(fakes.service().deliver(fakes.job(0, 1), 'token')).resolves.toBe('failed');
+    expect(fakes.recorded[0]).toMatchObject({ attempt: null, change: { status: 'failed', attempted: 0, nextAttemptAt: null } });
+    expect(fakes.recorded[0].change.lastError).toBe(
+      'endpoint disabled since 2026-01-02T03:04:05.000Z (every attempt since … failed); no call made. ' +
+        'Enable it (POST /admin/v1/accounts/7/endpoint/enable, or set_url), then redeliver',
+    );
+    expect(fakes.requests).toHaveLength(0);
+    expect(fakes.forced).toHaveLength(0);
+  });
+
+  it('tells the endpoint health about calls made, but not about calls abandoned at shutdown', async () => {
+    const ok = new Fakes();
+    await ok.service().deliver(ok.job(), 'token');
+    const failed = new Fakes();
+    failed.answer = { status: 404, headers: {}, body: '', truncated: false };
+    await failed.service().deliver(failed.job(), 'token');
+    expect([...ok.health, ...failed.health]).toEqual([{ success: true }, { success: false }]);
+
+    const stuck = new Fakes();
+    const service = stuck.service();
+    stuck.answer = 'hang';
+    const delivering = service.deliver(stuck.job(), 'token');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(service.abandonInFlight()).toBe(1);
+    await expect(delivering).resolves.toBe('retrying');
+    expect(stuck.recorded[0].attempt?.error).toBe('connection failed: abandoned: the worker shut down before the receiver answered');
+    expect(stuck.released[0].signal).toBe('neutral');
+    expect(stuck.health).toHaveLength(0);
   });
 
   it('keeps the job for later when PostgreSQL is unavailable, and fails it on any other error', async () => {

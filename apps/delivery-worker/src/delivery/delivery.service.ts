@@ -1,22 +1,20 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DelayedError, type Job, type Queue } from 'bullmq';
+import { DelayedError, type Job } from 'bullmq';
 import { PENDING_EVENT_STATUSES } from '@app/persistence';
 import { isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
 import {
-  DELIVERY_QUEUE,
   type DeliveryJobData,
-  deliveryJob,
   deliveryJobId,
+  DeliveryQueues,
   endpointKeyOf,
   ENVIRONMENT,
   type Environment,
   isDatabaseUnavailable,
-  OutboundError,
-  OutboundHttpClient,
+  type OutboundHttpClient,
 } from '@app/runtime';
-import { type AccountDeliverySettings, AccountSettingsCache, signingSecretsAt } from './account-settings.cache';
-import { type CallbackBody, callbackHeaders, encodeCallbackBody } from './callback-request';
+import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
+import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT } from './callback-exchange';
+import { type CallbackBody, encodeCallbackBody } from './callback-request';
 import {
   breakerOpens,
   deliveryAttemptDuration,
@@ -28,64 +26,67 @@ import {
 } from './delivery.metrics';
 import { type AttemptRow, DeliveryStore, type EventChange, type PendingEvent } from './delivery-store';
 import { type Admission, EndpointGuard, type EndpointLease } from './endpoint-guard';
-import { type AttemptResult, computeRetryDelay, describeFailure, judgeAttempt, type Verdict } from './retry-policy';
+import { disabledEndpointError, EndpointHealth } from './endpoint-health';
+import { computeRetryDelay, describeFailure, judgeAttempt, type Verdict } from './retry-policy';
+
+export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './callback-exchange';
 
 const MAX_BUSY_HINTS = 10_000;
 /** Pause of a job that met a database outage (spread ±50 %). */
 const DATABASE_WAIT_MS = 5_000;
-
-/** Response bodies and header maps are stored up to this many bytes (CONTRACT §3). */
-export const MAX_STORED_RESPONSE_BYTES = 4096;
-
-/** The provider token of the worker's outbound HTTP client (one keep-alive pool per origin). */
-export const DELIVERY_HTTP_CLIENT = Symbol('DELIVERY_HTTP_CLIENT');
-
-/** One HTTP exchange as it happened. */
-interface Exchange {
-  startedAt: Date;
-  headers: Record<string, string>;
-  durationMs: number;
-  result: AttemptResult;
-  responseBody: string | null;
-}
 
 /** What the service needs of a BullMQ job; unit tests hand in a plain object. */
 export type DeliveryJob = Pick<Job<DeliveryJobData>, 'data' | 'attemptsStarted' | 'moveToDelayed'>;
 
 export type DeliveryResult = 'stale' | 'superseded' | 'filtered' | 'no_endpoint' | 'delivered' | 'retrying' | 'failed';
 
-/** Keeps response headers in order until their JSON reaches the storage cap. */
-export function capHeaders(headers: Record<string, string>, maxBytes = MAX_STORED_RESPONSE_BYTES): Record<string, string> {
-  const kept: Record<string, string> = {};
-  let size = 2;
-  for (const [name, value] of Object.entries(headers)) {
-    const entry = Buffer.byteLength(JSON.stringify(name) + JSON.stringify(value)) + 2;
-    if (size + entry > maxBytes) break;
-    kept[name] = value;
-    size += entry;
-  }
-  return kept;
+type OpenAdmission = Extract<Admission, { kind: 'open' }>;
+
+/** The error of an attempt skipped because the breaker is open (CONTRACT §5: recorded, no call made). */
+export function circuitOpenError(admission: Pick<OpenAdmission, 'retryAt' | 'consecutiveFailures' | 'lastError'>): string {
+  const failures = admission.consecutiveFailures;
+  return (
+    `circuit open until ${admission.retryAt.toISOString()} after ${failures} consecutive failure${failures === 1 ? '' : 's'}` +
+    (admission.lastError ? `: ${admission.lastError}` : '')
+  );
+}
+
+/** A manual redelivery (single or bulk) starts a new series; its first attempt always makes its call. */
+function isRedeliveryStart(event: PendingEvent): boolean {
+  return event.series > 0 && event.seriesAttempts === 0;
 }
 
 /**
- * One delivery step of one event: decide (stale, no endpoint, filtered), encode and sign once, pass the
- * endpoint's concurrency share and circuit breaker, POST, record the attempt and the event's new status,
- * and schedule the next attempt. Knows nothing of BullMQ's worker; the processor hands jobs in.
+ * One delivery step of one event: decide (stale, no endpoint, filtered, endpoint disabled), encode and
+ * sign once, pass the endpoint's concurrency share and circuit breaker, POST (or record the attempt as
+ * failed without a call while the breaker is open), record the attempt and the event's new status, and
+ * schedule the next attempt. Knows nothing of BullMQ's worker; the processor hands jobs in.
  */
 @Injectable()
 export class DeliveryService {
   private readonly logger = new Logger(DeliveryService.name);
   /** Job step → endpoint it last bounced off (bounded; only ever a shortcut, never a decision). */
   private readonly busyHints = new Map<string, string>();
+  private readonly sender: CallbackSender;
 
   constructor(
     private readonly store: DeliveryStore,
     private readonly settings: AccountSettingsCache,
     private readonly guard: EndpointGuard,
-    @Inject(DELIVERY_HTTP_CLIENT) private readonly http: Pick<OutboundHttpClient, 'post'>,
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Pick<Queue, 'add'>,
+    @Inject(DELIVERY_HTTP_CLIENT) http: Pick<OutboundHttpClient, 'post'>,
+    private readonly queues: DeliveryQueues,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
-  ) {}
+    private readonly health: EndpointHealth,
+  ) {
+    this.sender = new CallbackSender(http, environment.delivery.timeoutMs);
+  }
+
+  /** Calls still waiting for an answer end now and are recorded as failed attempts (shutdown). */
+  abandonInFlight(): number {
+    const count = this.sender.inFlight;
+    this.sender.abandon();
+    return count;
+  }
 
   /**
    * Resolves when the step's outcome is durably written; throws when it could not be (the job then
@@ -132,6 +133,9 @@ export class DeliveryService {
     const permissionKey = isEventAction(event.action) ? PERMISSION_KEY_BY_ACTION[event.action] : null;
     if (!permissionKey) return this.settle(event, 'filtered', `unknown action ${event.action}`);
     if (settings.permissions[permissionKey] !== true) return this.settle(event, 'filtered', `permission ${permissionKey} is off`);
+    // A disabled endpoint is never called, a manual redelivery included: the operator enables it first.
+    const disabled = await this.health.disabled(settings);
+    if (disabled) return this.settle(event, 'failed', disabledEndpointError(disabled), 'endpoint_disabled');
 
     const callback = encodeCallbackBody(settings.encoding, event.action, event.messageText);
     let endpointKey: string;
@@ -142,10 +146,12 @@ export class DeliveryService {
       return this.attempt(event, settings, callback, null);
     }
 
-    const admission = await this.guard.acquire(endpointKey);
+    const admission = await this.guard.acquire(endpointKey, isRedeliveryStart(event));
     if (admission.kind === 'busy') return this.bounce(job, token, endpointKey);
     this.busyHints.delete(stepKey);
-    if (admission.kind !== 'admitted') return this.defer(job, token, event, admission);
+    if (admission.kind === 'open') {
+      return admission.probing ? this.awaitProbe(job, token, admission) : this.skip(event, settings, admission);
+    }
     return this.attempt(event, settings, callback, admission.lease);
   }
 
@@ -166,54 +172,56 @@ export class DeliveryService {
     throw new DelayedError(`delivery postponed by ${delayMs} ms`);
   }
 
-  private async settle(event: PendingEvent, status: 'no_endpoint' | 'filtered', why: string): Promise<DeliveryResult> {
+  private async settle(
+    event: PendingEvent,
+    status: 'no_endpoint' | 'filtered' | 'failed',
+    why: string,
+    reason: string = status,
+  ): Promise<DeliveryResult> {
     const applied = await this.store.record({
       attempt: null,
       change: { ...this.guardOf(event), status, attempted: 0, nextAttemptAt: null, deliveredAt: null, lastError: why },
     });
     if (!applied) return 'superseded';
-    deliveryJobsWithoutCall.inc({ reason: status });
+    deliveryJobsWithoutCall.inc({ reason });
     deliveryEventsSettled.inc({ status });
     return status;
   }
 
   /**
-   * The breaker is open or probing: wait without spending an attempt (throws DelayedError); returns
-   * only when the row moved on meanwhile (the job then has nothing left to do).
+   * Half open, and another worker's probe is deciding: this attempt waits for the probe's verdict
+   * (at most the probe's lease, DELIVERY_TIMEOUT_MS + 5 s) rather than being skipped or piling onto
+   * an endpoint that may still be down. It then calls (probe succeeded) or is skipped (probe failed).
    */
-  private async defer(
-    job: DeliveryJob,
-    token: string | undefined,
-    event: PendingEvent,
-    admission: Extract<Admission, { kind: 'open' }>,
-  ): Promise<DeliveryResult> {
-    const { breakerCooldownMs } = this.environment.delivery;
-    if (admission.probing) {
-      // A probe is deciding: look again soon, but not before it can have finished or a cooldown passed.
-      const ceiling = Math.max(250, breakerCooldownMs);
-      deliveryJobsWithoutCall.inc({ reason: 'breaker_probing' });
-      return this.postpone(job, token, Math.round(Math.min(Math.max(admission.waitMs, 250), ceiling) * (0.5 + Math.random() * 0.5)));
-    }
-    // Spread the wake-ups after the cooldown: only one of them becomes the probe anyway.
-    const delayMs = admission.waitMs + Math.round(Math.random() * Math.min(breakerCooldownMs * 0.2, 5000));
-    const failures = admission.consecutiveFailures;
-    const applied = await this.store.record({
-      attempt: null,
-      change: {
-        ...this.guardOf(event),
-        status: null,
-        attempted: 0,
-        nextAttemptAt: new Date(Date.now() + delayMs),
-        deliveredAt: null,
-        lastError:
-          `circuit open until ${admission.retryAt.toISOString()} after ${failures} consecutive failure${failures === 1 ? '' : 's'}` +
-          (admission.lastError ? `: ${admission.lastError}` : ''),
-      },
-    });
+  private awaitProbe(job: DeliveryJob, token: string | undefined, admission: OpenAdmission): Promise<never> {
+    const ceiling = Math.max(250, this.environment.delivery.breakerCooldownMs);
+    deliveryJobsWithoutCall.inc({ reason: 'breaker_probing' });
+    return this.postpone(job, token, Math.round(Math.min(Math.max(admission.waitMs, 250), ceiling) * (0.5 + Math.random() * 0.5)));
+  }
+
+  /**
+   * The breaker is open: the attempt falls due now and fails without a call (CONTRACT §5). It is
+   * recorded like any failed attempt (no request headers or body, duration 0) and the schedule goes on.
+   */
+  private skip(event: PendingEvent, settings: AccountDeliverySettings, admission: OpenAdmission): Promise<DeliveryResult> {
+    const error = circuitOpenError(admission);
     deliveryJobsWithoutCall.inc({ reason: 'breaker_open' });
-    // The row moved on meanwhile (e.g. an operator redelivered): this job is done.
-    if (!applied) return 'superseded';
-    return this.postpone(job, token, delayMs);
+    const attempt: AttemptRow = {
+      eventSeq: event.seq,
+      series: event.series,
+      attempt: event.attempts + 1,
+      startedAt: new Date(),
+      durationMs: 0,
+      url: settings.pushUrl ?? '',
+      requestHeaders: {},
+      requestBody: '',
+      responseStatus: null,
+      responseHeaders: null,
+      responseBody: null,
+      error,
+    };
+    const verdict: Verdict = { success: false, failureClass: 'retryable', breakerSignal: 'neutral', retryAfterMs: null, error };
+    return this.finish(event, settings, attempt, verdict, { countsForHealth: true });
   }
 
   private async attempt(
@@ -222,17 +230,18 @@ export class DeliveryService {
     callback: CallbackBody,
     lease: EndpointLease | null,
   ): Promise<DeliveryResult> {
-    let exchange: Exchange;
+    let exchange: Awaited<ReturnType<CallbackSender['send']>>;
     try {
-      exchange = await this.call(event, settings, callback);
+      exchange = await this.sender.send(event, settings, callback);
     } catch (error) {
       // The call itself never throws (failures are results); a bug before it must not strand the slot.
       if (lease) await this.guard.release(lease, 'neutral', null).catch(() => undefined);
       throw error;
     }
-    const { startedAt, headers, durationMs, result, responseBody } = exchange;
-    const url = settings.pushUrl ?? '';
-    const verdict = judgeAttempt(result, Date.now());
+    const { startedAt, headers, durationMs, result, responseBody, abandoned } = exchange;
+    const judged = judgeAttempt(result, Date.now());
+    // An abandoned call says nothing about the endpoint: neither the breaker nor the disabling clock learn from it.
+    const verdict: Verdict = abandoned ? { ...judged, breakerSignal: 'neutral' } : judged;
     if (lease) await this.releaseLease(lease, verdict, durationMs);
 
     const attempt: AttemptRow = {
@@ -241,7 +250,7 @@ export class DeliveryService {
       attempt: event.attempts + 1,
       startedAt,
       durationMs,
-      url,
+      url: settings.pushUrl ?? '',
       requestHeaders: headers,
       requestBody: callback.body,
       responseStatus: result.kind === 'response' ? result.status : null,
@@ -249,12 +258,23 @@ export class DeliveryService {
       responseBody,
       error: verdict.error,
     };
-    const { change, retryInMs } = this.nextStep(event, verdict);
-    const applied = await this.store.record({ attempt, change });
-
     const outcome = verdict.success ? 'delivered' : (verdict.failureClass ?? 'failed');
     deliveryAttempts.inc({ outcome });
     deliveryAttemptDuration.observe({ outcome }, durationMs / 1000);
+    return this.finish(event, settings, attempt, verdict, { countsForHealth: !abandoned });
+  }
+
+  /** Records the attempt and the event's next state, then enqueues the next step or settles. */
+  private async finish(
+    event: PendingEvent,
+    settings: AccountDeliverySettings,
+    attempt: AttemptRow,
+    verdict: Verdict,
+    { countsForHealth }: { countsForHealth: boolean },
+  ): Promise<DeliveryResult> {
+    const { change, retryInMs } = this.nextStep(event, verdict);
+    const applied = await this.store.record({ attempt, change });
+    if (countsForHealth) await this.health.noteOutcome(settings, verdict.success, attempt.startedAt);
     if (!applied) return 'superseded';
     if (change.status === 'delivered') {
       deliveryEventsSettled.inc({ status: 'delivered' });
@@ -267,47 +287,8 @@ export class DeliveryService {
     }
     // The row says `retrying` with next_attempt_at before the job exists: if this add is lost (crash,
     // Redis away), the reconciler finds the overdue row and enqueues the same job id.
-    const next = deliveryJob({ eventSeq: event.seq, series: event.series, attempt: event.seriesAttempts + 1 }, retryInMs ?? 0);
-    await this.queue.add(next.name, next.data, next.opts);
+    await this.queues.add({ eventSeq: event.seq, accountId: event.accountId, series: event.series, attempt: event.seriesAttempts + 1 }, retryInMs ?? 0);
     return 'retrying';
-  }
-
-  /** Signs for this moment and POSTs; every failure comes back as a result, never as an exception. */
-  private async call(event: PendingEvent, settings: AccountDeliverySettings, callback: CallbackBody): Promise<Exchange> {
-    const startedAt = new Date();
-    const headers = callbackHeaders(callback, {
-      id: event.eventId,
-      timestampSeconds: Math.floor(startedAt.getTime() / 1000),
-      secrets: signingSecretsAt(settings, startedAt.getTime()),
-    });
-    const started = performance.now();
-    try {
-      const response = await this.http.post({
-        url: settings.pushUrl ?? '',
-        headers,
-        body: callback.body,
-        timeoutMs: this.environment.delivery.timeoutMs,
-        maxResponseBytes: MAX_STORED_RESPONSE_BYTES,
-      });
-      return {
-        startedAt,
-        headers,
-        durationMs: Math.round(performance.now() - started),
-        result: { kind: 'response', status: response.status, headers: response.headers },
-        responseBody: response.body,
-      };
-    } catch (error) {
-      return {
-        startedAt,
-        headers,
-        durationMs: Math.round(performance.now() - started),
-        result:
-          error instanceof OutboundError
-            ? { kind: 'error', failure: error.kind, message: error.message }
-            : { kind: 'error', failure: 'connection', message: error instanceof Error ? error.message : String(error) },
-        responseBody: null,
-      };
-    }
   }
 
   private nextStep(event: PendingEvent, verdict: Verdict): { change: EventChange; retryInMs: number | null } {

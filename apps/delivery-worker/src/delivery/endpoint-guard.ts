@@ -22,7 +22,7 @@ export type Admission =
   | { kind: 'admitted'; lease: EndpointLease }
   /** Every slot of this endpoint is in use: come back shortly. */
   | { kind: 'busy' }
-  /** The breaker is open (or a half-open probe is in flight): come back in `waitMs`. */
+  /** The breaker is open (the attempt fails without a call), or a half-open probe is in flight (`probing`: wait up to `waitMs`). */
   | { kind: 'open'; waitMs: number; retryAt: Date; consecutiveFailures: number; lastError: string | null; probing: boolean };
 
 /** Extra lifetime of a lease beyond the HTTP deadline, so a lease never expires under a call still running. */
@@ -77,7 +77,8 @@ export class EndpointGuard {
     return (this.local.get(endpointKey) ?? 0) >= this.environment.delivery.endpointConcurrency;
   }
 
-  async acquire(endpointKey: string): Promise<Admission> {
+  /** `force` (a manual redelivery's first call) passes an open breaker, never a full endpoint. */
+  async acquire(endpointKey: string, force = false): Promise<Admission> {
     const { delivery, redis } = this.environment;
     if (this.isLocallyFull(endpointKey)) return { kind: 'busy' };
     this.sequence += 1;
@@ -86,6 +87,7 @@ export class EndpointGuard {
       id,
       ttlMs: delivery.timeoutMs + LEASE_MARGIN_MS,
       limit: delivery.endpointConcurrency,
+      force,
     });
     switch (answer.verdict) {
       case 'acquired':

@@ -1,9 +1,7 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-import { DELIVERY_QUEUE, deliveryJob, ENVIRONMENT, type Environment } from '@app/runtime';
+import { DeliveryQueues, ENVIRONMENT, type Environment } from '@app/runtime';
 import { reconcilerRequeued } from './delivery.metrics';
 
 const CLAIM_BATCH = 500;
@@ -35,7 +33,7 @@ const CLAIM_SQL = `
      SET next_attempt_at = now()
     FROM (SELECT seq FROM due UNION SELECT seq FROM undated) picked
    WHERE e.seq = picked.seq
-  RETURNING e.seq::text AS seq, e.series, e.series_attempts`;
+  RETURNING e.seq::text AS seq, e.account_id, e.series, e.series_attempts`;
 
 /** How long an event may be overdue before it counts as lost: two reconcile intervals (30 s by default), at least 1 s. */
 export function reconcileGraceMs(environment: Environment): number {
@@ -57,7 +55,7 @@ export class Reconciler {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
+    private readonly queues: DeliveryQueues,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
@@ -79,14 +77,14 @@ export class Reconciler {
     let total = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.stopped; batch += 1) {
       // An UPDATE answers [rows, count] through TypeORM.
-      const [claimed] = await this.dataSource.query<[{ seq: string; series: number; series_attempts: number }[], number]>(CLAIM_SQL, [
+      const [claimed] = await this.dataSource.query<[{ seq: string; account_id: number; series: number; series_attempts: number }[], number]>(CLAIM_SQL, [
         cutoff,
         CLAIM_BATCH,
       ]);
       if (claimed.length === 0) break;
       // A lost add is not lost work: the rows stay pending and become overdue again after the grace period.
-      await this.queue.addBulk(
-        claimed.map((row) => deliveryJob({ eventSeq: row.seq, series: row.series, attempt: row.series_attempts })),
+      await this.queues.addBulk(
+        claimed.map((row) => ({ eventSeq: row.seq, accountId: row.account_id, series: row.series, attempt: row.series_attempts })),
       );
       total += claimed.length;
       if (claimed.length < CLAIM_BATCH) break;

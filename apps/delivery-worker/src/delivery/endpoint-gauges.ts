@@ -1,0 +1,77 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type Redis from 'ioredis';
+import { Gauge, register } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { countOpenEndpoints, ENVIRONMENT, type Environment, REDIS, within } from '@app/runtime';
+
+/** A scrape must not hang on a database or Redis that is away: the gauge keeps its last value then. */
+const READ_TIMEOUT_MS = 1000;
+
+interface Source {
+  disabled(): Promise<number>;
+  open(): Promise<number>;
+}
+
+/** The app currently serving the gauges (tests start several worker apps in one process, one after another). */
+let current: Source | null = null;
+
+function gauge(name: string, help: string, read: (source: Source) => Promise<number>): Gauge {
+  const existing = register.getSingleMetric(name) as Gauge | undefined;
+  if (existing) return existing;
+  return new Gauge({
+    name,
+    help,
+    async collect() {
+      if (!current) return;
+      try {
+        this.set(await read(current));
+      } catch {
+        // keep the last value
+      }
+    },
+  });
+}
+
+/**
+ * Deployment-wide gauges, read when /metrics is scraped: every worker reports the same numbers, so
+ * aggregate them with max(), not sum(). Disabled endpoints come from a partial index; open breakers
+ * from the size of the open-endpoint index in Redis.
+ */
+gauge('callbacks_endpoints_disabled', 'Callback endpoints disabled after failing for ENDPOINT_DISABLE_AFTER (deployment-wide)', (source) =>
+  source.disabled(),
+);
+gauge('callbacks_endpoints_breaker_open', 'Callback endpoints whose circuit breaker is open or half open (deployment-wide)', (source) =>
+  source.open(),
+);
+
+@Injectable()
+export class EndpointGauges implements OnModuleInit, OnApplicationShutdown {
+  private readonly source: Source;
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    @Inject(REDIS) redis: Redis,
+    @Inject(ENVIRONMENT) environment: Environment,
+  ) {
+    this.source = {
+      disabled: async () => {
+        const [row] = await within(
+          dataSource.query<{ count: number }[]>(`SELECT count(*)::int AS count FROM callback_settings WHERE disabled_at IS NOT NULL`),
+          READ_TIMEOUT_MS,
+          'PostgreSQL',
+        );
+        return row?.count ?? 0;
+      },
+      open: () => within(countOpenEndpoints(redis, environment.redis.prefix), READ_TIMEOUT_MS, 'Redis'),
+    };
+  }
+
+  onModuleInit(): void {
+    current = this.source;
+  }
+
+  onApplicationShutdown(): void {
+    if (current === this.source) current = null;
+  }
+}
