@@ -10,7 +10,8 @@ export function formatDrill(result: DrillResult): string {
   const tally = result.tally;
   lines.push(
     tally
-      ? `  accepted ${tally.accepted}, delivered ${tally.delivered}, failed ${tally.failed}, lost ${tally.lost}, duplicated ${tally.duplicated}, time ${seconds(result.durationMs)}`
+      ? `  accepted ${tally.accepted}, delivered ${tally.delivered}, failed ${tally.failed}, lost ${tally.lost}, ` +
+          `duplicated ${tally.duplicated}, time ${seconds(result.durationMs)}`
       : `  accepted -, delivered -, lost -, duplicated -, time ${seconds(result.durationMs)}`,
   );
   for (const [reason, { count, examples }] of Object.entries(tally?.lostReasons ?? {})) {

@@ -40,7 +40,9 @@ async function terminate(context: DrillContext, outage: string, apps: AppProcess
         const tail = app.tail(6);
         await app.stop();
         if (!exit || exit.at - sentAt > SIGTERM_EXIT_BOUND_MS) {
-          const took = exit ? `exited after ${((exit.at - sentAt) / 1000).toFixed(1)} s` : `still running ${(SIGTERM_EXIT_BOUND_MS + 5_000) / 1000} s after SIGTERM`;
+          const took = exit
+            ? `exited after ${((exit.at - sentAt) / 1000).toFixed(1)} s`
+            : `still running ${(SIGTERM_EXIT_BOUND_MS + 5_000) / 1000} s after SIGTERM`;
           context.problem(`${outage}: ${app.app} ${took} (bound ${SIGTERM_EXIT_BOUND_MS / 1000} s); its last lines:\n${tail}`);
         }
         return `${app.app} ${exit ? `${((exit.at - sentAt) / 1000).toFixed(1)} s (${String(exit.how)})` : 'did not exit'}`;

@@ -34,32 +34,27 @@ async function killWorkerMidRun(context: DrillContext, plan: WorkerKillPlan): Pr
   await finishEventDrill(context, stack, load, { timeoutMs: plan.timeoutMs, killed: [victim] });
 }
 
-export const workerKillDrill: Drill = {
-  id: 1,
-  title: 'SIGKILL of a worker during a 20,000-event run; a second worker finishes',
-  deadlineMs: (quick) => (quick ? 150_000 : 600_000),
-  run: (context) =>
-    killWorkerMidRun(context, {
-      name: 'worker-kill',
-      total: context.quick ? 2_000 : 20_000,
-      ingestCount: 1,
-      workerCount: 1,
-      replace: true,
-      timeoutMs: context.quick ? 90_000 : 360_000,
-    }),
-};
+function workerKillDrill(id: number, title: string, plan: (quick: boolean) => Omit<WorkerKillPlan, 'timeoutMs'>): Drill {
+  return {
+    id,
+    title,
+    deadlineMs: (quick) => (quick ? 150_000 : 600_000),
+    run: (context) => killWorkerMidRun(context, { ...plan(context.quick), timeoutMs: context.quick ? 90_000 : 360_000 }),
+  };
+}
 
-export const scaledOutDrill: Drill = {
-  id: 5,
-  title: 'Two ingest and three worker processes, one worker SIGKILLed mid-run',
-  deadlineMs: (quick) => (quick ? 150_000 : 600_000),
-  run: (context) =>
-    killWorkerMidRun(context, {
-      name: 'scaled-out',
-      total: context.quick ? 2_000 : 10_000,
-      ingestCount: 2,
-      workerCount: 3,
-      replace: false,
-      timeoutMs: context.quick ? 90_000 : 360_000,
-    }),
-};
+export const singleWorkerKillDrill = workerKillDrill(1, 'SIGKILL of a worker during a 20,000-event run; a second worker finishes', (quick) => ({
+  name: 'worker-kill',
+  total: quick ? 2_000 : 20_000,
+  ingestCount: 1,
+  workerCount: 1,
+  replace: true,
+}));
+
+export const scaledOutDrill = workerKillDrill(5, 'Two ingest and three worker processes, one worker SIGKILLed mid-run', (quick) => ({
+  name: 'scaled-out',
+  total: quick ? 2_000 : 10_000,
+  ingestCount: 2,
+  workerCount: 3,
+  replace: false,
+}));
