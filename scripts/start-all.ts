@@ -4,6 +4,8 @@ import { Client } from 'pg';
 import Redis from 'ioredis';
 import { runMigrations } from '@app/persistence';
 import { environmentOrExit } from '@app/runtime';
+// Not through @app/runtime: only this runner needs pino-pretty, the apps never load it.
+import { prettyLogLines } from '../libs/runtime/src/logging/pretty-log-lines';
 
 /**
  * `npm start`: the one-command local run. Checks PostgreSQL and Redis, migrates, starts the three
@@ -111,11 +113,14 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stopAll('SIGINT'));
   process.on('SIGTERM', () => stopAll('SIGTERM'));
 
+  // Readable lines in a terminal; production (and anything that sets LOG_FORMAT=json) keeps raw JSON.
+  const readable = process.env.NODE_ENV !== 'production' && process.env.LOG_FORMAT !== 'json';
+  const format = readable ? prettyLogLines(process.stdout.isTTY === true) : (line: string): string => line;
   for (const app of APPS) {
     const child = spawn(process.execPath, [app.entry], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${app.name}] ${line}\n`));
+      createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${app.name}] ${format(line)}\n`));
     }
     child.on('exit', (code, signal) => {
       say(`${app.name} exited (${signal ?? code})`);
