@@ -6,6 +6,7 @@ import { type Environment, EnvironmentError, loadEnvironment } from './config/en
 import { HttpErrorFilter } from './http/error.filter';
 import { securityHeaders } from './http/security-headers';
 import { createValidationPipe } from './http/validation';
+import { armShutdownDeadline } from './shutdown-deadline';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -45,9 +46,11 @@ export async function bootstrapHttpApp(
   portOf: (environment: Environment) => number,
 ): Promise<NestExpressApplication> {
   const environment = environmentOrExit(processName);
+  const shutdown = armShutdownDeadline(processName);
   const app = await NestFactory.create<NestExpressApplication>(rootModule, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
   configureHttpApp(app);
+  shutdown.appReady();
   const port = portOf(environment);
   await app.listen(port);
   app.get(Logger).log(`${processName} listening on http://127.0.0.1:${port}`);

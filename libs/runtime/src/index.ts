@@ -25,3 +25,4 @@ export * from './async/within';
 export * from './http/database-errors';
 export * from './endpoint/endpoint-state';
 export * from './redis/change-subscription';
+export * from './shutdown-deadline';

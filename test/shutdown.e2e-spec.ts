@@ -1,0 +1,110 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { type RunningApp, startApp } from './support/apps';
+import { type BuiltAppName, spawnBuiltApp } from './support/built-app';
+import { createAccount, setCallbackSettings } from './support/fixtures';
+import { TestReceiver } from './support/receiver';
+import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { TcpProxy } from './support/tcp-proxy';
+import { waitFor } from './support/wait-for';
+import { attemptRows, eventRow, sendEvents, useOwnRedisPrefix } from './support/worker-process';
+
+useOwnRedisPrefix('shutdown');
+// Real processes start (a few seconds each on a busy machine) and are stopped several times.
+jest.setTimeout(180_000);
+
+/** What the issue and the drills hold every process to. */
+const EXIT_LIMIT_MS = 10_000;
+const APPS: BuiltAppName[] = ['config-api', 'ingest', 'delivery-worker'];
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function withPort(url: string, port: number): string {
+  const changed = new URL(url);
+  changed.hostname = '127.0.0.1';
+  changed.port = String(port);
+  return changed.toString();
+}
+
+describe('every app exits promptly on SIGTERM, whatever the state of PostgreSQL and Redis', () => {
+  const databaseUrl = process.env.DATABASE_URL ?? '';
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+  describe.each(APPS)('%s', (app) => {
+    it('with Redis at a closed port, once it listens', async () => {
+      const running = spawnBuiltApp(app, { REDIS_URL: `redis://127.0.0.1:${await closedPort()}` });
+      await running.waitForOutput('listening on http://');
+      expect(running.child.exitCode).toBeNull();
+      const { ms } = await running.terminate(EXIT_LIMIT_MS + 5000);
+      expect(ms).toBeLessThan(EXIT_LIMIT_MS);
+    });
+
+    it('with PostgreSQL at a closed port, while it starts', async () => {
+      const running = spawnBuiltApp(app, { DATABASE_URL: withPort(databaseUrl, await closedPort()) });
+      await running.waitForOutput('Starting Nest application');
+      expect(running.child.exitCode).toBeNull();
+      const { ms } = await running.terminate(EXIT_LIMIT_MS + 5000);
+      expect(ms).toBeLessThan(EXIT_LIMIT_MS);
+    });
+
+    it('after PostgreSQL and Redis went away while it ran (reconnecting)', async () => {
+      const postgres = await new TcpProxy('127.0.0.1', Number(new URL(databaseUrl).port || 5432)).start();
+      const redis = await new TcpProxy(new URL(redisUrl).hostname, Number(new URL(redisUrl).port || 6379)).start();
+      const running = spawnBuiltApp(app, { DATABASE_URL: withPort(databaseUrl, postgres.port), REDIS_URL: withPort(redisUrl, redis.port) });
+      try {
+        await running.waitForOutput(app === 'delivery-worker' ? 'consuming deliveries' : 'listening on http://');
+        await Promise.all([postgres.cut(), redis.cut()]);
+        // Let the clients notice and start reconnecting.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        expect(running.child.exitCode).toBeNull();
+        const { ms } = await running.terminate(EXIT_LIMIT_MS + 5000);
+        expect(ms).toBeLessThan(EXIT_LIMIT_MS);
+      } finally {
+        await Promise.all([postgres.cut(), redis.cut()]);
+      }
+    });
+  });
+
+  describe('a worker with a call in flight', () => {
+    let configApi: RunningApp;
+    const hanging = new TestReceiver().respondWith(() => undefined);
+
+    beforeAll(async () => {
+      configApi = await startApp(ConfigApiModule);
+      await hanging.start();
+    });
+
+    afterAll(async () => {
+      await hanging.stop();
+      await configApi?.close();
+    });
+
+    it('abandons the call within its bound, records the attempt for a retry, and exits', async () => {
+      const account = await createAccount(configApi);
+      await setCallbackSettings(configApi.app, account.id, { pushUrl: hanging.url, contentType: 'JSON', permissions: 'all' });
+      // Without abandoning, the call would hold the worker for 60 s.
+      const worker = spawnBuiltApp('delivery-worker', { DELIVERY_TIMEOUT_MS: '60000', RETRY_SCHEDULE: '1h' });
+      await worker.waitForOutput('consuming deliveries');
+      const [event] = await sendEvents(configApi.app, account.id, [{ action: 'Customer_create', message: SAMPLE_MESSAGES.Customer_create }]);
+      await waitFor('the receiver to get the call', () => hanging.requests.length === 1);
+
+      const { ms } = await worker.terminate(EXIT_LIMIT_MS + 5000);
+      expect(ms).toBeLessThan(EXIT_LIMIT_MS);
+      expect(worker.output()).toMatch(/abandoned 1 callback call\(s\) still waiting for an answer/);
+      const row = await eventRow(configApi.app, event.eventId);
+      expect(row).toMatchObject({ status: 'retrying', attempts: 1, series_attempts: 1 });
+      const [attempt] = await attemptRows(configApi.app, event.eventId);
+      expect(attempt).toMatchObject({ attempt: 1, response_status: null, error: 'connection failed: abandoned: the worker shut down before the receiver answered' });
+      // The same bytes, signed, were sent: a retry carries the same webhook-id.
+      expect(hanging.requests[0].headers['webhook-id']).toBe(event.eventId);
+    });
+  });
+});

@@ -1,0 +1,87 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { waitFor } from './wait-for';
+
+export type BuiltAppName = 'config-api' | 'ingest' | 'delivery-worker';
+
+const ROOT = join(__dirname, '..', '..');
+
+export function builtEntryPoint(app: BuiltAppName): string {
+  return join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
+}
+
+/** Fails with a clear message when `npm run build` has not produced the app. */
+export function requireBuilt(app: BuiltAppName): void {
+  if (!existsSync(builtEntryPoint(app))) throw new Error(`${builtEntryPoint(app)} is missing: run npm run build first`);
+}
+
+export interface BuiltAppProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code, or the signal that ended the process. */
+  exited: Promise<{ how: number | string; at: number }>;
+  waitForOutput(text: string, timeoutMs?: number): Promise<void>;
+  /** Sends SIGTERM and resolves with how long the process took to exit (SIGKILLed after `limitMs`). */
+  terminate(limitMs: number): Promise<{ ms: number; how: number | string }>;
+}
+
+/**
+ * One built app (`node dist/apps/<app>/src/main.js`) as a real process, with the test run's settings
+ * plus `env`, on a random port. It is SIGKILLed if it outlives the test's limit.
+ */
+export function spawnBuiltApp(app: BuiltAppName, env: Record<string, string>): BuiltAppProcess {
+  requireBuilt(app);
+  const child = spawn(process.execPath, [builtEntryPoint(app)], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      DATABASE_URL: process.env.DATABASE_URL ?? '',
+      REDIS_URL: process.env.REDIS_URL ?? '',
+      REDIS_PREFIX: process.env.REDIS_PREFIX ?? '',
+      ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? '',
+      INGEST_TOKEN: process.env.INGEST_TOKEN ?? '',
+      CONFIG_API_PORT: '0',
+      INGEST_PORT: '0',
+      WORKER_PORT: '0',
+      ALLOW_PRIVATE_TARGETS: 'true',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer): void => {
+    output += chunk.toString('utf8');
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<{ how: number | string; at: number }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ how: signal ?? code ?? -1, at: Date.now() })),
+  );
+  let done = false;
+  void exited.then(() => {
+    done = true;
+  });
+  return {
+    child,
+    output: () => output,
+    exited,
+    waitForOutput: async (text, timeoutMs = 30_000) => {
+      await waitFor(`${app} to print "${text}"`, () => {
+        if (output.includes(text)) return true;
+        if (done) throw new Error(`${app} exited before printing "${text}":\n${output.slice(-4000)}`);
+        return false;
+      }, { timeoutMs, intervalMs: 25 });
+    },
+    terminate: async (limitMs) => {
+      const sent = Date.now();
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+      const { how, at } = await exited;
+      clearTimeout(killer);
+      return { ms: at - sent, how };
+    },
+  };
+}
