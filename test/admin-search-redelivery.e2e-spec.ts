@@ -190,6 +190,25 @@ describe('bulk redelivery tasks', () => {
     }
   });
 
+  it('ends a task that cannot run as failed, with the reason', async () => {
+    // A stored filter no runner can apply (q without a range), left by a dead process.
+    const { rows } = await namespace.db.query<{ id: string }>(
+      `INSERT INTO redelivery_tasks (status, account_id, filter, total, upper_seq, lease_owner, heartbeat_at)
+       VALUES ('running', NULL, '{"q": "x", "status": "failed"}', 1, 1, 'dead-host:2:y', now() - interval '1 hour')
+       RETURNING id`,
+    );
+    const second = await startApp(ConfigApiModule, namespace.overrides);
+    try {
+      const final = await waitFor('the task to fail', async () => {
+        const answer = await adminCall(second, 'GET', `/admin/v1/redeliveries/${rows[0].id}`);
+        return answer.body.status === 'failed' ? answer.body : undefined;
+      });
+      expect(final).toMatchObject({ done: 0, error: expect.stringContaining('since'), finished_at: expect.any(String) });
+    } finally {
+      await second.close();
+    }
+  });
+
   it('refuses bad filters with 422 naming the field, and unknown tasks with 404', async () => {
     await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'status', {});
     await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'status', { status: 'queued' });

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
-import { DeliveryProducer } from '@app/runtime';
+import { DeliveryProducer, isDatabaseUnavailable, sqlState } from '@app/runtime';
 import { addEventFilter, Conditions, type EventFilter } from '../events/event-filter';
 import { REDELIVERY_CHUNK, RESTART_SERIES, redeliveryJobs, type RestartedRow } from '../events/redelivery.service';
 
@@ -85,9 +85,22 @@ export class RedeliveryRunner implements OnApplicationBootstrap, OnApplicationSh
     try {
       while (!this.stopping && (await this.chunk(taskId)));
     } catch (error) {
-      // Most likely the database is away; the task stays running and its stale heartbeat lets a
-      // process (this one included) resume it from the last committed chunk.
-      this.logger.warn(`redelivery task ${taskId} paused: ${(error as Error).message}`);
+      const message = (error as Error).message;
+      if (isDatabaseUnavailable(error) || sqlState(error)?.startsWith('40')) {
+        // The database is away (or a deadlock/serialization victim): the task stays running and its
+        // stale heartbeat lets a process (this one included) resume it from the last committed chunk.
+        this.logger.warn(`redelivery task ${taskId} paused: ${message}`);
+        return;
+      }
+      // Anything else would fail again on every resume: stop with the reason for operators to read.
+      this.logger.error(`redelivery task ${taskId} failed: ${message}`);
+      await this.dataSource
+        .query(
+          `UPDATE redelivery_tasks SET status = 'failed', error = $3, finished_at = now()
+            WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
+          [taskId, this.owner, message.slice(0, 1000)],
+        )
+        .catch((failure: unknown) => this.logger.warn(`recording the failure of task ${taskId}: ${(failure as Error).message}`));
     }
   }
 
