@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString } from 'class-validator';
-import { type BotMessage, MSG_TYPES } from './bot-message.dto';
+import { type BotMessage, BotMessageDto } from './bot-message.dto';
 import { IsStringMap } from './string-map.validator';
 
 /** A message-trigger webhook's answer (seed: "Response (JSON): answerContent string"). */
@@ -26,13 +26,7 @@ export class TaskPushAnswerDto {
   @IsString({ message: '$property must be a string' })
   resError?: string;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    nullable: true,
-    description: 'A Message structure: `msgType` and its `msgContent` (a string for plain/rich, the matching structure otherwise).',
-    properties: { msgType: { type: 'string', enum: [...MSG_TYPES] }, msgContent: {} },
-    required: ['msgType', 'msgContent'],
-  })
+  @ApiPropertyOptional({ type: () => BotMessageDto, nullable: true, description: 'The message the bot sends: `msgType` and its `msgContent`.' })
   @IsOptional()
   @IsObject({ message: '$property must be an object' })
   message?: unknown;

@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { getSchemaPath, type ParameterObject, type PathItemObject, type SchemaObject } from '@nestjs/swagger';
-import { EVENT_ACTIONS, MESSAGE_CLASSES, MessageTriggerAnswerDto, TaskPushAnswerDto } from '@app/payloads';
+import { EVENT_ACTIONS, MESSAGE_CLASSES, MSG_CONTENT_DTOS, MessageTriggerAnswerDto, TaskPushAnswerDto } from '@app/payloads';
 import { MessageTriggerWebhookBody, TaskPushWebhookBody } from './outgoing-requests.models';
 
 /** Models the `webhooks` section refers to; buildApiDocument registers them as extra models. */
@@ -10,6 +10,7 @@ export const OUTGOING_REQUEST_MODELS: Type<unknown>[] = [
   MessageTriggerAnswerDto,
   TaskPushAnswerDto,
   ...new Set(Object.values(MESSAGE_CLASSES)),
+  ...new Set(Object.values(MSG_CONTENT_DTOS)),
 ];
 
 const CALLBACK_BODY = 'CallbackBody';
