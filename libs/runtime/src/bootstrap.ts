@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { type Environment, EnvironmentError, loadEnvironment } from './config/environment';
+import { type ApiDocsInfo, setupApiDocs } from './docs/api-docs';
 import { HttpErrorFilter } from './http/error.filter';
 import { securityHeaders } from './http/security-headers';
 import { createValidationPipe } from './http/validation';
@@ -11,7 +12,7 @@ import { armShutdownDeadline } from './shutdown-deadline';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Applies what every HTTP app needs; shared by main.ts files and the e2e tests so both run the same app. */
-export function configureHttpApp(app: NestExpressApplication): void {
+export function configureHttpApp(app: NestExpressApplication, docs?: ApiDocsInfo): void {
   app.use(securityHeaders());
   app.useBodyParser('json', { limit: MAX_BODY_BYTES });
   app.useBodyParser('urlencoded', { limit: MAX_BODY_BYTES, extended: false });
@@ -20,6 +21,8 @@ export function configureHttpApp(app: NestExpressApplication): void {
   app.enableShutdownHooks();
   app.set('trust proxy', false);
   app.disable('x-powered-by');
+  // Last, so the docs routes pass through the middleware above (security headers) like every other route.
+  setupApiDocs(app, docs);
 }
 
 /**
@@ -44,12 +47,13 @@ export async function bootstrapHttpApp(
   processName: string,
   rootModule: Type<unknown>,
   portOf: (environment: Environment) => number,
+  docs?: ApiDocsInfo,
 ): Promise<NestExpressApplication> {
   const environment = environmentOrExit(processName);
   const shutdown = armShutdownDeadline(processName);
   const app = await NestFactory.create<NestExpressApplication>(rootModule, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
-  configureHttpApp(app);
+  configureHttpApp(app, docs);
   shutdown.appReady();
   const port = portOf(environment);
   await app.listen(port);
