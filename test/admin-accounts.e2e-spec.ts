@@ -126,6 +126,8 @@ describe('admin accounts API (/admin/v1/accounts)', () => {
       push_content_type: 'application/x-www-form-urlencoded',
       permissions: Object.fromEntries(PERMISSION_KEYS.map((key) => [key, false])),
       previous_secret_expires_at: null,
+      disabled_at: null,
+      disabled_reason: null,
       endpoint: null,
     });
     const text = JSON.stringify(view.body);
@@ -136,6 +138,7 @@ describe('admin accounts API (/admin/v1/accounts)', () => {
   it('answers 404 for an account that does not exist and 422 for an id that cannot be one', async () => {
     expect((await admin(api, 'GET', '/accounts/2147483000')).status).toBe(404);
     expect((await admin(api, 'POST', '/accounts/2147483000/rotate-secret')).status).toBe(404);
+    expect((await admin(api, 'POST', '/accounts/2147483000/endpoint/enable')).status).toBe(404);
     for (const id of ['99999999999', 'abc', '0']) {
       const answer = await admin(api, 'GET', `/accounts/${id}`);
       expect(answer.status).toBe(422);

@@ -30,7 +30,8 @@ const OK: Ok = { code: OpenApiCode.ok, message: 'OK' };
  * jsonb `||` in the database, so keys not sent keep their value even under concurrent partial updates.
  */
 const ASSIGNMENTS = {
-  push_url: 'push_url = EXCLUDED.push_url',
+  // A new (or the same) URL is a fresh start: it enables a disabled endpoint and restarts the failure clock.
+  push_url: 'push_url = EXCLUDED.push_url, failing_since = NULL, disabled_at = NULL, disabled_reason = NULL',
   push_content_type: 'push_content_type = EXCLUDED.push_content_type',
   permissions: 'permissions = callback_settings.permissions || EXCLUDED.permissions',
 } as const;

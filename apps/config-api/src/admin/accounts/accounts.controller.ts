@@ -26,6 +26,12 @@ export class AccountsController {
     return this.accounts.view(id);
   }
 
+  @Post(':id/endpoint/enable')
+  @HttpCode(200)
+  enableEndpoint(@Param('id', IdParamPipe) id: number): Promise<AccountView> {
+    return this.accounts.enableEndpoint(id);
+  }
+
   @Post(':id/rotate-secret')
   @HttpCode(200)
   rotate(@Param('id', IdParamPipe) id: number): Promise<{ signing_secret: string; previous_secret_expires_at: string }> {

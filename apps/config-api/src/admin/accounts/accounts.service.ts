@@ -30,6 +30,9 @@ export interface AccountView {
   push_content_type: string;
   permissions: Permissions;
   previous_secret_expires_at: string | null;
+  /** When the worker stopped calling push_url because every attempt failed for ENDPOINT_DISABLE_AFTER; null while enabled. */
+  disabled_at: string | null;
+  disabled_reason: string | null;
   endpoint: EndpointState | null;
 }
 
@@ -93,6 +96,8 @@ export class AccountsService {
       push_content_type: settings?.pushContentType ?? DEFAULT_PUSH_CONTENT_TYPE,
       permissions: completePermissions(settings?.permissions),
       previous_secret_expires_at: account.previousSecretExpiresAt?.toISOString() ?? null,
+      disabled_at: settings?.disabledAt?.toISOString() ?? null,
+      disabled_reason: settings?.disabledReason ?? null,
       endpoint: pushUrl ? await readEndpointState(this.redis, this.environment.redis.prefix, pushUrl) : null,
     };
   }
@@ -115,6 +120,23 @@ export class AccountsService {
     );
     // An account deleted between the two reads simply drops out of the page.
     return { items: items.filter((item): item is AccountView => item !== null), next_cursor: page.nextCursor };
+  }
+
+  /**
+   * Calls the account's endpoint again after it was disabled (a no-op when it was not), with a fresh
+   * failure clock; the workers are told at once. Events that ended `failed` meanwhile stay failed
+   * until redelivered.
+   */
+  async enableEndpoint(accountId: number): Promise<AccountView> {
+    const [rows] = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE callback_settings SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = now()
+        WHERE account_id = $1 AND (disabled_at IS NOT NULL OR failing_since IS NOT NULL)
+        RETURNING account_id`,
+      [accountId],
+    );
+    // Stored already; while Redis cannot take the notice the workers' caches are not serving either.
+    if (rows.length > 0) await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId).catch(() => undefined);
+    return this.view(accountId);
   }
 
   /** New secret now; the old one keeps signing for SECRET_OVERLAP_MS so receivers can switch without a gap. */
