@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect } from 'preact/hooks';
 import { signOut } from '../api/session';
 import { link, type PageName } from '../router';
 import { Link } from './link';
@@ -11,6 +12,10 @@ const NAV: { label: string; href: string; pages: PageName[] }[] = [
 ];
 
 export function Layout({ page, onRefresh, children }: { page: PageName; onRefresh: () => void; children: ComponentChildren }) {
+  const section = NAV.find((item) => item.pages.includes(page))?.label ?? 'Not found';
+  useEffect(() => {
+    document.title = `${section} · Event callbacks`;
+  }, [section]);
   return (
     <>
       <header class="top">
