@@ -80,11 +80,7 @@ export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown
   ) {
     this.loader = new Batcher((ids) => this.loadMany(ids), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
     this.subscription = new ChangeSubscription(environment, new RedisKeys(environment.redis.prefix).settingsChannel(), 'delivery-settings', {
-      onMessage: (message) => {
-        const accountId = Number(message);
-        if (Number.isInteger(accountId)) this.invalidate(accountId);
-        else this.invalidateAll();
-      },
+      onAccount: (accountId) => this.invalidate(accountId),
       onResync: () => this.invalidateAll(),
     });
   }

@@ -45,11 +45,7 @@ export class BotWebhookDirectory implements OnModuleInit, OnApplicationShutdown 
     @Inject(ENVIRONMENT) environment: Environment,
   ) {
     this.subscription = new ChangeSubscription(environment, new RedisKeys(environment.redis.prefix).botWebhooksChannel(), 'ingest-bot-webhooks', {
-      onMessage: (message) => {
-        const accountId = Number(message);
-        if (Number.isInteger(accountId)) this.invalidate(accountId);
-        else this.invalidateAll();
-      },
+      onAccount: (accountId) => this.invalidate(accountId),
       onResync: () => this.invalidateAll(),
     });
   }

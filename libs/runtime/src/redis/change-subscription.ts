@@ -4,9 +4,12 @@ import { createRedisConnection, type RedisClient } from './redis-connection';
 import { RedisKeys } from './redis-keys';
 
 export interface ChangeListener {
-  /** One notification: usually an account id. */
-  onMessage(message: string): void;
-  /** The subscription (re)connected: notifications may have been missed meanwhile, so drop everything. */
+  /** One account's entries changed. */
+  onAccount(accountId: number): void;
+  /**
+   * Drop everything: the subscription (re)connected, so notifications may have been missed meanwhile,
+   * or a notification named no single account.
+   */
   onResync(): void;
 }
 
@@ -35,7 +38,10 @@ export class ChangeSubscription {
     client.on('error', (error: Error) => this.logger.debug(`${this.channel}: ${error.message}`));
     client.on('ready', () => this.listener.onResync());
     client.on('message', (received: string, message: string) => {
-      if (received === this.channel) this.listener.onMessage(message);
+      if (received !== this.channel) return;
+      const accountId = Number(message);
+      if (Number.isInteger(accountId)) this.listener.onAccount(accountId);
+      else this.listener.onResync();
     });
     client.subscribe(this.channel).catch((error: Error) => this.logger.warn(`cannot subscribe to ${this.channel}: ${error.message}`));
     this.client = client;
