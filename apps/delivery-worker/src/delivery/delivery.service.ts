@@ -24,10 +24,11 @@ import {
   deliveryJobsWithoutCall,
   deliveryLatency,
 } from './delivery.metrics';
-import { type AttemptRow, DeliveryStore, type EventChange, type PendingEvent } from './delivery-store';
+import { type AttemptRow, DeliveryStore, type PendingEvent } from './delivery-store';
 import { type Admission, EndpointGuard, type EndpointLease } from './endpoint-guard';
 import { disabledEndpointError, EndpointHealth } from './endpoint-health';
-import { computeRetryDelay, describeFailure, judgeAttempt, type Verdict } from './retry-policy';
+import { planNextStep, stepGuard } from './event-step';
+import { judgeAttempt, type Verdict } from './retry-policy';
 
 export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './callback-exchange';
 
@@ -180,7 +181,7 @@ export class DeliveryService {
   ): Promise<DeliveryResult> {
     const applied = await this.store.record({
       attempt: null,
-      change: { ...this.guardOf(event), status, attempted: 0, nextAttemptAt: null, deliveredAt: null, lastError: why },
+      change: { ...stepGuard(event), status, attempted: 0, nextAttemptAt: null, deliveredAt: null, lastError: why },
     });
     if (!applied) return 'superseded';
     deliveryJobsWithoutCall.inc({ reason });
@@ -272,7 +273,7 @@ export class DeliveryService {
     verdict: Verdict,
     { countsForHealth }: { countsForHealth: boolean },
   ): Promise<DeliveryResult> {
-    const { change, retryInMs } = this.nextStep(event, verdict);
+    const { change, retryInMs } = planNextStep(event, verdict, this.environment.delivery.retryScheduleMs);
     const applied = await this.store.record({ attempt, change });
     if (countsForHealth) await this.health.noteOutcome(settings, verdict.success, attempt.startedAt);
     if (!applied) return 'superseded';
@@ -289,43 +290,6 @@ export class DeliveryService {
     // Redis away), the reconciler finds the overdue row and enqueues the same job id.
     await this.queues.add({ eventSeq: event.seq, accountId: event.accountId, series: event.series, attempt: event.seriesAttempts + 1 }, retryInMs ?? 0);
     return 'retrying';
-  }
-
-  private nextStep(event: PendingEvent, verdict: Verdict): { change: EventChange; retryInMs: number | null } {
-    const now = new Date();
-    const base = { ...this.guardOf(event), attempted: 1 as const };
-    if (verdict.success) {
-      return { change: { ...base, status: 'delivered', nextAttemptAt: null, deliveredAt: now, lastError: null }, retryInMs: null };
-    }
-    const attemptsMade = event.seriesAttempts + 1;
-    const retryInMs = computeRetryDelay({
-      scheduleMs: this.environment.delivery.retryScheduleMs,
-      attemptsMade,
-      failureClass: verdict.failureClass ?? 'retryable',
-      retryAfterMs: verdict.retryAfterMs,
-    });
-    if (retryInMs === null) {
-      return {
-        change: {
-          ...base,
-          status: 'failed',
-          nextAttemptAt: null,
-          deliveredAt: null,
-          lastError: describeFailure(verdict, { exhaustedAfter: attemptsMade }),
-        },
-        retryInMs: null,
-      };
-    }
-    return {
-      change: {
-        ...base,
-        status: 'retrying',
-        nextAttemptAt: new Date(now.getTime() + retryInMs),
-        deliveredAt: null,
-        lastError: describeFailure(verdict, { retryInMs }),
-      },
-      retryInMs,
-    };
   }
 
   /** The breaker only learns, it never decides the attempt: a Redis hiccup here must not lose the record. */
@@ -345,9 +309,5 @@ export class DeliveryService {
       // The lease expires by itself; the attempt is still recorded below.
       this.logger.warn(`could not release the endpoint lease of ${lease.endpointKey}: ${(error as Error).message}`);
     }
-  }
-
-  private guardOf(event: PendingEvent): Pick<EventChange, 'seq' | 'series' | 'seriesAttempts'> {
-    return { seq: event.seq, series: event.series, seriesAttempts: event.seriesAttempts };
   }
 }
