@@ -137,7 +137,7 @@ function Endpoints() {
           <tbody>
             {items.map((item) => (
               <tr key={`${item.account_id}`}>
-                <td>
+                <td class="nowrap">
                   <Link href={link(`/accounts/${segment(item.account_id)}`)}>
                     <Mono>{item.account_id}</Mono>
                   </Link>{' '}

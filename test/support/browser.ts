@@ -1,0 +1,75 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+
+/** Debian's chromium package (CI installs it with `apt-get install -y chromium`). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
+
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface TestBrowser {
+  context: BrowserContext;
+  page: Page;
+  /** Every URL the page requested, in order. */
+  requests: { url: string; authorization: string | undefined }[];
+  /** Every alert/confirm/prompt the page opened (the XSS check expects none). */
+  dialogs: string[];
+  /** Console messages about refused content (CSP) and uncaught page errors. */
+  problems: string[];
+  screenshot(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Headless Chromium with a fresh profile of its own, recording what the page requests and opens. */
+export async function launchBrowser(): Promise<TestBrowser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`The console browser test needs Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH).`);
+  }
+  const profile = mkdtempSync(join(tmpdir(), 'console-e2e-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1440, height: 900 },
+    locale: 'en-US',
+    timezoneId: 'UTC',
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const requests: TestBrowser['requests'] = [];
+  const dialogs: string[] = [];
+  const problems: string[] = [];
+  page.on('request', (request) => requests.push({ url: request.url(), authorization: request.headers().authorization }));
+  page.on('dialog', (dialog) => {
+    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return {
+    context,
+    page,
+    requests,
+    dialogs,
+    problems,
+    screenshot: async (name) => {
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    },
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
