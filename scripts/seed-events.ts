@@ -21,8 +21,9 @@ import { EVENT_ACTIONS } from '@app/payloads';
  * measurements. Straight SQL, never the API: each day is generated with generate_series into a bare
  * table, its ids registered in event_keys in one statement, then the table is attached as that day's
  * partition (indexes are built once, sorted, instead of row by row). Statuses are 85 % delivered,
- * 5 % failed, 4 % filtered, 3 % no_endpoint, 2 % retrying, 1 % queued; a delivered event has one
- * attempt, a failed one three, a retrying one two. Refuses days that already have a partition.
+ * 5 % failed, 4 % filtered, 3 % no_endpoint, and 3 % still pending (2 % retrying, 1 % queued) on the
+ * newest day, failed on older ones; a delivered event has one attempt, a failed one three, a retrying
+ * one two. Refuses days that already have a partition.
  */
 const { values } = parseArgs({
   options: {
@@ -47,9 +48,15 @@ if (BigInt(perDay) > 1n << SEQ_COUNTER_BITS) {
 }
 
 const ACTIONS = `ARRAY[${EVENT_ACTIONS.map((action) => `'${action}'`).join(',')}]`;
-/** i → status by its position in a 100-slot cycle (a multiplicative hash spreads the slots). */
-const STATUS = `CASE WHEN h < 85 THEN 'delivered' WHEN h < 90 THEN 'failed' WHEN h < 94 THEN 'filtered'
-                     WHEN h < 97 THEN 'no_endpoint' WHEN h < 99 THEN 'retrying' ELSE 'queued' END`;
+/**
+ * i → status by its position in a 100-slot cycle (a multiplicative hash spreads the slots). Only the
+ * newest day has pending events: older ones have run through the whole retry schedule (under a day),
+ * so their would-be pending slots are failed.
+ */
+function statusSql(pending: boolean): string {
+  return `CASE WHEN h < 85 THEN 'delivered' WHEN h < 90 THEN 'failed' WHEN h < 94 THEN 'filtered'
+               WHEN h < 97 THEN 'no_endpoint' WHEN ${pending ? "h < 99 THEN 'retrying' ELSE 'queued'" : "TRUE THEN 'failed'"} END`;
+}
 
 function log(text: string): void {
   process.stdout.write(`seed: ${text}\n`);
@@ -70,7 +77,7 @@ async function ensureAccounts(dataSource: DataSource): Promise<number[]> {
 }
 
 /** One day: bare tables filled by generate_series, keys registered, then attached as the day's partitions. */
-async function seedDay(dataSource: DataSource, dayStart: number, count: number, accounts: number[]): Promise<void> {
+async function seedDay(dataSource: DataSource, dayStart: number, count: number, accounts: number[], pending: boolean): Promise<void> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
@@ -100,8 +107,8 @@ async function seedDay(dataSource: DataSource, dayStart: number, count: number, 
          FROM generate_series(0::bigint, $3 - 1) AS i,
               LATERAL (SELECT (((${dayStart}::bigint + floor(i * ${stepMs})::bigint) << ${SEQ_COUNTER_BITS}) | i) AS seq,
                               to_timestamp((${dayStart} + floor(i * ${stepMs})) / 1000.0) AS created_at,
-                              ${STATUS} AS status,
-                              CASE WHEN h < 85 THEN 1 WHEN h < 90 THEN 3 WHEN h < 97 THEN 0 WHEN h < 99 THEN 2 ELSE 0 END AS attempts
+                              ${statusSql(pending)} AS status,
+                              CASE WHEN h < 85 THEN 1 WHEN h < 90 THEN 3 WHEN h < 97 THEN 0 WHEN h < 99 THEN ${pending ? 2 : 3} ELSE ${pending ? 0 : 3} END AS attempts
                          FROM (SELECT (i * 37) % 100 AS h) AS hashed) AS s`,
       [accounts, accounts.length, count],
     );
@@ -142,7 +149,7 @@ async function main(): Promise<void> {
       const count = Math.min(perDay, total - seeded);
       if (count <= 0) break;
       const started = Date.now();
-      await seedDay(dataSource, today - day * DAY_MS, count, accounts);
+      await seedDay(dataSource, today - day * DAY_MS, count, accounts, day === 1);
       seeded += count;
       log(`${new Date(today - day * DAY_MS).toISOString().slice(0, 10)}: ${count} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
