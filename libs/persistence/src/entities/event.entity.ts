@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 export const EVENT_STATUSES = ['queued', 'retrying', 'delivered', 'failed', 'filtered', 'no_endpoint'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
@@ -7,11 +7,16 @@ export const PENDING_EVENT_STATUSES: readonly EventStatus[] = ['queued', 'retryi
 
 @Entity({ name: 'events' })
 export class EventRecord {
-  /** Internal, monotonically increasing key: cursor pages and joins use it; bigint arrives as a string. */
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'BY DEFAULT' })
+  /**
+   * Internal, time-ordered key (epoch milliseconds << 20 | counter, drawn by next_event_seq()): cursor
+   * pages, joins and the daily partitions use it; bigint arrives as a string. Rows from before
+   * partitioning keep their old, small values.
+   */
+  @PrimaryColumn({ type: 'bigint', default: () => 'next_event_seq()' })
   seq!: string;
 
-  @Column({ name: 'event_id', type: 'varchar', length: 128, unique: true })
+  /** Unique across the service through `event_keys`, not through an index of this partitioned table. */
+  @Column({ name: 'event_id', type: 'varchar', length: 128 })
   eventId!: string;
 
   @Column({ name: 'account_id', type: 'integer' })
