@@ -1,14 +1,8 @@
 import type { Page } from 'playwright-core';
-import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
-import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
-import { IngestModule } from '../apps/ingest/src/ingest.module';
-import { type RunningApp, startApp } from './support/apps';
 import { launchBrowser, type TestBrowser } from './support/browser';
 import { ensureConsoleBuilt } from './support/console-build';
-import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from './support/fixtures';
+import { ConsoleScenario, XSS, XSS_EVENT_ID } from './support/console-scenario';
 import { IsolatedNamespace } from './support/isolated-namespace';
-import { TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
 import { waitFor } from './support/wait-for';
 
 /**
@@ -16,74 +10,23 @@ import { waitFor } from './support/wait-for';
  * ingest, a delivery worker) with real PostgreSQL, Redis and loopback receivers. Needs the console built
  * into dist/console (`npm run build`); the suite builds it itself when it is missing or stale.
  *
- * The steps share one browser tab and one seeded data set and run in order, like an operator's session.
- * Own database and Redis prefix: the account list, counts and charts hold this suite's data only.
+ * The steps share one browser tab and one seeded data set (support/console-scenario.ts) and run in order,
+ * like an operator's session. Own database and Redis prefix: the account list, counts and charts hold this
+ * suite's data only.
  */
 const namespace = new IsolatedNamespace('console');
 // Fixtures announce settings changes on process.env's prefix: make it this suite's (Jest isolates env per file).
 Object.assign(process.env, namespace.overrides);
 jest.setTimeout(120_000);
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
 const TOKEN = process.env.ADMIN_TOKEN ?? '';
-const XSS = '<img src=x onerror=alert(1)>';
-const XSS_EVENT_ID = 'console-xss-1';
-
-let configApi: RunningApp;
-let ingest: RunningApp;
-let worker: RunningApp;
+const scenario = new ConsoleScenario(namespace);
 let browser: TestBrowser;
 let page: Page;
-const receivers: TestReceiver[] = [];
-/** healthy: delivers everything; broken: always 500 (breaker opens); flaky: 500 until fixed mid-test; quiet: disabled by hand. */
-let healthy: TestAccount;
-let broken: TestAccount;
-let flaky: TestAccount;
-let quiet: TestAccount;
-let flakyReceiver: TestReceiver;
 
-async function admin(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Json; headers: Headers }> {
-  const response = await fetch(`${configApi.url}${path}`, { method, headers: ADMIN_HEADERS, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
-}
-
-async function receiver(status: number, body = ''): Promise<TestReceiver> {
-  const started = await new TestReceiver().respondStatus(status, { 'content-type': 'text/plain' }, body).start();
-  receivers.push(started);
-  return started;
-}
-
-async function pushingTo(target: TestReceiver): Promise<TestAccount> {
-  const account = await createAccount(configApi, { name: `console ${target.url}` });
-  await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
-  return account;
-}
-
-async function ingestEvents(accountId: number, events: { action: string; message: Json; event_id?: string }[]): Promise<string[]> {
-  const response = await fetch(`${ingest.url}/v1/events/batch`, {
-    method: 'POST',
-    headers: INGEST_HEADERS,
-    body: JSON.stringify({ events: events.map((event) => ({ account_id: accountId, ...event })) }),
-  });
-  const body = (await response.json()) as Json;
-  if (response.status !== 202 && response.status !== 207) throw new Error(`ingest answered ${response.status}: ${JSON.stringify(body)}`);
-  return (body.results as Json[]).sort((a, b) => a.index - b.index).map((result) => result.event_id as string);
-}
-
-async function statusesOf(eventIds: string[]): Promise<string[]> {
-  return Promise.all(eventIds.map(async (eventId) => (await admin('GET', `/admin/v1/events/${encodeURIComponent(eventId)}`)).body.status as string));
-}
-
-async function settled(eventIds: string[], statuses: string[]): Promise<void> {
-  await waitFor(`events to reach ${statuses.join('/')}`, async () => (await statusesOf(eventIds)).every((status) => statuses.includes(status)), {
-    timeoutMs: 30_000,
-    intervalMs: 200,
-  });
-}
-
-const consoleUrl = (path = ''): string => `${configApi.url}/admin${path}`;
+const consoleUrl = (path = ''): string => `${scenario.configApi.url}/admin${path}`;
+const admin = scenario.admin.bind(scenario);
+const rowsOf = (selector: string) => page.locator(`table.grid tbody tr${selector}`);
 
 async function signIn(): Promise<void> {
   await page.goto(consoleUrl());
@@ -92,77 +35,16 @@ async function signIn(): Promise<void> {
   await page.getByRole('link', { name: 'Overview' }).waitFor();
 }
 
-const rowsOf = (selector: string) => page.locator(`table.grid tbody tr${selector}`);
-
-let brokenEvents: string[] = [];
-let flakyEvents: string[] = [];
-let healthyEvents: string[] = [];
-
 beforeAll(async () => {
   await ensureConsoleBuilt();
-  await namespace.setUp();
-  configApi = await startApp(ConfigApiModule, namespace.overrides);
-  ingest = await startApp(IngestModule, namespace.overrides);
-  worker = await startApp(DeliveryWorkerModule, {
-    ...namespace.overrides,
-    RETRY_SCHEDULE: '100ms,100ms',
-    DELIVERY_TIMEOUT_MS: '2000',
-    BREAKER_COOLDOWN: '1s',
-    RECONCILE_INTERVAL: '1m',
-  });
-
-  healthy = await pushingTo(await receiver(200, 'ok'));
-  broken = await pushingTo(await receiver(500, 'receiver is down'));
-  flakyReceiver = await receiver(503, 'maintenance');
-  flaky = await pushingTo(flakyReceiver);
-  quiet = await pushingTo(await receiver(200, 'ok'));
-
-  const actions = ['Customer_create', 'Customer_update', 'Organization_create'] as const;
-  healthyEvents = await ingestEvents(
-    healthy.id,
-    Array.from({ length: 60 }, (_, index) => ({ action: actions[index % 3], message: structuredClone(SAMPLE_MESSAGES[actions[index % 3]]) })),
-  );
-  const xssMessage = { ...structuredClone(SAMPLE_MESSAGES.Customer_create), nick_name: XSS };
-  healthyEvents.push(...(await ingestEvents(healthy.id, [{ action: 'Customer_create', message: xssMessage, event_id: XSS_EVENT_ID }])));
-  brokenEvents = await ingestEvents(broken.id, [
-    { action: 'Customer_update', message: structuredClone(SAMPLE_MESSAGES.Customer_update) },
-    { action: 'Customer_update', message: structuredClone(SAMPLE_MESSAGES.Customer_update) },
-    { action: 'ImSubSession_create', message: structuredClone(SAMPLE_MESSAGES.ImSubSession_create) },
-  ]);
-  flakyEvents = await ingestEvents(
-    flaky.id,
-    Array.from({ length: 3 }, () => ({ action: 'Organization_update', message: structuredClone(SAMPLE_MESSAGES.Organization_update) })),
-  );
-  await settled(healthyEvents, ['delivered']);
-  await settled([...brokenEvents, ...flakyEvents], ['failed']);
-
-  // A bot webhook and one recorded call through the real ingest bot API.
-  const bot = await new TestReceiver()
-    .respondWith((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ answerContent: 'Parcel leaves today' }));
-    })
-    .start();
-  receivers.push(bot);
-  const created = await admin('POST', `/admin/v1/accounts/${healthy.id}/bot-webhooks`, { name: 'faq-bot', type: 'message_trigger', url: bot.url, key: 'bot-key-0123' });
-  expect(created.status).toBe(201);
-  const call = await fetch(`${ingest.url}/v1/bot/message-trigger`, {
-    method: 'POST',
-    headers: INGEST_HEADERS,
-    body: JSON.stringify({ account_id: healthy.id, integration_name: 'faq-bot', regex: '.*', questionContent: 'Where is my parcel?' }),
-  });
-  expect(call.status).toBe(200);
-
+  await scenario.start();
   browser = await launchBrowser();
   page = browser.page;
 });
 
 afterAll(async () => {
   await browser?.close();
-  await worker?.close();
-  await ingest?.close();
-  await configApi?.close();
-  await Promise.all(receivers.map((started) => started.stop()));
-  await namespace.tearDown();
+  await scenario.stop();
 });
 
 describe('operators console', () => {
@@ -192,7 +74,7 @@ describe('operators console', () => {
     expect(index.headers.get('referrer-policy')).toBe('no-referrer');
 
     const asset = /src="(\/admin\/assets\/[^"]+\.js)"/.exec(html)?.[1] ?? '';
-    const script = await fetch(`${configApi.url}${asset}`);
+    const script = await fetch(`${scenario.configApi.url}${asset}`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/javascript/);
     expect(script.headers.get('content-security-policy')).toBe(csp);
@@ -232,14 +114,14 @@ describe('operators console', () => {
     expect(Number(await latency.getAttribute('data-nonzero'))).toBeGreaterThan(0);
 
     const counts = (await admin('GET', `/admin/v1/stats?since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`)).body;
-    expect(counts.counts.delivered).toBe(healthyEvents.length);
-    await expectText(page.locator('td[data-status="delivered"]'), String(healthyEvents.length));
-    await expectText(page.locator('td[data-status="failed"]'), String(brokenEvents.length + flakyEvents.length));
+    expect(counts.counts.delivered).toBe(scenario.healthyEvents.length);
+    await expectText(page.locator('td[data-status="delivered"]'), String(scenario.healthyEvents.length));
+    await expectText(page.locator('td[data-status="failed"]'), String(scenario.brokenEvents.length + scenario.flakyEvents.length));
 
     await page.getByRole('heading', { name: 'Delivery queue' }).waitFor();
     await expectText(page.locator('section', { has: page.getByRole('heading', { name: 'Delivery queue' }) }), 'Oldest waiting job');
     const troubled = page.locator('section', { has: page.getByRole('heading', { name: 'Endpoints in trouble' }) });
-    await expectText(troubled, broken.email);
+    await expectText(troubled, scenario.broken.email);
 
     await page.getByRole('button', { name: 'Last day' }).click();
     await page.waitForURL(/\/admin\?range=day$/);
@@ -256,21 +138,21 @@ describe('operators console', () => {
     await page.getByLabel('Status').selectOption('failed');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/status=failed/);
-    await waitForRows('[data-event-id]', brokenEvents.length + flakyEvents.length);
-    expect(await page.locator('table.grid tbody .badge').allTextContents()).toEqual(Array(brokenEvents.length + flakyEvents.length).fill('failed'));
+    await waitForRows('[data-event-id]', scenario.brokenEvents.length + scenario.flakyEvents.length);
+    expect(await page.locator('table.grid tbody .badge').allTextContents()).toEqual(Array(scenario.brokenEvents.length + scenario.flakyEvents.length).fill('failed'));
 
     await page.getByLabel('Action').selectOption('ImSubSession_create');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/action=ImSubSession_create/);
     await waitForRows('[data-event-id]', 1);
-    expect(await rowsOf('').first().getAttribute('data-event-id')).toBe(brokenEvents[2]);
+    expect(await rowsOf('').first().getAttribute('data-event-id')).toBe(scenario.brokenEvents[2]);
 
     // The URL holds the filters: opening it afresh shows the same list; newest first, 50 a page.
-    await page.goto(consoleUrl(`/events?account_id=${healthy.id}`));
+    await page.goto(consoleUrl(`/events?account_id=${scenario.healthy.id}`));
     await waitForRows('[data-event-id]', 50);
     expect(await rowsOf('').first().getAttribute('data-event-id')).toBe(XSS_EVENT_ID);
     await page.getByRole('button', { name: 'Load more' }).click();
-    await waitForRows('[data-event-id]', healthyEvents.length);
+    await waitForRows('[data-event-id]', scenario.healthyEvents.length);
     await expect(page.getByRole('button', { name: 'Load more' }).count()).resolves.toBe(0);
     await browser.screenshot('events');
 
@@ -283,9 +165,9 @@ describe('operators console', () => {
   });
 
   it('opens an event with its message and every attempt, and Redeliver changes its status', async () => {
-    await page.goto(consoleUrl(`/events?account_id=${flaky.id}&status=failed`));
-    await waitForRows('[data-event-id]', flakyEvents.length);
-    const eventId = flakyEvents[0];
+    await page.goto(consoleUrl(`/events?account_id=${scenario.flaky.id}&status=failed`));
+    await waitForRows('[data-event-id]', scenario.flakyEvents.length);
+    const eventId = scenario.flakyEvents[0];
     await page.getByRole('link', { name: eventId, exact: true }).click();
     await page.waitForURL(new RegExp(`/admin/events/${eventId}$`));
     await expectText(page.locator('[data-field="status"]'), 'failed');
@@ -300,7 +182,7 @@ describe('operators console', () => {
     await expectText(first.getByLabel('Request body'), '"action": "Organization_update"');
 
     // The receiver is back; its breaker is still open, but a manual redelivery's first call always goes out.
-    flakyReceiver.respondStatus(200, { 'content-type': 'text/plain' }, 'back');
+    scenario.flakyReceiver.respondStatus(200, { 'content-type': 'text/plain' }, 'back');
     await page.getByRole('button', { name: 'Redeliver' }).click();
     await page.locator('[data-field="status"]', { hasText: 'delivered' }).waitFor({ timeout: 20_000 });
     await expect(attempts.count()).resolves.toBe(4);
@@ -309,47 +191,47 @@ describe('operators console', () => {
   });
 
   it('redelivers everything a filter matches as a background task, with its progress to the end', async () => {
-    await page.goto(consoleUrl(`/events?account_id=${flaky.id}&status=failed`));
-    await waitForRows('[data-event-id]', flakyEvents.length - 1);
+    await page.goto(consoleUrl(`/events?account_id=${scenario.flaky.id}&status=failed`));
+    await waitForRows('[data-event-id]', scenario.flakyEvents.length - 1);
     await page.getByRole('button', { name: 'Redeliver all matching' }).click();
     await page.getByRole('button', { name: 'Start redelivery' }).click();
     const task = page.locator('.task');
     await task.locator('progress').waitFor();
     await page.locator('.task[data-task-status="done"]').waitFor({ timeout: 30_000 });
-    await expectText(task, `Done: ${flakyEvents.length - 1} of ${flakyEvents.length - 1} events`);
-    expect(await task.locator('progress').evaluate((bar: { value: number; max: number }) => [bar.value, bar.max])).toEqual([flakyEvents.length - 1, flakyEvents.length - 1]);
+    await expectText(task, `Done: ${scenario.flakyEvents.length - 1} of ${scenario.flakyEvents.length - 1} events`);
+    expect(await task.locator('progress').evaluate((bar: { value: number; max: number }) => [bar.value, bar.max])).toEqual([scenario.flakyEvents.length - 1, scenario.flakyEvents.length - 1]);
     await browser.screenshot('events-redeliver-all');
-    await settled(flakyEvents, ['delivered']);
+    await scenario.settled(scenario.flakyEvents, ['delivered']);
   });
 
   it('searches and opens accounts, enables a disabled endpoint and bulk-redelivers failed events with progress', async () => {
     await page.getByRole('link', { name: 'Accounts', exact: true }).click();
     await waitForRows('[data-account-id]', 4);
-    await page.getByLabel('Search').fill(broken.email.slice(0, -12));
+    await page.getByLabel('Search').fill(scenario.broken.email.slice(0, -12));
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/search=/);
     await waitForRows('[data-account-id]', 1);
-    await page.getByRole('link', { name: String(broken.id), exact: true }).click();
-    await page.waitForURL(new RegExp(`/admin/accounts/${broken.id}$`));
-    await expectText(page.locator('table.fields').first(), broken.email);
+    await page.getByRole('link', { name: String(scenario.broken.id), exact: true }).click();
+    await page.waitForURL(new RegExp(`/admin/accounts/${scenario.broken.id}$`));
+    await expectText(page.locator('table.fields').first(), scenario.broken.email);
     await expectText(page.locator('[data-field="endpoint-state"]'), 'open');
 
     await page.getByRole('button', { name: 'Redeliver failed events' }).click();
     await page.locator('.task[data-task-status="done"]').waitFor({ timeout: 30_000 });
-    await expectText(page.locator('.task'), `Done: ${brokenEvents.length} of ${brokenEvents.length} events`);
+    await expectText(page.locator('.task'), `Done: ${scenario.brokenEvents.length} of ${scenario.brokenEvents.length} events`);
     await browser.screenshot('account');
 
     // An endpoint disabled after failing for ENDPOINT_DISABLE_AFTER, re-enabled from its account page.
-    await namespace.db.query(`UPDATE callback_settings SET disabled_at = now(), disabled_reason = 'every attempt failed for 5d' WHERE account_id = $1`, [quiet.id]);
-    await page.goto(consoleUrl(`/accounts/${quiet.id}`));
+    await namespace.db.query(`UPDATE callback_settings SET disabled_at = now(), disabled_reason = 'every attempt failed for 5d' WHERE account_id = $1`, [scenario.quiet.id]);
+    await page.goto(consoleUrl(`/accounts/${scenario.quiet.id}`));
     await expectText(page.locator('[data-field="endpoint-state"]'), 'disabled');
     await expectText(page.locator('section', { hasText: 'Disabled because' }), 'every attempt failed for 5d');
     await page.getByRole('button', { name: 'Enable endpoint' }).click();
     await page.locator('[data-field="endpoint-state"]', { hasText: 'closed' }).waitFor();
     await expect(page.getByRole('button', { name: 'Enable endpoint' }).count()).resolves.toBe(0);
-    expect((await admin('GET', `/admin/v1/accounts/${quiet.id}`)).body.disabled_at).toBeNull();
+    expect((await admin('GET', `/admin/v1/accounts/${scenario.quiet.id}`)).body.disabled_at).toBeNull();
 
-    await page.goto(consoleUrl(`/accounts/${healthy.id}`));
+    await page.goto(consoleUrl(`/accounts/${scenario.healthy.id}`));
     await expectText(page.locator('section', { has: page.getByRole('heading', { name: 'Bot webhooks' }) }), 'faq-bot');
   });
 
@@ -380,7 +262,7 @@ describe('operators console', () => {
 
   it('shows the bot call log with filters', async () => {
     await page.getByRole('link', { name: 'Bot calls' }).click();
-    await page.getByLabel('Account').fill(String(healthy.id));
+    await page.getByLabel('Account').fill(String(scenario.healthy.id));
     await page.getByLabel('Outcome').selectOption('ok');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/outcome=ok/);
