@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { createDataSource, DAY_MS, dropExpiredPartitions, utcDayStart } from '@app/persistence';
 import { DELETE_EVENT_KEYS_SQL } from '../apps/delivery-worker/src/retention/residual-trim';
+import { STORE_SQL } from '../apps/ingest/src/events/event-store.service';
 
 /**
  * Measures a database filled by `npm run seed` through the real config-api (started from source on
@@ -170,9 +171,52 @@ async function main(): Promise<void> {
     await stop(api);
     await db.query(`ALTER DATABASE "${databaseName}" RESET ALL`);
   }
+  // The worker's and ingest's statements, by hand (rolled back): each must touch one partition per row.
+  const statements: string[] = [];
+  const explain = async (label: string, sql: string, parameters: unknown[]) => {
+    await db.query('BEGIN');
+    try {
+      const { rows } = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, parameters);
+      statements.push(`-- ${label}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}`);
+      const timing = rows.filter((row) => /Planning Time|Execution Time/.test(row['QUERY PLAN'])).map((row) => row['QUERY PLAN'].trim());
+      lines.push(`| ${label}: ${timing.join(', ')} | | | |`);
+    } finally {
+      await db.query('ROLLBACK');
+    }
+  };
+  const recent = (await db.query<{ seq: string }>(`SELECT seq::text AS seq FROM events TABLESAMPLE SYSTEM (0.05) LIMIT 200`)).rows.map((row) => row.seq);
+  for (let round = 0; round < 2; round += 1) {
+    await explain(`worker load, 200 events (round ${round + 1})`, `SELECT seq, event_id, message::text FROM events WHERE seq = ANY($1::bigint[])`, [recent]);
+    await explain(
+      `worker outcome write, 200 events (round ${round + 1})`,
+      `WITH inserted AS (
+         INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body)
+         SELECT s, 0, 9, now(), 5, 'https://receiver.example.com/hooks', '{}', '{}' FROM unnest($1::bigint[]) AS s
+       )
+       UPDATE events e SET attempts = e.attempts + 1, updated_at = now() FROM unnest($1::bigint[]) AS v(seq) WHERE e.seq = v.seq`,
+      [recent],
+    );
+    await explain(
+      `ingest, 100 new events (round ${round + 1})`,
+      STORE_SQL,
+      [
+        Array.from({ length: 100 }, (_, index) => `measure-${Date.now()}-${round}-${index}`),
+        Array.from({ length: 100 }, () => account),
+        Array.from({ length: 100 }, () => 'Customer_create'),
+        Array.from({ length: 100 }, (_, index) => JSON.stringify({ id: index })),
+      ],
+    );
+    await explain(
+      `reconciler claim (round ${round + 1})`,
+      `SELECT seq FROM events WHERE status IN ('queued', 'retrying') AND next_attempt_at < now() - interval '30 seconds'
+        ORDER BY next_attempt_at LIMIT 500 FOR UPDATE SKIP LOCKED`,
+      [],
+    );
+  }
+
   const log = readFileSync(values.log).subarray(logStart).toString('utf8');
   const blocks = log.split(/\n(?=\d{4}-\d\d-\d\d )/).filter((block) => block.includes(`@${databaseName} LOG:  duration:`) && /FROM events|event_keys/.test(block));
-  writeFileSync(values.plans, blocks.join('\n\n'));
+  writeFileSync(values.plans, [...blocks, ...statements].join('\n\n'));
   lines.push('', `plans: ${blocks.length} written to ${values.plans}`);
 
   // Dropping the oldest day (no pending events), then the next one with 1,000 events made pending.

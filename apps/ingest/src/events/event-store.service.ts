@@ -34,7 +34,7 @@ interface StoreRow {
  * whole; single events use the same path so both behave identically. The final SELECT reads the
  * snapshot from before the insert, so `existing` rows are exactly the ones that were there already.
  */
-const STORE_SQL = `
+export const STORE_SQL = `
   WITH input AS (
     SELECT *
       FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::text[]) WITH ORDINALITY
