@@ -160,18 +160,18 @@ describe('endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER)', () =>
     expect((await deliverOne(account.id)).status).toBe('delivered');
     expect((await settingsState(account.id)).failing_since).toBeNull();
 
-    // Failing since T1; a success 1.2 s later resets the clock; failing again since T2.
+    // Failing since T1; a success 1.6 s later resets the clock; failing again since T2.
     target.respondStatus(503);
     expect((await deliverOne(account.id)).status).toBe('failed');
     const firstRun = (await settingsState(account.id)).failing_since?.getTime() ?? 0;
     expect(firstRun).toBeGreaterThan(0);
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await new Promise((resolve) => setTimeout(resolve, 1600));
     target.respondStatus(200);
     expect((await deliverOne(account.id)).status).toBe('delivered');
     expect((await settingsState(account.id)).failing_since).toBeNull();
     target.respondStatus(503);
     expect((await deliverOne(account.id)).status).toBe('failed');
-    expect((await settingsState(account.id)).failing_since?.getTime()).toBeGreaterThan(firstRun + 1000);
+    expect((await settingsState(account.id)).failing_since?.getTime()).toBeGreaterThan(firstRun + 1500);
 
     // More than ENDPOINT_DISABLE_AFTER after T1, less after T2: still called, every attempt.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstRun + DISABLE_AFTER_MS + 200 - Date.now())));

@@ -274,8 +274,9 @@ export class DeliveryService {
     { countsForHealth }: { countsForHealth: boolean },
   ): Promise<DeliveryResult> {
     const { change, retryInMs } = planNextStep(event, verdict, this.environment.delivery.retryScheduleMs);
-    const applied = await this.store.record({ attempt, change });
+    // The failure clock moves first (a write only on a transition), so it is never behind the event's status.
     if (countsForHealth) await this.health.noteOutcome(settings, verdict.success, attempt.startedAt);
+    const applied = await this.store.record({ attempt, change });
     if (!applied) return 'superseded';
     if (change.status === 'delivered') {
       deliveryEventsSettled.inc({ status: 'delivered' });

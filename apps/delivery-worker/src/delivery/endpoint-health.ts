@@ -43,15 +43,17 @@ const DISABLE_SQL = `
        AND failing_since <= now() - make_interval(secs => $2::double precision / 1000)
     RETURNING failing_since, disabled_at, disabled_reason
   )
-  SELECT failing_since, disabled_at, disabled_reason FROM disabled
+  SELECT failing_since, disabled_at, disabled_reason, true AS disabled_now FROM disabled
   UNION ALL
-  SELECT failing_since, disabled_at, disabled_reason FROM callback_settings
+  SELECT failing_since, disabled_at, disabled_reason, false FROM callback_settings
    WHERE account_id = $1 AND NOT EXISTS (SELECT 1 FROM disabled)`;
 
 interface SettingsState {
   failing_since: Date | null;
   disabled_at: Date | null;
   disabled_reason: string | null;
+  /** This statement disabled it (another worker may have done so already). */
+  disabled_now: boolean;
 }
 
 /**
@@ -94,7 +96,7 @@ export class EndpointHealth {
     };
     this.settings.patch(settings.accountId, current);
     if (!current.disabledAt) return null;
-    if (!settings.disabledAt) {
+    if (row?.disabled_now) {
       this.logger.warn(`endpoint of account ${settings.accountId} (${settings.pushUrl ?? '?'}) disabled: ${current.disabledReason ?? ''}`);
       await this.announce(settings.accountId);
     }
@@ -102,9 +104,9 @@ export class EndpointHealth {
   }
 
   /**
-   * After an attempt is recorded (a call made, or one skipped because the breaker is open): starts or
-   * stops the failure clock when this is a transition. Never throws: the attempt is already recorded,
-   * and a missed transition is caught up by the next attempt once the cache reloads.
+   * After an attempt (a call made, or one skipped because the breaker is open), before it is recorded:
+   * starts or stops the failure clock when this is a transition. Never throws: a missed transition is
+   * caught up by the next attempt once the cache reloads.
    */
   async noteOutcome(settings: AccountDeliverySettings, success: boolean, at: Date): Promise<void> {
     const accountId = settings.accountId;
