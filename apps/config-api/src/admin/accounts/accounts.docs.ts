@@ -1,0 +1,109 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON } from '@app/payloads';
+import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
+import { PermissionsMap } from '../../open-api/open-api.docs';
+import { ApiAdminOperation, ApiIdParam, EndpointStateModel, ID_PARAM_PROBLEM } from '../admin.docs';
+
+/* Documentation of /admin/v1/accounts (CONTRACT §3). */
+
+export class CreatedAccountModel {
+  @ApiProperty({ type: 'integer', example: 42 })
+  id!: number;
+
+  @ApiProperty({ example: 'admin@example.com' })
+  email!: string;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  name!: string | null;
+
+  @ApiProperty({ description: 'Signs the Open API calls. Shown only here, once.' })
+  open_api_token!: string;
+
+  @ApiProperty({ description: '`whsec_<base64 of 24+ random bytes>`: the key of the callbacks\' webhook-signature. Shown only here, once.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' })
+  signing_secret!: string;
+}
+
+export class AccountModel {
+  @ApiProperty({ type: 'integer', example: 42 })
+  id!: number;
+
+  @ApiProperty({ example: 'admin@example.com' })
+  email!: string;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  name!: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'null until the Open API set_url.' })
+  push_url!: string | null;
+
+  @ApiProperty({ enum: [CONTENT_TYPE_JSON, CONTENT_TYPE_FORM] })
+  push_content_type!: string;
+
+  @ApiProperty({ type: PermissionsMap })
+  permissions!: PermissionsMap;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Until when the previous signing secret still signs (24 h after a rotation).' })
+  previous_secret_expires_at!: string | null;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the endpoint was disabled (every attempt failed for ENDPOINT_DISABLE_AFTER); null while enabled.' })
+  disabled_at!: string | null;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  disabled_reason!: string | null;
+
+  @ApiProperty({ type: EndpointStateModel, nullable: true, description: 'The circuit breaker of the push_url\'s origin; null without a push_url.' })
+  endpoint!: EndpointStateModel | null;
+}
+
+export class AccountPageModel {
+  @ApiProperty({ type: [AccountModel] })
+  items!: AccountModel[];
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' })
+  next_cursor!: string | null;
+}
+
+export class RotatedSecretModel {
+  @ApiProperty({ description: 'The new secret, shown once.' })
+  signing_secret!: string;
+
+  @ApiProperty({ format: 'date-time', description: 'Until then the previous secret signs alongside the new one.' })
+  previous_secret_expires_at!: string;
+}
+
+const NOT_FOUND = [404, 'The account does not exist.'] as const;
+
+export const ApiCreateAccount = (): MethodDecorator =>
+  applyDecorators(
+    ApiAdminOperation('Create an account', 201, CreatedAccountModel, 'Answers the Open API token and the signing secret: they are never shown again.'),
+    ApiJsonBodyErrors(),
+    ApiErrorResponses([409, 'The email or id is already taken.'], 422),
+  );
+
+export const ApiListAccounts = (): MethodDecorator =>
+  applyDecorators(ApiAdminOperation('List accounts', 200, AccountPageModel, 'Newest first, in cursor pages.'), ApiErrorResponses(422));
+
+export const ApiViewAccount = (): MethodDecorator =>
+  applyDecorators(
+    ApiIdParam(),
+    ApiAdminOperation('An account with its settings and endpoint state', 200, AccountModel),
+    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM]),
+  );
+
+export const ApiEnableEndpoint = (): MethodDecorator =>
+  applyDecorators(
+    ApiIdParam(),
+    ApiAdminOperation('Re-enable a disabled endpoint', 200, AccountModel, 'A no-op 200 when it was not disabled. A successful set_url re-enables it too.'),
+    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM]),
+  );
+
+export const ApiRotateSecret = (): MethodDecorator =>
+  applyDecorators(
+    ApiIdParam(),
+    ApiAdminOperation('Rotate the signing secret', 200, RotatedSecretModel, 'The previous secret keeps signing alongside the new one for 24 hours.'),
+    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM]),
+  );

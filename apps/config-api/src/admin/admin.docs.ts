@@ -1,0 +1,62 @@
+import { applyDecorators, type Type } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { MAX_RECORD_ID } from '@app/payloads';
+import { ApiAdminAuth } from '@app/runtime/docs';
+
+/* Shared pieces of the admin API's documentation (CONTRACT §3 and the console additions). */
+
+/** Every admin controller: its tag, `Authorization: Bearer $ADMIN_TOKEN`, 401 and 503. */
+export function ApiAdminController(tag: string): ClassDecorator {
+  return applyDecorators(ApiTags(tag), ApiAdminAuth());
+}
+
+const SUCCESS: Record<number, string> = {
+  200: 'OK.',
+  201: 'Created.',
+  202: 'Accepted: the work goes on in the background.',
+  204: 'Done; no body.',
+};
+
+/** Summary, description and the success answer of one admin operation. */
+export function ApiAdminOperation(summary: string, status: number, answer: Type<unknown> | null, description?: string): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({ summary, description }),
+    ApiResponse({ status, description: SUCCESS[status] ?? 'Done.', ...(answer ? { type: answer } : {}) }),
+  );
+}
+
+/** A path id (`:id`, `:bot_id`), checked by IdParamPipe. */
+export function ApiIdParam(name = 'id'): MethodDecorator {
+  return ApiParam({ name, schema: { type: 'integer', minimum: 1, maximum: MAX_RECORD_ID } });
+}
+
+/** Descriptions shared by several admin filters. */
+export const TIMESTAMP_DESCRIPTION = 'An ISO 8601 date-time, e.g. `2026-01-31T12:00:00Z`.';
+export const ID_PARAM_PROBLEM = 'A path id that is not an integer from 1 to 2147483647, or a field is invalid (`details` names it).';
+
+/** A breaker's state as the workers keep it in Redis. */
+export class EndpointStateModel {
+  @ApiProperty({ enum: ['closed', 'open', 'half_open'], description: 'closed: delivering; open: not calling until `retry_at`; half_open: one probe in flight.' })
+  state!: string;
+
+  @ApiProperty({ type: 'integer' })
+  consecutive_failures!: number;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  opened_at!: string | null;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  retry_at!: string | null;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  last_error!: string | null;
+}
+
+/** `{"count", "task_id"}` of a bulk redelivery. */
+export class RedeliveryStartedModel {
+  @ApiProperty({ type: 'integer', description: 'Events the filter matched (all of them are redelivered, not a page).' })
+  count!: number;
+
+  @ApiProperty({ format: 'uuid', description: 'Read its progress at `GET /admin/v1/redeliveries/{task_id}`.' })
+  task_id!: string;
+}

@@ -1,0 +1,115 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES } from '@app/persistence';
+import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
+import { ApiAdminOperation, ApiIdParam, ID_PARAM_PROBLEM } from '../admin.docs';
+
+/* Documentation of an account's bot webhooks and the bot call log (CONTRACT §3, §6). */
+
+export class BotWebhookModel {
+  @ApiProperty({ type: 'integer' })
+  id!: number;
+
+  @ApiProperty({ type: 'integer' })
+  account_id!: number;
+
+  @ApiProperty({ description: "The seed's integrationName." })
+  name!: string;
+
+  @ApiProperty({ enum: BOT_WEBHOOK_TYPES })
+  type!: string;
+
+  @ApiProperty()
+  url!: string;
+
+  @ApiProperty({ type: 'integer' })
+  timeout_ms!: number;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+}
+
+export class BotWebhookListModel {
+  @ApiProperty({ type: [BotWebhookModel] })
+  items!: BotWebhookModel[];
+}
+
+export class BotCallModel {
+  @ApiProperty()
+  id!: string;
+
+  @ApiProperty({ type: 'integer' })
+  account_id!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  bot_webhook_id!: number | null;
+
+  @ApiProperty({ enum: BOT_WEBHOOK_TYPES })
+  type!: string;
+
+  @ApiProperty()
+  integration_name!: string;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  url!: string | null;
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'As sent, with the task-push sign redacted.' })
+  request_body!: string | null;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  response_status!: number | null;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  response_body!: string | null;
+
+  @ApiProperty({ description: 'The validated answer handed to the bot (any JSON), or null.' })
+  answer!: unknown;
+
+  @ApiProperty({ enum: BOT_CALL_OUTCOMES })
+  outcome!: string;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  error!: string | null;
+
+  @ApiProperty({ type: 'integer' })
+  duration_ms!: number;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+}
+
+export class BotCallPageModel {
+  @ApiProperty({ type: [BotCallModel] })
+  items!: BotCallModel[];
+
+  @ApiProperty({ type: 'string', nullable: true })
+  next_cursor!: string | null;
+}
+
+const NOT_FOUND = [404, 'The account does not exist.'] as const;
+
+export const ApiCreateBotWebhook = (): MethodDecorator =>
+  applyDecorators(
+    ApiIdParam(),
+    ApiAdminOperation('Add a bot webhook to an account', 201, BotWebhookModel, 'The key signs the calls and is never shown again.'),
+    ApiJsonBodyErrors(),
+    ApiErrorResponses([...NOT_FOUND], [409, 'The account already has a webhook of this type with this name.'], [422, ID_PARAM_PROBLEM]),
+  );
+
+export const ApiListBotWebhooks = (): MethodDecorator =>
+  applyDecorators(
+    ApiIdParam(),
+    ApiAdminOperation("An account's bot webhooks", 200, BotWebhookListModel),
+    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM]),
+  );
+
+export const ApiRemoveBotWebhook = (): MethodDecorator =>
+  applyDecorators(
+    ApiIdParam(),
+    ApiIdParam('bot_id'),
+    ApiAdminOperation('Remove a bot webhook', 204, null),
+    ApiErrorResponses([404, 'The account has no such bot webhook.'], [422, ID_PARAM_PROBLEM]),
+  );
+
+export const ApiListBotCalls = (): MethodDecorator =>
+  applyDecorators(ApiAdminOperation('The bot call log', 200, BotCallPageModel, 'Newest first, in cursor pages.'), ApiErrorResponses(422));
