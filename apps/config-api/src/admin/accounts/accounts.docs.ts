@@ -7,7 +7,8 @@ import { ApiAdminOperation, ApiIdParam, EndpointStateModel, ID_PARAM_PROBLEM } f
 
 /* Documentation of /admin/v1/accounts (CONTRACT §3). */
 
-export class CreatedAccountModel {
+/** What both the creation answer and the account view start with. */
+class AccountIdentityModel {
   @ApiProperty({ type: 'integer', example: 42 })
   id!: number;
 
@@ -16,7 +17,9 @@ export class CreatedAccountModel {
 
   @ApiProperty({ type: 'string', nullable: true })
   name!: string | null;
+}
 
+export class CreatedAccountModel extends AccountIdentityModel {
   @ApiProperty({ description: 'Signs the Open API calls. Shown only here, once.' })
   open_api_token!: string;
 
@@ -24,16 +27,7 @@ export class CreatedAccountModel {
   signing_secret!: string;
 }
 
-export class AccountModel {
-  @ApiProperty({ type: 'integer', example: 42 })
-  id!: number;
-
-  @ApiProperty({ example: 'admin@example.com' })
-  email!: string;
-
-  @ApiProperty({ type: 'string', nullable: true })
-  name!: string | null;
-
+export class AccountModel extends AccountIdentityModel {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
