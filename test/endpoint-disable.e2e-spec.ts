@@ -38,7 +38,7 @@ describe('endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER)', () =>
     configApi = await startApp(ConfigApiModule);
     worker = await startApp(DeliveryWorkerModule, {
       ENDPOINT_DISABLE_AFTER: '2s',
-      RETRY_SCHEDULE: '200ms,200ms',
+      RETRY_SCHEDULE: '100ms,100ms',
       // The breaker stays out of the way: this suite is about disabling.
       BREAKER_FAILURE_THRESHOLD: '10000',
       DELIVERY_TIMEOUT_MS: '1000',
@@ -160,18 +160,18 @@ describe('endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER)', () =>
     expect((await deliverOne(account.id)).status).toBe('delivered');
     expect((await settingsState(account.id)).failing_since).toBeNull();
 
-    // Failing since T1; a success 1.6 s later resets the clock; failing again since T2.
+    // Failing since T1; a success 1.3 s after T1 resets the clock; failing again since T2.
     target.respondStatus(503);
     expect((await deliverOne(account.id)).status).toBe('failed');
     const firstRun = (await settingsState(account.id)).failing_since?.getTime() ?? 0;
     expect(firstRun).toBeGreaterThan(0);
-    await new Promise((resolve) => setTimeout(resolve, 1600));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstRun + 1300 - Date.now())));
     target.respondStatus(200);
     expect((await deliverOne(account.id)).status).toBe('delivered');
     expect((await settingsState(account.id)).failing_since).toBeNull();
     target.respondStatus(503);
     expect((await deliverOne(account.id)).status).toBe('failed');
-    expect((await settingsState(account.id)).failing_since?.getTime()).toBeGreaterThan(firstRun + 1500);
+    expect((await settingsState(account.id)).failing_since?.getTime()).toBeGreaterThan(firstRun + 1200);
 
     // More than ENDPOINT_DISABLE_AFTER after T1, less after T2: still called, every attempt.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstRun + DISABLE_AFTER_MS + 200 - Date.now())));
