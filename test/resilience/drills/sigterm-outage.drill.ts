@@ -7,7 +7,7 @@ import type { DrillStack } from '../drill-stack';
 const APPS: AppName[] = ['config-api', 'ingest', 'delivery-worker'];
 /** How long the apps live with the outage before SIGTERM: long enough to be reconnecting, not just failing once. */
 const OUTAGE_BEFORE_SIGTERM_MS = 3_000;
-const STARTING_LISTEN_TIMEOUT_MS = 10_000;
+const STARTING_LISTEN_TIMEOUT_MS = 5_000;
 
 interface OutageCase {
   name: string;

@@ -43,18 +43,14 @@ function workerKillDrill(id: number, title: string, plan: (quick: boolean) => Om
   };
 }
 
-export const singleWorkerKillDrill = workerKillDrill(1, 'SIGKILL of a worker during a 20,000-event run; a second worker finishes', (quick) => ({
-  name: 'worker-kill',
-  total: quick ? 2_000 : 20_000,
-  ingestCount: 1,
-  workerCount: 1,
-  replace: true,
-}));
+export const singleWorkerKillDrill = workerKillDrill(
+  1,
+  'SIGKILL of a worker mid-run (20,000 events, quick 2,000); a second worker finishes',
+  (quick) => ({ name: 'worker-kill', total: quick ? 2_000 : 20_000, ingestCount: 1, workerCount: 1, replace: true }),
+);
 
-export const scaledOutDrill = workerKillDrill(5, 'Two ingest and three worker processes, one worker SIGKILLed mid-run', (quick) => ({
-  name: 'scaled-out',
-  total: quick ? 2_000 : 10_000,
-  ingestCount: 2,
-  workerCount: 3,
-  replace: false,
-}));
+export const scaledOutDrill = workerKillDrill(
+  5,
+  'Two ingest and three worker processes, one worker SIGKILLed mid-run',
+  (quick) => ({ name: 'scaled-out', total: quick ? 2_000 : 10_000, ingestCount: 2, workerCount: 3, replace: false }),
+);
