@@ -24,7 +24,7 @@ function roleOptions(role: RedisConnectionRole): RedisOptions {
  * Every Redis connection the service makes comes from here, so each process talks to the one
  * deployment the environment names: REDIS_URL (standalone), REDIS_CLUSTER_NODES (ioredis Cluster,
  * which follows slot moves and failovers) or REDIS_SENTINELS (ioredis asks the sentinels for the
- * current primary, and its failover detector reconnects as soon as they switch).
+ * current primary on every reconnect).
  */
 export function createRedisConnection(
   environment: Pick<Environment, 'redis' | 'redisTopology'>,
@@ -48,7 +48,10 @@ export function createRedisConnection(
       sentinels: topology.sentinels,
       name: topology.name,
       role: 'master',
-      failoverDetector: true,
+      // Not ioredis's failover detector: its disconnect can land while a reconnect is asking the
+      // sentinels, which ends the connection for good (seen in the failover drill). A dead primary
+      // drops the connection anyway, and a demoted one answers READONLY, which reconnects below.
+      reconnectOnError: (error: Error) => (error.message.startsWith('READONLY') ? 2 : false),
       enableOfflineQueue: offlineQueue,
       retryStrategy: reconnectDelay,
       // Never give up on the sentinels: the deployment is expected to come back.
