@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { acquireEndpointSlot, createRedisConnection, DeliveryQueues, publishSettingsChanged, REDIS, type RedisClient, RedisKeys, releaseEndpointSlot } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { OpenApiRateLimiter } from '../apps/config-api/src/open-api/open-api-rate-limiter';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fixtures';
@@ -113,4 +114,18 @@ it('runs the endpoint breaker and lease scripts, whose two keys share one slot',
   });
   expect(released.change).toBe('opened');
   expect((await acquireEndpointSlot(redis, namespace.redisPrefix, endpointKey, { id: 'lease-3', ttlMs: 10_000, limit: 1 })).verdict).toBe('open');
+});
+
+it('counts the Open API rate limit on the cluster (rate-limiter-flexible on an ioredis Cluster)', async () => {
+  const limiter = new OpenApiRateLimiter(configApi.app.get<RedisClient>(REDIS), {
+    ...configApi.environment,
+    openApi: { ...configApi.environment.openApi, rateLimitPerMinute: 2 },
+  });
+  const accountId = 900_000 + Math.floor(Math.random() * 1000);
+  const limited: number[] = [];
+  await limiter.consume(accountId, ({ retryAfterSeconds }) => limited.push(retryAfterSeconds));
+  await limiter.consume(accountId, ({ retryAfterSeconds }) => limited.push(retryAfterSeconds));
+  await expect(limiter.consume(accountId, ({ retryAfterSeconds }) => limited.push(retryAfterSeconds))).rejects.toMatchObject({ status: 429 });
+  expect(limited).toHaveLength(1);
+  expect(limited[0]).toBeGreaterThan(0);
 });
