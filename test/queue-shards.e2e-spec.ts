@@ -1,0 +1,72 @@
+import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
+import { type RunningApp, startApp } from './support/apps';
+import { createAccount, setCallbackSettings } from './support/fixtures';
+import { IsolatedNamespace } from './support/isolated-namespace';
+import { TestReceiver } from './support/receiver';
+import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { waitFor } from './support/wait-for';
+import { eventRows, type NewTestEvent, sendEvents, type StoredTestEvent } from './support/worker-process';
+
+/**
+ * WORKER_QUEUE_SHARDS: a worker consumes only the shards it names, so a deployment can split the shards
+ * between worker groups; another worker consuming the rest picks up what the first one leaves.
+ */
+jest.setTimeout(60_000);
+
+const namespace = new IsolatedNamespace('queue-shards');
+const SHARDS = { ...namespace.overrides, DELIVERY_QUEUE_SHARDS: '2', RECONCILE_INTERVAL: '1m' };
+const receiver = new TestReceiver();
+let configApi: RunningApp;
+const workers: RunningApp[] = [];
+
+function events(count: number): NewTestEvent[] {
+  return Array.from({ length: count }, (_, index) => ({
+    action: 'Customer_create',
+    message: { ...structuredClone(SAMPLE_MESSAGES.Customer_create), id: index + 1 },
+  }));
+}
+
+beforeAll(async () => {
+  await namespace.setUp();
+  await receiver.start();
+  configApi = await startApp(ConfigApiModule, SHARDS);
+});
+
+afterAll(async () => {
+  for (const worker of workers) await worker.close();
+  await configApi?.close();
+  await receiver.stop();
+  await namespace.tearDown();
+});
+
+it('consumes only the configured shards; a second worker takes the others', async () => {
+  // Two accounts whose ids fall into different shards of two (shard = id mod 2).
+  const accounts: number[] = [];
+  while (!(accounts.some((id) => id % 2 === 0) && accounts.some((id) => id % 2 === 1))) {
+    const { id } = await createAccount(configApi);
+    if (!accounts.some((known) => known % 2 === id % 2)) {
+      await setCallbackSettings(configApi.app, id, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
+      accounts.push(id);
+    }
+  }
+  const even = accounts.find((id) => id % 2 === 0) as number;
+  const odd = accounts.find((id) => id % 2 === 1) as number;
+
+  workers.push(await startApp(DeliveryWorkerModule, { ...SHARDS, WORKER_QUEUE_SHARDS: '0' }));
+  const shardZero = await sendEvents(workers[0].app, even, events(5));
+  const shardOne = await sendEvents(workers[0].app, odd, events(5));
+  const statuses = async (stored: StoredTestEvent[]): Promise<string[]> =>
+    (await eventRows(workers[0].app, stored.map((event) => event.eventId))).map((row) => row.status);
+
+  await waitFor('shard 0 to be delivered', async () => (await statuses(shardZero)).every((status) => status === 'delivered'));
+  // Shard 1's jobs wait in their own queue: nobody consumes it yet.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(await statuses(shardOne)).toEqual(['queued', 'queued', 'queued', 'queued', 'queued']);
+  expect(await namespace.queues.all()[1].getWaitingCount()).toBe(5);
+
+  workers.push(await startApp(DeliveryWorkerModule, { ...SHARDS, WORKER_QUEUE_SHARDS: '1' }));
+  await waitFor('shard 1 to be delivered by the second worker', async () => (await statuses(shardOne)).every((status) => status === 'delivered'));
+  const delivered = new Set(receiver.requests.map((request) => request.headers['webhook-id']));
+  expect([...shardZero, ...shardOne].filter((event) => !delivered.has(event.eventId))).toEqual([]);
+});
