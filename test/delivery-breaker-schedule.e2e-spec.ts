@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { readEndpointState, REDIS } from '@app/runtime';
+import { endpointKeyOf, listOpenEndpoints, readEndpointState, REDIS } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
@@ -102,6 +102,11 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     expect(target.requests.length).toBeLessThanOrEqual(5);
     const redis = worker.app.get<Redis>(REDIS);
     expect((await readEndpointState(redis, PREFIX, target.url)).state).toBe('open');
+    // Operators see it among the open endpoints, and in the worker's gauge.
+    const origin = endpointKeyOf(target.url);
+    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).toContain(origin);
+    const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+    expect(Number(/^callbacks_endpoints_breaker_open (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
 
     // The receiver recovers; a bulk redelivery's first calls go through the open breaker and close it.
     target.respondStatus(200);
@@ -120,6 +125,7 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     const deliveredIds = new Set(target.requests.map((request) => request.headers['webhook-id']));
     for (const eventId of eventIds) expect(deliveredIds.has(eventId)).toBe(true);
     expect((await readEndpointState(redis, PREFIX, target.url)).state).toBe('closed');
+    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).not.toContain(origin);
   });
 
   it('makes the first call of a single manual redelivery even while the breaker is open', async () => {
