@@ -43,9 +43,9 @@ export interface EventChange {
   seq: string;
   series: number;
   seriesAttempts: number;
-  /** null keeps the current status (a breaker wait only updates last_error and next_attempt_at). */
+  /** null keeps the current status (only last_error and next_attempt_at change). */
   status: EventStatus | null;
-  /** 1 when this change records an HTTP attempt (attempts and series_attempts go up by one). */
+  /** 1 when this change records an attempt, made or skipped by the open breaker (attempts and series_attempts go up by one). */
   attempted: 0 | 1;
   nextAttemptAt: Date | null;
   deliveredAt: Date | null;
