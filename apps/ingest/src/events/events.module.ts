@@ -3,6 +3,7 @@ import { DeliveryQueueModule } from '@app/runtime';
 import { EventStore } from './event-store.service';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
+import { GroupCommitService } from './group-commit.service';
 
 /**
  * POST /v1/events and /v1/events/batch: validate, store durably in PostgreSQL, then enqueue.
@@ -11,6 +12,6 @@ import { EventsService } from './events.service';
 @Module({
   imports: [DeliveryQueueModule.register('producer')],
   controllers: [EventsController],
-  providers: [EventsService, EventStore],
+  providers: [EventsService, EventStore, GroupCommitService],
 })
 export class EventsModule {}

@@ -5,6 +5,7 @@ import { isPlainObject, type MessageProblem, validateEventMessage } from '@app/p
 import { ApiError, DeliveryProducer, type DeliveryJobData, type ErrorDetail, flattenValidationErrors, validationFailed } from '@app/runtime';
 import { generateEventId } from './event-id';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
+import { firstAttempt, GroupCommitService } from './group-commit.service';
 import { IngestEventDto } from './ingest-event.dto';
 import { ingestedEvents } from './ingest-metrics';
 
@@ -52,27 +53,25 @@ function echoedEventId(item: unknown): string | undefined {
   return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= 128 ? candidate : undefined;
 }
 
-/** A new event's first delivery step. */
-function firstAttempt(eventSeq: string, accountId: number): DeliveryJobData {
-  return { eventSeq, accountId, series: 0, attempt: 0 };
-}
-
 @Injectable()
 export class EventsService {
   constructor(
     private readonly store: EventStore,
     private readonly producer: DeliveryProducer,
+    private readonly groupCommit: GroupCommitService,
   ) {}
 
-  /** POST /v1/events: the envelope was validated by the DTO; answers only after the row is committed. */
+  /**
+   * POST /v1/events: the envelope was validated by the DTO; answers only after the row is committed
+   * (concurrent requests share the statement: see GroupCommitService).
+   */
   async ingestOne(dto: IngestEventDto): Promise<IngestResult> {
     const problems = validateEventMessage(dto.action, dto.message);
     if (problems.length > 0) throw validationFailed(messageDetails(problems, 'message'));
     const event = toNewEvent(dto);
-    const [outcome] = await this.store.store([event]);
+    const outcome = await this.groupCommit.commit(event);
     switch (outcome.kind) {
       case 'accepted':
-        await this.producer.enqueue([firstAttempt(outcome.seq, event.accountId)]);
         return { event_id: event.eventId, status: 'accepted' };
       case 'duplicate':
         return { event_id: event.eventId, status: 'duplicate' };
