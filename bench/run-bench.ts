@@ -1,31 +1,100 @@
 import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { runMicroBenchmarks } from './micro.bench';
-import { runPipelineBenchmark } from './pipeline.bench';
+import { machineText, markdownTable, scenarioText } from './report/report';
+import { SCENARIOS } from './scenarios/registry';
+import type { ScenarioResult } from './scenarios/scenario';
+import { BenchContext } from './support/bench-context';
+import { ProcessSupervisor, withDeadline } from './support/process-supervisor';
+
+const USAGE = `npm run bench -- [--quick] [--scenario <name>[,<name>…]] [--micro] [--out <file.md>] [--list]
+  --quick        small sizes and short runs (under 2 minutes for everything)
+  --scenario     run only these (names from --list; "micro" is the in-process micro benchmarks)
+  --micro        only the micro benchmarks
+  --out          also write the Markdown table of the run to this file
+`;
+
+const write = (text: string): void => void process.stdout.write(text);
+
+function runMicro(quick: boolean): void {
+  write('\n== micro: in-process, ratio = time per op ÷ baseline time per op\n');
+  const format = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 0 });
+  for (const result of quick ? runMicroBenchmarks(2, 150) : runMicroBenchmarks()) {
+    write(`  ${result.name.padEnd(40)} ratio ${result.ratio.toFixed(2).padStart(7)}  (${format(result.candidateOpsPerSecond)} ops/s; baseline ${result.baseline}: ${format(result.baselineOpsPerSecond)} ops/s)\n`);
+  }
+}
 
 /**
- * `npm run bench`: every number is a ratio against a baseline measured in the same run on the same
- * machine, so results compare across machines; absolute rates are printed for context only.
+ * `npm run bench`: the built apps as production processes, a receiver, a load generator and the
+ * framework-free baseline pipeline as processes of their own, every figure next to the baseline's.
  */
-async function main(): Promise<void> {
-  const format = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 0 });
-  process.stdout.write('micro benchmarks (ratio = time per op ÷ baseline time per op)\n');
-  for (const result of runMicroBenchmarks()) {
-    process.stdout.write(
-      `  ${result.name.padEnd(40)} ratio ${result.ratio.toFixed(2).padStart(7)}  (${format(result.candidateOpsPerSecond)} ops/s; baseline ${result.baseline}: ${format(result.baselineOpsPerSecond)} ops/s)\n`,
-    );
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      scenario: { type: 'string', multiple: true },
+      micro: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      list: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return write(USAGE), 0;
+  if (values.list) {
+    write(`micro  in-process micro benchmarks\n${SCENARIOS.map((scenario) => `${scenario.name.padEnd(18)} ${scenario.title}`).join('\n')}\n`);
+    return 0;
   }
-  if (process.argv.includes('--micro')) return;
-  const total = Number(process.env.BENCH_EVENTS ?? 3000);
-  process.stdout.write(`\npipeline benchmark (${total} events: ingest batch → PostgreSQL → BullMQ → worker → local receiver)\n`);
-  const pipeline = await runPipelineBenchmark(total);
-  process.stdout.write(
-    `  delivery ratio ${pipeline.ratio.toFixed(2)}: ${format(pipeline.pipelineEventsPerSecond)} events/s delivered vs ${format(pipeline.directPostsPerSecond)} direct POSTs/s at the same concurrency (${pipeline.endpointConcurrency})\n` +
-      `  ingest accepted ${format(pipeline.ingestAcceptedPerSecond)} events/s (batches of 500)\n`,
-  );
+  const known = new Set(['micro', ...SCENARIOS.map((scenario) => scenario.name)]);
+  const asked = values.micro ? ['micro'] : (values.scenario ?? []).flatMap((name) => name.split(',')).filter(Boolean);
+  const unknown = asked.filter((name) => !known.has(name));
+  if (unknown.length) {
+    process.stderr.write(`unknown scenario ${unknown.join(', ')}; known: ${[...known].join(', ')}\n`);
+    return 2;
+  }
+  const selected = asked.length ? new Set(asked) : known;
+  const quick = values.quick;
+  const started = Date.now();
+  write(`bench (${quick ? 'quick' : 'full'}), ${new Date().toISOString()}\n${machineText()}\n`);
+  write('Figures measured while other work runs on the machine are not comparable with a calm run.\n');
+  if (selected.has('micro')) runMicro(quick);
+
+  const scenarios = SCENARIOS.filter((scenario) => selected.has(scenario.name));
+  const results: ScenarioResult[] = [];
+  const failures: string[] = [];
+  if (scenarios.length) {
+    const supervisor = new ProcessSupervisor();
+    try {
+      write('\nstarting the service, receiver, load generator…\n');
+      const bench = await withDeadline(BenchContext.start(supervisor, quick, (line) => write(`  ${line}\n`)), 180_000, 'starting the bench');
+      for (const scenario of scenarios) {
+        const scenarioStarted = Date.now();
+        try {
+          const result = await withDeadline(scenario.run(bench), quick ? 180_000 : 45 * 60_000, `scenario ${scenario.name}`);
+          results.push(result);
+          write(scenarioText(result, (Date.now() - scenarioStarted) / 1000));
+        } catch (error) {
+          failures.push(scenario.name);
+          write(`\n== ${scenario.name}: FAILED after ${((Date.now() - scenarioStarted) / 1000).toFixed(0)} s: ${error instanceof Error ? error.message : String(error)}\n`);
+        }
+      }
+    } finally {
+      write('\nstopping every process and removing the bench database and Redis keys…\n');
+      await supervisor.shutdown();
+    }
+  }
+  if (results.length) {
+    const table = markdownTable(results);
+    write(`\n${table}`);
+    if (values.out) writeFileSync(values.out, `${machineText()}\n\n${table}`);
+  }
+  write(`\ndone in ${((Date.now() - started) / 1000).toFixed(0)} s; ${machineText()}\n`);
+  if (failures.length) write(`failed: ${failures.join(', ')}\n`);
+  return failures.length ? 1 : 0;
 }
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(1);

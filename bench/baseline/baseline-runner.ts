@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { freePort } from '../support/bench-environment';
+import type { BenchEnvironment } from '../support/bench-environment';
+import { waitReady } from '../support/ipc';
+import type { ProcessSupervisor, SupervisedProcess } from '../support/process-supervisor';
+import { createBaselineTables } from './baseline-schema';
+
+/**
+ * Starts and stops the framework-free pipeline's processes (each an ingest and a worker on one
+ * queue), so a measurement runs with exactly one or exactly two of them; remembers each figure, so
+ * scenarios that compare against the same baseline measure it once per run.
+ */
+export class BaselineRunner {
+  private readonly running: Array<{ process: SupervisedProcess; url: string }> = [];
+  private readonly figures = new Map<string, Promise<unknown>>();
+  private tablesReady: Promise<void> | null = null;
+
+  constructor(
+    private readonly supervisor: ProcessSupervisor,
+    private readonly environment: BenchEnvironment,
+    /** Callback URL of baseline account 1, 2, … (the same receiver origins as the service's accounts). */
+    private readonly endpointUrls: readonly string[],
+  ) {}
+
+  /** Baseline account ids, matching `endpointUrls`. */
+  get accounts(): number[] {
+    return this.endpointUrls.map((_, index) => index + 1);
+  }
+
+  /** Exactly `count` baseline processes running; answers their ingest URLs. */
+  async use(count: number): Promise<string[]> {
+    this.tablesReady ??= createBaselineTables(this.environment.databaseUrl);
+    await this.tablesReady;
+    while (this.running.length > count) await this.running.pop()?.process.stop();
+    while (this.running.length < count) {
+      const port = await freePort();
+      const child = this.supervisor.start(`baseline#${this.running.length + 1}`, join(__dirname, 'baseline.process.js'), {
+        DATABASE_URL: this.environment.databaseUrl,
+        REDIS_URL: this.environment.redisUrl,
+        BASELINE_QUEUE_PREFIX: `${this.environment.redisPrefix}:baseline`,
+        BASELINE_PORT: String(port),
+        BASELINE_ENDPOINTS: JSON.stringify(Object.fromEntries(this.endpointUrls.map((url, index) => [index + 1, url]))),
+      });
+      await waitReady(child.child, child.name, 30_000);
+      this.running.push({ process: child, url: `http://127.0.0.1:${port}` });
+    }
+    return this.running.map((entry) => entry.url);
+  }
+
+  async stopAll(): Promise<void> {
+    await this.use(0);
+  }
+
+  /** The figure named `key`, measured by `measure` the first time it is asked for. */
+  once<T>(key: string, measure: () => Promise<T>): Promise<T> {
+    let figure = this.figures.get(key) as Promise<T> | undefined;
+    if (!figure) {
+      figure = measure();
+      this.figures.set(key, figure);
+    }
+    return figure;
+  }
+}

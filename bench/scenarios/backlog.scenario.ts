@@ -1,0 +1,52 @@
+import { waitFor } from '../../test/support/wait-for';
+import { baselineEndToEnd } from './delivery.scenarios';
+import { batches } from './measure';
+import type { Scenario } from './scenario';
+
+/**
+ * A receiver down while events pile up, then back: what an operator sees after an outage. While the
+ * 20 endpoints answer 503 the worker runs with RETRY_SCHEDULE=1s, so every stored event ends
+ * `failed` within seconds (the breaker opens after five calls; later attempts make no call). Then the
+ * receiver is up again, the worker is back on its default settings, and one bulk redelivery
+ * (`POST /admin/v1/events/redeliver {"status":"failed"}`) sends the whole backlog: the drain rate is
+ * from that request to the last callback.
+ */
+export const backlogScenario: Scenario = {
+  name: 'backlog',
+  title: 'backlog drain: 100,000 events stored while the receiver is down, then the drain once it is up',
+  async run(bench) {
+    const total = bench.size(2_000, 100_000);
+    const since = new Date(Date.now() - 1_000).toISOString();
+    await bench.restartWorker({ RETRY_SCHEDULE: '1s' });
+    await bench.receiver.setMode(bench.mainHosts, 'down');
+    let stored: number;
+    try {
+      stored = (await batches(bench, bench.service(), 'bk', total)).acceptedPerSecond;
+      await waitFor(`${total} backlog events to be failed`, async () => {
+        const stats = await bench.accounts.admin('GET', `/stats?since=${encodeURIComponent(since)}`);
+        const failed = Number((stats.counts as Record<string, number> | undefined)?.failed ?? 0);
+        if (failed >= total) return true;
+        throw new Error(`${failed} failed so far`);
+      }, { timeoutMs: 60_000 + total * 20, intervalMs: 1_000 });
+    } finally {
+      await bench.receiver.setMode(bench.mainHosts, 'ok');
+    }
+    await bench.restartWorker();
+    const refused = (await bench.receiver.stats('bk')).refused;
+    const started = performance.timeOrigin + performance.now();
+    const task = await bench.accounts.admin('POST', '/events/redeliver', { status: 'failed', since });
+    const arrived = await bench.receiver.waitFor('bk', total, 120_000 + total * 20);
+    await bench.receiver.forget('bk');
+    const drained = total / (((arrived.last ?? started) - started) / 1000);
+    const baseline = await baselineEndToEnd(bench, 1, bench.size(4_000, 20_000));
+    return {
+      name: this.name,
+      title: this.title,
+      figures: [
+        { label: 'stored while down', value: stored, unit: 'events/s' },
+        { label: 'drained once up', value: drained, unit: 'events/s', reference: { label: 'baseline ×1 end to end', value: baseline.deliveredPerSecond } },
+      ],
+      notes: [`${total} events over 20 endpoints; ${refused} calls refused while down (the breakers opened); redelivery task matched ${String(task.count)}; no target in the issue`],
+    };
+  },
+};

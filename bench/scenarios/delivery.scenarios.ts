@@ -1,0 +1,80 @@
+import { endToEnd } from './measure';
+import { atLeast, type Scenario } from './scenario';
+import type { BenchContext } from '../support/bench-context';
+
+/** The framework-free pipeline end to end with `processes` processes over the 20 endpoints (measured once per run). */
+export function baselineEndToEnd(bench: BenchContext, processes: number, total: number) {
+  return bench.baseline.once(`e2e-${processes}`, async () => endToEnd(bench, await bench.baselineTarget(processes), `be${processes}`, total));
+}
+
+export const endToEndScenario: Scenario = {
+  name: 'end-to-end',
+  title: '20,000 events for 20 endpoints (distinct origins), ingest → delivered, one ingest and one worker',
+  async run(bench) {
+    const total = bench.size(4_000, 20_000);
+    const service = await endToEnd(bench, bench.service(), 'e2e', total);
+    const baseline = await baselineEndToEnd(bench, 1, total);
+    const share = service.deliveredPerSecond / baseline.deliveredPerSecond;
+    return {
+      name: this.name,
+      title: this.title,
+      figures: [
+        { label: 'delivered', value: service.deliveredPerSecond, unit: 'events/s', reference: { label: 'baseline ×1', value: baseline.deliveredPerSecond }, target: atLeast(service.deliveredPerSecond, 3_000, '≥ 3,000/s with one worker') },
+        { label: 'share of the baseline', value: share, unit: 'ratio', target: atLeast(share, 0.6, '≥ 0.60 of the framework-free pipeline') },
+      ],
+      notes: [`${total} events (${service.duplicates} duplicate arrivals); accepted at ${Math.round(service.acceptedPerSecond)}/s while delivering`],
+    };
+  },
+};
+
+export const scaledEndToEndScenario: Scenario = {
+  name: 'end-to-end-scaled',
+  title: 'the same with two ingests and two workers (the baseline with two processes)',
+  async run(bench) {
+    const total = bench.size(4_000, 20_000);
+    const [ingest, worker] = await Promise.all([bench.stack.start('ingest'), bench.stack.start('delivery-worker')]);
+    try {
+      const service = await endToEnd(bench, bench.service([bench.ingest.url, ingest.url]), 'e2s', total);
+      const baseline = await baselineEndToEnd(bench, 2, total);
+      const share = service.deliveredPerSecond / baseline.deliveredPerSecond;
+      return {
+        name: this.name,
+        title: this.title,
+        figures: [
+          { label: 'delivered', value: service.deliveredPerSecond, unit: 'events/s', reference: { label: 'baseline ×2', value: baseline.deliveredPerSecond } },
+          { label: 'share of the baseline', value: share, unit: 'ratio', target: atLeast(share, 0.6, '≥ 0.60 of the framework-free pipeline') },
+        ],
+        notes: [`${total} events, batches spread over both ingests`],
+      };
+    } finally {
+      await Promise.all([ingest.process.stop(30_000), worker.process.stop(30_000)]);
+    }
+  },
+};
+
+export const oneEndpointScenario: Scenario = {
+  name: 'one-endpoint',
+  title: '10,000 events for one endpoint, default ENDPOINT_CONCURRENCY (10)',
+  async run(bench) {
+    const total = bench.size(2_000, 10_000);
+    const service = await endToEnd(bench, bench.service(undefined, [bench.singleEndpoint.account]), 'one', total);
+    const baseline = await bench.baseline.once('one-endpoint', async () => {
+      const target = await bench.baselineTarget(1);
+      return endToEnd(bench, { ...target, accounts: [target.accounts[0] ?? 1] }, 'bone', total);
+    });
+    return {
+      name: this.name,
+      title: this.title,
+      figures: [
+        {
+          label: 'delivered',
+          value: service.deliveredPerSecond,
+          unit: 'events/s',
+          reference: { label: 'baseline ×1, one endpoint, 10 connections', value: baseline.deliveredPerSecond },
+          target: atLeast(service.deliveredPerSecond, 2_000, '≥ 2,000/s'),
+        },
+      ],
+      notes: [`${total} events`],
+    };
+  },
+};

@@ -1,0 +1,55 @@
+import { batches, singlePosts } from './measure';
+import { atLeast, atMost, type Scenario } from './scenario';
+
+export const singlePostScenario: Scenario = {
+  name: 'single-post',
+  title: 'single-event POST /v1/events, 32 keep-alive connections (worker delivering meanwhile)',
+  async run(bench) {
+    const durationMs = bench.size(3_000, 20_000);
+    const service = await singlePosts(bench, bench.service(), 'sp', 32, durationMs);
+    const baseline = await bench.baseline.once('single-post', async () => singlePosts(bench, await bench.baselineTarget(1), 'bsp', 32, durationMs));
+    const reference = (value: number) => ({ label: 'baseline ×1', value });
+    return {
+      name: this.name,
+      title: this.title,
+      figures: [
+        { label: 'accepted', value: service.acceptedPerSecond, unit: 'events/s', reference: reference(baseline.acceptedPerSecond), target: atLeast(service.acceptedPerSecond, 3_000, '≥ 3,000/s') },
+        { label: 'request p50', value: service.latency.p50, unit: 'ms', reference: reference(baseline.latency.p50) },
+        { label: 'request p99', value: service.latency.p99, unit: 'ms', reference: reference(baseline.latency.p99), target: atMost(service.latency.p99, 50, 'p99 ≤ 50 ms') },
+      ],
+      notes: [`${service.result.requests} requests in ${(durationMs / 1000).toFixed(0)} s, answers ${JSON.stringify(service.result.statuses)}, all delivered before the next scenario`],
+    };
+  },
+};
+
+export const batchScenario: Scenario = {
+  name: 'batch',
+  title: 'POST /v1/events/batch, batches of 500, 4 in flight (worker delivering meanwhile)',
+  async run(bench) {
+    const total = bench.size(5_000, 25_000);
+    const service = await batches(bench, bench.service(), 'bt', total);
+    await bench.receiver.waitFor('bt', total, 60_000 + total * 10);
+    await bench.receiver.forget('bt');
+    const baseline = await bench.baseline.once('batch', async () => {
+      const measured = await batches(bench, await bench.baselineTarget(1), 'bbt', total);
+      await bench.receiver.waitFor('bbt', total, 60_000 + total * 10);
+      await bench.receiver.forget('bbt');
+      return measured;
+    });
+    return {
+      name: this.name,
+      title: this.title,
+      figures: [
+        {
+          label: 'accepted',
+          value: service.acceptedPerSecond,
+          unit: 'events/s',
+          reference: { label: 'baseline ×1', value: baseline.acceptedPerSecond },
+          target: atLeast(service.acceptedPerSecond, 10_000, '≥ 10,000/s'),
+        },
+        { label: 'request p50 (500 events)', value: service.result.latency.p50, unit: 'ms', reference: { label: 'baseline ×1', value: baseline.result.latency.p50 } },
+      ],
+      notes: [`${total} events`],
+    };
+  },
+};

@@ -1,0 +1,36 @@
+import { endToEnd } from './measure';
+import { atLeast, type Scenario } from './scenario';
+
+/**
+ * One endpoint never answers and gets half of the events; the healthy endpoint's delivery rate is
+ * compared with its rate when it is alone. Runs late: the hanging endpoint's events stay behind,
+ * retried on the default schedule, once it answers again.
+ */
+export const isolationScenario: Scenario = {
+  name: 'isolation',
+  title: 'isolation: one endpoint that never answers gets half of the events',
+  async run(bench) {
+    const { healthy, hanging, hangingHost } = bench.isolation;
+    const half = bench.size(1_000, 5_000);
+    const alone = await endToEnd(bench, bench.service(undefined, [healthy]), 'isa', half);
+    await bench.receiver.setMode([hangingHost], 'hang');
+    let shared: { deliveredPerSecond: number };
+    try {
+      // Accounts alternate per event, so the healthy endpoint gets exactly `half` of the 2 × half events.
+      shared = await endToEnd(bench, bench.service(undefined, [healthy, hanging]), 'isb', half * 2, half);
+    } finally {
+      await bench.receiver.setMode([hangingHost], 'ok');
+    }
+    const kept = shared.deliveredPerSecond / alone.deliveredPerSecond;
+    return {
+      name: this.name,
+      title: this.title,
+      figures: [
+        { label: 'healthy endpoint, alone', value: alone.deliveredPerSecond, unit: 'events/s' },
+        { label: 'healthy endpoint, beside a hanging one', value: shared.deliveredPerSecond, unit: 'events/s', reference: { label: 'alone', value: alone.deliveredPerSecond } },
+        { label: 'rate kept', value: kept, unit: 'ratio', target: atLeast(kept, 0.8, '≥ 0.80 of its rate alone') },
+      ],
+      notes: [`${half} healthy events each time; the hanging endpoint held every call it got (DELIVERY_TIMEOUT_MS 10 s) until the measurement ended`],
+    };
+  },
+};

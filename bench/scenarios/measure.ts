@@ -1,0 +1,93 @@
+import { createHistogram } from 'node:perf_hooks';
+import type { LatencySummary, LoadResult } from '../load/load-plan';
+import type { BenchContext, ServiceTarget } from '../support/bench-context';
+
+/** Generous, but bounded: the time `count` callbacks may take to arrive at a slow 100/s, plus a minute. */
+export const settleMs = (count: number): number => 60_000 + count * 10;
+
+function checkLoad(result: LoadResult, what: string): void {
+  if (result.ok === 0) throw new Error(`${what}: no request succeeded (${result.firstError ?? 'no answer'}; statuses ${JSON.stringify(result.statuses)})`);
+}
+
+/** Single events, `inFlight` keep-alive connections, for `durationMs`; waits until every accepted event was delivered. */
+export async function singlePosts(bench: BenchContext, target: ServiceTarget, tag: string, inFlight: number, durationMs: number) {
+  const result = await bench.load.run({
+    targets: target.urls,
+    path: target.eventPath,
+    headers: target.headers,
+    body: { kind: 'event', tag, accounts: target.accounts },
+    mode: { kind: 'concurrency', inFlight, durationMs },
+    connections: inFlight,
+    deadlineMs: durationMs + 60_000,
+  });
+  checkLoad(result, `${target.label} single POSTs`);
+  await bench.receiver.waitFor(tag, result.accepted, settleMs(result.accepted));
+  await bench.receiver.forget(tag);
+  return { acceptedPerSecond: result.accepted / (result.elapsedMs / 1000), latency: result.latency, result };
+}
+
+/** `total` events in batches of `size`, `inFlight` requests at a time; accepted events per second. */
+export async function batches(bench: BenchContext, target: ServiceTarget, tag: string, total: number, size = 500, inFlight = 4) {
+  const result = await bench.load.run({
+    targets: target.urls,
+    path: target.batchPath,
+    headers: target.headers,
+    body: { kind: 'batch', tag, accounts: target.accounts, size },
+    mode: { kind: 'concurrency', inFlight, total: Math.ceil(total / size) },
+    connections: inFlight,
+    deadlineMs: 300_000,
+  });
+  checkLoad(result, `${target.label} batches`);
+  if (result.accepted < total) throw new Error(`${target.label}: only ${result.accepted} of ${total} events accepted (${JSON.stringify(result.statuses)})`);
+  return { acceptedPerSecond: result.accepted / (result.elapsedMs / 1000), result };
+}
+
+/**
+ * Ingest → delivered: from the first batch sent until the last of `expected` callbacks (by default
+ * all `total`) arrived.
+ */
+export async function endToEnd(bench: BenchContext, target: ServiceTarget, tag: string, total: number, expected = total) {
+  const ingest = await batches(bench, target, tag, total);
+  const stats = await bench.receiver.waitFor(tag, expected, settleMs(total));
+  await bench.receiver.forget(tag);
+  const seconds = ((stats.last ?? 0) - ingest.result.startedAt) / 1000;
+  return { deliveredPerSecond: expected / seconds, acceptedPerSecond: ingest.acceptedPerSecond, duplicates: stats.duplicates, byHost: stats.byHost };
+}
+
+/** Single events at a steady `perSecond`; POST sent → callback arrived, per event, in ms. */
+export async function latencyAtRate(bench: BenchContext, target: ServiceTarget, tag: string, perSecond: number, durationMs: number) {
+  const result = await bench.load.run({
+    targets: target.urls,
+    path: target.eventPath,
+    headers: target.headers,
+    body: { kind: 'event', tag, accounts: target.accounts },
+    mode: { kind: 'rate', perSecond, durationMs },
+    connections: 32,
+    recordSends: true,
+    deadlineMs: durationMs + 60_000,
+  });
+  checkLoad(result, `${target.label} at ${perSecond}/s`);
+  await bench.receiver.waitFor(tag, result.accepted, settleMs(result.accepted));
+  const arrivals = await bench.receiver.arrivals(tag);
+  await bench.receiver.forget(tag);
+  const sends = result.sends ?? { ids: [], at: [] };
+  // Microsecond buckets: the same histogram the load generator keeps for request latency.
+  const delays = createHistogram();
+  let matched = 0;
+  sends.ids.forEach((id, index) => {
+    const arrived = arrivals.get(id);
+    if (arrived === undefined) return;
+    matched += 1;
+    delays.record(Math.max(1, Math.round((arrived - (sends.at[index] ?? arrived)) * 1000)));
+  });
+  const ms = (value: number): number => (matched ? value / 1000 : 0);
+  const endToEndMs: LatencySummary = {
+    p50: ms(delays.percentile(50)),
+    p95: ms(delays.percentile(95)),
+    p99: ms(delays.percentile(99)),
+    max: ms(delays.max),
+    mean: ms(delays.mean),
+  };
+  const achievedPerSecond = result.requests / (result.elapsedMs / 1000);
+  return { endToEndMs, requestLatency: result.latency, matched, achievedPerSecond, result };
+}

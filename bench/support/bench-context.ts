@@ -1,0 +1,138 @@
+import { BaselineRunner } from '../baseline/baseline-runner';
+import { LoadControl } from '../load/load-control';
+import { ReceiverControl } from '../receiver/receiver-control';
+import { BenchAccounts } from './bench-accounts';
+import { type BenchEnvironment, prepareEnvironment } from './bench-environment';
+import type { ProcessSupervisor } from './process-supervisor';
+import { type RunningApp, ServiceStack } from './service-stack';
+
+/** Receiver addresses: 20 for the many-endpoint scenarios, then one each for the one-endpoint and isolation scenarios. */
+const MAIN_ENDPOINTS = 20;
+const RECEIVER_HOSTS = MAIN_ENDPOINTS + 3;
+
+export interface ServiceTarget {
+  label: string;
+  urls: string[];
+  eventPath: string;
+  batchPath: string;
+  headers: Record<string, string>;
+  accounts: number[];
+}
+
+/**
+ * Everything a scenario needs: the running service (config-api, ingest, worker), the receiver, the
+ * load generator, the baseline pipeline and the accounts, each on its own loopback origin.
+ */
+export class BenchContext {
+  readonly extraApps: RunningApp[] = [];
+
+  private constructor(
+    readonly quick: boolean,
+    readonly supervisor: ProcessSupervisor,
+    readonly environment: BenchEnvironment,
+    readonly receiver: ReceiverControl,
+    readonly load: LoadControl,
+    readonly stack: ServiceStack,
+    readonly configApi: RunningApp,
+    readonly ingest: RunningApp,
+    public worker: RunningApp,
+    readonly accounts: BenchAccounts,
+    readonly mainAccounts: number[],
+    readonly mainHosts: string[],
+    readonly singleEndpoint: { account: number; host: string },
+    readonly isolation: { healthy: number; healthyHost: string; hanging: number; hangingHost: string },
+    readonly baseline: BaselineRunner,
+  ) {}
+
+  static async start(supervisor: ProcessSupervisor, quick: boolean, log: (line: string) => void): Promise<BenchContext> {
+    const environment = await prepareEnvironment(supervisor);
+    log(`database ${new URL(environment.databaseUrl).pathname.slice(1)}, Redis prefix ${environment.redisPrefix}`);
+    const [receiver, load] = await Promise.all([ReceiverControl.start(supervisor, RECEIVER_HOSTS), LoadControl.start(supervisor)]);
+    const stack = new ServiceStack(supervisor, environment);
+    const [configApi, ingest, worker] = await Promise.all([stack.start('config-api'), stack.start('ingest'), stack.start('delivery-worker')]);
+    log(`receiver on ${receiver.hosts[0]}…${receiver.hosts.at(-1)} port ${receiver.port}; config-api, ingest and worker ready`);
+    const accounts = new BenchAccounts(configApi.url, environment.adminToken, environment.runId);
+    const mainHosts = receiver.hosts.slice(0, MAIN_ENDPOINTS);
+    const mainAccounts = await Promise.all(mainHosts.map((host, index) => accounts.create(`main${index}`, receiver.url(host))));
+    const [singleHost, healthyHost, hangingHost] = receiver.hosts.slice(MAIN_ENDPOINTS) as [string, string, string];
+    const [single, healthy, hanging] = await Promise.all([
+      accounts.create('single', receiver.url(singleHost)),
+      accounts.create('healthy', receiver.url(healthyHost)),
+      accounts.create('hanging', receiver.url(hangingHost)),
+    ]);
+    const baseline = new BaselineRunner(supervisor, environment, mainHosts.map((host) => receiver.url(host)));
+    const bench = new BenchContext(
+      quick,
+      supervisor,
+      environment,
+      receiver,
+      load,
+      stack,
+      configApi,
+      ingest,
+      worker,
+      accounts,
+      mainAccounts,
+      mainHosts,
+      { account: single, host: singleHost },
+      { healthy, healthyHost, hanging, hangingHost },
+      baseline,
+    );
+    await bench.warmUp();
+    log('warmed up (single events and batches through ingest and the worker, not measured)');
+    return bench;
+  }
+
+  /** Compiles the hot paths of ingest and worker before anything is measured, as in a process that has run for a while. */
+  private async warmUp(): Promise<void> {
+    const target = this.service();
+    const single = await this.load.run({
+      targets: target.urls,
+      path: target.eventPath,
+      headers: target.headers,
+      body: { kind: 'event', tag: 'warm', accounts: target.accounts },
+      mode: { kind: 'concurrency', inFlight: 8, durationMs: this.quick ? 1_500 : 5_000 },
+      connections: 8,
+      deadlineMs: 60_000,
+    });
+    const batch = await this.load.run({
+      targets: target.urls,
+      path: target.batchPath,
+      headers: target.headers,
+      body: { kind: 'batch', tag: 'warmb', accounts: target.accounts, size: 500 },
+      mode: { kind: 'concurrency', inFlight: 2, total: this.quick ? 4 : 10 },
+      connections: 2,
+      deadlineMs: 60_000,
+    });
+    await this.receiver.waitFor('warm', single.accepted, 120_000);
+    await this.receiver.waitFor('warmb', batch.accepted, 120_000);
+    await Promise.all([this.receiver.forget('warm'), this.receiver.forget('warmb')]);
+  }
+
+  /** `quick` in --quick runs, `full` otherwise. */
+  size(quick: number, full: number): number {
+    return this.quick ? quick : full;
+  }
+
+  service(ingestUrls: string[] = [this.ingest.url], accounts: number[] = this.mainAccounts): ServiceTarget {
+    return {
+      label: 'service',
+      urls: ingestUrls,
+      eventPath: '/v1/events',
+      batchPath: '/v1/events/batch',
+      headers: { authorization: `Bearer ${this.environment.ingestToken}` },
+      accounts,
+    };
+  }
+
+  async baselineTarget(processes: number): Promise<ServiceTarget> {
+    const urls = await this.baseline.use(processes);
+    return { label: `baseline ×${processes}`, urls, eventPath: '/events', batchPath: '/events/batch', headers: {}, accounts: this.baseline.accounts };
+  }
+
+  /** Replaces the worker, e.g. with other settings; the old one is stopped first. */
+  async restartWorker(extraEnv: Record<string, string> = {}): Promise<void> {
+    await this.worker.process.stop(30_000);
+    this.worker = await this.stack.start('delivery-worker', extraEnv);
+  }
+}
