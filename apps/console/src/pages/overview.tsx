@@ -127,11 +127,10 @@ function Endpoints() {
             <tr>
               <th>Account</th>
               <th>Endpoint</th>
-              <th>Breaker</th>
-              <th>Failures</th>
+              <th>State</th>
+              <th class="num">Failures</th>
               <th>Retry at</th>
-              <th>Disabled</th>
-              <th>Last error</th>
+              <th>Problem</th>
             </tr>
           </thead>
           <tbody>
@@ -145,14 +144,21 @@ function Endpoints() {
                 </td>
                 <td class="mono">{item.push_url}</td>
                 <td>
-                  <StatusBadge status={item.breaker} />
+                  <StatusBadge status={item.disabled_at ? 'disabled' : item.breaker} />
                 </td>
                 <td class="num">{item.consecutive_failures}</td>
                 <td>
                   <Time iso={item.retry_at} />
                 </td>
-                <td>{item.disabled_at ? <><Time iso={item.disabled_at} /> {item.disabled_reason}</> : '—'}</td>
-                <td class="clip">{item.last_error ?? '—'}</td>
+                <td>
+                  {item.disabled_at ? (
+                    <>
+                      disabled since <Time iso={item.disabled_at} />: {item.disabled_reason}
+                    </>
+                  ) : (
+                    (item.last_error ?? '—')
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
