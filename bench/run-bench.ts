@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runMicroBenchmarks } from './micro.bench';
 import { machineText, markdownTable, scenarioText } from './report/report';
@@ -8,12 +9,25 @@ import type { ScenarioResult } from './scenarios/scenario';
 import { BenchContext } from './support/bench-context';
 import { ProcessSupervisor, withDeadline } from './support/process-supervisor';
 
-const USAGE = `npm run bench -- [--quick] [--scenario <name>[,<name>…]] [--micro] [--out <file.md>] [--list]
+const USAGE = `npm run bench -- [--quick] [--scenario <name>[,<name>…]] [--env KEY=VALUE]… [--profile <dir>] [--micro] [--out <file.md>] [--list]
   --quick        small sizes and short runs (under 2 minutes for everything)
   --scenario     run only these (names from --list; "micro" is the in-process micro benchmarks)
+  --env          a setting for every app the bench starts, e.g. --env WORKER_CONCURRENCY=100 (repeatable)
+  --profile      ingest and worker write CPU profiles (.cpuprofile, for Chrome DevTools or speedscope) into this directory
   --micro        only the micro benchmarks
   --out          also write the Markdown table of the run to this file
 `;
+
+/** `KEY=VALUE` pairs from --env, refused by name when malformed. */
+function settingsOf(pairs: string[]): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const pair of pairs) {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) throw new Error(`--env ${pair}: expected KEY=VALUE with an upper-case KEY`);
+    settings[match[1]] = match[2];
+  }
+  return settings;
+}
 
 const write = (text: string): void => void process.stdout.write(text);
 
@@ -36,6 +50,8 @@ async function main(): Promise<number> {
       scenario: { type: 'string', multiple: true },
       micro: { type: 'boolean', default: false },
       out: { type: 'string' },
+      env: { type: 'string', multiple: true },
+      profile: { type: 'string' },
       list: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -54,9 +70,12 @@ async function main(): Promise<number> {
   }
   const selected = asked.length ? new Set(asked) : known;
   const quick = values.quick;
+  const stackOptions = { env: settingsOf(values.env ?? []), profileDir: values.profile ? resolve(values.profile) : null };
+  if (stackOptions.profileDir) mkdirSync(stackOptions.profileDir, { recursive: true });
   const started = Date.now();
   write(`bench (${quick ? 'quick' : 'full'}), ${new Date().toISOString()}\n${machineText()}\n`);
   write('Figures measured while other work runs on the machine are not comparable with a calm run.\n');
+  if (Object.keys(stackOptions.env).length) write(`app settings from --env: ${JSON.stringify(stackOptions.env)}\n`);
   if (selected.has('micro')) runMicro(quick);
 
   const scenarios = SCENARIOS.filter((scenario) => selected.has(scenario.name));
@@ -66,7 +85,7 @@ async function main(): Promise<number> {
     const supervisor = new ProcessSupervisor();
     try {
       write('\nstarting the service, receiver, load generator…\n');
-      const bench = await withDeadline(BenchContext.start(supervisor, quick, (line) => write(`  ${line}\n`)), 180_000, 'starting the bench');
+      const bench = await withDeadline(BenchContext.start(supervisor, quick, stackOptions, (line) => write(`  ${line}\n`)), 180_000, 'starting the bench');
       for (const scenario of scenarios) {
         const scenarioStarted = Date.now();
         try {

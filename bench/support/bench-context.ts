@@ -4,7 +4,7 @@ import { ReceiverControl } from '../receiver/receiver-control';
 import { BenchAccounts } from './bench-accounts';
 import { type BenchEnvironment, prepareEnvironment } from './bench-environment';
 import type { ProcessSupervisor } from './process-supervisor';
-import { type RunningApp, ServiceStack } from './service-stack';
+import { type RunningApp, ServiceStack, type StackOptions } from './service-stack';
 
 /** Receiver addresses: 20 for the many-endpoint scenarios, then one each for the one-endpoint and isolation scenarios. */
 const MAIN_ENDPOINTS = 20;
@@ -44,11 +44,11 @@ export class BenchContext {
     readonly baseline: BaselineRunner,
   ) {}
 
-  static async start(supervisor: ProcessSupervisor, quick: boolean, log: (line: string) => void): Promise<BenchContext> {
+  static async start(supervisor: ProcessSupervisor, quick: boolean, options: StackOptions, log: (line: string) => void): Promise<BenchContext> {
     const environment = await prepareEnvironment(supervisor);
     log(`database ${new URL(environment.databaseUrl).pathname.slice(1)}, Redis prefix ${environment.redisPrefix}`);
     const [receiver, load] = await Promise.all([ReceiverControl.start(supervisor, RECEIVER_HOSTS), LoadControl.start(supervisor)]);
-    const stack = new ServiceStack(supervisor, environment);
+    const stack = new ServiceStack(supervisor, environment, options);
     const [configApi, ingest, worker] = await Promise.all([stack.start('config-api'), stack.start('ingest'), stack.start('delivery-worker')]);
     log(`receiver on ${receiver.hosts[0]}…${receiver.hosts.at(-1)} port ${receiver.port}; config-api, ingest and worker ready`);
     const accounts = new BenchAccounts(configApi.url, environment.adminToken, environment.runId);

@@ -37,11 +37,11 @@ export class ProcessSupervisor {
   }
 
   /** Starts a Node script as a child process with exactly `env` (plus PATH), with an IPC channel. */
-  start(name: string, script: string, env: Record<string, string>): SupervisedProcess {
+  start(name: string, script: string, env: Record<string, string>, execArgv: string[] = []): SupervisedProcess {
     const child = fork(script, [], {
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      execArgv: [],
+      execArgv,
     });
     let output = '';
     const collect = (chunk: Buffer): void => {

@@ -14,6 +14,14 @@ export interface RunningApp {
   process: SupervisedProcess;
 }
 
+/** What the person running the bench asked for on the command line. */
+export interface StackOptions {
+  /** Settings for every app the bench starts (`--env KEY=VALUE`), after the bench's own. */
+  env: Record<string, string>;
+  /** When set, ingest and worker write V8 CPU profiles here when they exit (`--profile <dir>`). */
+  profileDir: string | null;
+}
+
 /**
  * The built apps (`dist/apps/<app>/src/main.js`) as production processes: NODE_ENV=production,
  * LOG_LEVEL=warn, real tokens, the bench's database and Redis prefix; private targets allowed only
@@ -25,6 +33,7 @@ export class ServiceStack {
   constructor(
     private readonly supervisor: ProcessSupervisor,
     private readonly environment: BenchEnvironment,
+    private readonly options: StackOptions,
   ) {}
 
   async start(app: AppName, extraEnv: Record<string, string> = {}): Promise<RunningApp> {
@@ -40,8 +49,9 @@ export class ServiceStack {
       INGEST_TOKEN: this.environment.ingestToken,
       ALLOW_PRIVATE_TARGETS: 'true',
       [PORT_VARIABLE[app]]: String(port),
+      ...this.options.env,
       ...extraEnv,
-    });
+    }, this.options.profileDir && app !== 'config-api' ? ['--cpu-prof', `--cpu-prof-dir=${this.options.profileDir}`, `--cpu-prof-name=${name.replace('#', '-')}.cpuprofile`] : []);
     const url = `http://127.0.0.1:${port}`;
     await waitFor(`${name} to be ready`, async () => {
       if (child.child.exitCode !== null) throw new Error(`${name} exited: ${child.output().slice(-2000)}`);
