@@ -2,10 +2,14 @@ import { Body, Controller, HttpCode, Post, Res, UseGuards, UseInterceptors } fro
 import type { Response } from 'express';
 import { IngestTokenGuard } from '@app/runtime';
 import { type BatchItemResult, EventsService, type IngestResult } from './events.service';
-import { IngestBatchDto, IngestEventDto } from './ingest-event.dto';
+import { batchEnvelope, ingestEnvelope } from './ingest-envelope';
 import { IngestOutcomeInterceptor } from './ingest-outcome.interceptor';
 import { ApiEventsController, ApiIngestBatch, ApiIngestOne } from './events.docs';
 
+/**
+ * Bodies are typed as plain objects so the global ValidationPipe leaves them alone: ingestEnvelope and
+ * batchEnvelope check them without copying, and hand anything unusual to that same pipe.
+ */
 @ApiEventsController()
 @Controller('v1/events')
 @UseGuards(IngestTokenGuard)
@@ -16,8 +20,8 @@ export class EventsController {
   @ApiIngestOne()
   @Post()
   @UseInterceptors(IngestOutcomeInterceptor)
-  async ingest(@Body() body: IngestEventDto, @Res({ passthrough: true }) response: Response): Promise<IngestResult> {
-    const result = await this.events.ingestOne(body);
+  async ingest(@Body() body: Record<string, unknown>, @Res({ passthrough: true }) response: Response): Promise<IngestResult> {
+    const result = await this.events.ingestOne(await ingestEnvelope(body));
     response.status(result.status === 'accepted' ? 202 : 200);
     return result;
   }
@@ -25,7 +29,7 @@ export class EventsController {
   @ApiIngestBatch()
   @Post('batch')
   @HttpCode(202)
-  async ingestBatch(@Body() body: IngestBatchDto): Promise<{ results: BatchItemResult[] }> {
-    return { results: await this.events.ingestBatch(body.events) };
+  async ingestBatch(@Body() body: Record<string, unknown>): Promise<{ results: BatchItemResult[] }> {
+    return { results: await this.events.ingestBatch(await batchEnvelope(body)) };
   }
 }

@@ -6,6 +6,7 @@ import { ApiError, DeliveryProducer, type DeliveryJobData, type ErrorDetail, fla
 import { generateEventId } from './event-id';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
 import { firstAttempt, GroupCommitService } from './group-commit.service';
+import { plainEnvelope } from './ingest-envelope';
 import { IngestEventDto } from './ingest-event.dto';
 import { ingestedEvents } from './ingest-metrics';
 
@@ -39,9 +40,12 @@ function toNewEvent(dto: IngestEventDto): NewEvent {
 function validateBatchItem(item: unknown, index: number): { event: NewEvent } | { details: ErrorDetail[] } {
   const prefix = `events[${index}]`;
   if (!isPlainObject(item)) return { details: [{ path: prefix, problem: 'each event must be a JSON object' }] };
-  const dto = plainToInstance(IngestEventDto, item);
-  const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true });
-  if (errors.length > 0) return { details: flattenValidationErrors(errors, prefix) };
+  let dto = plainEnvelope(item);
+  if (!dto) {
+    dto = plainToInstance(IngestEventDto, item);
+    const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true });
+    if (errors.length > 0) return { details: flattenValidationErrors(errors, prefix) };
+  }
   const problems = validateEventMessage(dto.action, dto.message);
   if (problems.length > 0) return { details: messageDetails(problems, `${prefix}.message`) };
   return { event: toNewEvent(dto) };
