@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { HttpException, Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { isPlainObject, type MessageProblem, validateEventMessage } from '@app/payloads';
@@ -6,7 +6,7 @@ import { ApiError, DeliveryProducer, type DeliveryJobData, type ErrorDetail, fla
 import { generateEventId } from './event-id';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
 import { firstAttempt, GroupCommitService } from './group-commit.service';
-import { plainEnvelope } from './ingest-envelope';
+import { ingestEnvelope, plainEnvelope } from './ingest-envelope';
 import { IngestEventDto } from './ingest-event.dto';
 import { ingestedEvents } from './ingest-metrics';
 
@@ -66,10 +66,21 @@ export class EventsService {
   ) {}
 
   /**
-   * POST /v1/events: the envelope was validated by the DTO; answers only after the row is committed
-   * (concurrent requests share the statement: see GroupCommitService).
+   * POST /v1/events: answers only after the row is committed (concurrent requests share the
+   * statement: see GroupCommitService). Counts the outcome; 5xx answers are not a verdict on the event.
    */
-  async ingestOne(dto: IngestEventDto): Promise<IngestResult> {
+  async ingestOne(body: unknown): Promise<IngestResult> {
+    try {
+      const result = await this.storeOne(await ingestEnvelope(body));
+      ingestedEvents.inc({ outcome: result.status });
+      return result;
+    } catch (error) {
+      if (error instanceof HttpException && error.getStatus() < 500) ingestedEvents.inc({ outcome: 'rejected' });
+      throw error;
+    }
+  }
+
+  private async storeOne(dto: IngestEventDto): Promise<IngestResult> {
     const problems = validateEventMessage(dto.action, dto.message);
     if (problems.length > 0) throw validationFailed(messageDetails(problems, 'message'));
     const event = toNewEvent(dto);
