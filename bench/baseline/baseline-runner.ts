@@ -29,22 +29,31 @@ export class BaselineRunner {
 
   /** Exactly `count` baseline processes running; answers their ingest URLs. */
   async use(count: number): Promise<string[]> {
+    while (this.running.length > count) await this.running.pop()?.process.stop();
+    while (this.running.length < count) this.running.push(await this.startProcess(`baseline#${this.running.length + 1}`, true));
+    return this.running.map((entry) => entry.url);
+  }
+
+  /** A baseline process that stores and enqueues but does not deliver (a backlog builds up); stop it when done. */
+  async ingestOnly(): Promise<{ process: SupervisedProcess; url: string }> {
+    await this.use(0);
+    return this.startProcess('baseline-ingest', false);
+  }
+
+  private async startProcess(name: string, worker: boolean): Promise<{ process: SupervisedProcess; url: string }> {
     this.tablesReady ??= createBaselineTables(this.environment.databaseUrl);
     await this.tablesReady;
-    while (this.running.length > count) await this.running.pop()?.process.stop();
-    while (this.running.length < count) {
-      const port = await freePort();
-      const child = this.supervisor.start(`baseline#${this.running.length + 1}`, join(__dirname, 'baseline.process.js'), {
-        DATABASE_URL: this.environment.databaseUrl,
-        REDIS_URL: this.environment.redisUrl,
-        BASELINE_QUEUE_PREFIX: `${this.environment.redisPrefix}:baseline`,
-        BASELINE_PORT: String(port),
-        BASELINE_ENDPOINTS: JSON.stringify(Object.fromEntries(this.endpointUrls.map((url, index) => [index + 1, url]))),
-      });
-      await waitReady(child.child, child.name, 30_000);
-      this.running.push({ process: child, url: `http://127.0.0.1:${port}` });
-    }
-    return this.running.map((entry) => entry.url);
+    const port = await freePort();
+    const child = this.supervisor.start(name, join(__dirname, 'baseline.process.js'), {
+      DATABASE_URL: this.environment.databaseUrl,
+      REDIS_URL: this.environment.redisUrl,
+      BASELINE_QUEUE_PREFIX: `${this.environment.redisPrefix}:baseline`,
+      BASELINE_PORT: String(port),
+      BASELINE_WORKER: String(worker),
+      BASELINE_ENDPOINTS: JSON.stringify(Object.fromEntries(this.endpointUrls.map((url, index) => [index + 1, url]))),
+    });
+    await waitReady(child.child, child.name, 30_000);
+    return { process: child, url: `http://127.0.0.1:${port}` };
   }
 
   async stopAll(): Promise<void> {
