@@ -28,7 +28,7 @@ async function baselineDrain(bench: BenchContext, total: number): Promise<number
  */
 export const backlogScenario: Scenario = {
   name: 'backlog',
-  title: 'backlog drain: 100,000 events stored while the receiver is down, then the drain once it is up',
+  title: '100,000 events stored while the receiver is down, then the drain once it is up',
   async run(bench) {
     const total = bench.size(2_000, 100_000);
     const since = new Date(Date.now() - 1_000).toISOString();

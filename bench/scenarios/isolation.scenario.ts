@@ -8,10 +8,10 @@ import { atLeast, type Scenario } from './scenario';
  */
 export const isolationScenario: Scenario = {
   name: 'isolation',
-  title: 'isolation: one endpoint that never answers gets half of the events',
+  title: 'one endpoint that never answers gets half of the events',
   async run(bench) {
     const { healthy, hanging, hangingHost } = bench.isolation;
-    const half = bench.size(1_000, 5_000);
+    const half = bench.size(1_000, 10_000);
     const alone = await endToEnd(bench, bench.service(undefined, [healthy]), 'isa', half);
     await bench.receiver.setMode([hangingHost], 'hang');
     let shared: { deliveredPerSecond: number };

@@ -34,7 +34,7 @@ class RssSampler {
  */
 export const memoryScenario: Scenario = {
   name: 'memory',
-  title: 'memory: RSS of ingest and worker at full load and over a soak at 500/s',
+  title: 'RSS of ingest and worker at full load and over a soak at 500/s',
   async run(bench) {
     const ingest = bench.ingest.process;
     const worker = bench.worker.process;

@@ -8,10 +8,12 @@ import { memoryScenario } from './memory.scenario';
 import type { Scenario } from './scenario';
 
 /**
- * In run order. Isolation leaves retries of its hanging endpoint behind and backlog restarts the
+ * In run order. Memory (mostly a 10-minute soak, the least sensitive to other work on the machine)
+ * comes first; isolation leaves retries of its hanging endpoint behind and backlog restarts the
  * worker, so both come last.
  */
 export const SCENARIOS: readonly Scenario[] = [
+  memoryScenario,
   singlePostScenario,
   batchScenario,
   endToEndScenario,
@@ -19,7 +21,6 @@ export const SCENARIOS: readonly Scenario[] = [
   oneEndpointScenario,
   latencyScenario,
   botScenario,
-  memoryScenario,
   isolationScenario,
   backlogScenario,
 ];
