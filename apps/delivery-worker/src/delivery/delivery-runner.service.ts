@@ -5,6 +5,7 @@ import { AccountSettingsCache } from './account-settings.cache';
 import { DELIVERY_HTTP_CLIENT, WorkerStoppingError } from './callback-exchange';
 import { DeliveryProcessor, deliveryWorkerOptions } from './delivery.processor';
 import { DeliveryStore } from './delivery-store';
+import { EndpointGuard } from './endpoint-guard';
 import { Reconciler } from './reconciler.service';
 
 const READY_POLL_MS = 500;
@@ -14,7 +15,7 @@ const READY_POLL_MS = 500;
  * process within about 5 s): calls in flight may finish for CALL_GRACE_MS, then are abandoned and
  * recorded as failed attempts (retried per schedule, same webhook-id); recording gets RECORD_GRACE_MS.
  */
-export const SHUTDOWN_BOUNDS = { reconcilerMs: 500, callGraceMs: 1500, recordGraceMs: 1500, closeMs: 1000, drainMs: 1000 } as const;
+export const SHUTDOWN_BOUNDS = { reconcilerMs: 500, callGraceMs: 1500, recordGraceMs: 1500, closeMs: 1000, drainMs: 1000, leasesMs: 250 } as const;
 
 function bounded(work: Promise<unknown>, timeoutMs: number, what: string): Promise<string | null> {
   return within(work, timeoutMs, what).then(
@@ -43,6 +44,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     private readonly queues: DeliveryQueues,
     private readonly reconciler: Reconciler,
     private readonly store: DeliveryStore,
+    private readonly guard: EndpointGuard,
     private readonly settings: AccountSettingsCache,
     @Inject(DELIVERY_HTTP_CLIENT) private readonly http: OutboundHttpClient,
     private readonly readiness: ReadinessService,
@@ -71,6 +73,8 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     const problems: (string | null)[] = [await bounded(this.reconciler.stop(), SHUTDOWN_BOUNDS.reconcilerMs, 'the reconciler')];
     // Local only (no Redis round trip): the workers take no further job, and jobs waiting for a turn start no call.
     this.processor.stop();
+    // Jobs waiting here for an endpoint lease start no call either; idle leases go back to Redis for the other workers.
+    problems.push(await bounded(this.guard.stop(), SHUTDOWN_BOUNDS.leasesMs, 'returning idle endpoint leases'));
     await this.pause(true);
     let idle = await this.processor.whenIdle(SHUTDOWN_BOUNDS.callGraceMs);
     if (!idle) {

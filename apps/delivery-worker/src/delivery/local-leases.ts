@@ -1,0 +1,155 @@
+/** A Redis concurrency lease this process holds for one endpoint, as this process sees it. */
+export interface HeldLease {
+  id: string;
+  /** Local epoch ms the lease expires in Redis (measured from before the acquire was sent: never late). */
+  expiresAt: number;
+  /**
+   * Until when (local epoch ms) the lease may serve another call without asking Redis: set only when the
+   * breaker was closed with no failures counted at acquire time, and dropped at this process's first
+   * failure on the endpoint; 0 means it goes back to Redis after its call.
+   */
+  reusableUntil: number;
+  /** Local epoch ms the call it serves now began (meaningful while in use). */
+  busySince: number;
+}
+
+/** What a job waiting for one of this process's leases gets: a lease handed over, or its turn to ask Redis. */
+export type WaitOutcome = { kind: 'lease'; lease: HeldLease } | { kind: 'ask' } | { kind: 'timeout' } | { kind: 'stopping' };
+
+interface Waiter {
+  resolve: (outcome: WaitOutcome) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * One endpoint's leases in this process: the ones in use by calls, the idle ones kept for a moment for
+ * the next call (so a busy endpoint costs no Redis script per call), and the jobs waiting here for one
+ * of them instead of bouncing through Redis. Pure bookkeeping: EndpointGuard talks to Redis.
+ */
+export class LocalLeases {
+  private readonly active = new Set<HeldLease>();
+  private idle: { lease: HeldLease; since: number }[] = [];
+  private readonly waiters: Waiter[] = [];
+
+  /** Leases serving calls now. */
+  get inUse(): number {
+    return this.active.size;
+  }
+
+  get idleCount(): number {
+    return this.idle.length;
+  }
+
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Nothing held, nothing waiting: the entry can go. */
+  get empty(): boolean {
+    return this.active.size === 0 && this.idle.length === 0 && this.waiters.length === 0;
+  }
+
+  /** A lease just acquired in Redis, now serving a call. */
+  add(lease: HeldLease, now: number): void {
+    lease.busySince = now;
+    this.active.add(lease);
+  }
+
+  /** When the longest-running call here began (Infinity when none runs). */
+  oldestCallSince(): number {
+    let oldest = Infinity;
+    for (const lease of this.active) oldest = Math.min(oldest, lease.busySince);
+    return oldest;
+  }
+
+  /** An idle lease still good for a call ending by `mustOutlive`, marked in use; leases past use are returned for release. */
+  takeIdle(now: number, mustOutlive: number): { lease: HeldLease | null; retired: HeldLease[] } {
+    const retired: HeldLease[] = [];
+    while (this.idle.length > 0) {
+      const { lease } = this.idle.pop() as { lease: HeldLease };
+      if (usable(lease, now, mustOutlive)) {
+        lease.busySince = now;
+        this.active.add(lease);
+        return { lease, retired };
+      }
+      retired.push(lease);
+    }
+    return { lease: null, retired };
+  }
+
+  /**
+   * A call ended with this reusable lease: hands it to the longest-waiting job (it stays in use), or
+   * keeps it idle. Returns false when the lease cannot serve again (the caller releases it in Redis).
+   */
+  reuse(lease: HeldLease, now: number, mustOutlive: number): boolean {
+    if (!usable(lease, now, mustOutlive)) return false;
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      clearTimeout(waiter.timer);
+      lease.busySince = now;
+      waiter.resolve({ kind: 'lease', lease });
+      return true;
+    }
+    this.active.delete(lease);
+    this.idle.push({ lease, since: now });
+    return true;
+  }
+
+  /** A lease went back to Redis: the longest-waiting job may now ask Redis for a slot itself. */
+  freed(lease: HeldLease): void {
+    this.active.delete(lease);
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      clearTimeout(waiter.timer);
+      waiter.resolve({ kind: 'ask' });
+    }
+  }
+
+  /** Waits for a lease of this process (at most `timeoutMs`). */
+  wait(timeoutMs: number): Promise<WaitOutcome> {
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        resolve,
+        timer: setTimeout(() => {
+          const index = this.waiters.indexOf(waiter);
+          if (index >= 0) this.waiters.splice(index, 1);
+          resolve({ kind: 'timeout' });
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** This process failed a call here: no lease serves another call without asking Redis (the breaker counts). */
+  stopReuse(): HeldLease[] {
+    for (const lease of this.active) lease.reusableUntil = 0;
+    const idle = this.idle.map(({ lease }) => lease);
+    this.idle = [];
+    return idle;
+  }
+
+  /** Idle leases unused since before `idleBefore`, or no longer usable, leave the pool (for release). */
+  sweep(now: number, idleBefore: number, mustOutlive: number): HeldLease[] {
+    const kept: { lease: HeldLease; since: number }[] = [];
+    const retired: HeldLease[] = [];
+    for (const entry of this.idle) {
+      if (entry.since >= idleBefore && usable(entry.lease, now, mustOutlive)) kept.push(entry);
+      else retired.push(entry.lease);
+    }
+    this.idle = kept;
+    return retired;
+  }
+
+  /** Shutdown: waiting jobs start no call; idle leases are returned for release. */
+  stop(): HeldLease[] {
+    for (const waiter of this.waiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.resolve({ kind: 'stopping' });
+    }
+    return this.stopReuse();
+  }
+}
+
+function usable(lease: HeldLease, now: number, mustOutlive: number): boolean {
+  return lease.reusableUntil > now && lease.expiresAt > mustOutlive;
+}

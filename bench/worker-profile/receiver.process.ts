@@ -1,0 +1,20 @@
+import { createServer } from 'node:http';
+
+/**
+ * The fastest honest receiver: answers 200 with an empty body on every loopback address given
+ * (WP_HOSTS, comma separated) at WP_PORT, and prints nothing; the worker's recorded attempts are what
+ * the profile counts.
+ */
+const hosts = (process.env.WP_HOSTS ?? '127.0.0.2').split(',');
+const port = Number(process.env.WP_PORT ?? 0);
+let listening = 0;
+for (const host of hosts) {
+  const server = createServer({ keepAliveTimeout: 60_000 }, (request, response) => {
+    request.resume();
+    request.once('end', () => response.writeHead(200, { 'content-length': '0' }).end());
+  });
+  server.listen(port, host, () => {
+    listening += 1;
+    if (listening === hosts.length) process.stdout.write('ready\n');
+  });
+}

@@ -1,0 +1,232 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client } from 'pg';
+import Redis from 'ioredis';
+import { DeliveryQueues, loadEnvironment, type DeliveryJobData } from '@app/runtime';
+import { PERMISSION_KEYS } from '@app/payloads';
+
+/**
+ * The delivery worker alone, as deployed: `node dist/bench/worker-profile/worker-profile.js
+ * [--events 20000] [--endpoints 20] [--endpoint-concurrency 10] [--rate 0] [--prof DIR]`.
+ * A fresh database (migrated by dist/scripts/migrate.js) and Redis prefix; a receiver process on
+ * 127.0.0.2… (one origin per endpoint); the BUILT worker started as a production process. Events are
+ * inserted straight into PostgreSQL and their jobs added through DeliveryQueues (no ingest), then the
+ * figures: deliveries per second from the first add to the last recorded attempt, and the worker's CPU
+ * time per delivery (/proc utime+stime). `--rate R` instead adds one event every 1/R s for 10 s and
+ * reports job add → call latency (attempt started_at − event created_at). `--prof` runs the worker
+ * with --cpu-prof (read the file with cpu-profile-summary.js).
+ */
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '20000' },
+    endpoints: { type: 'string', default: '20' },
+    'endpoint-concurrency': { type: 'string', default: '10' },
+    'worker-concurrency': { type: 'string' },
+    rate: { type: 'string', default: '0' },
+    seconds: { type: 'string', default: '10' },
+    prof: { type: 'string' },
+  },
+});
+const events = Number(values.events);
+const endpoints = Number(values.endpoints);
+const rate = Number(values.rate);
+/** dist/, where the built apps and scripts are. */
+const root = join(__dirname, '..', '..');
+const database = 'wp_bench';
+const databaseUrl = `postgres://postgres@127.0.0.1:5432/${database}`;
+const prefix = `wpbench${process.pid}`;
+const port = 39_000 + (process.pid % 1000);
+const workerPort = port + 1000;
+const CLOCK_TICK_MS = 10;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+}
+
+/** CPU ms of every PostgreSQL backend serving the bench database, by pid (backends come and go with the pools). */
+async function backendCpu(db: Client): Promise<Map<number, number>> {
+  const { rows } = await db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [database]);
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      cpu.set(pid, cpuMs(pid));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return cpu;
+}
+
+function redisServerPid(): number | null {
+  const found = spawnSync('pgrep', ['-x', 'redis-server'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+  return found ? Number(found) : null;
+}
+
+function startProcess(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    const text = chunk.toString();
+    if (text !== 'ready\n') process.stdout.write(`[${args.at(-1)}] ${text}`);
+  });
+  return child;
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+async function main(): Promise<void> {
+  const admin = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await admin.end();
+  const migrated = spawnSync(process.execPath, [join(root, 'scripts/migrate.js')], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' });
+  if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
+
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  const hosts = Array.from({ length: endpoints }, (_, index) => `127.0.0.${2 + index}`);
+  const permissions = JSON.stringify(Object.fromEntries(PERMISSION_KEYS.map((key) => [key, true])));
+  const accounts: number[] = [];
+  for (const host of hosts) {
+    const [account] = (
+      await db.query<{ id: number }>(
+        `INSERT INTO accounts (email, name, open_api_token, signing_secret) VALUES ($1, $1, md5(random()::text), 'whsec_' || md5(random()::text)) RETURNING id`,
+        [`wp-${host}@example.com`],
+      )
+    ).rows;
+    await db.query(
+      `INSERT INTO callback_settings (account_id, push_url, push_content_type, permissions) VALUES ($1, $2, 'application/json', $3::jsonb)
+       ON CONFLICT (account_id) DO UPDATE SET push_url = excluded.push_url, push_content_type = excluded.push_content_type, permissions = excluded.permissions`,
+      [account.id, `http://${host}:${port}/callbacks`, permissions],
+    );
+    accounts.push(account.id);
+  }
+
+  const receiver = startProcess([join(__dirname, 'receiver.process.js')], { WP_HOSTS: hosts.join(','), WP_PORT: String(port) });
+  const workerEnv: NodeJS.ProcessEnv = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: prefix,
+    ALLOW_PRIVATE_TARGETS: 'true',
+    ADMIN_TOKEN: 'wp-admin-token-0123456789',
+    INGEST_TOKEN: 'wp-ingest-token-0123456789',
+    WORKER_PORT: String(workerPort),
+    ENDPOINT_CONCURRENCY: values['endpoint-concurrency'],
+    ...(values['worker-concurrency'] ? { WORKER_CONCURRENCY: values['worker-concurrency'] } : {}),
+  };
+  const profArgs = values.prof ? ['--cpu-prof', `--cpu-prof-dir=${values.prof}`] : [];
+  const worker = startProcess([...profArgs, join(root, 'apps/delivery-worker/src/main.js')], workerEnv);
+  await waitFor(
+    async () => {
+      try {
+        return (await fetch(`http://127.0.0.1:${workerPort}/health/ready`)).ok;
+      } catch {
+        return false;
+      }
+    },
+    30_000,
+    'the worker',
+  );
+  await sleep(1000);
+
+  const environment = loadEnvironment({ REDIS_PREFIX: prefix });
+  const queues = DeliveryQueues.open(environment, 'producer');
+  await queues.ready(5000);
+  const insert = async (count: number, offset: number): Promise<DeliveryJobData[]> => {
+    const { rows } = await db.query<{ seq: string; account_id: number }>(
+      `INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at)
+       SELECT 'wp-' || g, ($1::int[])[1 + g % $2], 'Customer_create',
+              json_build_object('action', 'Customer_create', 'customer', json_build_object('id', g, 'name', 'Customer ' || g, 'email', 'c' || g || '@example.com')),
+              'queued', now()
+         FROM generate_series($3::int, $3::int + $4::int - 1) AS g
+       RETURNING seq::text AS seq, account_id`,
+      [accounts, accounts.length, offset, count],
+    );
+    return rows.map((row) => ({ eventSeq: row.seq, accountId: row.account_id, series: 0, attempt: 0 }));
+  };
+
+  const redisPid = redisServerPid();
+  const redisStart = redisPid ? cpuMs(redisPid) : 0;
+  const pgStart = await backendCpu(db);
+  const cpuStart = cpuMs(worker.pid as number);
+  const started = performance.now();
+  let total = events;
+  if (rate > 0) {
+    total = Math.round(rate * Number(values.seconds));
+    for (let index = 0; index < total; index += 1) {
+      const due = started + (index * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      void insert(1, index).then((steps) => queues.addBulk(steps));
+    }
+  } else {
+    const steps = await insert(events, 0);
+    for (let offset = 0; offset < steps.length; offset += 1000) await queues.addBulk(steps.slice(offset, offset + 1000));
+  }
+  const added = performance.now();
+  let done = 0;
+  await waitFor(
+    async () => {
+      done = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE status = 'delivered'`)).rows[0].n);
+      return done >= total;
+    },
+    600_000,
+    'the deliveries',
+  );
+  const finished = performance.now();
+  const cpu = cpuMs(worker.pid as number) - cpuStart;
+  const redisCpu = redisPid ? cpuMs(redisPid) - redisStart : 0;
+  let pgCpu = 0;
+  for (const [pid, ms] of await backendCpu(db)) pgCpu += ms - (pgStart.get(pid) ?? 0);
+  const seconds = (finished - started) / 1000;
+  const attempts = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM delivery_attempts`)).rows[0].n);
+  process.stdout.write(
+    `events ${total}, endpoints ${endpoints}, ENDPOINT_CONCURRENCY ${values['endpoint-concurrency']}: adds took ${((added - started) / 1000).toFixed(2)} s, ` +
+      `delivered in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)}/s; attempts ${attempts}; ` +
+      `worker CPU ${cpu} ms = ${Math.round((cpu * 1000) / total)} µs per delivery (${((cpu / (finished - started)) * 100).toFixed(0)}% of a core)\n` +
+      `PostgreSQL backends of the bench database ${Math.round((pgCpu * 1000) / total)} µs per delivery (includes the harness's inserts and polling); ` +
+      `redis-server ${Math.round((redisCpu * 1000) / total)} µs per delivery (shared with everything else using this Redis)\n`,
+  );
+  if (rate > 0) {
+    const { rows } = await db.query<{ p50: number; p95: number; p99: number; max: number }>(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY ms) AS p95,
+              percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max
+         FROM (SELECT EXTRACT(EPOCH FROM (a.started_at - e.created_at)) * 1000 AS ms FROM delivery_attempts a JOIN events e ON e.seq = a.event_seq) t`,
+    );
+    const row = rows[0];
+    process.stdout.write(`event stored → call started: p50 ${row.p50.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, max ${row.max.toFixed(1)} ms\n`);
+  }
+
+  const metrics = await (await fetch(`http://127.0.0.1:${workerPort}/metrics`)).text();
+  const withoutCall = metrics.split('\n').filter((line) => line.startsWith('callback_delivery_jobs_without_call_total{'));
+  process.stdout.write(`jobs without a call: ${withoutCall.map((line) => line.replace('callback_delivery_jobs_without_call_total', '')).join(', ') || 'none'}\n`);
+  await queues.close();
+  await db.end();
+  worker.kill('SIGTERM');
+  await new Promise((resolve) => worker.once('exit', resolve));
+  receiver.kill('SIGTERM');
+  const redis = new Redis(environment.redis.url);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`worker-profile: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
