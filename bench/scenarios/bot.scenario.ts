@@ -31,7 +31,7 @@ export const botScenario: Scenario = {
   name: 'bot',
   title: `bot calls through ingest to a bot webhook process, ${IN_FLIGHT} in flight`,
   async run(bench) {
-    const durationMs = bench.size(2_000, 10_000);
+    const durationMs = bench.size(1_500, 10_000);
     const bot = bench.supervisor.start('bot-webhook', join(__dirname, '..', 'bot', 'bot-webhook.process.js'), { BOT_WEBHOOK_KEY: KEY, INTEGRATION_NAME: NAME });
     try {
       await waitReady(bot.child, 'bot webhook', 15_000);

@@ -5,7 +5,7 @@ export const latencyScenario: Scenario = {
   name: 'latency',
   title: 'single POSTs at a steady 200/s and 500/s over 20 endpoints: POST sent → callback arrives',
   async run(bench) {
-    const durationMs = bench.size(3_000, 20_000);
+    const durationMs = bench.size(2_500, 20_000);
     const figures: Figure[] = [];
     const notes: string[] = [];
     for (const rate of [200, 500]) {
