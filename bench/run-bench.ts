@@ -7,7 +7,8 @@ import { machineText, markdownTable, scenarioText } from './report/report';
 import { SCENARIOS } from './scenarios/registry';
 import type { ScenarioResult } from './scenarios/scenario';
 import { BenchContext } from './support/bench-context';
-import { ProcessSupervisor, withDeadline } from './support/process-supervisor';
+import { within } from '@app/runtime/async/within';
+import { ProcessSupervisor } from './support/process-supervisor';
 
 const USAGE = `npm run bench -- [--quick] [--scenario <name>[,<name>…]] [--env KEY=VALUE]… [--profile <dir>] [--micro] [--out <file.md>] [--list]
   --quick        small sizes and short runs (under 2 minutes for everything)
@@ -85,11 +86,11 @@ async function main(): Promise<number> {
     const supervisor = new ProcessSupervisor();
     try {
       write('\nstarting the service, receiver, load generator…\n');
-      const bench = await withDeadline(BenchContext.start(supervisor, quick, stackOptions, (line) => write(`  ${line}\n`)), 180_000, 'starting the bench');
+      const bench = await within(BenchContext.start(supervisor, quick, stackOptions, (line) => write(`  ${line}\n`)), 180_000, 'starting the bench');
       for (const scenario of scenarios) {
         const scenarioStarted = Date.now();
         try {
-          const result = await withDeadline(scenario.run(bench), quick ? 180_000 : 45 * 60_000, `scenario ${scenario.name}`);
+          const result = await within(scenario.run(bench), quick ? 180_000 : 45 * 60_000, `scenario ${scenario.name}`);
           results.push(result);
           write(scenarioText(result, (Date.now() - scenarioStarted) / 1000));
         } catch (error) {

@@ -1,5 +1,5 @@
 import { createHistogram } from 'node:perf_hooks';
-import type { LatencySummary, LoadResult } from '../load/load-plan';
+import type { LatencySummary, LoadMode, LoadResult } from '../load/load-plan';
 import type { BenchContext, ServiceTarget } from '../support/bench-context';
 
 /** Generous, but bounded: the time `count` callbacks may take to arrive at a slow 100/s, plus a minute. */
@@ -9,17 +9,24 @@ function checkLoad(result: LoadResult, what: string): void {
   if (result.ok === 0) throw new Error(`${what}: no request succeeded (${result.firstError ?? 'no answer'}; statuses ${JSON.stringify(result.statuses)})`);
 }
 
-/** Single events, `inFlight` keep-alive connections, for `durationMs`; waits until every accepted event was delivered. */
-export async function singlePosts(bench: BenchContext, target: ServiceTarget, tag: string, inFlight: number, durationMs: number) {
-  const result = await bench.load.run({
+/** Single events to `target`, each id `<tag>-<n>`, sent as `mode` says. */
+function singleEvents(bench: BenchContext, target: ServiceTarget, tag: string, mode: LoadMode, connections: number, recordSends = false) {
+  const durationMs = mode.kind === 'rate' ? mode.durationMs : (mode.durationMs ?? 0);
+  return bench.load.run({
     targets: target.urls,
     path: target.eventPath,
     headers: target.headers,
     body: { kind: 'event', tag, accounts: target.accounts },
-    mode: { kind: 'concurrency', inFlight, durationMs },
-    connections: inFlight,
+    mode,
+    connections,
+    recordSends,
     deadlineMs: durationMs + 60_000,
   });
+}
+
+/** Single events, `inFlight` keep-alive connections, for `durationMs`; waits until every accepted event was delivered. */
+export async function singlePosts(bench: BenchContext, target: ServiceTarget, tag: string, inFlight: number, durationMs: number) {
+  const result = await singleEvents(bench, target, tag, { kind: 'concurrency', inFlight, durationMs }, inFlight);
   checkLoad(result, `${target.label} single POSTs`);
   await bench.receiver.waitFor(tag, result.accepted, settleMs(result.accepted));
   await bench.receiver.forget(tag);
@@ -56,16 +63,7 @@ export async function endToEnd(bench: BenchContext, target: ServiceTarget, tag: 
 
 /** Single events at a steady `perSecond`; POST sent → callback arrived, per event, in ms. */
 export async function latencyAtRate(bench: BenchContext, target: ServiceTarget, tag: string, perSecond: number, durationMs: number) {
-  const result = await bench.load.run({
-    targets: target.urls,
-    path: target.eventPath,
-    headers: target.headers,
-    body: { kind: 'event', tag, accounts: target.accounts },
-    mode: { kind: 'rate', perSecond, durationMs },
-    connections: 32,
-    recordSends: true,
-    deadlineMs: durationMs + 60_000,
-  });
+  const result = await singleEvents(bench, target, tag, { kind: 'rate', perSecond, durationMs }, 32, true);
   checkLoad(result, `${target.label} at ${perSecond}/s`);
   await bench.receiver.waitFor(tag, result.accepted, settleMs(result.accepted));
   const arrivals = await bench.receiver.arrivals(tag);

@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { within } from '@app/runtime/async/within';
 
 export interface SupervisedProcess {
   name: string;
@@ -82,7 +83,7 @@ export class ProcessSupervisor {
     await Promise.all([...this.running].map((entry) => entry.stop(5_000)));
     for (const cleanup of this.cleanups.reverse()) {
       try {
-        await withDeadline(cleanup.run(), 15_000, cleanup.name);
+        await within(cleanup.run(), 15_000, cleanup.name);
       } catch (error) {
         process.stderr.write(`bench: cleanup "${cleanup.name}" failed: ${error instanceof Error ? error.message : String(error)}\n`);
       }
@@ -97,18 +98,5 @@ function readRss(pid: number | undefined): number | null {
     return match ? Number(match[1]) * 1024 : null;
   } catch {
     return null;
-  }
-}
-
-/** Rejects when `work` has not settled within `ms`. */
-export async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
   }
 }
