@@ -32,7 +32,8 @@ interface StoreRow {
  * already owned each conflicting id. The first valid item per id is the one that claims it. The account
  * check lives in the statement because a foreign-key violation would abort a multi-row insert as a
  * whole; single events use the same path so both behave identically. The final SELECT reads the
- * snapshot from before the insert, so `existing` rows are exactly the ones that were there already.
+ * snapshot from before the insert, so `existing` rows are exactly the ones that were there already;
+ * it looks up only the ids this statement did not claim (a probe per new id was a tenth of the statement).
  */
 export const STORE_SQL = `
   WITH input AS (
@@ -63,7 +64,8 @@ export const STORE_SQL = `
   UNION ALL
   SELECT 'account', NULL, NULL, id FROM known
   UNION ALL
-  SELECT 'existing', NULL, k.event_id, k.account_id FROM event_keys k WHERE k.event_id IN (SELECT event_id FROM input)`;
+  SELECT 'existing', NULL, k.event_id, k.account_id FROM event_keys k
+   WHERE k.event_id IN (SELECT event_id FROM first_items EXCEPT ALL SELECT event_id FROM claimed)`;
 
 @Injectable()
 export class EventStore {
