@@ -34,7 +34,9 @@ export const scaledEndToEndScenario: Scenario = {
     const total = bench.size(4_000, 20_000);
     const [ingest, worker] = await Promise.all([bench.stack.start('ingest'), bench.stack.start('delivery-worker')]);
     try {
-      const service = await endToEnd(bench, bench.service([bench.ingest.url, ingest.url]), 'e2s', total);
+      const ingestUrls = [bench.ingest.url, ingest.url];
+      await bench.warmUp(ingestUrls);
+      const service = await endToEnd(bench, bench.service(ingestUrls), 'e2s', total);
       const baseline = await baselineEndToEnd(bench, 2, total);
       const share = service.deliveredPerSecond / baseline.deliveredPerSecond;
       return {

@@ -83,9 +83,12 @@ export class BenchContext {
     return bench;
   }
 
-  /** Compiles the hot paths of ingest and worker before anything is measured, as in a process that has run for a while. */
-  private async warmUp(): Promise<void> {
-    const target = this.service();
+  /**
+   * Compiles the hot paths of ingest and worker before anything is measured, as in a process that has
+   * run for a while (through every ingest in `ingestUrls`; the workers share the queue).
+   */
+  async warmUp(ingestUrls: string[] = [this.ingest.url]): Promise<void> {
+    const target = this.service(ingestUrls);
     const single = await this.load.run({
       targets: target.urls,
       path: target.eventPath,
