@@ -58,7 +58,8 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
         accepted += (answer.results ?? []).filter((item) => item.status === 'accepted').length;
       } else if (success) {
         await response.body.dump();
-        if (!isDirectBot) accepted += 1;
+        // 200 from /v1/events is "duplicate": stored before, not delivered again.
+        if (!isDirectBot && (plan.body.kind !== 'event' || response.statusCode === 202)) accepted += 1;
       } else if (firstError === null) {
         firstError = `HTTP ${status}: ${(await response.body.text()).slice(0, 300)}`;
       } else {

@@ -6,7 +6,7 @@ import type { BenchContext, ServiceTarget } from '../support/bench-context';
 export const settleMs = (count: number): number => 60_000 + count * 10;
 
 function checkLoad(result: LoadResult, what: string): void {
-  if (result.ok === 0) throw new Error(`${what}: no request succeeded (${result.firstError ?? 'no answer'}; statuses ${JSON.stringify(result.statuses)})`);
+  if (result.accepted === 0) throw new Error(`${what}: nothing was accepted (${result.firstError ?? 'no answer'}; statuses ${JSON.stringify(result.statuses)})`);
 }
 
 /** Single events to `target`, each id `<tag>-<n>`, sent as `mode` says. */

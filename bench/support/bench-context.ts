@@ -24,7 +24,7 @@ export interface ServiceTarget {
  * load generator, the baseline pipeline and the accounts, each on its own loopback origin.
  */
 export class BenchContext {
-  readonly extraApps: RunningApp[] = [];
+  private warmUps = 0;
 
   private constructor(
     readonly quick: boolean,
@@ -89,11 +89,13 @@ export class BenchContext {
    */
   async warmUp(ingestUrls: string[] = [this.ingest.url]): Promise<void> {
     const target = this.service(ingestUrls);
+    // Event ids must be new each time: a repeated id is a duplicate, never delivered again.
+    const tag = `warm${++this.warmUps}`;
     const single = await this.load.run({
       targets: target.urls,
       path: target.eventPath,
       headers: target.headers,
-      body: { kind: 'event', tag: 'warm', accounts: target.accounts },
+      body: { kind: 'event', tag, accounts: target.accounts },
       mode: { kind: 'concurrency', inFlight: 8, durationMs: this.quick ? 1_500 : 5_000 },
       connections: 8,
       deadlineMs: 60_000,
@@ -102,14 +104,14 @@ export class BenchContext {
       targets: target.urls,
       path: target.batchPath,
       headers: target.headers,
-      body: { kind: 'batch', tag: 'warmb', accounts: target.accounts, size: 500 },
+      body: { kind: 'batch', tag: `${tag}b`, accounts: target.accounts, size: 500 },
       mode: { kind: 'concurrency', inFlight: 2, total: this.quick ? 4 : 10 },
       connections: 2,
       deadlineMs: 60_000,
     });
-    await this.receiver.waitFor('warm', single.accepted, 120_000);
-    await this.receiver.waitFor('warmb', batch.accepted, 120_000);
-    await Promise.all([this.receiver.forget('warm'), this.receiver.forget('warmb')]);
+    await this.receiver.waitFor(tag, single.accepted, 120_000);
+    await this.receiver.waitFor(`${tag}b`, batch.accepted, 120_000);
+    await Promise.all([this.receiver.forget(tag), this.receiver.forget(`${tag}b`)]);
   }
 
   /** `quick` in --quick runs, `full` otherwise. */
