@@ -74,7 +74,8 @@ async function main(): Promise<number> {
   const stackOptions = { env: settingsOf(values.env ?? []), profileDir: values.profile ? resolve(values.profile) : null };
   if (stackOptions.profileDir) mkdirSync(stackOptions.profileDir, { recursive: true });
   const started = Date.now();
-  write(`bench (${quick ? 'quick' : 'full'}), ${new Date().toISOString()}\n${machineText()}\n`);
+  const machineAtStart = machineText();
+  write(`bench (${quick ? 'quick' : 'full'}), ${new Date().toISOString()}\n${machineAtStart}\n`);
   write('Figures measured while other work runs on the machine are not comparable with a calm run.\n');
   if (Object.keys(stackOptions.env).length) write(`app settings from --env: ${JSON.stringify(stackOptions.env)}\n`);
   if (selected.has('micro')) runMicro(quick);
@@ -106,7 +107,7 @@ async function main(): Promise<number> {
   if (results.length) {
     const table = markdownTable(results);
     write(`\n${table}`);
-    if (values.out) writeFileSync(values.out, `${machineText()}\n\n${table}`);
+    if (values.out) writeFileSync(values.out, `${quick ? 'quick' : 'full'} run of ${new Date(started).toISOString()}, ${((Date.now() - started) / 60_000).toFixed(0)} min\nat the start: ${machineAtStart}\nat the end: ${machineText()}\n\n${table}`);
   }
   write(`\ndone in ${((Date.now() - started) / 1000).toFixed(0)} s; ${machineText()}\n`);
   if (failures.length) write(`failed: ${failures.join(', ')}\n`);
