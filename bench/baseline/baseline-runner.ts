@@ -56,6 +56,10 @@ export class BaselineRunner {
     return { process: child, url: `http://127.0.0.1:${port}` };
   }
 
+  processes(): SupervisedProcess[] {
+    return this.running.map((entry) => entry.process);
+  }
+
   async stopAll(): Promise<void> {
     await this.use(0);
   }

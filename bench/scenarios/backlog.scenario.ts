@@ -7,7 +7,7 @@ import type { Scenario } from './scenario';
 async function baselineDrain(bench: BenchContext, total: number): Promise<number> {
   const ingest = await bench.baseline.ingestOnly();
   try {
-    await batches(bench, { label: 'baseline ingest', urls: [ingest.url], eventPath: '/events', batchPath: '/events/batch', headers: {}, accounts: bench.baseline.accounts }, 'bbk', total);
+    await batches(bench, { label: 'baseline ingest', urls: [ingest.url], eventPath: '/events', batchPath: '/events/batch', headers: {}, accounts: bench.baseline.accounts, processes: [ingest.process] }, 'bbk', total);
   } finally {
     await ingest.process.stop();
   }

@@ -21,6 +21,7 @@ export const endToEndScenario: Scenario = {
       figures: [
         { label: 'delivered', value: service.deliveredPerSecond, unit: 'events/s', reference: { label: 'baseline ×1', value: baseline.deliveredPerSecond }, target: atLeast(service.deliveredPerSecond, 3_000, '≥ 3,000/s with one worker') },
         { label: 'share of the baseline', value: share, unit: 'ratio', target: atLeast(share, 0.6, '≥ 0.60 of the framework-free pipeline') },
+        { label: 'CPU per event, ingest + worker', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: 'baseline ×1', value: baseline.cpuUsPerEvent } },
       ],
       notes: [`${total} events (${service.duplicates} duplicate arrivals); accepted at ${Math.round(service.acceptedPerSecond)}/s while delivering`],
     };
@@ -36,7 +37,7 @@ export const scaledEndToEndScenario: Scenario = {
     try {
       const ingestUrls = [bench.ingest.url, ingest.url];
       await bench.warmUp(ingestUrls);
-      const service = await endToEnd(bench, bench.service(ingestUrls), 'e2s', total);
+      const service = await endToEnd(bench, bench.service(ingestUrls, undefined, [ingest, worker]), 'e2s', total);
       const baseline = await baselineEndToEnd(bench, 2, total);
       const share = service.deliveredPerSecond / baseline.deliveredPerSecond;
       return {
@@ -45,6 +46,7 @@ export const scaledEndToEndScenario: Scenario = {
         figures: [
           { label: 'delivered', value: service.deliveredPerSecond, unit: 'events/s', reference: { label: 'baseline ×2', value: baseline.deliveredPerSecond } },
           { label: 'share of the baseline', value: share, unit: 'ratio', target: atLeast(share, 0.6, '≥ 0.60 of the framework-free pipeline') },
+          { label: 'CPU per event, 2 ingests + 2 workers', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: 'baseline ×2', value: baseline.cpuUsPerEvent } },
         ],
         notes: [`${total} events, batches spread over both ingests`],
       };
@@ -75,6 +77,7 @@ export const oneEndpointScenario: Scenario = {
           reference: { label: 'baseline ×1, one endpoint, 10 connections', value: baseline.deliveredPerSecond },
           target: atLeast(service.deliveredPerSecond, 2_000, '≥ 2,000/s'),
         },
+        { label: 'CPU per event, ingest + worker', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: 'baseline ×1, one endpoint', value: baseline.cpuUsPerEvent } },
       ],
       notes: [`${total} events`],
     };

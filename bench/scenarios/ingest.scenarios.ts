@@ -16,6 +16,7 @@ export const singlePostScenario: Scenario = {
         { label: 'accepted', value: service.acceptedPerSecond, unit: 'events/s', reference: reference(baseline.acceptedPerSecond), target: atLeast(service.acceptedPerSecond, 3_000, '≥ 3,000/s') },
         { label: 'request p50', value: service.latency.p50, unit: 'ms', reference: reference(baseline.latency.p50) },
         { label: 'request p99', value: service.latency.p99, unit: 'ms', reference: reference(baseline.latency.p99), target: atMost(service.latency.p99, 50, 'p99 ≤ 50 ms') },
+        { label: 'CPU per event, ingest + worker', value: service.cpuUsPerEvent, unit: 'µs', reference: reference(baseline.cpuUsPerEvent) },
       ],
       notes: [`${service.result.requests} requests in ${(durationMs / 1000).toFixed(0)} s, answers ${JSON.stringify(service.result.statuses)}, all delivered before the next scenario`],
     };

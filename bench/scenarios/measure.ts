@@ -9,6 +9,13 @@ function checkLoad(result: LoadResult, what: string): void {
   if (result.accepted === 0) throw new Error(`${what}: nothing was accepted (${result.firstError ?? 'no answer'}; statuses ${JSON.stringify(result.statuses)})`);
 }
 
+/** Starts counting the CPU time of the target's processes; the function answers the ms used since. */
+export function cpuMeter(target: ServiceTarget): () => number {
+  const total = (): number => target.processes.reduce((sum, entry) => sum + (entry.cpuMs() ?? 0), 0);
+  const before = total();
+  return () => total() - before;
+}
+
 /** Single events to `target`, each id `<tag>-<n>`, sent as `mode` says. */
 function singleEvents(bench: BenchContext, target: ServiceTarget, tag: string, mode: LoadMode, connections: number, recordSends = false) {
   const durationMs = mode.kind === 'rate' ? mode.durationMs : (mode.durationMs ?? 0);
@@ -26,11 +33,13 @@ function singleEvents(bench: BenchContext, target: ServiceTarget, tag: string, m
 
 /** Single events, `inFlight` keep-alive connections, for `durationMs`; waits until every accepted event was delivered. */
 export async function singlePosts(bench: BenchContext, target: ServiceTarget, tag: string, inFlight: number, durationMs: number) {
+  const cpu = cpuMeter(target);
   const result = await singleEvents(bench, target, tag, { kind: 'concurrency', inFlight, durationMs }, inFlight);
   checkLoad(result, `${target.label} single POSTs`);
   await bench.receiver.waitFor(tag, result.accepted, settleMs(result.accepted));
+  const cpuUsPerEvent = (cpu() * 1000) / result.accepted;
   await bench.receiver.forget(tag);
-  return { acceptedPerSecond: result.accepted / (result.elapsedMs / 1000), latency: result.latency, result };
+  return { acceptedPerSecond: result.accepted / (result.elapsedMs / 1000), latency: result.latency, cpuUsPerEvent, result };
 }
 
 /** `total` events in batches of `size`, `inFlight` requests at a time; accepted events per second. */
@@ -54,11 +63,13 @@ export async function batches(bench: BenchContext, target: ServiceTarget, tag: s
  * all `total`) arrived.
  */
 export async function endToEnd(bench: BenchContext, target: ServiceTarget, tag: string, total: number, expected = total) {
+  const cpu = cpuMeter(target);
   const ingest = await batches(bench, target, tag, total);
   const stats = await bench.receiver.waitFor(tag, expected, settleMs(total));
+  const cpuUsPerEvent = (cpu() * 1000) / expected;
   await bench.receiver.forget(tag);
   const seconds = ((stats.last ?? 0) - ingest.result.startedAt) / 1000;
-  return { deliveredPerSecond: expected / seconds, acceptedPerSecond: ingest.acceptedPerSecond, duplicates: stats.duplicates, byHost: stats.byHost };
+  return { deliveredPerSecond: expected / seconds, cpuUsPerEvent, acceptedPerSecond: ingest.acceptedPerSecond, duplicates: stats.duplicates, byHost: stats.byHost };
 }
 
 /** Single events at a steady `perSecond`; POST sent → callback arrived, per event, in ms. */

@@ -3,7 +3,7 @@ import { LoadControl } from '../load/load-control';
 import { ReceiverControl } from '../receiver/receiver-control';
 import { BenchAccounts } from './bench-accounts';
 import { type BenchEnvironment, prepareEnvironment } from './bench-environment';
-import type { ProcessSupervisor } from './process-supervisor';
+import type { ProcessSupervisor, SupervisedProcess } from './process-supervisor';
 import { type RunningApp, ServiceStack, type StackOptions } from './service-stack';
 
 /** Receiver addresses: 20 for the many-endpoint scenarios, then one each for the one-endpoint and isolation scenarios. */
@@ -17,6 +17,8 @@ export interface ServiceTarget {
   batchPath: string;
   headers: Record<string, string>;
   accounts: number[];
+  /** The processes doing the work (ingest and worker, or the baseline's), for CPU per event. */
+  processes: SupervisedProcess[];
 }
 
 /**
@@ -119,8 +121,9 @@ export class BenchContext {
     return this.quick ? quick : full;
   }
 
-  service(ingestUrls: string[] = [this.ingest.url], accounts: number[] = this.mainAccounts): ServiceTarget {
+  service(ingestUrls: string[] = [this.ingest.url], accounts: number[] = this.mainAccounts, extra: RunningApp[] = []): ServiceTarget {
     return {
+      processes: [this.ingest.process, this.worker.process, ...extra.map((app) => app.process)],
       label: 'service',
       urls: ingestUrls,
       eventPath: '/v1/events',
@@ -132,7 +135,7 @@ export class BenchContext {
 
   async baselineTarget(processes: number): Promise<ServiceTarget> {
     const urls = await this.baseline.use(processes);
-    return { label: `baseline ×${processes}`, urls, eventPath: '/events', batchPath: '/events/batch', headers: {}, accounts: this.baseline.accounts };
+    return { label: `baseline ×${processes}`, urls, processes: this.baseline.processes(), eventPath: '/events', batchPath: '/events/batch', headers: {}, accounts: this.baseline.accounts };
   }
 
   /** Replaces the worker, e.g. with other settings; the old one is stopped first. */

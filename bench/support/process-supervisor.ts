@@ -9,6 +9,8 @@ export interface SupervisedProcess {
   output(): string;
   /** Resident set size in bytes, read from /proc; null once the process is gone. */
   rss(): number | null;
+  /** CPU time used so far (user + system), in ms, read from /proc; null once the process is gone. */
+  cpuMs(): number | null;
   /** SIGTERM, then SIGKILL after `limitMs`; resolves once the process has exited. */
   stop(limitMs?: number): Promise<void>;
 }
@@ -56,6 +58,7 @@ export class ProcessSupervisor {
       child,
       output: () => output,
       rss: () => readRss(child.pid),
+      cpuMs: () => readCpuMs(child.pid),
       stop: async (limitMs = 10_000) => {
         if (child.exitCode !== null || child.signalCode !== null) return;
         child.kill('SIGTERM');
@@ -88,6 +91,20 @@ export class ProcessSupervisor {
         process.stderr.write(`bench: cleanup "${cleanup.name}" failed: ${error instanceof Error ? error.message : String(error)}\n`);
       }
     }
+  }
+}
+
+/** Linux reports CPU times in clock ticks of 1/100 s (USER_HZ) on every common architecture. */
+const TICK_MS = 10;
+
+function readCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return null;
   }
 }
 
