@@ -10,7 +10,7 @@ function checkLoad(result: LoadResult, what: string): void {
 }
 
 /** Starts counting the CPU time of the target's processes; the function answers the ms used since. */
-export function cpuMeter(target: ServiceTarget): () => number {
+export function cpuMeter(target: Pick<ServiceTarget, 'processes'>): () => number {
   const total = (): number => target.processes.reduce((sum, entry) => sum + (entry.cpuMs() ?? 0), 0);
   const before = total();
   return () => total() - before;
