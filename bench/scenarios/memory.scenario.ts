@@ -52,6 +52,7 @@ export const memoryScenario: Scenario = {
       warm = soak.sample();
     }, warmUpMs);
     let end: Map<string, number>;
+    let sent = '';
     try {
       const result = await bench.load.run({
         targets: [bench.ingest.url],
@@ -63,6 +64,7 @@ export const memoryScenario: Scenario = {
         deadlineMs: soakMs + 60_000,
       });
       end = soak.sample();
+      sent = `${result.accepted} of ${result.requests} accepted, answered p50 ${result.latency.p50.toFixed(1)} ms, p99 ${result.latency.p99.toFixed(1)} ms`;
       await bench.receiver.waitFor('soak', result.accepted, settleMs(result.accepted));
       await bench.receiver.forget('soak');
     } finally {
@@ -88,7 +90,7 @@ export const memoryScenario: Scenario = {
         { label: 'ingest RSS growth over the soak', value: ingestGrowth, unit: '%', target: atMost(ingestGrowth, 10, '≤ 10%') },
         { label: 'worker RSS growth over the soak', value: workerGrowth, unit: '%', target: atMost(workerGrowth, 10, '≤ 10%') },
       ],
-      notes: [`soak ${soakMs / 1000} s at 500/s over 20 endpoints; growth from ${warmUpMs / 1000} s into the soak to its end`],
+      notes: [`soak ${soakMs / 1000} s at 500/s over 20 endpoints (${sent}); growth from ${warmUpMs / 1000} s into the soak to its end`],
     };
   },
 };
