@@ -49,7 +49,8 @@ if (BigInt(perDay) > 1n << SEQ_COUNTER_BITS) {
 
 const ACTIONS = `ARRAY[${EVENT_ACTIONS.map((action) => `'${action}'`).join(',')}]`;
 /**
- * i → status by its position in a 100-slot cycle (a multiplicative hash spreads the slots). Only the
+ * i → status by a 100-slot cycle over i / 1000, so that every account (chosen by i mod 1000) gets the
+ * whole mix; i % 7 breaks up runs. Only the
  * newest day has pending events: older ones have run through the whole retry schedule (under a day),
  * so their would-be pending slots are failed.
  */
@@ -109,7 +110,7 @@ async function seedDay(dataSource: DataSource, dayStart: number, count: number, 
                               to_timestamp((${dayStart} + floor(i * ${stepMs})) / 1000.0) AS created_at,
                               ${statusSql(pending)} AS status,
                               CASE WHEN h < 85 THEN 1 WHEN h < 90 THEN 3 WHEN h < 97 THEN 0 WHEN h < 99 THEN ${pending ? 2 : 3} ELSE ${pending ? 0 : 3} END AS attempts
-                         FROM (SELECT (i * 37) % 100 AS h) AS hashed) AS s`,
+                         FROM (SELECT ((i / 1000) * 37 + i % 7) % 100 AS h) AS hashed) AS s`,
       [accounts, accounts.length, count],
     );
     await runner.query(
