@@ -4,34 +4,42 @@ import { IdParamPipe } from '../id-param.pipe';
 import { CreateAccountDto } from './account.dto';
 import { ListAccountsQueryDto } from './account-list.dto';
 import { type AccountView, AccountsService, type CreatedAccount } from './accounts.service';
+import { ApiCreateAccount, ApiEnableEndpoint, ApiListAccounts, ApiRotateSecret, ApiViewAccount } from './accounts.docs';
+import { ApiAdminController } from '../admin.docs';
 
+@ApiAdminController('Admin: accounts')
 @Controller('admin/v1/accounts')
 @UseGuards(AdminTokenGuard)
 export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
 
+  @ApiCreateAccount()
   @Post()
   @HttpCode(201)
   create(@Body() body: CreateAccountDto): Promise<CreatedAccount> {
     return this.accounts.create(body);
   }
 
+  @ApiListAccounts()
   @Get()
   list(@Query() query: ListAccountsQueryDto): Promise<{ items: AccountView[]; next_cursor: string | null }> {
     return this.accounts.list(query);
   }
 
+  @ApiViewAccount()
   @Get(':id')
   view(@Param('id', IdParamPipe) id: number): Promise<AccountView> {
     return this.accounts.view(id);
   }
 
+  @ApiEnableEndpoint()
   @Post(':id/endpoint/enable')
   @HttpCode(200)
   enableEndpoint(@Param('id', IdParamPipe) id: number): Promise<AccountView> {
     return this.accounts.enableEndpoint(id);
   }
 
+  @ApiRotateSecret()
   @Post(':id/rotate-secret')
   @HttpCode(200)
   rotate(@Param('id', IdParamPipe) id: number): Promise<{ signing_secret: string; previous_secret_expires_at: string }> {

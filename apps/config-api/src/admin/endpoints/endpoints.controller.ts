@@ -1,13 +1,19 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { AdminTokenGuard } from '@app/runtime';
+import { ApiErrorResponses } from '@app/runtime/docs';
 import { ListEndpointsQueryDto } from './endpoints.dto';
 import { type EndpointItem, EndpointsService } from './endpoints.service';
+import { ApiAdminController, ApiAdminOperation } from '../admin.docs';
+import { TroubledEndpointListModel } from './endpoints.docs';
 
+@ApiAdminController('Admin: queue and endpoints')
 @Controller('admin/v1/endpoints')
 @UseGuards(AdminTokenGuard)
 export class EndpointsController {
   constructor(private readonly endpoints: EndpointsService) {}
 
+  @ApiAdminOperation('Endpoints whose breaker is open or that are disabled', 200, TroubledEndpointListModel)
+  @ApiErrorResponses(422)
   @Get()
   list(@Query() query: ListEndpointsQueryDto): Promise<{ items: EndpointItem[] }> {
     return this.endpoints.list(query);

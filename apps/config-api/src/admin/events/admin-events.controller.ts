@@ -6,6 +6,8 @@ import { BulkRedeliverDto, ListEventsQueryDto, StatsQueryDto, StatsSeriesQueryDt
 import { AdminEventsService, type EventDetail, type EventPage, type EventStats } from './admin-events.service';
 import { RedeliveryService } from './redelivery.service';
 import { type StatsSeries, StatsSeriesService } from './stats-series.service';
+import { ApiEventDetail, ApiEventStats, ApiListEvents, ApiRedeliverAccount, ApiRedeliverEvent, ApiRedeliverMatching, ApiStatsSeries } from './admin-events.docs';
+import { ApiAdminController } from '../admin.docs';
 
 /** Stored ids are printable ASCII of at most 128 characters; anything else cannot exist (and a NUL would upset PostgreSQL). */
 function knownShapeOrNotFound(eventId: string): string {
@@ -13,6 +15,7 @@ function knownShapeOrNotFound(eventId: string): string {
   return eventId;
 }
 
+@ApiAdminController('Admin: events and statistics')
 @Controller('admin/v1')
 @UseGuards(AdminTokenGuard)
 export class AdminEventsController {
@@ -22,39 +25,46 @@ export class AdminEventsController {
     private readonly statsSeries: StatsSeriesService,
   ) {}
 
+  @ApiListEvents()
   @Get('events')
   list(@Query() query: ListEventsQueryDto): Promise<EventPage> {
     return this.events.list(query);
   }
 
+  @ApiEventDetail()
   @Get('events/:event_id')
   detail(@Param('event_id') eventId: string): Promise<EventDetail> {
     return this.events.detail(knownShapeOrNotFound(eventId));
   }
 
+  @ApiRedeliverEvent()
   @Post('events/:event_id/redeliver')
   @HttpCode(202)
   redeliver(@Param('event_id') eventId: string): Promise<{ event_id: string; status: 'queued'; series: number }> {
     return this.redelivery.redeliverOne(knownShapeOrNotFound(eventId));
   }
 
+  @ApiRedeliverMatching()
   @Post('events/redeliver')
   @HttpCode(202)
   redeliverMatching(@Body() body: FilterRedeliverDto): Promise<{ count: number; task_id: string }> {
     return this.redelivery.redeliverMatching(body);
   }
 
+  @ApiRedeliverAccount()
   @Post('accounts/:id/redeliver')
   @HttpCode(202)
   redeliverAccount(@Param('id', IdParamPipe) accountId: number, @Body() body: BulkRedeliverDto): Promise<{ count: number; task_id: string }> {
     return this.redelivery.redeliverAccount(accountId, body);
   }
 
+  @ApiEventStats()
   @Get('stats')
   stats(@Query() query: StatsQueryDto): Promise<EventStats> {
     return this.events.stats(query);
   }
 
+  @ApiStatsSeries()
   @Get('stats/series')
   series(@Query() query: StatsSeriesQueryDto): Promise<StatsSeries> {
     return this.statsSeries.series(query);

@@ -1,9 +1,13 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { EVENT_ACTIONS, IsRecordId, queryInteger } from '@app/payloads';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { EVENT_ACTIONS, IsRecordId, MAX_RECORD_ID, queryInteger } from '@app/payloads';
 import { EVENT_STATUSES, type EventStatus } from '@app/persistence';
 import { IsMessageSearch } from './message-search.decorator';
 import { IsTimestamp } from './timestamp';
+
+/** How since/until are read (documentation). */
+const TIMESTAMP_TEXT = 'an ISO 8601 date-time or date; a time without offset is UTC, e.g. `2026-01-31T12:00:00Z`.';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
@@ -17,25 +21,30 @@ export const REDELIVERABLE_STATUSES = ['failed', 'filtered', 'no_endpoint', 'del
  */
 export function eventFilterFields(source: 'query' | 'body') {
   class EventFilterFields {
+    @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID })
     @IsOptional()
     @IsRecordId({ fromQuery: source === 'query' })
     account_id?: number;
 
+    @ApiPropertyOptional({ enum: EVENT_ACTIONS })
     @IsOptional()
     @IsIn(EVENT_ACTIONS, { message: `action must be one of ${EVENT_ACTIONS.join(', ')}` })
     action?: string;
 
     /** Inclusive lower bound on created_at. */
+    @ApiPropertyOptional({ description: 'Inclusive lower bound on created_at: ' + TIMESTAMP_TEXT })
     @IsOptional()
     @IsTimestamp()
     since?: string;
 
     /** Exclusive upper bound on created_at. */
+    @ApiPropertyOptional({ description: 'Exclusive upper bound on created_at: ' + TIMESTAMP_TEXT })
     @IsOptional()
     @IsTimestamp()
     until?: string;
 
     /** A value held anywhere in the message (a JSON scalar equal to it); needs since, at most 31 days. */
+    @ApiPropertyOptional({ minLength: 1, maxLength: 256, description: 'A value held anywhere in the message (a JSON scalar equal to it: `12345` finds `{"customer_id": 12345}`); needs `since`, a range of at most 31 days.' })
     @IsOptional()
     @IsMessageSearch()
     q?: string;
@@ -44,10 +53,12 @@ export function eventFilterFields(source: 'query' | 'body') {
 }
 
 export class ListEventsQueryDto extends eventFilterFields('query') {
+  @ApiPropertyOptional({ enum: EVENT_STATUSES })
   @IsOptional()
   @IsIn(EVENT_STATUSES, { message: `status must be one of ${EVENT_STATUSES.join(', ')}` })
   status?: EventStatus;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
   @IsOptional()
   @Transform(queryInteger)
   @IsInt({ message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
@@ -55,6 +66,7 @@ export class ListEventsQueryDto extends eventFilterFields('query') {
   @Max(MAX_PAGE_SIZE, { message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   limit?: number;
 
+  @ApiPropertyOptional({ maxLength: 64, description: 'The `next_cursor` of the previous page.' })
   @IsOptional()
   @IsString({ message: 'cursor must be a string' })
   @MaxLength(64, { message: 'cursor must be a next_cursor value returned by this API' })
@@ -62,23 +74,28 @@ export class ListEventsQueryDto extends eventFilterFields('query') {
 }
 
 export class BulkRedeliverDto {
+  @ApiProperty({ enum: REDELIVERABLE_STATUSES, example: 'failed' })
   @IsIn(REDELIVERABLE_STATUSES, { message: `status must be one of ${REDELIVERABLE_STATUSES.join(', ')}` })
   status!: (typeof REDELIVERABLE_STATUSES)[number];
 
+  @ApiPropertyOptional({ description: TIMESTAMP_TEXT })
   @IsOptional()
   @IsTimestamp()
   since?: string;
 
+  @ApiPropertyOptional({ description: TIMESTAMP_TEXT })
   @IsOptional()
   @IsTimestamp()
   until?: string;
 }
 
 export class StatsQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID })
   @IsOptional()
   @IsRecordId({ fromQuery: true })
   account_id?: number;
 
+  @ApiPropertyOptional({ description: TIMESTAMP_TEXT })
   @IsOptional()
   @IsTimestamp()
   since?: string;
@@ -88,18 +105,22 @@ export const SERIES_BUCKETS = ['1m', '1h', '1d'] as const;
 export type SeriesBucket = (typeof SERIES_BUCKETS)[number];
 
 export class StatsSeriesQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID })
   @IsOptional()
   @IsRecordId({ fromQuery: true })
   account_id?: number;
 
+  @ApiPropertyOptional({ description: 'Default: until minus 1 h (1m), 24 h (1h) or 7 d (1d). ' + TIMESTAMP_TEXT })
   @IsOptional()
   @IsTimestamp()
   since?: string;
 
+  @ApiPropertyOptional({ description: 'Default: now. ' + TIMESTAMP_TEXT })
   @IsOptional()
   @IsTimestamp()
   until?: string;
 
+  @ApiPropertyOptional({ enum: SERIES_BUCKETS, default: '1m' })
   @IsOptional()
   @IsIn(SERIES_BUCKETS, { message: `bucket must be one of ${SERIES_BUCKETS.join(', ')}` })
   bucket?: SeriesBucket;

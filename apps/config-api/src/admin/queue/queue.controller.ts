@@ -1,7 +1,11 @@
 import { Controller, Get, type OnModuleInit, UseGuards } from '@nestjs/common';
 import { AdminTokenGuard, DeliveryQueues, queueDepth, type QueueDepth, registerQueueDepthGauges } from '@app/runtime';
+import { ApiErrorResponses } from '@app/runtime/docs';
+import { ApiAdminController, ApiAdminOperation } from '../admin.docs';
+import { QueueDepthModel } from './queue.docs';
 
 /** `GET /admin/v1/queue`: depth of the delivery queue by state, over every shard; also served as gauges on /metrics. */
+@ApiAdminController('Admin: queue and endpoints')
 @Controller('admin/v1/queue')
 @UseGuards(AdminTokenGuard)
 export class QueueController implements OnModuleInit {
@@ -11,6 +15,8 @@ export class QueueController implements OnModuleInit {
     registerQueueDepthGauges(() => queueDepth(this.queues.all()));
   }
 
+  @ApiAdminOperation('Delivery queue depth and the oldest waiting job', 200, QueueDepthModel, 'Summed over every shard; also exported as gauges on /metrics.')
+  @ApiErrorResponses([503, 'Redis is unavailable.'])
   @Get()
   depth(): Promise<QueueDepth> {
     return queueDepth(this.queues.all());

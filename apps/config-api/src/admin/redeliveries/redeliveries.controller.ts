@@ -2,17 +2,22 @@ import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { AdminTokenGuard } from '@app/runtime';
 import { ListRedeliveriesQueryDto } from './redelivery-task.dto';
 import { type RedeliveryTaskView, RedeliveryTasks } from './redelivery-tasks.service';
+import { ApiListRedeliveries, ApiRedeliveryTask } from './redeliveries.docs';
+import { ApiAdminController } from '../admin.docs';
 
+@ApiAdminController('Admin: redelivery tasks')
 @Controller('admin/v1/redeliveries')
 @UseGuards(AdminTokenGuard)
 export class RedeliveriesController {
   constructor(private readonly tasks: RedeliveryTasks) {}
 
+  @ApiListRedeliveries()
   @Get()
   list(@Query() query: ListRedeliveriesQueryDto): Promise<{ items: RedeliveryTaskView[] }> {
     return this.tasks.list(query.limit ?? 50);
   }
 
+  @ApiRedeliveryTask()
   @Get(':task_id')
   get(@Param('task_id') taskId: string): Promise<RedeliveryTaskView> {
     return this.tasks.get(taskId);
