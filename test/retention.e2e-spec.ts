@@ -6,6 +6,7 @@ import { RETENTION_BATCH_SIZE, RETENTION_LOCK_KEY, type RetentionResult, Retenti
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount } from './support/fixtures';
+import { waitFor } from './support/wait-for';
 import { useOwnRedisPrefix } from './support/worker-process';
 
 useOwnRedisPrefix('retention');
@@ -68,11 +69,15 @@ describe('retention', () => {
     return (await createAccount(configApi)).id;
   }
 
-  /** A fresh expired day with its daily partitions, made by the worker's own partition job. */
+  /**
+   * A fresh expired day with its daily partitions, made by the worker's own partition job; it answers
+   * null while another process (a worker's start-up run) holds the lock, so it is asked again.
+   */
   async function expiredDay(): Promise<number> {
     nextOldDay -= DAY_MS;
-    await workerA.app.get(PartitionJob, { strict: false }).runOnce(0, nextOldDay);
-    return nextOldDay;
+    const day = nextOldDay;
+    await waitFor('the partition job to take the lock', () => workerA.app.get(PartitionJob, { strict: false }).runOnce(0, day).then((created) => created !== null));
+    return day;
   }
 
   /**
