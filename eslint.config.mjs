@@ -19,6 +19,12 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts (not part of any tsconfig): linted without type information.
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', URL: 'readonly' } },
+  },
+  {
     files: ['apps/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/libs/*'], message: 'Import libs by their @app/ alias.' }] }],
