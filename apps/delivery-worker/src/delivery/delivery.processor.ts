@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Job, WorkerOptions } from 'bullmq';
-import { type DeliveryJobData, ENVIRONMENT, type Environment } from '@app/runtime';
-import { WorkerStoppingError } from './callback-exchange';
+import type { DeliveryJobData, Environment } from '@app/runtime';
 import { type DeliveryResult, DeliveryService } from './delivery.service';
 
 /**
@@ -26,24 +25,19 @@ export function deliveryWorkerOptions(environment: Environment): Omit<WorkerOpti
 
 /**
  * Thin: takes jobs from the BullMQ workers (one per consumed shard) and hands them to DeliveryService,
- * where everything else lives. WORKER_CONCURRENCY holds for the whole process: each shard's worker may
- * take that many jobs, and a job beyond the process's share waits here for a turn (its lock is renewed
- * meanwhile). Keeps count of the jobs running, so shutdown knows when they are done.
+ * where everything else lives. WORKER_CONCURRENCY holds for the whole process's calls (CallTurns):
+ * each shard's worker may take that many jobs, and a job beyond the process's share waits for a turn
+ * before its call (its lock is renewed meanwhile). Keeps count of the jobs running, so shutdown knows
+ * when they are done.
  */
 @Injectable()
 export class DeliveryProcessor {
   private readonly running = new Set<Promise<unknown>>();
-  private readonly turns: (() => void)[] = [];
-  private inTurn = 0;
-  private stopping = false;
 
-  constructor(
-    private readonly delivery: DeliveryService,
-    @Inject(ENVIRONMENT) private readonly environment: Environment,
-  ) {}
+  constructor(private readonly delivery: DeliveryService) {}
 
   readonly process = (job: Job<DeliveryJobData>, token?: string): Promise<DeliveryResult> => {
-    const run = this.withTurn(() => this.delivery.deliver(job, token));
+    const run = this.delivery.deliver(job, token);
     const tracked = run.then(
       () => undefined,
       () => undefined,
@@ -52,21 +46,6 @@ export class DeliveryProcessor {
     void tracked.finally(() => this.running.delete(tracked));
     return run;
   };
-
-  private async withTurn<T>(work: () => Promise<T>): Promise<T> {
-    if (this.inTurn >= this.environment.delivery.workerConcurrency) await new Promise<void>((resolve) => this.turns.push(resolve));
-    else this.inTurn += 1;
-    try {
-      // A job that waited for its turn while the worker began to stop is left for later.
-      if (this.stopping) throw new WorkerStoppingError();
-      return await work();
-    } finally {
-      // The turn passes straight to the next waiting job, if any.
-      const next = this.turns.shift();
-      if (next) next();
-      else this.inTurn -= 1;
-    }
-  }
 
   get activeJobs(): number {
     return this.running.size;
@@ -87,7 +66,7 @@ export class DeliveryProcessor {
 
   /** No job starts a call from now on (shutdown). */
   stop(): void {
-    this.stopping = true;
+    this.delivery.stop();
   }
 
   /** Calls still waiting for an answer end now and are recorded as failed attempts. */

@@ -15,6 +15,7 @@ import {
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT } from './callback-exchange';
 import { type CallbackBody, encodeCallbackBody } from './callback-request';
+import { CallTurns } from './call-turns';
 import {
   breakerOpens,
   deliveryAttemptDuration,
@@ -69,6 +70,7 @@ export class DeliveryService {
   /** Job step → endpoint it last bounced off (bounded; only ever a shortcut, never a decision). */
   private readonly busyHints = new Map<string, string>();
   private readonly sender: CallbackSender;
+  private readonly turns: CallTurns;
 
   constructor(
     private readonly store: DeliveryStore,
@@ -80,6 +82,12 @@ export class DeliveryService {
     private readonly health: EndpointHealth,
   ) {
     this.sender = new CallbackSender(http, environment.delivery.timeoutMs);
+    this.turns = new CallTurns(environment.delivery.workerConcurrency);
+  }
+
+  /** No call starts from now on (shutdown): jobs that reach their call end with WorkerStoppingError. */
+  stop(): void {
+    this.turns.stop();
   }
 
   /** Calls still waiting for an answer end now and are recorded as failed attempts (shutdown). */
@@ -139,21 +147,32 @@ export class DeliveryService {
     if (disabled) return this.settle(event, 'failed', disabledEndpointError(disabled), 'endpoint_disabled');
 
     const callback = encodeCallbackBody(settings.encoding, event.action, event.messageText);
-    let endpointKey: string;
+    await this.turns.take();
+    let turnHeld = true;
+    const giveTurn = (): void => {
+      if (turnHeld) this.turns.give();
+      turnHeld = false;
+    };
     try {
-      endpointKey = endpointKeyOf(settings.pushUrl);
-    } catch {
-      // Not a URL at all: nothing to guard; recorded as a failed attempt like any other.
-      return this.attempt(event, settings, callback, null);
-    }
+      let endpointKey: string;
+      try {
+        endpointKey = endpointKeyOf(settings.pushUrl);
+      } catch {
+        // Not a URL at all: nothing to guard; recorded as a failed attempt like any other.
+        return await this.attempt(event, settings, callback, null, giveTurn);
+      }
 
-    const admission = await this.guard.acquire(endpointKey, isRedeliveryStart(event));
-    if (admission.kind === 'busy') return this.bounce(job, token, endpointKey);
-    this.busyHints.delete(stepKey);
-    if (admission.kind === 'open') {
-      return admission.probing ? this.awaitProbe(job, token, admission) : this.skip(event, settings, admission);
+      const admission = await this.guard.acquire(endpointKey, isRedeliveryStart(event));
+      if (admission.kind !== 'admitted') giveTurn();
+      if (admission.kind === 'busy') return await this.bounce(job, token, endpointKey);
+      this.busyHints.delete(stepKey);
+      if (admission.kind === 'open') {
+        return admission.probing ? await this.awaitProbe(job, token, admission) : await this.skip(event, settings, admission);
+      }
+      return await this.attempt(event, settings, callback, admission.lease, giveTurn);
+    } finally {
+      giveTurn();
     }
-    return this.attempt(event, settings, callback, admission.lease);
   }
 
   /** Every slot of the endpoint is taken: come back shortly, without spending an attempt. */
@@ -230,6 +249,7 @@ export class DeliveryService {
     settings: AccountDeliverySettings,
     callback: CallbackBody,
     lease: EndpointLease | null,
+    giveTurn: () => void,
   ): Promise<DeliveryResult> {
     let exchange: Awaited<ReturnType<CallbackSender['send']>>;
     try {
@@ -238,6 +258,8 @@ export class DeliveryService {
       // The call itself never throws (failures are results); a bug before it must not strand the slot.
       if (lease) await this.guard.release(lease, 'neutral', null).catch(() => undefined);
       throw error;
+    } finally {
+      giveTurn();
     }
     const { startedAt, headers, durationMs, result, responseBody, abandoned } = exchange;
     const judged = judgeAttempt(result, Date.now());
