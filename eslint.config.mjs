@@ -22,7 +22,10 @@ export default tseslint.config(
     // Plain Node scripts (not part of any tsconfig): linted without type information.
     files: ['**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { console: 'readonly', process: 'readonly', URL: 'readonly' },
+    },
   },
   {
     files: ['apps/**/*.ts'],
