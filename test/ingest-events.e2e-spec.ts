@@ -208,6 +208,27 @@ describe('POST /v1/events', () => {
     expect(await eventRows(eventId)).toHaveLength(0);
   });
 
+  it('answers 422 naming the field for a NUL character PostgreSQL cannot store, single or in a batch', async () => {
+    const eventId = uniqueEventId('nul-single');
+    const message = { ...sample('Customer_create'), nick_name: 'a\u0000b' };
+    const single = await post(ingest, '/v1/events', { account_id: account.id, action: 'Customer_create', message, event_id: eventId });
+    expect(single.status).toBe(422);
+    expect(single.body.details).toEqual([expect.objectContaining({ path: 'message.nick_name', problem: expect.stringMatching(/NUL/) })]);
+    expect(await eventRows(eventId)).toHaveLength(0);
+
+    const [badId, goodId] = [uniqueEventId('nul-batch-bad'), uniqueEventId('nul-batch-good')];
+    const batch = await post(ingest, '/v1/events/batch', {
+      events: [
+        { account_id: account.id, action: 'Customer_create', message, event_id: badId },
+        { account_id: account.id, action: 'Customer_create', message: sample('Customer_create'), event_id: goodId },
+      ],
+    });
+    expect(batch.status).toBe(202);
+    expect((batch.body.results as Json[]).map((result) => result.status)).toEqual(['rejected', 'accepted']);
+    expect(await eventRows(badId)).toHaveLength(0);
+    expect(await eventRows(goodId)).toHaveLength(1);
+  });
+
   it('answers 413 for a body over 1 MiB', async () => {
     const big = { account_id: account.id, action: 'Customer_destroy', message: { id: 1, blob: 'x'.repeat(1024 * 1024 + 10) } };
     const single = await post(ingest, '/v1/events', big);

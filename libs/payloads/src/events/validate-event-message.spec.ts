@@ -31,6 +31,25 @@ describe('validateEventMessage', () => {
     });
   });
 
+  describe('characters PostgreSQL cannot store', () => {
+    it('refuses a NUL character in a listed field, an unlisted one, a nested value and a key, naming each path', () => {
+      const problems = problemsAfter('Customer_create', (message) => {
+        message.nick_name = 'a\u0000b';
+        message.extra_note = '\u0000';
+        message.cellphones[0].content = 'x\u0000';
+        message.custom_fields['TextField_1\u0000'] = 'ok';
+      });
+      expect(problems.map((problem) => problem.path).sort()).toEqual(
+        ['cellphones[0].content', 'custom_fields.TextField_1\u0000', 'extra_note', 'nick_name'].sort(),
+      );
+      expect(problems.find((problem) => problem.path === 'nick_name')?.problem).toMatch(/NUL character/);
+    });
+
+    it('accepts every sample, which holds no NUL character', () => {
+      for (const action of EVENT_ACTIONS) expect(validateEventMessage(action, SAMPLE_MESSAGES[action])).toEqual([]);
+    });
+  });
+
   describe('required fields', () => {
     it.each<[EventAction, string]>([
       ['Customer_create', 'id'],

@@ -9,6 +9,7 @@ import { ImSurveyVoteCreateMessage } from './im-survey-vote-create.dto';
 import { OrganizationCreateMessage } from './organization-create.dto';
 import { RecordDestroyMessage, RecordUpdateMessage } from './record-change.dto';
 import { isPlainObject } from '../plain-object';
+import { nulCharacterProblems } from './nul-characters';
 import { ShutQueueCreateMessage } from './shut-queue-create.dto';
 
 /** One problem with one field of a message; `path` is relative to the message, e.g. `cellphones[0].id`. */
@@ -54,7 +55,8 @@ export function validateEventMessage(action: EventAction, message: unknown): Mes
   // Callers should have checked the action already; a stray one must not slip through as valid.
   if (!messageClass) return [{ path: '', problem: `cannot be checked: unknown action ${String(action)}` }];
   const instance = plainToInstance(messageClass, message);
-  return flattenProblems(validateSync(instance, VALIDATOR_OPTIONS));
+  const problems = flattenProblems(validateSync(instance, VALIDATOR_OPTIONS));
+  return mergeSamePath(nulCharacterProblems(message, '', problems));
 }
 
 function joinPath(parent: string, property: string): string {
