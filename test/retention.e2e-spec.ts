@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { DAY_MS, seqAt, utcDayStart } from '@app/persistence';
+import { DAY_MS, LATENCY_BUCKETS, seqAt, utcDayStart } from '@app/persistence';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { PartitionJob } from '../apps/delivery-worker/src/retention/partition-job.service';
 import { RETENTION_BATCH_SIZE, RETENTION_LOCK_KEY, type RetentionResult, RetentionService } from '../apps/delivery-worker/src/retention/retention.service';
@@ -226,6 +226,31 @@ describe('retention', () => {
     expect(keys).toBe(1);
   });
 
+  it('deletes stats rollup rows before the window, in batches, and keeps the ones inside it', async () => {
+    const accountId = await newAccountId();
+    const minute = 60_000;
+    const expiredStart = Date.now() - (RETENTION_DAYS + 2) * DAY_MS;
+    const expired = RETENTION_BATCH_SIZE + 11;
+    await db.query(
+      `INSERT INTO delivery_rollups (granularity, account_id, bucket_start, delivered, latency_counts)
+       SELECT g, $1, to_timestamp(($2::float8 + n * $3::float8) / 1000), 1, array_fill(0::bigint, ARRAY[$4::int])
+         FROM generate_series(0, $5::int - 1) AS n, unnest(ARRAY['minute', 'hour']) AS g`,
+      [accountId, expiredStart, minute, LATENCY_BUCKETS, Math.ceil(expired / 2)],
+    );
+    const keptAt = new Date(Date.now() - (RETENTION_DAYS - 1) * DAY_MS);
+    await db.query(
+      `INSERT INTO delivery_rollups (granularity, account_id, bucket_start, delivered, latency_counts)
+       VALUES ('hour', $1, $2, 3, array_fill(0::bigint, ARRAY[$3::int]))`,
+      [accountId, keptAt, LATENCY_BUCKETS],
+    );
+
+    const result = await retentionOf(workerA).runOnce();
+
+    expect(result.rollups).toBeGreaterThanOrEqual(Math.ceil(expired / 2) * 2);
+    const rows = await db.query<{ delivered: string }[]>(`SELECT delivered::text FROM delivery_rollups WHERE account_id = $1`, [accountId]);
+    expect(rows).toEqual([{ delivered: '3' }]);
+  });
+
   it('skips the round while another worker holds the lock', async () => {
     const accountId = await newAccountId();
     const day = await expiredDay();
@@ -236,7 +261,7 @@ describe('retention', () => {
     try {
       // Blocking, in case a round of some worker holds it right now; it is ours once this returns.
       await holder.query('SELECT pg_advisory_lock($1)', [RETENTION_LOCK_KEY]);
-      expect(await retentionOf(workerB).runOnce()).toEqual<RetentionResult>({ droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0 });
+      expect(await retentionOf(workerB).runOnce()).toEqual<RetentionResult>({ droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0, rollups: 0 });
       expect(await remainingEventIds(accountId)).toEqual([old[0].eventId]);
       expect(await remainingBotCalls(accountId)).toEqual([oldBotCall]);
     } finally {

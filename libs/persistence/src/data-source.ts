@@ -9,9 +9,16 @@ import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-s
 import { EndpointDisabling1763761200000 } from './migrations/1763761200000-endpoint-disabling';
 import { AdminRollupsAndSearch1764000000000 } from './migrations/1764000000000-admin-rollups-and-search';
 import { TimePartitionedEvents1764200000000 } from './migrations/1764200000000-time-partitioned-events';
+import { RollupRetentionIndex1764300000000 } from './migrations/1764300000000-rollup-retention-index';
 
 export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall];
-export const MIGRATIONS = [InitialSchema1763700000000, EndpointDisabling1763761200000, AdminRollupsAndSearch1764000000000, TimePartitionedEvents1764200000000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  EndpointDisabling1763761200000,
+  AdminRollupsAndSearch1764000000000,
+  TimePartitionedEvents1764200000000,
+  RollupRetentionIndex1764300000000,
+];
 
 export interface DataSourceTuning {
   /** Connections in this process's pool. */

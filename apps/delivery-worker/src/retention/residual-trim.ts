@@ -83,3 +83,23 @@ export async function existingTables(runner: QueryRunner, names: string[]): Prom
   }[];
   return new Set(rows.map((row) => row.relname));
 }
+
+/**
+ * Delivery rollups (the stats series) older than the window, oldest first along their bucket index;
+ * `$2` is where the previous batch stopped. Both granularities follow RETENTION_DAYS, like the log they sum.
+ */
+export const DELETE_ROLLUPS_SQL = `
+  WITH picked AS (
+    SELECT granularity, account_id, bucket_start FROM delivery_rollups
+     WHERE bucket_start < $1 AND bucket_start >= $2::timestamptz
+     ORDER BY bucket_start
+     LIMIT $3
+  ),
+  removed AS (
+    DELETE FROM delivery_rollups r USING picked p
+     WHERE r.granularity = p.granularity AND r.account_id = p.account_id AND r.bucket_start = p.bucket_start
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM picked)::int AS picked,
+         (SELECT count(*) FROM removed)::int AS deleted,
+         (SELECT max(bucket_start) FROM picked)::text AS last`;

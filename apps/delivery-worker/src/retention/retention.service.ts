@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { DAY_MS, dropExpiredPartitions, seqAt } from '@app/persistence';
 import { counter, ENVIRONMENT, type Environment } from '@app/runtime';
-import { type BatchOutcome, DELETE_EVENT_KEYS_SQL, deleteBotCallsSql, deleteEventsSql, existingTables } from './residual-trim';
+import { type BatchOutcome, DELETE_EVENT_KEYS_SQL, DELETE_ROLLUPS_SQL, deleteBotCallsSql, deleteEventsSql, existingTables } from './residual-trim';
 import { withAdvisoryLock } from './advisory-lock';
 
 const FIRST_RUN_DELAY_MS = 60_000;
@@ -31,17 +31,20 @@ export interface RetentionResult {
   events: number;
   botCalls: number;
   eventKeys: number;
+  /** Stats-series rollup rows whose bucket lies before the window. */
+  rollups: number;
 }
 
-const NOTHING: RetentionResult = { droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0 };
+const NOTHING: RetentionResult = { droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0, rollups: 0 };
 
 /**
  * Keeps events (with their attempts), bot calls and event ids at a bounded size: every hour one worker
  * drops the daily partitions that lie wholly before now − RETENTION_DAYS (a catalog change, however big
  * the day), moving any event still owed a delivery into the default partition first; then deletes the
  * few expired final rows of the default and legacy partitions in batches, drops the legacy partitions
- * once empty, and forgets the event ids whose events are gone. Workers that find the advisory lock taken
- * skip the round: one is enough, and several would only contend on the same tables.
+ * once empty, forgets the event ids whose events are gone and deletes the stats rollups before the
+ * window. Workers that find the advisory lock taken skip the round: one is enough, and several would
+ * only contend on the same tables.
  */
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -86,7 +89,8 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
       const botCalls = await this.trimResidualBotCalls(runner, cutoff);
       await this.dropEmptyLegacy(runner);
       const eventKeys = await this.deleteInBatches(runner, DELETE_EVENT_KEYS_SQL, seqAt(cutoffMs).toString(), '0', 'event_keys');
-      return { droppedPartitions: dropped.map((day) => day.partition), keptPending, events, botCalls, eventKeys };
+      const rollups = await this.deleteInBatches(runner, DELETE_ROLLUPS_SQL, cutoff, '-infinity', 'delivery_rollups');
+      return { droppedPartitions: dropped.map((day) => day.partition), keptPending, events, botCalls, eventKeys, rollups };
     });
     if (!result) {
       this.logger.debug('retention skipped: another worker is running it');
@@ -94,7 +98,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     }
     this.logger.log(
       `retention dropped ${result.droppedPartitions.length} partition(s) before ${cutoff.toISOString()} (${result.keptPending} pending event(s) kept), ` +
-        `deleted ${result.events} event(s), ${result.botCalls} bot call(s) and ${result.eventKeys} event id(s)`,
+        `deleted ${result.events} event(s), ${result.botCalls} bot call(s), ${result.eventKeys} event id(s) and ${result.rollups} rollup row(s)`,
     );
     return result;
   }
