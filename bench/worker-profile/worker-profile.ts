@@ -67,8 +67,12 @@ function redisServerPid(): number | null {
   return found ? Number(found) : null;
 }
 
+/** Started processes, ended with the harness whatever happens. */
+const children: ChildProcess[] = [];
+
 function startProcess(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
   child.stdout?.on('data', (chunk: Buffer) => {
     const text = chunk.toString();
     if (text !== 'ready\n') process.stdout.write(`[${args.at(-1)}] ${text}`);
@@ -201,8 +205,8 @@ async function main(): Promise<void> {
   if (rate > 0) {
     const { rows } = await db.query<{ p50: number; p95: number; p99: number; max: number }>(
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY ms) AS p95,
-              percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max
-         FROM (SELECT EXTRACT(EPOCH FROM (a.started_at - e.created_at)) * 1000 AS ms FROM delivery_attempts a JOIN events e ON e.seq = a.event_seq) t`,
+              percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms)::float8 AS max
+         FROM (SELECT (EXTRACT(EPOCH FROM (a.started_at - e.created_at)) * 1000)::float8 AS ms FROM delivery_attempts a JOIN events e ON e.seq = a.event_seq) t`,
     );
     const row = rows[0];
     process.stdout.write(`event stored → call started: p50 ${row.p50.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, max ${row.max.toFixed(1)} ms\n`);
@@ -228,5 +232,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(`worker-profile: ${error instanceof Error ? error.stack : String(error)}\n`);
+  for (const child of children) child.kill('SIGKILL');
   process.exit(1);
 });

@@ -4,6 +4,14 @@ import type { DeliveryJobData, Environment } from '@app/runtime';
 import { type DeliveryResult, DeliveryService } from './delivery.service';
 
 /**
+ * Jobs each shard's BullMQ worker holds per call turn (WORKER_CONCURRENCY): the ones beyond the calls
+ * in flight are loading their event, waiting for a turn or for their outcome's group commit. Holding
+ * more than the turns keeps the shared event reads and outcome writes in large batches (one
+ * statement for many jobs) even when a single endpoint's shard carries the whole load.
+ */
+export const JOBS_IN_HAND_PER_TURN = 4;
+
+/**
  * BullMQ's lock on a running job must outlast the HTTP deadline by a wide margin, or a slow receiver
  * could see the same event twice at once (another worker takes over a job whose lock expired). BullMQ
  * also renews the lock every lockDuration/2 while the job runs, so only a frozen process loses it; the
@@ -14,7 +22,7 @@ export function deliveryWorkerOptions(environment: Environment): Omit<WorkerOpti
   const { timeoutMs, workerConcurrency } = environment.delivery;
   const lockDuration = timeoutMs + Math.max(10_000, timeoutMs);
   return {
-    concurrency: workerConcurrency,
+    concurrency: workerConcurrency * JOBS_IN_HAND_PER_TURN,
     lockDuration,
     // How often stalled jobs (a dead worker's) are looked for; once per interval across all workers.
     stalledInterval: Math.min(30_000, Math.max(1_000, Math.round(lockDuration / 2))),
@@ -26,7 +34,7 @@ export function deliveryWorkerOptions(environment: Environment): Omit<WorkerOpti
 /**
  * Thin: takes jobs from the BullMQ workers (one per consumed shard) and hands them to DeliveryService,
  * where everything else lives. WORKER_CONCURRENCY holds for the whole process's calls (CallTurns):
- * each shard's worker may take that many jobs, and a job beyond the process's share waits for a turn
+ * each shard's worker may hold JOBS_IN_HAND_PER_TURN times that many jobs, and a job beyond the process's share waits for a turn
  * before its call (its lock is renewed meanwhile). Keeps count of the jobs running, so shutdown knows
  * when they are done.
  */
