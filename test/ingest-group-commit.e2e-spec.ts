@@ -43,7 +43,7 @@ function destroy(accountId: number, eventId: string, id = 1): Json {
 
 async function rowsOf(eventIds: string[]): Promise<Json[]> {
   const result = await db.query<Json>(
-    'SELECT seq::text AS seq, event_id, account_id, message, xmin::text AS xmin FROM events WHERE event_id = ANY($1::varchar[]) ORDER BY seq',
+    'SELECT seq::text AS seq, event_id, account_id, message, xmin::text AS xmin FROM events WHERE event_id = ANY($1::varchar[]) ORDER BY events.seq',
     [eventIds],
   );
   return result.rows;

@@ -71,7 +71,7 @@ async function seedEventsAt(seqTimeMs: number, accountId: number, statuses: stri
 }
 
 async function whereIs(seqs: string[]): Promise<{ seq: string; partition: string }[]> {
-  return dataSource.query(`SELECT seq::text AS seq, tableoid::regclass::text AS partition FROM events WHERE seq = ANY($1::bigint[]) ORDER BY seq`, [seqs]);
+  return dataSource.query(`SELECT seq::text AS seq, tableoid::regclass::text AS partition FROM events WHERE seq = ANY($1::bigint[]) ORDER BY events.seq`, [seqs]);
 }
 
 async function attemptPartitions(seqs: string[]): Promise<string[]> {

@@ -140,7 +140,7 @@ describe('retention', () => {
   }
 
   async function remainingBotCalls(accountId: number): Promise<string[]> {
-    const rows = await db.query<{ id: string }[]>(`SELECT id::text AS id FROM bot_calls WHERE account_id = $1 ORDER BY id`, [accountId]);
+    const rows = await db.query<{ id: string }[]>(`SELECT id::text AS id FROM bot_calls WHERE account_id = $1 ORDER BY bot_calls.id`, [accountId]);
     return rows.map((row) => row.id);
   }
 
