@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { childEnvironment } from './child-environment';
 import { waitFor } from './wait-for';
 
 export type BuiltAppName = 'config-api' | 'ingest' | 'delivery-worker';
@@ -34,21 +35,7 @@ export function spawnBuiltApp(app: BuiltAppName, env: Record<string, string>): B
   requireBuilt(app);
   const child = spawn(process.execPath, [builtEntryPoint(app)], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      DATABASE_URL: process.env.DATABASE_URL ?? '',
-      REDIS_URL: process.env.REDIS_URL ?? '',
-      REDIS_PREFIX: process.env.REDIS_PREFIX ?? '',
-      ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? '',
-      INGEST_TOKEN: process.env.INGEST_TOKEN ?? '',
-      CONFIG_API_PORT: '0',
-      INGEST_PORT: '0',
-      WORKER_PORT: '0',
-      ALLOW_PRIVATE_TARGETS: 'true',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
+    env: childEnvironment(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -12,6 +12,7 @@ import {
   type RedisClient,
   waitForReady,
 } from '@app/runtime';
+import { childEnvironment } from './child-environment';
 
 /**
  * Helpers for driving the delivery worker in tests: a Redis prefix of the file's own (so its queue and
@@ -186,21 +187,7 @@ export function spawnWorker(env: Record<string, string>): WorkerProcess {
     ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/delivery-worker/src/main.ts'],
     {
       cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'test',
-        TS_NODE_PROJECT: 'tsconfig.json',
-        DATABASE_URL: process.env.DATABASE_URL ?? '',
-        REDIS_URL: process.env.REDIS_URL ?? '',
-        REDIS_CLUSTER_NODES: process.env.REDIS_CLUSTER_NODES ?? '',
-        REDIS_SENTINELS: process.env.REDIS_SENTINELS ?? '',
-        REDIS_SENTINEL_NAME: process.env.REDIS_SENTINEL_NAME ?? '',
-        REDIS_PREFIX: process.env.REDIS_PREFIX ?? '',
-        WORKER_PORT: '0',
-        ALLOW_PRIVATE_TARGETS: 'true',
-        LOG_LEVEL: 'info',
-        ...env,
-      },
+      env: childEnvironment({ TS_NODE_PROJECT: 'tsconfig.json', ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
