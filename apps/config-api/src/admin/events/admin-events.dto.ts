@@ -1,10 +1,10 @@
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { EVENT_ACTIONS, IsRecordId, MAX_RECORD_ID, queryInteger } from '@app/payloads';
+import { EVENT_ACTIONS, IsRecordId, MAX_RECORD_ID } from '@app/payloads';
 import { EVENT_STATUSES, type EventStatus } from '@app/persistence';
 import { IsMessageSearch } from './message-search.decorator';
 import { IsTimestamp } from './timestamp';
+import { PageCursor, PageLimit } from '../page-query.decorators';
 
 /** How since/until are read (documentation). */
 const TIMESTAMP_TEXT = 'an ISO 8601 date-time or date; a time without offset is UTC, e.g. `2026-01-31T12:00:00Z`.';
@@ -58,18 +58,10 @@ export class ListEventsQueryDto extends eventFilterFields('query') {
   @IsIn(EVENT_STATUSES, { message: `status must be one of ${EVENT_STATUSES.join(', ')}` })
   status?: EventStatus;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
-  @IsOptional()
-  @Transform(queryInteger)
-  @IsInt({ message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
-  @Min(1, { message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
-  @Max(MAX_PAGE_SIZE, { message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  @PageLimit(MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE)
   limit?: number;
 
-  @ApiPropertyOptional({ maxLength: 64, description: 'The `next_cursor` of the previous page.' })
-  @IsOptional()
-  @IsString({ message: 'cursor must be a string' })
-  @MaxLength(64, { message: 'cursor must be a next_cursor value returned by this API' })
+  @PageCursor()
   cursor?: string;
 }
 

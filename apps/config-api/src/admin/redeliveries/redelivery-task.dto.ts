@@ -1,8 +1,7 @@
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { queryInteger } from '@app/payloads';
 import { eventFilterFields, REDELIVERABLE_STATUSES } from '../events/admin-events.dto';
+import { PageLimit } from '../page-query.decorators';
 
 /** `POST /admin/v1/events/redeliver`: the event list's filters in the body; status defaults to failed. */
 export class FilterRedeliverDto extends eventFilterFields('body') {
@@ -15,11 +14,6 @@ export class FilterRedeliverDto extends eventFilterFields('body') {
 export const MAX_TASK_PAGE = 200;
 
 export class ListRedeliveriesQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_TASK_PAGE, default: 50 })
-  @IsOptional()
-  @Transform(queryInteger)
-  @IsInt({ message: `limit must be an integer from 1 to ${MAX_TASK_PAGE}` })
-  @Min(1, { message: `limit must be an integer from 1 to ${MAX_TASK_PAGE}` })
-  @Max(MAX_TASK_PAGE, { message: `limit must be an integer from 1 to ${MAX_TASK_PAGE}` })
+  @PageLimit(MAX_TASK_PAGE, 50)
   limit?: number;
 }
