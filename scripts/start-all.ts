@@ -138,6 +138,7 @@ async function main(): Promise<void> {
   say('all three apps are ready:');
   for (const app of APPS) say(`  ${app.name.padEnd(16)} http://127.0.0.1:${ports[app.portVariable]}  (${app.serves})`);
   say(`  admin token: ${environment.auth.adminToken ?? '(none)'}   ingest token: ${environment.auth.ingestTokens[0] ?? '(none)'}`);
+  say(`  console: http://127.0.0.1:${ports.CONFIG_API_PORT}/admin   API references: /docs on each app`);
   say('try it: npm run demo   (in another terminal)   stop: Ctrl+C');
 }
 
