@@ -13,7 +13,10 @@ export default defineConfig({
   publicDir: false,
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
   resolve: {
-    alias: { '@app/payloads/actions': `${here}../../libs/payloads/src/actions.ts` },
+    alias: {
+      '@app/payloads/actions': `${here}../../libs/payloads/src/actions.ts`,
+      '@app/payloads/admin-api.types': `${here}../../libs/payloads/src/admin-api.types.ts`,
+    },
   },
   build: {
     outDir: `${here}../../dist/console`,

@@ -1,5 +1,7 @@
 export * from './actions';
+export * from './admin-api.types';
 export * from './events/validate-event-message';
+export { plainTreeUnchanged } from './events/compiled-message-check';
 export * from './events/event-message.constants';
 export * from './bot';
 export * from './account-id.decorator';

@@ -1,20 +1,21 @@
 import { get, post, type QueryValues, request } from './client';
 import type {
-  Account,
-  BotCall,
-  BotWebhook,
-  Bucket,
+  AccountView,
+  BotCallView,
+  BotWebhookView,
   CreatedAccount,
+  EndpointItem,
   EventDetail,
-  EventItem,
+  EventPage,
+  EventRedelivered,
+  EventStats,
   Page,
   QueueState,
   RedeliveryStarted,
-  RedeliveryTask,
-  Series,
-  Stats,
-  TroubledEndpoint,
-} from './types';
+  RedeliveryTaskView,
+  SeriesBucket,
+  StatsSeries,
+} from '@app/payloads/admin-api.types';
 
 /** Every admin API call the console makes, in one place. Ids go into paths encoded. */
 const id = (value: string | number): string => encodeURIComponent(String(value));
@@ -22,28 +23,28 @@ const id = (value: string | number): string => encodeURIComponent(String(value))
 /** Checks a token before keeping it: the cheapest call that needs the admin token. */
 export const checkToken = (token: string): Promise<unknown> => request('GET', '/admin/v1/accounts', { query: { limit: 1 }, token });
 
-export const listEvents = (query: QueryValues): Promise<Page<EventItem>> => get('/admin/v1/events', query);
+export const listEvents = (query: QueryValues): Promise<EventPage> => get('/admin/v1/events', query);
 export const eventDetail = (eventId: string): Promise<EventDetail> => get(`/admin/v1/events/${id(eventId)}`);
-export const redeliverEvent = (eventId: string): Promise<unknown> => post(`/admin/v1/events/${id(eventId)}/redeliver`);
+export const redeliverEvent = (eventId: string): Promise<EventRedelivered> => post(`/admin/v1/events/${id(eventId)}/redeliver`);
 /** The event list's filters as a JSON body: the account id is a number there, not a query string. */
 export const redeliverMatching = (filter: Record<string, string>): Promise<RedeliveryStarted> =>
   post('/admin/v1/events/redeliver', { ...filter, ...(filter.account_id ? { account_id: Number(filter.account_id) } : {}) });
 
-export const listAccounts = (query: QueryValues): Promise<Page<Account>> => get('/admin/v1/accounts', query);
-export const accountDetail = (accountId: number): Promise<Account> => get(`/admin/v1/accounts/${id(accountId)}`);
+export const listAccounts = (query: QueryValues): Promise<Page<AccountView>> => get('/admin/v1/accounts', query);
+export const accountDetail = (accountId: number): Promise<AccountView> => get(`/admin/v1/accounts/${id(accountId)}`);
 export const createAccount = (fields: { email: string; name?: string; id?: number }): Promise<CreatedAccount> =>
   post('/admin/v1/accounts', fields);
-export const enableEndpoint = (accountId: number): Promise<Account> => post(`/admin/v1/accounts/${id(accountId)}/endpoint/enable`);
+export const enableEndpoint = (accountId: number): Promise<AccountView> => post(`/admin/v1/accounts/${id(accountId)}/endpoint/enable`);
 export const redeliverAccount = (accountId: number, filter: { status: 'failed'; since?: string; until?: string }): Promise<RedeliveryStarted> =>
   post(`/admin/v1/accounts/${id(accountId)}/redeliver`, filter);
-export const botWebhooks = (accountId: number): Promise<{ items: BotWebhook[] }> => get(`/admin/v1/accounts/${id(accountId)}/bot-webhooks`);
+export const botWebhooks = (accountId: number): Promise<{ items: BotWebhookView[] }> => get(`/admin/v1/accounts/${id(accountId)}/bot-webhooks`);
 
-export const redeliveryTask = (taskId: string): Promise<RedeliveryTask> => get(`/admin/v1/redeliveries/${id(taskId)}`);
+export const redeliveryTask = (taskId: string): Promise<RedeliveryTaskView> => get(`/admin/v1/redeliveries/${id(taskId)}`);
 
-export const stats = (query: QueryValues): Promise<Stats> => get('/admin/v1/stats', query);
-export const series = (query: { since: string; until: string; bucket: Bucket; account_id?: string }): Promise<Series> =>
+export const stats = (query: QueryValues): Promise<EventStats> => get('/admin/v1/stats', query);
+export const series = (query: { since: string; until: string; bucket: SeriesBucket; account_id?: string }): Promise<StatsSeries> =>
   get('/admin/v1/stats/series', query);
 export const queueState = (): Promise<QueueState> => get('/admin/v1/queue');
-export const troubledEndpoints = (): Promise<{ items: TroubledEndpoint[] }> => get('/admin/v1/endpoints');
+export const troubledEndpoints = (): Promise<{ items: EndpointItem[] }> => get('/admin/v1/endpoints');
 
-export const listBotCalls = (query: QueryValues): Promise<Page<BotCall>> => get('/admin/v1/bot-calls', query);
+export const listBotCalls = (query: QueryValues): Promise<Page<BotCallView>> => get('/admin/v1/bot-calls', query);

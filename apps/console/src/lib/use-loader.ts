@@ -1,7 +1,7 @@
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api/client';
-import type { Page } from '../api/types';
+import type { Page } from '@app/payloads/admin-api.types';
 
 /** Bumped by the Refresh button: every loader on the page reloads. */
 export const RefreshContext = createContext(0);

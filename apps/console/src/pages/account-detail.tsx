@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { accountDetail, botWebhooks, enableEndpoint, redeliverAccount } from '../api/admin';
 import type { ApiError } from '../api/client';
-import type { Account, RedeliveryStarted } from '../api/types';
+import type { AccountView, RedeliveryStarted } from '@app/payloads/admin-api.types';
 import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from '../components/bits';
 import { Link } from '../components/link';
 import { TaskProgress } from '../components/task-progress';
@@ -9,7 +9,7 @@ import { useLoader } from '../lib/use-loader';
 import { link } from '../router';
 import { endpointSummary } from './accounts';
 
-function EndpointState({ account, onChanged }: { account: Account; onChanged: () => void }) {
+function EndpointState({ account, onChanged }: { account: AccountView; onChanged: () => void }) {
   const [error, setError] = useState<ApiError>();
   const enable = (): void => {
     setError(undefined);

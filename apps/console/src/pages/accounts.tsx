@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
 import { createAccount, listAccounts } from '../api/admin';
 import type { ApiError } from '../api/client';
-import type { Account, CreatedAccount } from '../api/types';
+import type { AccountView, CreatedAccount } from '@app/payloads/admin-api.types';
 import { ErrorMessage, Fields, LoadMore, Mono, Section, StatusBadge, Time } from '../components/bits';
 import { FilterForm } from '../components/filter-form';
 import { Link } from '../components/link';
 import { usePaged } from '../lib/use-loader';
 import { link, type Route, segment, setQuery } from '../router';
 
-export function endpointSummary(account: Pick<Account, 'push_url' | 'endpoint' | 'disabled_at'>): string {
+export function endpointSummary(account: Pick<AccountView, 'push_url' | 'endpoint' | 'disabled_at'>): string {
   if (!account.push_url) return 'no push_url';
   if (account.disabled_at) return 'disabled';
   return account.endpoint?.state ?? 'closed';

@@ -1,5 +1,5 @@
 import { listBotCalls } from '../api/admin';
-import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES } from '../api/types';
+import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES } from '@app/payloads/admin-api.types';
 import { ErrorMessage, Json, LoadMore, Mono, Section, StatusBadge, Time } from '../components/bits';
 import { type FilterField, FilterForm } from '../components/filter-form';
 import { Link } from '../components/link';

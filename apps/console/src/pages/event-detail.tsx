@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { eventDetail, redeliverEvent } from '../api/admin';
 import type { ApiError } from '../api/client';
-import type { Attempt } from '../api/types';
+import type { AttemptView } from '@app/payloads/admin-api.types';
 import { ErrorMessage, Fields, Json, Mono, Section, StatusBadge, Time } from '../components/bits';
 import { Link } from '../components/link';
 import { formatMs } from '../lib/format';
@@ -27,11 +27,11 @@ function Headers({ headers }: { headers: Record<string, string> | null }) {
 }
 
 /** Attempts refused before any call (open breaker, disabled endpoint, refused target) record no request. */
-function madeNoCall(attempt: Attempt): boolean {
+function madeNoCall(attempt: AttemptView): boolean {
   return attempt.response_status === null && !attempt.request_body && Object.keys(attempt.request_headers ?? {}).length === 0;
 }
 
-function AttemptView({ attempt }: { attempt: Attempt }) {
+function AttemptSection({ attempt }: { attempt: AttemptView }) {
   const ok = attempt.response_status !== null && attempt.response_status >= 200 && attempt.response_status < 300;
   return (
     <article class="attempt" data-attempt={attempt.attempt}>
@@ -123,7 +123,7 @@ export function EventDetailPage({ eventId }: { eventId: string }) {
           <Section title={`Attempts (${data.attempts.length})`}>
             {data.attempts.length === 0 && <p class="muted">No attempt has been made.</p>}
             {data.attempts.map((attempt) => (
-              <AttemptView key={`${attempt.series}-${attempt.attempt}-${attempt.started_at}`} attempt={attempt} />
+              <AttemptSection key={`${attempt.series}-${attempt.attempt}-${attempt.started_at}`} attempt={attempt} />
             ))}
           </Section>
         </>

@@ -2,7 +2,7 @@ import { EVENT_ACTIONS } from '@app/payloads/actions';
 import { useState } from 'preact/hooks';
 import { listEvents, redeliverMatching } from '../api/admin';
 import type { ApiError } from '../api/client';
-import { EVENT_STATUSES, type RedeliveryStarted } from '../api/types';
+import { EVENT_STATUSES, type RedeliveryStarted } from '@app/payloads/admin-api.types';
 import { ErrorMessage, LoadMore, Mono, Section, StatusBadge, Time } from '../components/bits';
 import { type FilterField, FilterForm, type FilterValues } from '../components/filter-form';
 import { Link } from '../components/link';

@@ -1,5 +1,5 @@
 import { queueState, series, stats, troubledEndpoints } from '../api/admin';
-import { type Bucket, EVENT_STATUSES, type SeriesPoint } from '../api/types';
+import { EVENT_STATUSES, type SeriesBucket, type SeriesPoint } from '@app/payloads/admin-api.types';
 import { type ChartLine, SeriesChart } from '../charts/series-chart';
 import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from '../components/bits';
 import { Link } from '../components/link';
@@ -7,7 +7,7 @@ import { formatAge, formatCount, formatMs } from '../lib/format';
 import { useLoader } from '../lib/use-loader';
 import { link, type Route, segment, setQuery } from '../router';
 
-const RANGES: Record<string, { label: string; hours: number; bucket: Bucket }> = {
+const RANGES: Record<string, { label: string; hours: number; bucket: SeriesBucket }> = {
   hour: { label: 'Last hour', hours: 1, bucket: '1m' },
   day: { label: 'Last day', hours: 24, bucket: '1h' },
   week: { label: 'Last week', hours: 24 * 7, bucket: '1h' },

@@ -1,19 +1,14 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
+import type { BreakerState as EndpointState } from '@app/payloads';
 import { RedisKeys } from '../redis/redis-keys';
 
 /**
  * Circuit-breaker state of one callback endpoint, shared by every worker through Redis.
- * The delivery worker writes it (acquireEndpointSlot / releaseEndpointSlot); the admin account view reads it.
+ * The delivery worker writes it (acquireEndpointSlot / releaseEndpointSlot); the admin account view
+ * reads it, in the shape the admin API declares once for the server and the console.
  */
-export interface EndpointState {
-  /** closed: delivering; open: not calling until `retry_at`; half_open: one probe in flight. */
-  state: 'closed' | 'open' | 'half_open';
-  consecutive_failures: number;
-  opened_at: string | null;
-  retry_at: string | null;
-  last_error: string | null;
-}
+export type { EndpointState };
 
 /** Endpoints are keyed by origin: one receiver host shares one breaker and one concurrency share. */
 export function endpointKeyOf(url: string): string {

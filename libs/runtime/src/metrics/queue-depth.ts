@@ -1,19 +1,13 @@
 import type { Job, Queue } from 'bullmq';
+import type { QueueState as QueueDepth } from '@app/payloads';
 import { within } from '../async/within';
 import { gauge } from './metrics';
 
-/** `GET /admin/v1/queue` and the queue gauges: the delivery queue summed over every queue (shard) given. */
-export interface QueueDepth {
-  /** Ready to run now (BullMQ's wait and prioritized lists). */
-  waiting: number;
-  active: number;
-  /** Scheduled for later (retries), including any already due that no worker has promoted yet. */
-  delayed: number;
-  failed: number;
-  /** When the oldest job that is due and not yet taken became due; null when none. */
-  oldest_waiting_at: string | null;
-  oldest_waiting_age_seconds: number | null;
-}
+/**
+ * `GET /admin/v1/queue` and the queue gauges: the delivery queue summed over every queue (shard) given;
+ * the shape is the admin API's, declared once for the server and the console.
+ */
+export type { QueueDepth };
 
 function dueAt(job: Job | undefined): number | null {
   return job ? job.timestamp + (job.delay ?? 0) : null;

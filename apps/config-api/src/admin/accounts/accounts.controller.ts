@@ -3,7 +3,8 @@ import { AdminTokenGuard } from '@app/runtime';
 import { IdParamPipe } from '../id-param.pipe';
 import { CreateAccountDto } from './account.dto';
 import { ListAccountsQueryDto } from './account-list.dto';
-import { type AccountView, AccountsService, type CreatedAccount } from './accounts.service';
+import type { AccountView, CreatedAccount, Page, RotatedSecret } from '@app/payloads';
+import { AccountsService } from './accounts.service';
 import { ApiCreateAccount, ApiEnableEndpoint, ApiListAccounts, ApiRotateSecret, ApiViewAccount } from './accounts.docs';
 import { ApiAdminController } from '../admin.docs';
 
@@ -22,7 +23,7 @@ export class AccountsController {
 
   @ApiListAccounts()
   @Get()
-  list(@Query() query: ListAccountsQueryDto): Promise<{ items: AccountView[]; next_cursor: string | null }> {
+  list(@Query() query: ListAccountsQueryDto): Promise<Page<AccountView>> {
     return this.accounts.list(query);
   }
 
@@ -42,7 +43,7 @@ export class AccountsController {
   @ApiRotateSecret()
   @Post(':id/rotate-secret')
   @HttpCode(200)
-  rotate(@Param('id', IdParamPipe) id: number): Promise<{ signing_secret: string; previous_secret_expires_at: string }> {
+  rotate(@Param('id', IdParamPipe) id: number): Promise<RotatedSecret> {
     return this.accounts.rotateSecret(id);
   }
 }

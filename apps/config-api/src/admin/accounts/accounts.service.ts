@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { completePermissions, DEFAULT_PUSH_CONTENT_TYPE, type Permissions } from '@app/payloads';
+import { type AccountView, completePermissions, type CreatedAccount, DEFAULT_PUSH_CONTENT_TYPE, type Page, type RotatedSecret } from '@app/payloads';
 import { Account, CallbackSettings } from '@app/persistence';
-import { ApiError, ENVIRONMENT, type EndpointState, type Environment, publishSettingsChanged, readEndpointState, REDIS } from '@app/runtime';
+import { ApiError, ENVIRONMENT, type Environment, publishSettingsChanged, readEndpointState, REDIS } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import type { CreateAccountDto } from './account.dto';
 import type { ListAccountsQueryDto } from './account-list.dto';
@@ -12,29 +12,6 @@ import { pageAccountIds } from './account-list';
 
 /** How long a rotated-out signing secret keeps signing next to the new one. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
-
-export interface CreatedAccount {
-  id: number;
-  email: string;
-  name: string | null;
-  open_api_token: string;
-  signing_secret: string;
-}
-
-export interface AccountView {
-  id: number;
-  email: string;
-  name: string | null;
-  created_at: string;
-  push_url: string | null;
-  push_content_type: string;
-  permissions: Permissions;
-  previous_secret_expires_at: string | null;
-  /** When the worker stopped calling push_url because every attempt failed for ENDPOINT_DISABLE_AFTER; null while enabled. */
-  disabled_at: string | null;
-  disabled_reason: string | null;
-  endpoint: EndpointState | null;
-}
 
 function isUniqueViolation(error: unknown): error is QueryFailedError & { driverError: { constraint?: string } } {
   return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
@@ -106,7 +83,7 @@ export class AccountsService {
    * `GET /admin/v1/accounts`: one indexed query picks the page, then each item is the same view as
    * `GET /admin/v1/accounts/:id` (built concurrently), so the two can never disagree.
    */
-  async list(query: ListAccountsQueryDto): Promise<{ items: AccountView[]; next_cursor: string | null }> {
+  async list(query: ListAccountsQueryDto): Promise<Page<AccountView>> {
     const page = await pageAccountIds(this.dataSource, query);
     const items = await Promise.all(
       page.ids.map(async (id) => {
@@ -140,7 +117,7 @@ export class AccountsService {
   }
 
   /** New secret now; the old one keeps signing for SECRET_OVERLAP_MS so receivers can switch without a gap. */
-  async rotateSecret(accountId: number): Promise<{ signing_secret: string; previous_secret_expires_at: string }> {
+  async rotateSecret(accountId: number): Promise<RotatedSecret> {
     const signingSecret = generateSigningSecret();
     const expiresAt = new Date(Date.now() + SECRET_OVERLAP_MS);
     const result: unknown = await this.dataSource.query(

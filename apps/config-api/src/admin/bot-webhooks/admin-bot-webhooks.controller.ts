@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { AdminTokenGuard } from '@app/runtime';
 import { IdParamPipe } from '../id-param.pipe';
-import { type BotCallView, type BotWebhookView, AdminBotWebhooksService } from './admin-bot-webhooks.service';
+import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
+import { AdminBotWebhooksService } from './admin-bot-webhooks.service';
 import { CreateBotWebhookDto, ListBotCallsQueryDto } from './bot-webhook.dto';
 import { ApiCreateBotWebhook, ApiListBotCalls, ApiListBotWebhooks, ApiRemoveBotWebhook } from './bot-webhooks.docs';
 import { ApiAdminController } from '../admin.docs';
@@ -41,7 +42,7 @@ export class AdminBotCallsController {
 
   @ApiListBotCalls()
   @Get()
-  list(@Query() query: ListBotCallsQueryDto): Promise<{ items: BotCallView[]; next_cursor: string | null }> {
+  list(@Query() query: ListBotCallsQueryDto): Promise<Page<BotCallView>> {
     return this.botWebhooks.listCalls(query);
   }
 }

@@ -2,38 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { Account, BotCall, type BotCallOutcome, BotWebhook, type BotWebhookType } from '@app/persistence';
+import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
+import { Account, BotCall, BotWebhook } from '@app/persistence';
 import { ApiError, checkTargetUrl, ENVIRONMENT, type Environment, publishBotWebhooksChanged, REDIS, validationFailed } from '@app/runtime';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
-
-/** A bot webhook as operators see it: the key is a secret and is never shown, not even on creation. */
-export interface BotWebhookView {
-  id: number;
-  account_id: number;
-  name: string;
-  type: BotWebhookType;
-  url: string;
-  timeout_ms: number;
-  created_at: string;
-}
-
-/** One recorded bot call. The key is never stored; the task-push `sign` is stored redacted. */
-export interface BotCallView {
-  id: string;
-  account_id: number;
-  bot_webhook_id: number | null;
-  type: BotWebhookType;
-  integration_name: string;
-  url: string | null;
-  request_body: string | null;
-  response_status: number | null;
-  response_body: string | null;
-  answer: unknown;
-  outcome: BotCallOutcome;
-  error: string | null;
-  duration_ms: number;
-  created_at: string;
-}
 
 function toView(webhook: BotWebhook): BotWebhookView {
   return {
@@ -142,7 +114,7 @@ export class AdminBotWebhooksService {
   }
 
   /** Newest first; the cursor is the id of the last call of the previous page, so pages never shift as calls arrive. */
-  async listCalls(query: ListBotCallsQueryDto): Promise<{ items: BotCallView[]; next_cursor: string | null }> {
+  async listCalls(query: ListBotCallsQueryDto): Promise<Page<BotCallView>> {
     const limit = query.limit ?? BOT_CALLS_DEFAULT_LIMIT;
     const builder = this.dataSource.getRepository(BotCall).createQueryBuilder('call').orderBy('call.id', 'DESC').limit(limit + 1);
     if (query.account_id !== undefined) builder.andWhere('call.accountId = :accountId', { accountId: query.account_id });

@@ -2,7 +2,8 @@ import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { AdminTokenGuard } from '@app/runtime';
 import { ApiErrorResponses } from '@app/runtime/docs';
 import { ListEndpointsQueryDto } from './endpoints.dto';
-import { type EndpointItem, EndpointsService } from './endpoints.service';
+import type { EndpointItem } from '@app/payloads';
+import { EndpointsService } from './endpoints.service';
 import { ApiAdminController, ApiAdminOperation } from '../admin.docs';
 import { TroubledEndpointListModel } from './endpoints.docs';
 

@@ -2,23 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { ENVIRONMENT, type EndpointState, endpointKeyOf, type Environment, listOpenEndpoints, readEndpointState, REDIS } from '@app/runtime';
+import type { EndpointItem } from '@app/payloads';
+import { ENVIRONMENT, endpointKeyOf, type Environment, listOpenEndpoints, readEndpointState, REDIS } from '@app/runtime';
 import type { ListEndpointsQueryDto } from './endpoints.dto';
 
 export const MAX_ENDPOINT_ITEMS = 500;
-
-export interface EndpointItem {
-  account_id: number;
-  email: string;
-  push_url: string;
-  endpoint: string;
-  breaker: EndpointState['state'];
-  consecutive_failures: number;
-  retry_at: string | null;
-  last_error: string | null;
-  disabled_at: string | null;
-  disabled_reason: string | null;
-}
 
 interface SettingsRow {
   account_id: number;

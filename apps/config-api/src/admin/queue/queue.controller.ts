@@ -1,5 +1,6 @@
 import { Controller, Get, type OnModuleInit, UseGuards } from '@nestjs/common';
-import { AdminTokenGuard, DeliveryQueues, queueDepth, type QueueDepth, registerQueueDepthGauges } from '@app/runtime';
+import type { QueueState } from '@app/payloads';
+import { AdminTokenGuard, DeliveryQueues, queueDepth, registerQueueDepthGauges } from '@app/runtime';
 import { ApiErrorResponses } from '@app/runtime/docs';
 import { ApiAdminController, ApiAdminOperation } from '../admin.docs';
 import { QueueDepthModel } from './queue.docs';
@@ -18,7 +19,7 @@ export class QueueController implements OnModuleInit {
   @ApiAdminOperation('Delivery queue depth and the oldest waiting job', 200, QueueDepthModel, 'Summed over every shard; also exported as gauges on /metrics.')
   @ApiErrorResponses([503, 'Redis is unavailable.'])
   @Get()
-  depth(): Promise<QueueDepth> {
+  depth(): Promise<QueueState> {
     return queueDepth(this.queues.all());
   }
 }

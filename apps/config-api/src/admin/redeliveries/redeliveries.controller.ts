@@ -1,7 +1,8 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { AdminTokenGuard } from '@app/runtime';
 import { ListRedeliveriesQueryDto } from './redelivery-task.dto';
-import { type RedeliveryTaskView, RedeliveryTasks } from './redelivery-tasks.service';
+import type { RedeliveryTaskView } from '@app/payloads';
+import { RedeliveryTasks } from './redelivery-tasks.service';
 import { ApiListRedeliveries, ApiRedeliveryTask } from './redeliveries.docs';
 import { ApiAdminController } from '../admin.docs';
 

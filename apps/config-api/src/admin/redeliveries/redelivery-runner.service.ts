@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
 import { DeliveryProducer, isDatabaseUnavailable, sqlState } from '@app/runtime';
-import { addEventFilter, Conditions, type EventFilter } from '../events/event-filter';
+import type { EventFilter } from '@app/payloads';
+import { addEventFilter, Conditions } from '../events/event-filter';
 import { REDELIVERY_CHUNK, RESTART_SERIES, redeliveryJobs, type RestartedRow } from '../events/redelivery.service';
 
 /** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */

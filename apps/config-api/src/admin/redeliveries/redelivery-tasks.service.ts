@@ -2,34 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError } from '@app/runtime';
-import { addEventFilter, Conditions, type EventFilter } from '../events/event-filter';
+import type { EventFilter, RedeliveryStarted, RedeliveryTaskView } from '@app/payloads';
+import { addEventFilter, Conditions } from '../events/event-filter';
 import { RedeliveryRunner } from './redelivery-runner.service';
 
-export type TaskStatus = 'running' | 'done' | 'failed';
-
-export interface RedeliveryTaskView {
-  id: string;
-  status: TaskStatus;
-  total: number;
-  done: number;
-  account_id: number | null;
-  filter: EventFilter;
-  created_at: string;
-  finished_at: string | null;
-  error: string | null;
-}
-
-interface TaskRow {
-  id: string;
-  status: TaskStatus;
-  total: number;
-  done: number;
-  account_id: number | null;
-  filter: EventFilter;
-  created_at: Date;
-  finished_at: Date | null;
-  error: string | null;
-}
+/** The stored row: the view, with its times as the driver reads them. */
+type TaskRow = Omit<RedeliveryTaskView, 'created_at' | 'finished_at'> & { created_at: Date; finished_at: Date | null };
 
 const TASK_COLUMNS = 'id, status, total, done, account_id, filter, created_at, finished_at, error';
 
@@ -61,7 +39,7 @@ export class RedeliveryTasks {
     private readonly runner: RedeliveryRunner,
   ) {}
 
-  async start(given: EventFilter): Promise<{ count: number; task_id: string }> {
+  async start(given: EventFilter): Promise<RedeliveryStarted> {
     // A search's open end is fixed now, so a task resumed later still searches the same range.
     const filter = given.q !== undefined && given.until === undefined ? { ...given, until: new Date().toISOString() } : given;
     const conditions = new Conditions();
