@@ -11,6 +11,7 @@ import {
   runMigrations,
   seqAt,
   SEQ_COUNTER_BITS,
+  tallyRowsSql,
   utcDayStart,
 } from '@app/persistence';
 import { EVENT_ACTIONS } from '@app/payloads';
@@ -124,6 +125,8 @@ async function seedDay(dataSource: DataSource, dayStart: number, count: number, 
          FROM ${events} e CROSS JOIN LATERAL generate_series(1, e.attempts) AS n`,
     );
     await runner.query(`INSERT INTO event_keys (event_id, account_id, event_seq) SELECT event_id, account_id, seq FROM ${events} ORDER BY event_id`);
+    // Attaching a filled table fires no trigger on events: the day is added to the stats tallies here.
+    await runner.query(tallyRowsSql(events, 1));
     // ATTACH builds every index of the parent on the filled table, sorted, once.
     for (const [table, name] of [
       ['events', events],

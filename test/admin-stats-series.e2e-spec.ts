@@ -1,13 +1,11 @@
-import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
-import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { LATENCY_BOUNDS_MS } from '@app/persistence';
 import { adminCall, expectFieldError, type Json } from './support/admin-client';
-import { type RunningApp, startApp } from './support/apps';
+import type { RunningApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
-import { TestReceiver } from './support/receiver';
-import { waitFor } from './support/wait-for';
-import { sendEvents, type StoredTestEvent } from './support/worker-process';
+import type { TestReceiver } from './support/receiver';
+import { accountAnswering, settled, startStatsApps } from './support/stats-accounts';
+import { sendEvents } from './support/worker-process';
 
 /** Own database: the all-accounts series must hold exactly this file's deliveries. */
 const namespace = new IsolatedNamespace('admin-series');
@@ -21,14 +19,7 @@ function sum(points: Json[], field: string): number {
 
 beforeAll(async () => {
   await namespace.setUp();
-  configApi = await startApp(ConfigApiModule, namespace.overrides);
-  worker = await startApp(DeliveryWorkerModule, {
-    ...namespace.overrides,
-    RETRY_SCHEDULE: '100ms',
-    DELIVERY_TIMEOUT_MS: '1000',
-    RECONCILE_INTERVAL: '1m',
-    BREAKER_FAILURE_THRESHOLD: '100',
-  });
+  ({ configApi, worker } = await startStatsApps(namespace));
 });
 
 afterAll(async () => {
@@ -38,29 +29,14 @@ afterAll(async () => {
   await namespace.tearDown();
 });
 
-async function accountAnswering(status: number): Promise<number> {
-  const receiver = await new TestReceiver().respondStatus(status).start();
-  receivers.push(receiver);
-  const account = await createAccount(configApi);
-  await setCallbackSettings(worker.app, account.id, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
-  return account.id;
-}
-
-async function settled(events: StoredTestEvent[]): Promise<void> {
-  await waitFor('events to settle', async () => {
-    const { rows } = await namespace.db.query<{ status: string }>(`SELECT status FROM events WHERE seq = ANY($1::bigint[])`, [events.map((event) => event.seq)]);
-    return rows.length === events.length && rows.every((row) => ['delivered', 'failed', 'filtered'].includes(row.status));
-  });
-}
-
 describe('GET /admin/v1/stats/series', () => {
   let good: number;
   let bad: number;
   let filteredAccount: number;
 
   beforeAll(async () => {
-    good = await accountAnswering(200);
-    bad = await accountAnswering(500);
+    good = await accountAnswering(configApi, worker, receivers, 200);
+    bad = await accountAnswering(configApi, worker, receivers, 500);
     filteredAccount = await createAccount(configApi).then((account) => account.id);
     await setCallbackSettings(worker.app, filteredAccount, { pushUrl: 'http://127.0.0.1:9/never', permissions: { customer_update: true } });
     const events = [
@@ -68,7 +44,7 @@ describe('GET /admin/v1/stats/series', () => {
       ...(await sendEvents(worker.app, bad, [4, 5].map((id) => ({ action: 'Customer_create', message: { id } })))),
       ...(await sendEvents(worker.app, filteredAccount, [{ action: 'Customer_create', message: { id: 6 } }])),
     ];
-    await settled(events);
+    await settled(namespace, events);
   });
 
   it('answers per-minute points from real deliveries, empty buckets included, oldest first', async () => {

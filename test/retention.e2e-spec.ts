@@ -5,6 +5,7 @@ import { PartitionJob } from '../apps/delivery-worker/src/retention/partition-jo
 import { RETENTION_BATCH_SIZE, RETENTION_LOCK_KEY, type RetentionResult, RetentionService } from '../apps/delivery-worker/src/retention/retention.service';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
+import { expectTalliesToMatchEvents } from './support/event-tallies';
 import { createAccount } from './support/fixtures';
 import { waitFor } from './support/wait-for';
 import { useOwnRedisPrefix } from './support/worker-process';
@@ -175,12 +176,15 @@ describe('retention', () => {
     expect(await attemptCounts(old)).toEqual([0, 0, 0, 0]);
     expect(await attemptCounts(oldPending)).toEqual([0, 2]);
     expect(await attemptCounts(recent)).toEqual([1, 1, 1, 1, 1]);
+    // The day's tallies went with it; the kept pending events are still counted.
+    await expectTalliesToMatchEvents(db);
 
     // A kept event that later reaches a final status goes in the next round, with its attempts.
     await db.query(`UPDATE events SET status = 'failed', next_attempt_at = NULL WHERE seq = $1`, [oldPending[1].seq]);
     await retentionOf(workerA).runOnce();
     expect(await remainingEventIds(accountId)).toEqual([oldPending[0], ...recent].map((event) => event.eventId));
     expect(await attemptCounts([oldPending[1]])).toEqual([0]);
+    await expectTalliesToMatchEvents(db);
   });
 
   it('drops expired days of bot calls and keeps recent ones', async () => {
@@ -224,6 +228,8 @@ describe('retention', () => {
       [...backlog, keptPending].map((event) => event.eventId),
     ]);
     expect(keys).toBe(1);
+    // Deleted from the default partition by name, past the parent's trigger: the trim untallied them itself.
+    await expectTalliesToMatchEvents(db);
   });
 
   it('deletes stats rollup rows before the window, in batches, and keeps the ones inside it', async () => {
@@ -261,7 +267,7 @@ describe('retention', () => {
     try {
       // Blocking, in case a round of some worker holds it right now; it is ours once this returns.
       await holder.query('SELECT pg_advisory_lock($1)', [RETENTION_LOCK_KEY]);
-      expect(await retentionOf(workerB).runOnce()).toEqual<RetentionResult>({ droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0, rollups: 0 });
+      expect(await retentionOf(workerB).runOnce()).toEqual<RetentionResult>({ droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0, rollups: 0, foldedTallies: 0 });
       expect(await remainingEventIds(accountId)).toEqual([old[0].eventId]);
       expect(await remainingBotCalls(accountId)).toEqual([oldBotCall]);
     } finally {

@@ -10,6 +10,8 @@ import { EndpointDisabling1763761200000 } from './migrations/1763761200000-endpo
 import { AdminRollupsAndSearch1764000000000 } from './migrations/1764000000000-admin-rollups-and-search';
 import { TimePartitionedEvents1764200000000 } from './migrations/1764200000000-time-partitioned-events';
 import { RollupRetentionIndex1764300000000 } from './migrations/1764300000000-rollup-retention-index';
+import { EventStatusTallies1764400000000 } from './migrations/1764400000000-event-status-tallies';
+import { EventKeysPerStatement1764500000000 } from './migrations/1764500000000-event-keys-per-statement';
 
 export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall];
 export const MIGRATIONS = [
@@ -18,6 +20,8 @@ export const MIGRATIONS = [
   AdminRollupsAndSearch1764000000000,
   TimePartitionedEvents1764200000000,
   RollupRetentionIndex1764300000000,
+  EventStatusTallies1764400000000,
+  EventKeysPerStatement1764500000000,
 ];
 
 export interface DataSourceTuning {

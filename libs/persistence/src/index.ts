@@ -8,6 +8,7 @@ export * from './data-source';
 export * from './migrate';
 export * from './persistence.module';
 export * from './stats/delivery-rollup';
+export * from './stats/event-tallies';
 export * from './partitions/partition-layout';
 export * from './partitions/partition-catalog';
 export * from './partitions/partition-maintenance';

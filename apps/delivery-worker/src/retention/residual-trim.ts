@@ -1,4 +1,5 @@
 import type { QueryRunner } from 'typeorm';
+import { tallyRowsSql } from '@app/persistence';
 
 /** Listed rather than derived from the pending ones, so a status added later is kept until someone decides. */
 const FINAL_STATUSES = `('delivered', 'failed', 'filtered', 'no_endpoint')`;
@@ -17,6 +18,8 @@ export interface BatchOutcome {
  * so a backlog costs linear, not quadratic, time. The outer status and age checks are re-evaluated on
  * the current row version, so an event an operator redelivers at that moment is kept. Attempts have no
  * foreign key to cascade from: the same statement deletes them from the matching attempts partition.
+ * Naming the partition bypasses the event tallies' trigger on the parent, so the statement takes the
+ * removed events out of the tallies itself.
  */
 export function deleteEventsSql(eventsPartition: string, attemptsPartition: string): string {
   return `
@@ -29,12 +32,14 @@ export function deleteEventsSql(eventsPartition: string, attemptsPartition: stri
   removed AS (
     DELETE FROM ${eventsPartition}
      WHERE seq IN (SELECT seq FROM picked) AND status IN ${FINAL_STATUSES} AND created_at < $1
-    RETURNING seq
+    RETURNING seq, created_at, status, delivered_at
   ),
   attempts AS (
     DELETE FROM ${attemptsPartition} WHERE event_seq IN (SELECT seq FROM removed)
-  )
+  ),
+  untallied AS (${tallyRowsSql('removed', -1)})
   SELECT (SELECT count(*) FROM picked)::int AS picked,
+         (SELECT count(*) FROM untallied)::int AS untallied,
          (SELECT count(*) FROM removed)::int AS deleted,
          (SELECT max(created_at) FROM picked)::text AS last`;
 }

@@ -1,6 +1,18 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { legacyPartitionName, seqAt, utcDayStart, DAY_MS, type PartitionedTable } from '../partitions/partition-layout';
 
+/** The row-level key claim of this layout; replaced by a per-statement check in 1764500000000, whose down() restores it. */
+export const CLAIM_EVENT_KEY_ROW_TRIGGER_FUNCTION = `
+      CREATE FUNCTION claim_event_key() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO event_keys (event_id, account_id, event_seq) VALUES (NEW.event_id, NEW.account_id, NEW.seq)
+          ON CONFLICT (event_id) DO NOTHING;
+        IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM event_keys WHERE event_id = NEW.event_id AND event_seq = NEW.seq) THEN
+          RAISE unique_violation USING MESSAGE = format('event_id %s is already taken', NEW.event_id), CONSTRAINT = 'event_keys_pkey';
+        END IF;
+        RETURN NULL;
+      END $$`;
+
 /** Partition key and primary key of each table once partitioned (a partitioned table's keys must contain its partition key). */
 const LAYOUT: Record<PartitionedTable, { key: string; primaryKey: string }> = {
   events: { key: 'seq', primaryKey: 'seq' },
@@ -67,16 +79,7 @@ export class TimePartitionedEvents1764200000000 implements MigrationInterface {
     // Ingest claims keys itself (ON CONFLICT tells it duplicates from conflicts); this trigger makes the
     // rule hold for every other insert too (tests, tools, moved rows) and accepts a key already claimed
     // for the same seq.
-    await q(`
-      CREATE FUNCTION claim_event_key() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO event_keys (event_id, account_id, event_seq) VALUES (NEW.event_id, NEW.account_id, NEW.seq)
-          ON CONFLICT (event_id) DO NOTHING;
-        IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM event_keys WHERE event_id = NEW.event_id AND event_seq = NEW.seq) THEN
-          RAISE unique_violation USING MESSAGE = format('event_id %s is already taken', NEW.event_id), CONSTRAINT = 'event_keys_pkey';
-        END IF;
-        RETURN NULL;
-      END $$`);
+    await q(CLAIM_EVENT_KEY_ROW_TRIGGER_FUNCTION);
     await q(`CREATE TRIGGER events_claim_event_key AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION claim_event_key()`);
   }
 

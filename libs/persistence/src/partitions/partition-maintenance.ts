@@ -8,8 +8,10 @@ import {
   PARTITIONED_TABLES,
   type PartitionedTable,
   seqAt,
+  seqTime,
   utcDayStart,
 } from './partition-layout';
+import { tallyRowsSql } from '../stats/event-tallies';
 
 /** Partition DDL waits at most this long for its lock, then gives up until the next run instead of queueing every query behind it. */
 export const PARTITION_LOCK_TIMEOUT = '5s';
@@ -74,6 +76,16 @@ export async function ensureDailyPartitions(runner: QueryRunner, aheadDays: numb
   return created;
 }
 
+/** Forgets the tallies of [fromMs, toMs) and counts again the events created then that are still attached. */
+async function retallyDay(runner: QueryRunner, fromMs: number, toMs: number): Promise<void> {
+  const span = [new Date(fromMs), new Date(toMs)];
+  await runner.query(`DELETE FROM event_tallies WHERE granularity IN ('minute', 'hour') AND bucket_start >= $1 AND bucket_start < $2`, span);
+  await runner.query(
+    tallyRowsSql(`(SELECT created_at, status, delivered_at FROM events WHERE created_at >= $1 AND created_at < $2) AS remaining`, 1),
+    span,
+  );
+}
+
 export interface DroppedDay {
   partition: string;
   /** Events still owed a delivery, moved to the default partition with their attempts (same seq). */
@@ -85,7 +97,11 @@ export interface DroppedDay {
  * attempts partition goes in the same transaction; pending events (queued, retrying) are first copied
  * with their attempts into the default partitions, keeping their seq, so queued jobs, cursors and the
  * event_keys entry stay valid. Detaching attempts before events matches the worker's lock order
- * (its one statement writes attempts, then events), so the two never deadlock.
+ * (its one statement writes attempts, then events), so the two never deadlock. The event tallies of
+ * the day's hours are dropped with it; events created in those hours that live on elsewhere (the kept
+ * pending ones, re-inserted through the parent and so counted again by its trigger; rows whose seq lies
+ * in the next day or in another partition) are counted back from the created_at index: a constant-size
+ * step, not a count of the dropped day.
  */
 export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: number): Promise<DroppedDay[]> {
   const dropped: DroppedDay[] = [];
@@ -98,6 +114,7 @@ export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: numbe
     const keptPending = await inTransaction(runner, async () => {
       if (twin) await runner.query(`ALTER TABLE delivery_attempts DETACH PARTITION ${twin.name}`);
       await runner.query(`ALTER TABLE events DETACH PARTITION ${partition.name}`);
+      await retallyDay(runner, seqTime(partition.from!), seqTime(partition.to!));
       const eventColumns = await columnList(runner, 'events');
       const [{ count }] = (await runner.query(
         `WITH kept AS (

@@ -19,6 +19,14 @@ export const LATENCY_BOUNDS_MS: readonly number[] = [
 
 export const LATENCY_BUCKETS = LATENCY_BOUNDS_MS.length + 1;
 
+/**
+ * SQL for the histogram bucket (0 … LATENCY_BUCKETS − 1) of a delivery's latency, created → delivered,
+ * in milliseconds; negative latencies (clock steps) count as 0. One definition for every rollup.
+ */
+export function latencyBucketSql(deliveredAt: string, createdAt: string): string {
+  return `width_bucket(GREATEST(EXTRACT(EPOCH FROM (${deliveredAt} - ${createdAt})) * 1000, 0), ARRAY[${LATENCY_BOUNDS_MS.join(',')}]::float8[])`;
+}
+
 /** The two granularities stored: 1h and 1d series read the hourly rows, 1m series the minute rows. */
 export type RollupGranularity = 'minute' | 'hour';
 
@@ -31,7 +39,6 @@ export type RollupGranularity = 'minute' | 'hour';
  * touch the all-accounts rows) wait on each other instead of deadlocking.
  */
 export function deliveryRollupCte(changed: string): string {
-  const bounds = `ARRAY[${LATENCY_BOUNDS_MS.join(',')}]::float8[]`;
   const histogram = Array.from(
     { length: LATENCY_BUCKETS },
     (_, index) => `count(*) FILTER (WHERE o.delivered = 1 AND o.latency_bucket = ${index})`,
@@ -45,7 +52,7 @@ export function deliveryRollupCte(changed: string): string {
                    COALESCE(c.status = 'delivered', false)::int AS delivered,
                    COALESCE(c.status = 'failed', false)::int AS failed,
                    (c.attempted = 1 AND c.status IS DISTINCT FROM 'delivered')::int AS failed_attempt,
-                   width_bucket(GREATEST(EXTRACT(EPOCH FROM (c.delivered_at - c.created_at)) * 1000, 0), ${bounds}) AS latency_bucket
+                   ${latencyBucketSql('c.delivered_at', 'c.created_at')} AS latency_bucket
               FROM ${changed} c
              WHERE c.attempted = 1 OR c.status IN ('delivered', 'failed')) AS o
      CROSS JOIN LATERAL (VALUES (o.account_id), (${ALL_ACCOUNTS})) AS s(account_id)
@@ -81,4 +88,9 @@ export function histogramQuantile(counts: readonly number[], q: number): number 
     below += count;
   }
   return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1];
+}
+
+/** p50, p95 and p99 of a latency histogram (see histogramQuantile). */
+export function histogramPercentiles(counts: readonly number[]): { p50: number | null; p95: number | null; p99: number | null } {
+  return { p50: histogramQuantile(counts, 0.5), p95: histogramQuantile(counts, 0.95), p99: histogramQuantile(counts, 0.99) };
 }

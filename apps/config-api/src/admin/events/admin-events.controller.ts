@@ -3,9 +3,11 @@ import { AdminTokenGuard, ApiError } from '@app/runtime';
 import { IdParamPipe } from '../id-param.pipe';
 import { FilterRedeliverDto } from '../redeliveries/redelivery-task.dto';
 import { BulkRedeliverDto, ListEventsQueryDto, StatsQueryDto, StatsSeriesQueryDto } from './admin-events.dto';
-import { AdminEventsService, type EventDetail, type EventPage, type EventStats } from './admin-events.service';
+import type { EventDetail, EventPage, EventRedelivered, EventStats, RedeliveryStarted, StatsSeries } from '@app/payloads';
+import { AdminEventsService } from './admin-events.service';
+import { EventStatsService } from './event-stats.service';
 import { RedeliveryService } from './redelivery.service';
-import { type StatsSeries, StatsSeriesService } from './stats-series.service';
+import { StatsSeriesService } from './stats-series.service';
 import { ApiEventDetail, ApiEventStats, ApiListEvents, ApiRedeliverAccount, ApiRedeliverEvent, ApiRedeliverMatching, ApiStatsSeries } from './admin-events.docs';
 import { ApiAdminController } from '../admin.docs';
 
@@ -23,6 +25,7 @@ export class AdminEventsController {
     private readonly events: AdminEventsService,
     private readonly redelivery: RedeliveryService,
     private readonly statsSeries: StatsSeriesService,
+    private readonly eventStats: EventStatsService,
   ) {}
 
   @ApiListEvents()
@@ -40,28 +43,28 @@ export class AdminEventsController {
   @ApiRedeliverEvent()
   @Post('events/:event_id/redeliver')
   @HttpCode(202)
-  redeliver(@Param('event_id') eventId: string): Promise<{ event_id: string; status: 'queued'; series: number }> {
+  redeliver(@Param('event_id') eventId: string): Promise<EventRedelivered> {
     return this.redelivery.redeliverOne(knownShapeOrNotFound(eventId));
   }
 
   @ApiRedeliverMatching()
   @Post('events/redeliver')
   @HttpCode(202)
-  redeliverMatching(@Body() body: FilterRedeliverDto): Promise<{ count: number; task_id: string }> {
+  redeliverMatching(@Body() body: FilterRedeliverDto): Promise<RedeliveryStarted> {
     return this.redelivery.redeliverMatching(body);
   }
 
   @ApiRedeliverAccount()
   @Post('accounts/:id/redeliver')
   @HttpCode(202)
-  redeliverAccount(@Param('id', IdParamPipe) accountId: number, @Body() body: BulkRedeliverDto): Promise<{ count: number; task_id: string }> {
+  redeliverAccount(@Param('id', IdParamPipe) accountId: number, @Body() body: BulkRedeliverDto): Promise<RedeliveryStarted> {
     return this.redelivery.redeliverAccount(accountId, body);
   }
 
   @ApiEventStats()
   @Get('stats')
   stats(@Query() query: StatsQueryDto): Promise<EventStats> {
-    return this.events.stats(query);
+    return this.eventStats.stats(query);
   }
 
   @ApiStatsSeries()

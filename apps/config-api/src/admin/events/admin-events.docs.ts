@@ -1,10 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { EVENT_ACTIONS } from '@app/payloads';
+import { EVENT_ACTIONS, SERIES_BUCKETS } from '@app/payloads';
 import { EVENT_STATUSES } from '@app/persistence';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
 import { ApiAdminOperation, ApiIdParam, ID_PARAM_PROBLEM, RedeliveryStartedModel } from '../admin.docs';
-import { SERIES_BUCKETS } from './admin-events.dto';
 
 /* Documentation of the admin event log, redelivery and statistics (CONTRACT §3). */
 

@@ -1,6 +1,6 @@
 import { IsIn, IsOptional } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { EVENT_ACTIONS, IsRecordId, MAX_RECORD_ID } from '@app/payloads';
+import { EVENT_ACTIONS, IsRecordId, MAX_RECORD_ID, SERIES_BUCKETS, type SeriesBucket } from '@app/payloads';
 import { EVENT_STATUSES, type EventStatus } from '@app/persistence';
 import { IsMessageSearch } from './message-search.decorator';
 import { IsTimestamp } from './timestamp';
@@ -92,9 +92,6 @@ export class StatsQueryDto {
   @IsTimestamp()
   since?: string;
 }
-
-export const SERIES_BUCKETS = ['1m', '1h', '1d'] as const;
-export type SeriesBucket = (typeof SERIES_BUCKETS)[number];
 
 export class StatsSeriesQueryDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID })

@@ -3,6 +3,7 @@ import { AdminEventsController } from './admin-events.controller';
 import { AdminEventsService } from './admin-events.service';
 import { RedeliveriesModule } from '../redeliveries/redeliveries.module';
 import { StatsSeriesService } from './stats-series.service';
+import { EventStatsService } from './event-stats.service';
 
 /**
  * Operators' view of events: list, detail with attempts, redelivery (one event or an account's
@@ -11,6 +12,6 @@ import { StatsSeriesService } from './stats-series.service';
 @Module({
   imports: [RedeliveriesModule],
   controllers: [AdminEventsController],
-  providers: [AdminEventsService, StatsSeriesService],
+  providers: [AdminEventsService, StatsSeriesService, EventStatsService],
 })
 export class AdminEventsModule {}

@@ -1,72 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { EVENT_STATUSES, type EventStatus, timeWindowedSelect } from '@app/persistence';
+import type { AttemptView, EventDetail, EventPage } from '@app/payloads';
+import { type EventStatus, timeWindowedSelect } from '@app/persistence';
 import { ApiError } from '@app/runtime';
-import { DEFAULT_PAGE_SIZE, type ListEventsQueryDto, type StatsQueryDto } from './admin-events.dto';
+import { DEFAULT_PAGE_SIZE, type ListEventsQueryDto } from './admin-events.dto';
 import { decodeCursor, encodeCursor } from './event-cursor';
 import { addEventFilter, Conditions } from './event-filter';
 import { timeRange } from './timestamp';
-
-export interface EventListItem {
-  event_id: string;
-  account_id: number;
-  action: string;
-  status: EventStatus;
-  attempts: number;
-  created_at: string;
-  delivered_at: string | null;
-  last_error: string | null;
-}
-
-export interface EventPage {
-  items: EventListItem[];
-  next_cursor: string | null;
-}
-
-export interface AttemptView {
-  attempt: number;
-  series: number;
-  started_at: string;
-  duration_ms: number;
-  url: string;
-  request_headers: Record<string, string>;
-  request_body: string;
-  response_status: number | null;
-  response_headers: Record<string, string> | null;
-  response_body: string | null;
-  error: string | null;
-}
-
-/** One event in full. `attempts` is the attempt log (CONTRACT §3); the counter is `attempt_count`. */
-export interface EventDetail {
-  event_id: string;
-  account_id: number;
-  action: string;
-  status: EventStatus;
-  series: number;
-  attempt_count: number;
-  created_at: string;
-  updated_at: string;
-  delivered_at: string | null;
-  next_attempt_at: string | null;
-  last_error: string | null;
-  message: Record<string, unknown>;
-  attempts: AttemptView[];
-}
-
-/**
- * `GET /admin/v1/stats`: `counts` has every status (zeros included) and `total`; `delivery_latency_ms`
- * covers delivered events (created_at → delivered_at) with `count` of them and continuous percentiles
- * rounded to whole milliseconds, each null when no event was delivered. Filters echo back as given.
- */
-export interface EventStats {
-  account_id: number | null;
-  since: string | null;
-  total: number;
-  counts: Record<EventStatus, number>;
-  delivery_latency_ms: { count: number; p50: number | null; p95: number | null; p99: number | null };
-}
 
 interface EventRow {
   seq: string;
@@ -160,42 +101,6 @@ export class AdminEventsService {
       last_error: event.last_error,
       message: event.message,
       attempts: attempts.map((attempt) => ({ ...attempt, started_at: attempt.started_at.toISOString() })),
-    };
-  }
-
-  async stats(query: StatsQueryDto): Promise<EventStats> {
-    const { since } = timeRange(query.since, undefined);
-    if (query.account_id !== undefined) await this.requireAccount(query.account_id);
-    const conditions = new Conditions();
-    if (query.account_id !== undefined) conditions.add((p) => `account_id = ${p}`, query.account_id);
-    if (since) conditions.add((p) => `created_at >= ${p}`, since);
-    const where = conditions.where();
-    const latencyWhere = `${where ? `${where} AND` : 'WHERE'} status = 'delivered' AND delivered_at IS NOT NULL`;
-    // percentile_cont interpolates between neighbours, like Prometheus-style summaries operators know.
-    const [countRows, [latency]] = await Promise.all([
-      this.dataSource.query<{ status: EventStatus; count: number }[]>(
-        `SELECT status, count(*)::int AS count FROM events ${where} GROUP BY status`,
-        conditions.parameters,
-      ),
-      this.dataSource.query<{ count: number; p50: number | null; p95: number | null; p99: number | null }[]>(
-        `SELECT count(*)::int AS count,
-                percentile_cont(0.50) WITHIN GROUP (ORDER BY latency_ms) AS p50,
-                percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95,
-                percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ms) AS p99
-           FROM (SELECT (EXTRACT(EPOCH FROM delivered_at - created_at) * 1000)::float8 AS latency_ms
-                   FROM events ${latencyWhere}) AS delivered`,
-        conditions.parameters,
-      ),
-    ]);
-    const counts = Object.fromEntries(EVENT_STATUSES.map((status) => [status, 0])) as Record<EventStatus, number>;
-    for (const row of countRows) counts[row.status] = row.count;
-    const round = (value: number | null): number | null => (value === null ? null : Math.round(value));
-    return {
-      account_id: query.account_id ?? null,
-      since: since ? since.toISOString() : null,
-      total: countRows.reduce((sum, row) => sum + row.count, 0),
-      counts,
-      delivery_latency_ms: { count: latency.count, p50: round(latency.p50), p95: round(latency.p95), p99: round(latency.p99) },
     };
   }
 

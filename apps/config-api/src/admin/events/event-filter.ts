@@ -1,19 +1,9 @@
 import { validationFailed } from '@app/runtime';
-import type { EventStatus } from '@app/persistence';
+import type { EventFilter } from '@app/payloads';
 import { timeRange } from './timestamp';
 
 /** The widest range `q` may search: bounded work even for a value that is everywhere. */
 export const MAX_SEARCH_RANGE_MS = 31 * 24 * 60 * 60 * 1000;
-
-/** The filters the event list and the bulk redelivery by filter share. */
-export interface EventFilter {
-  account_id?: number;
-  action?: string;
-  status?: EventStatus;
-  since?: string;
-  until?: string;
-  q?: string;
-}
 
 /** Builds `$n` placeholders as conditions are added, so optional filters never misnumber parameters. */
 export class Conditions {

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { ApiError, type DeliveryJobData, DeliveryProducer } from '@app/runtime';
 import { RedeliveryTasks } from '../redeliveries/redelivery-tasks.service';
 import type { BulkRedeliverDto } from './admin-events.dto';
-import type { EventFilter } from './event-filter';
+import type { EventFilter, EventRedelivered, RedeliveryStarted } from '@app/payloads';
 
 /** Rows per UPDATE (and jobs per addBulk) in a bulk redelivery: bounded locks, bounded Redis pipelines. */
 export const REDELIVERY_CHUNK = 1000;
@@ -38,7 +38,7 @@ export class RedeliveryService {
   ) {}
 
   /** The row is restarted even when Redis is away: the worker's reconciler then enqueues it. */
-  async redeliverOne(eventId: string): Promise<{ event_id: string; status: 'queued'; series: number }> {
+  async redeliverOne(eventId: string): Promise<EventRedelivered> {
     const [rows] = await this.dataSource.query<[RestartedRow[], number]>(
       `UPDATE events SET ${RESTART_SERIES} WHERE event_id = $1 RETURNING seq::text AS seq, series, account_id`,
       [eventId],
@@ -49,14 +49,14 @@ export class RedeliveryService {
   }
 
   /** An account's events in a final status, as a background task (see RedeliveryRunner). */
-  async redeliverAccount(accountId: number, body: BulkRedeliverDto): Promise<{ count: number; task_id: string }> {
+  async redeliverAccount(accountId: number, body: BulkRedeliverDto): Promise<RedeliveryStarted> {
     const exists = await this.dataSource.query<unknown[]>('SELECT 1 FROM accounts WHERE id = $1', [accountId]);
     if (exists.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
     return this.tasks.start({ account_id: accountId, status: body.status, since: body.since, until: body.until });
   }
 
   /** Everything the event-list filter matches; status defaults to failed, and an empty filter is refused. */
-  async redeliverMatching(filter: EventFilter): Promise<{ count: number; task_id: string }> {
+  async redeliverMatching(filter: EventFilter): Promise<RedeliveryStarted> {
     const given = Object.values(filter).some((value) => value !== undefined);
     if (!given) {
       throw new ApiError(422, 'validation_failed', 'give at least one filter (account_id, action, status, since, until or q)', [

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ALL_ACCOUNTS, histogramQuantile, LATENCY_BUCKETS, type RollupGranularity } from '@app/persistence';
+import { ALL_ACCOUNTS, histogramPercentiles, HOUR_MS, LATENCY_BUCKETS, type RollupGranularity } from '@app/persistence';
 import { validationFailed } from '@app/runtime';
-import type { SeriesBucket, StatsSeriesQueryDto } from './admin-events.dto';
+import type { SeriesBucket, StatsSeries } from '@app/payloads';
+import type { StatsSeriesQueryDto } from './admin-events.dto';
 import { AdminEventsService } from './admin-events.service';
 import { timeRange } from './timestamp';
 
@@ -18,28 +19,11 @@ interface BucketSpec {
   granularity: RollupGranularity;
 }
 
-const HOUR_MS = 3_600_000;
 const BUCKETS: Record<SeriesBucket, BucketSpec> = {
   '1m': { stepMs: 60_000, defaultSpanMs: HOUR_MS, granularity: 'minute' },
   '1h': { stepMs: HOUR_MS, defaultSpanMs: 24 * HOUR_MS, granularity: 'hour' },
   '1d': { stepMs: 24 * HOUR_MS, defaultSpanMs: 7 * 24 * HOUR_MS, granularity: 'hour' },
 };
-
-export interface SeriesPoint {
-  t: string;
-  delivered: number;
-  failed: number;
-  attempts: number;
-  failed_attempts: number;
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-}
-
-export interface StatsSeries {
-  bucket: SeriesBucket;
-  points: SeriesPoint[];
-}
 
 interface RollupRow {
   bucket_start: Date;
@@ -115,9 +99,7 @@ export class StatsSeriesService {
         failed: point.failed,
         attempts: point.attempts,
         failed_attempts: point.failedAttempts,
-        p50: histogramQuantile(point.latency, 0.5),
-        p95: histogramQuantile(point.latency, 0.95),
-        p99: histogramQuantile(point.latency, 0.99),
+        ...histogramPercentiles(point.latency),
       })),
     };
   }

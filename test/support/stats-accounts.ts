@@ -1,0 +1,41 @@
+import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
+import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
+import type { IsolatedNamespace } from './isolated-namespace';
+import { type RunningApp, startApp } from './apps';
+import { createAccount, setCallbackSettings } from './fixtures';
+import { TestReceiver } from './receiver';
+import { waitFor } from './wait-for';
+import type { StoredTestEvent } from './worker-process';
+
+/** A new account whose endpoint is a receiver answering `status` to every call; the receiver joins `receivers` for the caller to stop. */
+export async function accountAnswering(configApi: RunningApp, worker: RunningApp, receivers: TestReceiver[], status: number): Promise<number> {
+  const receiver = await new TestReceiver().respondStatus(status).start();
+  receivers.push(receiver);
+  const account = await createAccount(configApi);
+  await setCallbackSettings(worker.app, account.id, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
+  return account.id;
+}
+
+/** Waits until every one of `events` reached delivered, failed or filtered. */
+export async function settled(namespace: IsolatedNamespace, events: StoredTestEvent[]): Promise<void> {
+  await waitFor('events to settle', async () => {
+    const { rows } = await namespace.db.query<{ status: string }>(`SELECT status FROM events WHERE seq = ANY($1::bigint[])`, [events.map((event) => event.seq)]);
+    return rows.length === events.length && rows.every((row) => ['delivered', 'failed', 'filtered'].includes(row.status));
+  });
+}
+
+/**
+ * A config API and a worker on `namespace`'s own database, the worker retrying at once and never opening
+ * its breaker, so a receiver answering 500 settles its events as failed within a second.
+ */
+export async function startStatsApps(namespace: IsolatedNamespace): Promise<{ configApi: RunningApp; worker: RunningApp }> {
+  const configApi = await startApp(ConfigApiModule, namespace.overrides);
+  const worker = await startApp(DeliveryWorkerModule, {
+    ...namespace.overrides,
+    RETRY_SCHEDULE: '100ms',
+    DELIVERY_TIMEOUT_MS: '1000',
+    RECONCILE_INTERVAL: '1m',
+    BREAKER_FAILURE_THRESHOLD: '100',
+  });
+  return { configApi, worker };
+}
