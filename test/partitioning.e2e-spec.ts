@@ -197,6 +197,30 @@ describe('event_id across partitions', () => {
     const detail = await fetch(`${configApi.url}/admin/v1/events/${String(fresh.body.event_id)}`, { headers: ADMIN_HEADERS });
     expect(detail.status).toBe(200);
   });
+
+  it('claims the ids of a direct multi-row insert once per statement, and refuses two rows sharing an id', async () => {
+    const account = await createAccount(configApi);
+    const [first, second, shared] = [uniqueId('direct'), uniqueId('direct'), uniqueId('direct')];
+    await dataSource.query(
+      `INSERT INTO events (event_id, account_id, action, message) SELECT id, $2, 'Customer_create', '{}' FROM unnest($1::varchar[]) AS id`,
+      [[first, second], account.id],
+    );
+    const keys = await dataSource.query<{ event_id: string; matches: boolean }[]>(
+      `SELECT k.event_id, k.event_seq = e.seq AS matches FROM event_keys k JOIN events e USING (event_id) WHERE k.event_id = ANY($1::varchar[]) ORDER BY 1`,
+      [[first, second]],
+    );
+    expect(keys).toEqual([first, second].sort().map((eventId) => ({ event_id: eventId, matches: true })));
+    expect((await postEvent({ event_id: first, account_id: account.id, action: 'Customer_create', message })).body.status).toBe('duplicate');
+
+    await expect(
+      dataSource.query(`INSERT INTO events (event_id, account_id, action, message) VALUES ($1, $2, 'Customer_create', '{}'), ($1, $2, 'Customer_create', '{}')`, [
+        shared,
+        account.id,
+      ]),
+    ).rejects.toMatchObject({ code: '23505', constraint: 'event_keys_pkey', message: `event_id ${shared} is already taken` });
+    const [{ count }] = await dataSource.query<{ count: number }[]>(`SELECT count(*)::int AS count FROM event_keys WHERE event_id = $1`, [shared]);
+    expect(count).toBe(0);
+  });
 });
 
 describe('the event list over partitions', () => {
