@@ -7,9 +7,8 @@ import { type ApiDocsInfo, setupApiDocs } from './docs/api-docs';
 import { HttpErrorFilter } from './http/error.filter';
 import { securityHeaders } from './http/security-headers';
 import { createValidationPipe } from './http/validation';
+import { MAX_BODY_BYTES } from './http/routes-ahead-of-express';
 import { armShutdownDeadline } from './shutdown-deadline';
-
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Applies what every HTTP app needs; shared by main.ts files and the e2e tests so both run the same app. */
 export function configureHttpApp(app: NestExpressApplication, docs?: ApiDocsInfo): void {
@@ -56,7 +55,10 @@ export async function bootstrapHttpApp(
   configureHttpApp(app, docs);
   shutdown.appReady();
   const port = portOf(environment);
-  await app.listen(port);
-  app.get(Logger).log(`${processName} listening on http://127.0.0.1:${port}`);
+  const host = environment.listenHost;
+  if (host === null) await app.listen(port);
+  else await app.listen(port, host);
+  const shown = host === null ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  app.get(Logger).log(`${processName} listening on http://${shown}:${port}${host === null ? ' (every interface)' : ''}`);
   return app;
 }

@@ -10,6 +10,7 @@ export * from './queue/delivery-queue';
 export * from './queue/delivery-queues';
 export * from './http/api-error';
 export * from './http/error.filter';
+export * from './http/routes-ahead-of-express';
 export * from './http/validation';
 export * from './http/bearer-token.guard';
 export * from './net/target-guard';

@@ -1,14 +1,16 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { IngestTokenGuard } from '@app/runtime';
-import { type BatchItemResult, EventsService, type IngestResult } from './events.service';
-import { batchEnvelope } from './ingest-envelope';
+import { type BatchItemResult, EventsService, type IngestResult, ingestStatus } from './events.service';
 import { ApiEventsController, ApiIngestBatch, ApiIngestOne } from './events.docs';
 
 /**
  * Bodies are typed as plain objects so the global ValidationPipe leaves them alone: the envelope checks
  * (ingest-envelope.ts) judge them without copying and hand anything unusual to that same pipe. No
  * interceptor: outcomes are counted by the service, which saves Nest's per-request async scope.
+ * Requests to exactly these paths with a JSON body are served ahead of Express by EventsFastPath with
+ * the same steps; this controller serves the rest (`?query`, a trailing slash, other content types)
+ * and declares both routes for the docs.
  */
 @ApiEventsController()
 @Controller('v1/events')
@@ -21,7 +23,7 @@ export class EventsController {
   @Post()
   async ingest(@Body() body: Record<string, unknown>, @Res({ passthrough: true }) response: Response): Promise<IngestResult> {
     const result = await this.events.ingestOne(body);
-    response.status(result.status === 'accepted' ? 202 : 200);
+    response.status(ingestStatus(result));
     return result;
   }
 
@@ -29,6 +31,6 @@ export class EventsController {
   @Post('batch')
   @HttpCode(202)
   async ingestBatch(@Body() body: Record<string, unknown>): Promise<{ results: BatchItemResult[] }> {
-    return { results: await this.events.ingestBatch(await batchEnvelope(body)) };
+    return { results: await this.events.ingestBatchBody(body) };
   }
 }

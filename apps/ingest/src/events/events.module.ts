@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DeliveryQueueModule } from '@app/runtime';
 import { EventStore } from './event-store.service';
 import { EventsController } from './events.controller';
+import { EventsFastPath } from './events-fast-path.service';
 import { EventsService } from './events.service';
 import { GroupCommitService } from './group-commit.service';
 
@@ -12,6 +13,6 @@ import { GroupCommitService } from './group-commit.service';
 @Module({
   imports: [DeliveryQueueModule.register('producer')],
   controllers: [EventsController],
-  providers: [EventsService, EventStore, GroupCommitService],
+  providers: [EventsService, EventStore, GroupCommitService, EventsFastPath],
 })
 export class EventsModule {}

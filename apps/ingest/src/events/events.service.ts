@@ -6,7 +6,7 @@ import { ApiError, DeliveryProducer, type DeliveryJobData, type ErrorDetail, fla
 import { generateEventId } from './event-id';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
 import { firstAttempt, GroupCommitService } from './group-commit.service';
-import { ingestEnvelope, plainEnvelope } from './ingest-envelope';
+import { batchEnvelope, ingestEnvelope, plainEnvelope } from './ingest-envelope';
 import { IngestEventDto } from './ingest-event.dto';
 import { ingestedEvents } from './ingest-metrics';
 
@@ -20,6 +20,11 @@ export interface BatchItemResult {
   event_id?: string;
   status: 'accepted' | 'duplicate' | 'rejected';
   details?: ErrorDetail[];
+}
+
+/** 202 when stored now, 200 when the same account already sent this event_id (CONTRACT §4). */
+export function ingestStatus(result: IngestResult): 202 | 200 {
+  return result.status === 'accepted' ? 202 : 200;
 }
 
 /** `message` + `cellphones[0].id` → `message.cellphones[0].id`; an empty path names the message itself. */
@@ -95,6 +100,11 @@ export class EventsService {
       case 'conflict':
         throw new ApiError(409, 'conflict', `event_id ${event.eventId} is already used by another account`);
     }
+  }
+
+  /** POST /v1/events/batch from its body: the envelope's 422 (thrown), or each item's result. */
+  async ingestBatchBody(body: unknown): Promise<BatchItemResult[]> {
+    return this.ingestBatch(await batchEnvelope(body));
   }
 
   /**

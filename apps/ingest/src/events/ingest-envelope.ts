@@ -1,5 +1,5 @@
 import type { ArgumentMetadata } from '@nestjs/common';
-import { EVENT_ACTIONS, isPlainObject, MAX_RECORD_ID } from '@app/payloads';
+import { EVENT_ACTIONS, isPlainObject, MAX_RECORD_ID, plainTreeUnchanged } from '@app/payloads';
 import { createValidationPipe } from '@app/runtime';
 import { EVENT_ID_MAX_LENGTH, EVENT_ID_PATTERN } from './event-id';
 import { IngestBatchDto, IngestEventDto, MAX_BATCH_EVENTS } from './ingest-event.dto';
@@ -19,28 +19,6 @@ const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['account_id', 'action', 'mes
 const ACTIONS: ReadonlySet<unknown> = new Set(EVENT_ACTIONS);
 const pipe = createValidationPipe();
 
-/**
- * Whether class-transformer's copy of `value` would equal `value`: it skips keys that name something
- * on Object.prototype (`__proto__`, `constructor`, `toString`…) at any depth, and the pipe strips `__proto__`.
- */
-function copiesUnchanged(value: unknown): boolean {
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const current = pending.pop();
-    if (typeof current !== 'object' || current === null) continue;
-    if (Array.isArray(current)) {
-      for (const element of current) pending.push(element);
-      continue;
-    }
-    if (Object.getPrototypeOf(current) !== Object.prototype) return false;
-    for (const key of Object.keys(current)) {
-      if (key in Object.prototype) return false;
-      pending.push((current as Record<string, unknown>)[key]);
-    }
-  }
-  return true;
-}
-
 function isRecordId(value: unknown): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_RECORD_ID;
 }
@@ -54,7 +32,7 @@ export function plainEnvelope(value: unknown): IngestEventDto | undefined {
   if (eventId !== undefined && !(typeof eventId === 'string' && eventId.length <= EVENT_ID_MAX_LENGTH && EVENT_ID_PATTERN.test(eventId))) {
     return undefined;
   }
-  if (!copiesUnchanged(message)) return undefined;
+  if (!plainTreeUnchanged(message)) return undefined;
   return Object.assign(new IngestEventDto(), value);
 }
 
@@ -75,6 +53,6 @@ export async function ingestEnvelope(body: unknown): Promise<IngestEventDto> {
  */
 export async function batchEnvelope(body: unknown): Promise<unknown[]> {
   const events: unknown = isPlainObject(body) && Object.getPrototypeOf(body) === Object.prototype && Object.keys(body).length === 1 ? body.events : undefined;
-  if (Array.isArray(events) && events.length <= MAX_BATCH_EVENTS && copiesUnchanged(events)) return events as unknown[];
+  if (Array.isArray(events) && events.length <= MAX_BATCH_EVENTS && plainTreeUnchanged(events)) return events as unknown[];
   return (await throughPipe(body, IngestBatchDto)).events;
 }

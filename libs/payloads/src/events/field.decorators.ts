@@ -244,6 +244,18 @@ function NonObjectElementsAsNull(): PropertyDecorator {
   });
 }
 
+/** The entry class of each nested field, by class and property: what `@Type` tells class-transformer, for the compiled check. */
+export const NESTED_ENTRY_CLASSES: ReadonlyMap<object, ReadonlyMap<string, () => new () => object>> = new Map();
+
+function NestedEntry(entry: () => new () => object): PropertyDecorator {
+  return (target, propertyKey) => {
+    const registry = NESTED_ENTRY_CLASSES as Map<object, Map<string, () => new () => object>>;
+    const byProperty = registry.get(target.constructor) ?? new Map<string, () => new () => object>();
+    byProperty.set(String(propertyKey), entry);
+    registry.set(target.constructor, byProperty);
+  };
+}
+
 /** An array of nested entries; `@Type` makes class-transformer build the instances whose rules apply. */
 export function NestedArrayField(entry: () => new () => object, kind: Presence = 'optional'): PropertyDecorator {
   return compose(
@@ -251,6 +263,7 @@ export function NestedArrayField(entry: () => new () => object, kind: Presence =
     IsArray({ message: expected('an array', kind) }),
     ValidateNested({ each: true, message: 'must be an object' }),
     Type(entry),
+    NestedEntry(entry),
     NonObjectElementsAsNull(),
     documented(kind, { type: () => [entry()] }),
   );
@@ -262,6 +275,7 @@ export function NestedObjectField(entry: () => new () => object, kind: Presence 
     IsObject({ message: expected('an object', kind) }),
     ValidateNested({ message: 'must be an object' }),
     Type(entry),
+    NestedEntry(entry),
     documented(kind, { type: () => entry() }),
   );
 }

@@ -17,8 +17,7 @@ export function tokenMatches(presented: string, expected: readonly string[]): bo
   return matched;
 }
 
-function bearerOf(request: Request): string | null {
-  const header = request.headers.authorization;
+function bearerOf(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1] : null;
@@ -29,14 +28,19 @@ abstract class BearerTokenGuard implements CanActivate {
   protected abstract readonly settingName: string;
 
   canActivate(context: ExecutionContext): boolean {
+    this.verify(context.switchToHttp().getRequest<Request>().headers.authorization);
+    return true;
+  }
+
+  /** Throws the 401 for an `Authorization` header that does not carry one of the tokens; for routes served ahead of Nest too. */
+  verify(authorization: string | undefined): void {
     const expected = this.tokens();
     if (expected.length === 0) {
       throw new ApiError(401, 'unauthorized', `${this.settingName} is not configured on this server`);
     }
-    const presented = bearerOf(context.switchToHttp().getRequest<Request>());
+    const presented = bearerOf(authorization);
     if (presented === null) throw new ApiError(401, 'unauthorized', 'missing bearer token');
     if (!tokenMatches(presented, expected)) throw new ApiError(401, 'unauthorized', 'invalid bearer token');
-    return true;
   }
 }
 

@@ -39,50 +39,54 @@ function bodyParserStatus(error: unknown): { status: number; message: string } |
   return { status: candidate.status, message: messages[candidate.type] ?? String(candidate.message) };
 }
 
+const logger = new Logger('HttpErrorFilter');
+
+export interface ErrorAnswer {
+  status: number;
+  body: unknown;
+}
+
 /**
  * The one place that turns exceptions into wire format: Open API paths get the `{code, message,
  * exception}` shape, everything else `{error, message, details?}`. Unknown errors are logged and
- * answered 500 without internals.
+ * answered 500 without internals. Used by the filter below and by routes served ahead of Express.
  */
+export function errorAnswer(exception: unknown, path: string): ErrorAnswer {
+  if (exception instanceof ApiError || exception instanceof OpenApiError) {
+    return { status: exception.getStatus(), body: exception.getResponse() };
+  }
+
+  let status = 500;
+  let message = 'internal error';
+  const parserError = bodyParserStatus(exception);
+  if (parserError) {
+    ({ status, message } = parserError);
+  } else if (exception instanceof HttpException) {
+    status = exception.getStatus();
+    const body = exception.getResponse();
+    const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
+    message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
+  } else if (isDatabaseUnavailable(exception)) {
+    // An outage, not a bug: tell the caller to come back rather than report an internal error.
+    status = 503;
+    message = 'the database is unavailable; try again shortly';
+    logger.warn({ path, reason: (exception as Error).message }, 'database unavailable');
+  } else {
+    logger.error({ err: exception, path }, 'unhandled error');
+  }
+
+  if (path.startsWith(OPEN_API_PREFIX)) return { status, body: { code: 2000, message: 'Unknown error', exception: { message } } };
+  return { status, body: { error: errorCodeWord(status), message } };
+}
+
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
-  private readonly logger = new Logger(HttpErrorFilter.name);
-
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
     if (response.headersSent) return;
-    const openApi = (request.path ?? request.url ?? '').startsWith(OPEN_API_PREFIX);
-
-    if (exception instanceof ApiError || exception instanceof OpenApiError) {
-      response.status(exception.getStatus()).json(exception.getResponse());
-      return;
-    }
-
-    let status = 500;
-    let message = 'internal error';
-    const parserError = bodyParserStatus(exception);
-    if (parserError) {
-      ({ status, message } = parserError);
-    } else if (exception instanceof HttpException) {
-      status = exception.getStatus();
-      const body = exception.getResponse();
-      const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
-      message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
-    } else if (isDatabaseUnavailable(exception)) {
-      // An outage, not a bug: tell the caller to come back rather than report an internal error.
-      status = 503;
-      message = 'the database is unavailable; try again shortly';
-      this.logger.warn({ path: request.path, reason: (exception as Error).message }, 'database unavailable');
-    } else {
-      this.logger.error({ err: exception, path: request.path }, 'unhandled error');
-    }
-
-    if (openApi) {
-      response.status(status).json({ code: 2000, message: 'Unknown error', exception: { message } });
-    } else {
-      response.status(status).json({ error: errorCodeWord(status), message });
-    }
+    const { status, body } = errorAnswer(exception, request.path ?? request.url ?? '');
+    response.status(status).json(body);
   }
 }

@@ -2,6 +2,14 @@ import type { Params } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import type { Environment } from '../config/environment';
 
+let lastRequestId = 0;
+
+/** One id sequence for every request logger of the process: ingest's routes ahead of Express run a pino-http of their own. */
+function nextRequestId(): number {
+  lastRequestId = lastRequestId >= Number.MAX_SAFE_INTEGER ? 1 : lastRequestId + 1;
+  return lastRequestId;
+}
+
 /**
  * Request logs carry the path only: the Open API's query holds the account e-mail and signature, and
  * bearer tokens live in headers, which are not logged at all.
@@ -10,6 +18,7 @@ export function loggerParams(environment: Environment): Params {
   return {
     pinoHttp: {
       level: environment.logLevel,
+      genReqId: nextRequestId,
       autoLogging: {
         ignore: (request: IncomingMessage) => /^\/(health|metrics)/.test(request.url ?? ''),
       },
