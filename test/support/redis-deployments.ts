@@ -49,9 +49,21 @@ async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
+/** Password of the servers started from here, when they require one (see startRedisCluster). */
+const passwords = new Map<number, string>();
+
 /** One command on a one-off connection that gives up at once (for polling). */
 async function ask(port: number, ...command: string[]): Promise<unknown> {
-  const client = new Redis({ host: HOST, port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  const password = passwords.get(port);
+  const client = new Redis({
+    host: HOST,
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1000,
+    ...(password === undefined ? {} : { password }),
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -116,8 +128,11 @@ export interface RedisClusterHandle {
   stop(): Promise<void>;
 }
 
-/** Three (or `masters`) cluster-enabled servers joined by `redis-cli --cluster create`, waited on until the cluster is ok. */
-export async function startRedisCluster(masters = 3): Promise<RedisClusterHandle> {
+/**
+ * Three (or `masters`) cluster-enabled servers joined by `redis-cli --cluster create`, waited on until
+ * the cluster is ok; with `password`, every node requires it (clients and the cluster bus alike).
+ */
+export async function startRedisCluster(masters = 3, password?: string): Promise<RedisClusterHandle> {
   const dir = mkdtempSync(join(tmpdir(), 'callbacks-cluster-'));
   const servers: ServerProcess[] = [];
   const stop = async (): Promise<void> => {
@@ -125,13 +140,17 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterHandle
     rmSync(dir, { recursive: true, force: true });
   };
   try {
+    const auth = password === undefined ? [] : ['--requirepass', password, '--masterauth', password];
     for (const port of await freePorts(masters)) {
-      const args = ['--port', String(port), '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
+      if (password !== undefined) passwords.set(port, password);
+      const args = ['--port', String(port), '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, ...auth];
       servers.push(await ServerProcess.start(port, [...args, '--cluster-node-timeout', '3000', '--dir', dir, ...QUIET]));
     }
     const addresses = servers.map((server) => `${HOST}:${server.port}`);
+    // REDISCLI_AUTH rather than -a, which would put the password on a command line.
     await promisify(execFile)('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], {
       timeout: 30_000,
+      env: { ...process.env, ...(password === undefined ? {} : { REDISCLI_AUTH: password }) },
     });
     for (const server of servers) {
       await waitFor(

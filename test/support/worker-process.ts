@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import type { AttemptView } from '@app/payloads';
 import {
   closeRedisConnection,
   createRedisConnection,
@@ -98,19 +99,8 @@ export interface EventRow {
   last_error: string | null;
 }
 
-export interface AttemptRecord {
-  attempt: number;
-  series: number;
-  started_at: Date;
-  duration_ms: number;
-  url: string;
-  request_headers: Record<string, string>;
-  request_body: string;
-  response_status: number | null;
-  response_headers: Record<string, string> | null;
-  response_body: string | null;
-  error: string | null;
-}
+/** An attempt row as the database returns it: the admin API's attempt with started_at still a Date. */
+export type AttemptRecord = Omit<AttemptView, 'started_at'> & { started_at: Date };
 
 export async function eventRows(app: INestApplication, eventIds: string[]): Promise<EventRow[]> {
   return app.get(DataSource).query<EventRow[]>(

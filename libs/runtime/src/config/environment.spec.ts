@@ -20,6 +20,7 @@ describe('loadEnvironment', () => {
     expect(environment.database).toEqual({ url: 'postgres://postgres@127.0.0.1:5432/callbacks', poolSize: 10 });
     expect(environment.redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'callbacks' });
     expect(environment.ports).toEqual({ configApi: 3000, ingest: 3001, worker: 3002 });
+    expect(environment.listenHost).toBeNull();
     expect(environment.auth).toEqual({ adminToken: null, ingestTokens: [] });
     expect(environment.delivery).toEqual({
       allowPrivateTargets: false,
@@ -83,6 +84,17 @@ describe('loadEnvironment', () => {
         `ENDPOINT_DISABLE_AFTER must be a positive duration with a unit of ms, s, m, h or d, such as 12h or 5d (got "${value}")`,
       ]);
     });
+  });
+
+  it('reads LISTEN_HOST as an address or a host name and refuses anything else', () => {
+    for (const host of ['127.0.0.1', '::1', '0.0.0.0', 'callbacks-internal', 'api.internal.example']) {
+      expect(loadEnvironment({ LISTEN_HOST: host }).listenHost).toBe(host);
+    }
+    for (const host of ['http://127.0.0.1', '127.0.0.1:3000', 'a b', '-dash']) {
+      expect(problemsOf({ LISTEN_HOST: host })).toEqual([
+        `LISTEN_HOST must be an IP address or a host name such as 127.0.0.1 or ::1 (got "${host}")`,
+      ]);
+    }
   });
 
   it('reads ALLOW_PRIVATE_TARGETS explicitly, so "false" is false', () => {

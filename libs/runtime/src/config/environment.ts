@@ -1,3 +1,4 @@
+import * as ipaddr from 'ipaddr.js';
 import { parseDuration, parseRetrySchedule } from './duration';
 import { checkRedisPrefix, type QueueShards, readQueueShards, readRedisTopology, type RedisTopology } from './redis-topology';
 
@@ -12,6 +13,8 @@ export interface Environment {
   /** DELIVERY_QUEUE_SHARDS and WORKER_QUEUE_SHARDS. */
   queueShards: QueueShards;
   ports: { configApi: number; ingest: number; worker: number };
+  /** The address the HTTP server binds; null: every interface (Node's default, what containers need). */
+  listenHost: string | null;
   auth: {
     /** null: the admin API refuses every request (only allowed outside production). */
     adminToken: string | null;
@@ -138,6 +141,15 @@ export function loadDatabaseSettings(source: Source = process.env): Environment[
 
 export const DEFAULT_RETRY_SCHEDULE = '10s,1m,5m,30m,1h,3h,6h,12h';
 
+/** LISTEN_HOST: an IPv4 or IPv6 address, or a host name; unset binds every interface. */
+function readListenHost(read: Reader): string | null {
+  const value = read.optionalString('LISTEN_HOST');
+  if (value === null) return null;
+  if (ipaddr.isValid(value) || /^[a-zA-Z0-9]([a-zA-Z0-9.-]*[a-zA-Z0-9])?$/.test(value)) return value;
+  read.problems.push(`LISTEN_HOST must be an IP address or a host name such as 127.0.0.1 or ::1 (got "${value}")`);
+  return null;
+}
+
 /** Reads and validates every setting once; throws EnvironmentError naming each bad one. */
 export function loadEnvironment(source: Source = process.env): Environment {
   const read = new Reader(source);
@@ -178,6 +190,7 @@ export function loadEnvironment(source: Source = process.env): Environment {
       ingest: read.integer('INGEST_PORT', 3001, 0, 65535),
       worker: read.integer('WORKER_PORT', 3002, 0, 65535),
     },
+    listenHost: readListenHost(read),
     auth: { adminToken, ingestTokens },
     openApi: {
       rateLimitPerMinute: read.integer('OPEN_API_RATE_LIMIT', 60, 1, 1_000_000),

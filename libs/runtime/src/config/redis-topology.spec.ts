@@ -26,6 +26,7 @@ describe('Redis deployment settings', () => {
         { host: '10.0.0.2', port: 7001 },
         { host: '::1', port: 7002 },
       ],
+      auth: {},
     });
   });
 
@@ -37,8 +38,28 @@ describe('Redis deployment settings', () => {
         { host: 's2', port: 26379 },
       ],
       name: 'mymaster',
+      auth: {},
     });
     expect(loadEnvironment({ REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'callbacks' }).redisTopology).toMatchObject({ name: 'callbacks' });
+  });
+
+  it('reads credentials for the cluster nodes, the sentinel-managed primary and the sentinels', () => {
+    expect(loadEnvironment({ REDIS_CLUSTER_NODES: 'a:7000', REDIS_USERNAME: 'callbacks', REDIS_PASSWORD: ' s3cret ' }).redisTopology).toMatchObject({
+      kind: 'cluster',
+      auth: { username: 'callbacks', password: ' s3cret ' },
+    });
+    expect(loadEnvironment({ REDIS_SENTINELS: 's:26379', REDIS_PASSWORD: 'data', REDIS_SENTINEL_PASSWORD: 'watch' }).redisTopology).toMatchObject({
+      kind: 'sentinel',
+      auth: { password: 'data' },
+      sentinelPassword: 'watch',
+    });
+  });
+
+  it('refuses credentials settings that would be ignored', () => {
+    expect(problemsOf({ REDIS_PASSWORD: 'x' })).toEqual([
+      'REDIS_USERNAME and REDIS_PASSWORD apply to REDIS_CLUSTER_NODES or REDIS_SENTINELS; for a standalone Redis put them in REDIS_URL (redis://user:password@host:port)',
+    ]);
+    expect(problemsOf({ REDIS_CLUSTER_NODES: 'a:7000', REDIS_SENTINEL_PASSWORD: 'x' })).toEqual(['REDIS_SENTINEL_PASSWORD is set without REDIS_SENTINELS']);
   });
 
   it('refuses a cluster and sentinels at once', () => {

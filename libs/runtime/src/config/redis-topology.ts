@@ -3,11 +3,17 @@ export interface HostPort {
   port: number;
 }
 
-/** Which Redis deployment every process talks to; standalone uses REDIS_URL. */
+/** Credentials for the data nodes (cluster nodes, or the primary and replicas sentinels name); ACL user optional. */
+export interface RedisAuth {
+  username?: string;
+  password?: string;
+}
+
+/** Which Redis deployment every process talks to; standalone uses REDIS_URL (credentials included). */
 export type RedisTopology =
   | { kind: 'standalone' }
-  | { kind: 'cluster'; nodes: HostPort[] }
-  | { kind: 'sentinel'; sentinels: HostPort[]; name: string };
+  | { kind: 'cluster'; nodes: HostPort[]; auth: RedisAuth }
+  | { kind: 'sentinel'; sentinels: HostPort[]; name: string; auth: RedisAuth; sentinelPassword?: string };
 
 /** How the delivery queue is split: `count` BullMQ queues, of which this process consumes `consumed`. */
 export interface QueueShards {
@@ -48,17 +54,36 @@ function hostList(source: Source, name: string, problems: string[]): HostPort[] 
   return parsed as HostPort[];
 }
 
-/** REDIS_CLUSTER_NODES or REDIS_SENTINELS (with REDIS_SENTINEL_NAME); both at once is refused. */
+/** Present keys only, so ioredis never sees `password: undefined` next to a URL's own. */
+function credentials(username: string | undefined, password: string | undefined): RedisAuth {
+  return { ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }) };
+}
+
+/**
+ * REDIS_CLUSTER_NODES or REDIS_SENTINELS (with REDIS_SENTINEL_NAME); both at once is refused.
+ * REDIS_USERNAME / REDIS_PASSWORD authenticate to the cluster nodes or to the primary and replicas the
+ * sentinels name, REDIS_SENTINEL_PASSWORD to the sentinels themselves. A standalone Redis takes its
+ * credentials in REDIS_URL, so these are refused without a cluster or sentinels rather than ignored.
+ */
 export function readRedisTopology(source: Source, problems: string[]): RedisTopology {
   const nodes = hostList(source, 'REDIS_CLUSTER_NODES', problems);
   const sentinels = hostList(source, 'REDIS_SENTINELS', problems);
   const name = raw(source, 'REDIS_SENTINEL_NAME') ?? 'mymaster';
+  // Passwords are taken as given: spaces may be part of one.
+  const auth = credentials(raw(source, 'REDIS_USERNAME'), source.REDIS_PASSWORD || undefined);
+  const sentinelPassword = source.REDIS_SENTINEL_PASSWORD || undefined;
   if (raw(source, 'REDIS_CLUSTER_NODES') !== undefined && raw(source, 'REDIS_SENTINELS') !== undefined) {
     problems.push('REDIS_CLUSTER_NODES and REDIS_SENTINELS are both set: choose one Redis deployment (a cluster or sentinels)');
     return { kind: 'standalone' };
   }
-  if (nodes) return { kind: 'cluster', nodes };
-  if (sentinels) return { kind: 'sentinel', sentinels, name };
+  if (sentinelPassword !== undefined && raw(source, 'REDIS_SENTINELS') === undefined) {
+    problems.push('REDIS_SENTINEL_PASSWORD is set without REDIS_SENTINELS');
+  }
+  if (nodes) return { kind: 'cluster', nodes, auth };
+  if (sentinels) return { kind: 'sentinel', sentinels, name, auth, ...(sentinelPassword === undefined ? {} : { sentinelPassword }) };
+  if (auth.username !== undefined || auth.password !== undefined) {
+    problems.push('REDIS_USERNAME and REDIS_PASSWORD apply to REDIS_CLUSTER_NODES or REDIS_SENTINELS; for a standalone Redis put them in REDIS_URL (redis://user:password@host:port)');
+  }
   return { kind: 'standalone' };
 }
 

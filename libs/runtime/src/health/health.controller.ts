@@ -1,7 +1,14 @@
-import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, HttpCode, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../docs/error-responses';
 import { type ReadinessReport, ReadinessService } from './readiness.service';
+
+/** `/health/ready`'s 503 answer: the usual `{error, message}` with the readiness report beside it. */
+export interface NotReadyAnswer extends ReadinessReport {
+  error: 'service_unavailable';
+  message: string;
+}
 
 @ApiTags('Health and metrics')
 @Controller('health')
@@ -25,11 +32,18 @@ export class HealthController {
       example: { status: 'ok', checks: { postgres: 'ok', redis: 'ok' } },
     },
   })
-  @ApiErrorResponses([503, 'PostgreSQL or Redis does not answer.'])
+  @ApiErrorResponses([503, 'PostgreSQL or Redis does not answer; the body also carries `status` and `checks` saying which and why.'])
   @Get('ready')
-  async ready(): Promise<ReadinessReport> {
+  async ready(@Res({ passthrough: true }) response: Response): Promise<ReadinessReport | NotReadyAnswer> {
     const report = await this.readiness.check();
-    if (report.status !== 'ok') throw new ServiceUnavailableException(report);
-    return report;
+    if (report.status === 'ok') return report;
+    // The error body every 503 has, plus the report: an operator reading it learns which check failed.
+    response.status(503);
+    const failing = Object.entries(report.checks).filter(([, outcome]) => outcome !== 'ok');
+    return {
+      error: 'service_unavailable',
+      message: `not ready: ${failing.map(([name, outcome]) => `${name} ${outcome}`).join('; ')}`,
+      ...report,
+    };
   }
 }

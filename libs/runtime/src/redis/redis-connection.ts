@@ -36,7 +36,7 @@ export function createRedisConnection(
   const topology = environment.redisTopology;
   if (topology.kind === 'cluster') {
     return new Cluster(topology.nodes, {
-      redisOptions: options,
+      redisOptions: { ...options, ...topology.auth },
       enableOfflineQueue: offlineQueue,
       clusterRetryStrategy: reconnectDelay,
       slotsRefreshTimeout: 2000,
@@ -45,6 +45,8 @@ export function createRedisConnection(
   if (topology.kind === 'sentinel') {
     return new Redis({
       ...options,
+      ...topology.auth,
+      ...(topology.sentinelPassword === undefined ? {} : { sentinelPassword: topology.sentinelPassword }),
       sentinels: topology.sentinels,
       name: topology.name,
       role: 'master',
