@@ -34,16 +34,20 @@ function singleEvents(bench: BenchContext, target: ServiceTarget, tag: string, m
 /** Single events, `inFlight` keep-alive connections, for `durationMs`; waits until every accepted event was delivered. */
 export async function singlePosts(bench: BenchContext, target: ServiceTarget, tag: string, inFlight: number, durationMs: number) {
   const cpu = cpuMeter(target);
+  // The first process alone (the service's ingest; the baseline's only one) while the requests run.
+  const firstCpu = cpuMeter({ processes: target.processes.slice(0, 1) });
   const result = await singleEvents(bench, target, tag, { kind: 'concurrency', inFlight, durationMs }, inFlight);
+  const firstCpuUsPerEvent = (firstCpu() * 1000) / Math.max(1, result.accepted);
   checkLoad(result, `${target.label} single POSTs`);
   await bench.receiver.waitFor(tag, result.accepted, settleMs(result.accepted));
   const cpuUsPerEvent = (cpu() * 1000) / result.accepted;
   await bench.receiver.forget(tag);
-  return { acceptedPerSecond: result.accepted / (result.elapsedMs / 1000), latency: result.latency, cpuUsPerEvent, result };
+  return { acceptedPerSecond: result.accepted / (result.elapsedMs / 1000), latency: result.latency, cpuUsPerEvent, firstCpuUsPerEvent, result };
 }
 
 /** `total` events in batches of `size`, `inFlight` requests at a time; accepted events per second. */
 export async function batches(bench: BenchContext, target: ServiceTarget, tag: string, total: number, size = 500, inFlight = 4) {
+  const cpus = target.processes.map((entry) => cpuMeter({ processes: [entry] }));
   const result = await bench.load.run({
     targets: target.urls,
     path: target.batchPath,
@@ -54,8 +58,10 @@ export async function batches(bench: BenchContext, target: ServiceTarget, tag: s
     deadlineMs: 300_000,
   });
   checkLoad(result, `${target.label} batches`);
+  // Per process while the batches were sent (the service: ingest, then worker): who had the CPU.
+  const cpuUsPerEventByProcess = cpus.map((cpu) => (cpu() * 1000) / Math.max(1, result.accepted));
   if (result.accepted < total) throw new Error(`${target.label}: only ${result.accepted} of ${total} events accepted (${JSON.stringify(result.statuses)})`);
-  return { acceptedPerSecond: result.accepted / (result.elapsedMs / 1000), result };
+  return { acceptedPerSecond: result.accepted / (result.elapsedMs / 1000), cpuUsPerEventByProcess, result };
 }
 
 /**

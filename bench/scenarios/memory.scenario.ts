@@ -7,7 +7,10 @@ const MB = 1024 * 1024;
 /** Highest RSS seen per process while sampling runs. */
 class RssSampler {
   readonly peak = new Map<string, number>();
+  /** Every sample, by process: [ms since the sampler started, RSS]. */
+  readonly samples = new Map<string, [number, number][]>();
   private readonly timer: NodeJS.Timeout;
+  private readonly started = Date.now();
 
   constructor(private readonly processes: SupervisedProcess[]) {
     this.timer = setInterval(() => this.sample(), 250);
@@ -19,13 +22,70 @@ class RssSampler {
       const rss = entry.rss() ?? 0;
       now.set(entry.name, rss);
       this.peak.set(entry.name, Math.max(this.peak.get(entry.name) ?? 0, rss));
+      const samples = this.samples.get(entry.name) ?? [];
+      samples.push([Date.now() - this.started, rss]);
+      this.samples.set(entry.name, samples);
     }
     return now;
+  }
+
+  /**
+   * Growth of the highest RSS in the last third of [fromMs, end] over the highest in its first third, in %.
+   * The heap grows and is collected in a sawtooth; two single samples land anywhere on it, peaks do not.
+   */
+  peakGrowth(name: string, fromMs: number): number | null {
+    const samples = (this.samples.get(name) ?? []).filter(([at]) => at >= fromMs);
+    if (samples.length < 3) return null;
+    const third = (samples[samples.length - 1][0] - fromMs) / 3;
+    const peakOf = (from: number, to: number) => Math.max(0, ...samples.filter(([at]) => at >= from && at <= to).map(([, rss]) => rss));
+    const first = peakOf(fromMs, fromMs + third);
+    const last = peakOf(fromMs + 2 * third, Number.POSITIVE_INFINITY);
+    return first > 0 ? ((last - first) / first) * 100 : null;
   }
 
   stop(): void {
     clearInterval(this.timer);
   }
+}
+
+/** The ingest's V8 heap in use (prom-client's default metric), in MB, or null when /metrics does not answer. */
+async function heapUsedMb(url: string): Promise<number | null> {
+  try {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const line = text.split('\n').find((candidate) => candidate.startsWith('nodejs_heap_size_used_bytes '));
+    return line ? Number(line.split(' ')[1]) / MB : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Ingest's RSS and heap in use at regular points of the soak: whether growth levels off (a heap that
+ * grows to its working size) or keeps climbing (a leak) shows in the series, not in two samples.
+ */
+class IngestSeries {
+  readonly points: string[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private readonly started = Date.now();
+
+  constructor(process: SupervisedProcess, url: string, everyMs: number) {
+    this.timer = setInterval(() => {
+      const seconds = Math.round((Date.now() - this.started) / 1000);
+      const rss = (process.rss() ?? 0) / MB;
+      void heapUsedMb(url).then((heap) => this.points.push(`${seconds}s ${rss.toFixed(0)}/${heap === null ? '?' : heap.toFixed(0)}`));
+    }, everyMs);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** BENCH_SOAK_MS sets the soak's length (e.g. a few minutes to see whether RSS levels off without the full 10). */
+function soakLengthMs(quickMs: number, fullMs: number, quick: boolean): number {
+  const asked = Number(process.env.BENCH_SOAK_MS);
+  if (Number.isFinite(asked) && asked > 0) return asked;
+  return quick ? quickMs : fullMs;
 }
 
 /**
@@ -44,9 +104,10 @@ export const memoryScenario: Scenario = {
     } finally {
       load.stop();
     }
-    const soakMs = bench.size(8_000, 600_000);
-    const warmUpMs = bench.size(2_000, 60_000);
+    const soakMs = soakLengthMs(8_000, 600_000, bench.quick);
+    const warmUpMs = soakMs >= 120_000 ? 60_000 : 2_000;
     const soak = new RssSampler([ingest, worker]);
+    const series = new IngestSeries(ingest, bench.ingest.url, Math.max(2_000, soakMs / 10));
     let warm = new Map<string, number>();
     const warmTimer = setTimeout(() => {
       warm = soak.sample();
@@ -70,6 +131,7 @@ export const memoryScenario: Scenario = {
     } finally {
       clearTimeout(warmTimer);
       soak.stop();
+      series.stop();
     }
     const growth = (entry: SupervisedProcess): number | null => {
       const before = warm.get(entry.name);
@@ -89,8 +151,13 @@ export const memoryScenario: Scenario = {
         { label: 'worker RSS at the end of the soak', value: mb(end.get(worker.name)), unit: 'MB' },
         { label: 'ingest RSS growth over the soak', value: ingestGrowth, unit: '%', target: atMost(ingestGrowth, 10, '≤ 10%') },
         { label: 'worker RSS growth over the soak', value: workerGrowth, unit: '%', target: atMost(workerGrowth, 10, '≤ 10%') },
+        { label: 'ingest RSS peak growth, last third of the soak over the first', value: soak.peakGrowth(ingest.name, warmUpMs), unit: '%' },
+        { label: 'worker RSS peak growth, last third of the soak over the first', value: soak.peakGrowth(worker.name, warmUpMs), unit: '%' },
       ],
-      notes: [`soak ${soakMs / 1000} s at 500/s over 20 endpoints (${sent}); growth from ${warmUpMs / 1000} s into the soak to its end`],
+      notes: [
+        `soak ${soakMs / 1000} s at 500/s over 20 endpoints (${sent}); growth from ${warmUpMs / 1000} s into the soak to its end`,
+        `ingest during the soak, RSS/heap in use (MB): ${series.points.join(', ')}`,
+      ],
     };
   },
 };

@@ -9,7 +9,7 @@ import { PERMISSION_KEYS } from '@app/payloads';
 
 /**
  * The delivery worker alone, as deployed: `node dist/bench/worker-profile/worker-profile.js
- * [--events 20000] [--endpoints 20] [--endpoint-concurrency 10] [--rate 0] [--prof DIR]`.
+ * [--events 20000] [--endpoints 20] [--endpoint-concurrency 10] [--rate 0] [--workers 1] [--prof DIR]`.
  * A fresh database (migrated by dist/scripts/migrate.js) and Redis prefix; a receiver process on
  * 127.0.0.2… (one origin per endpoint); the BUILT worker started as a production process. Events are
  * inserted straight into PostgreSQL and their jobs added through DeliveryQueues (no ingest), then the
@@ -27,6 +27,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '0' },
     seconds: { type: 'string', default: '10' },
     prof: { type: 'string' },
+    workers: { type: 'string', default: '1' },
   },
 });
 const events = Number(values.events);
@@ -60,6 +61,13 @@ async function backendCpu(db: Client): Promise<Map<number, number>> {
     }
   }
   return cpu;
+}
+
+/** Calls per Redis command from INFO commandstats (server-wide: other users of this Redis count too). */
+async function redisCommandCalls(redis: Redis): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const match of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(match[1], Number(match[2]));
+  return calls;
 }
 
 function redisServerPid(): number | null {
@@ -130,21 +138,28 @@ async function main(): Promise<void> {
     ...(values['worker-concurrency'] ? { WORKER_CONCURRENCY: values['worker-concurrency'] } : {}),
   };
   const profArgs = values.prof ? ['--cpu-prof', `--cpu-prof-dir=${values.prof}`] : [];
-  const worker = startProcess([...profArgs, join(root, 'apps/delivery-worker/src/main.js')], workerEnv);
-  await waitFor(
-    async () => {
-      try {
-        return (await fetch(`http://127.0.0.1:${workerPort}/health/ready`)).ok;
-      } catch {
-        return false;
-      }
-    },
-    30_000,
-    'the worker',
+  // `--workers N`: N worker processes consuming the same shards (scaled out as users do), each on its own port.
+  const workerPorts = Array.from({ length: Math.max(1, Number(values.workers)) }, (_, index) => workerPort + index * 7);
+  const workers = workerPorts.map((ownPort) =>
+    startProcess([...profArgs, join(root, 'apps/delivery-worker/src/main.js')], { ...workerEnv, WORKER_PORT: String(ownPort) }),
   );
+  for (const ownPort of workerPorts) {
+    await waitFor(
+      async () => {
+        try {
+          return (await fetch(`http://127.0.0.1:${ownPort}/health/ready`)).ok;
+        } catch {
+          return false;
+        }
+      },
+      30_000,
+      'the worker',
+    );
+  }
   await sleep(1000);
 
-  const environment = loadEnvironment({ REDIS_PREFIX: prefix });
+  // The harness adds where the worker consumes: DELIVERY_QUEUE_SHARDS (and the Redis deployment) as the worker is given them.
+  const environment = loadEnvironment({ ...process.env, NODE_ENV: 'development', REDIS_PREFIX: prefix });
   const queues = DeliveryQueues.open(environment, 'producer');
   await queues.ready(5000);
   const insert = async (count: number, offset: number): Promise<DeliveryJobData[]> => {
@@ -162,8 +177,11 @@ async function main(): Promise<void> {
 
   const redisPid = redisServerPid();
   const redisStart = redisPid ? cpuMs(redisPid) : 0;
+  const stats = new Redis(environment.redis.url);
+  const commandsStart = await redisCommandCalls(stats);
   const pgStart = await backendCpu(db);
-  const cpuStart = cpuMs(worker.pid as number);
+  const workersCpu = (): number => workers.reduce((sum, worker) => sum + cpuMs(worker.pid as number), 0);
+  const cpuStart = workersCpu();
   const started = performance.now();
   let total = events;
   if (rate > 0) {
@@ -189,18 +207,24 @@ async function main(): Promise<void> {
     'the deliveries',
   );
   const finished = performance.now();
-  const cpu = cpuMs(worker.pid as number) - cpuStart;
+  const cpu = workersCpu() - cpuStart;
   const redisCpu = redisPid ? cpuMs(redisPid) - redisStart : 0;
+  const commands = [...(await redisCommandCalls(stats))]
+    .map(([name, calls]): [string, number] => [name, (calls - (commandsStart.get(name) ?? 0)) / total])
+    .filter(([, perDelivery]) => perDelivery >= 0.05)
+    .sort((a, b) => b[1] - a[1]);
+  stats.disconnect();
   let pgCpu = 0;
   for (const [pid, ms] of await backendCpu(db)) pgCpu += ms - (pgStart.get(pid) ?? 0);
   const seconds = (finished - started) / 1000;
   const attempts = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM delivery_attempts`)).rows[0].n);
   process.stdout.write(
-    `events ${total}, endpoints ${endpoints}, ENDPOINT_CONCURRENCY ${values['endpoint-concurrency']}: adds took ${((added - started) / 1000).toFixed(2)} s, ` +
+    `events ${total}, endpoints ${endpoints}, workers ${workers.length}, ENDPOINT_CONCURRENCY ${values['endpoint-concurrency']}: adds took ${((added - started) / 1000).toFixed(2)} s, ` +
       `delivered in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)}/s; attempts ${attempts}; ` +
       `worker CPU ${cpu} ms = ${Math.round((cpu * 1000) / total)} µs per delivery (${((cpu / (finished - started)) * 100).toFixed(0)}% of a core)\n` +
       `PostgreSQL backends of the bench database ${Math.round((pgCpu * 1000) / total)} µs per delivery (includes the harness's inserts and polling); ` +
-      `redis-server ${Math.round((redisCpu * 1000) / total)} µs per delivery (shared with everything else using this Redis)\n`,
+      `redis-server ${Math.round((redisCpu * 1000) / total)} µs per delivery (shared with everything else using this Redis)\n` +
+      `Redis commands per delivery (server-wide): ${commands.map(([name, perDelivery]) => `${name} ${perDelivery.toFixed(2)}`).join(', ')}\n`,
   );
   if (rate > 0) {
     const { rows } = await db.query<{ p50: number; p95: number; p99: number; max: number }>(
@@ -212,13 +236,20 @@ async function main(): Promise<void> {
     process.stdout.write(`event stored → call started: p50 ${row.p50.toFixed(1)} ms, p95 ${row.p95.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms, max ${row.max.toFixed(1)} ms\n`);
   }
 
-  const metrics = await (await fetch(`http://127.0.0.1:${workerPort}/metrics`)).text();
-  const withoutCall = metrics.split('\n').filter((line) => line.startsWith('callback_delivery_jobs_without_call_total{'));
+  const withoutCall: string[] = [];
+  for (const ownPort of workerPorts) {
+    const metrics = await (await fetch(`http://127.0.0.1:${ownPort}/metrics`)).text();
+    withoutCall.push(...metrics.split('\n').filter((line) => line.startsWith('callback_delivery_jobs_without_call_total{')));
+  }
   process.stdout.write(`jobs without a call: ${withoutCall.map((line) => line.replace('callback_delivery_jobs_without_call_total', '')).join(', ') || 'none'}\n`);
   await queues.close();
   await db.end();
-  worker.kill('SIGTERM');
-  await new Promise((resolve) => worker.once('exit', resolve));
+  await Promise.all(
+    workers.map((worker) => {
+      worker.kill('SIGTERM');
+      return new Promise((resolve) => worker.once('exit', resolve));
+    }),
+  );
   receiver.kill('SIGTERM');
   const redis = new Redis(environment.redis.url);
   let cursor = '0';
