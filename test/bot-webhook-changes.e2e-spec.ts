@@ -21,8 +21,8 @@ const answer = (content: string) => (_request: unknown, response: ServerResponse
 };
 
 /**
- * Bot webhook changes made through config-api take effect in every ingest process at once (the
- * bot-webhooks channel in Redis), not after a cache expires: two ingest instances, both with warm caches.
+ * Bot webhook changes made through config-api take effect in every ingest process with the very next
+ * call, not after a cache expires: two ingest instances, each having used the webhook just before.
  */
 describe('bot webhook changes reach every ingest process at once', () => {
   let configApi: RunningApp;
@@ -92,5 +92,21 @@ describe('bot webhook changes reach every ingest process at once', () => {
     for (const ingest of ingests) expect((await trigger(ingest, account.id, 'orders')).body).toEqual({ answerContent: 'after' });
     expect(before.requests).toHaveLength(2);
     expect(after.requests).toHaveLength(2);
+  });
+
+  it('asks PostgreSQL on every call while the change stamps cannot be read', async () => {
+    // An ingest whose Redis is a closed port: it cannot know whether a cached lookup is still current.
+    const blind = await startApp(IngestModule, { REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      const account = await createAccount(configApi);
+      const hook = await receiver('from the webhook');
+      const id = await create(account.id, 'faq', hook.url);
+      expect((await trigger(blind, account.id, 'faq')).status).toBe(200);
+      expect((await admin('DELETE', `/accounts/${account.id}/bot-webhooks/${id}`)).status).toBe(204);
+      expect((await trigger(blind, account.id, 'faq')).status).toBe(404);
+      expect(hook.requests).toHaveLength(1);
+    } finally {
+      await blind.close();
+    }
   });
 });

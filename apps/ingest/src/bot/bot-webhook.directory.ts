@@ -1,15 +1,18 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Account, BotWebhook, type BotWebhookType } from '@app/persistence';
-import { ChangeSubscription, ENVIRONMENT, type Environment, RedisKeys } from '@app/runtime';
+import { Account, type BotWebhookType } from '@app/persistence';
+import { closeRedisConnection, createRedisConnection, ENVIRONMENT, type Environment, readBotWebhooksStamp, type RedisClient } from '@app/runtime';
 
 /**
- * How long a lookup (found or not) is reused. Changes arrive through the bot-webhooks channel at once;
- * this only bounds how long a lost notification could leave a stale entry.
+ * How long a lookup is reused while the account's change stamp is unchanged. Changes made through
+ * config-api take effect with the next call whatever this is; it only bounds how long a change whose
+ * stamp Redis could not take goes unseen.
  */
 export const BOT_WEBHOOK_CACHE_TTL_MS = 30_000;
 const MAX_CACHED = 10_000;
+/** A bot call never waits on Redis longer than this; past it, the lookup asks PostgreSQL. */
+const STAMP_READ_TIMEOUT_MS = 200;
 
 export interface BotWebhookTarget {
   id: number;
@@ -22,58 +25,60 @@ export interface BotWebhookTarget {
 }
 
 interface CacheEntry {
-  accountId: number;
   target: BotWebhookTarget | null;
+  /** The account's change stamp read before the lookup; null while the account has none. */
+  stamp: string | null;
   expiresAt: number;
 }
 
+interface WebhookRow {
+  id: number;
+  url: string;
+  key: string;
+  timeout_ms: number;
+}
+
 /**
- * Finds an account's webhook by type and name, with an in-memory cache (bot traffic is bursty) kept
- * fresh by the bot-webhooks channel: config-api announces every created or deleted webhook, a message
- * drops that account's entries, a (re)connect drops everything (messages may have been missed), and
- * while the subscription is down every lookup goes to the database.
+ * Finds an account's webhook by type and name. Bot traffic is bursty and latency-bound, so lookups
+ * are cached in memory, each under the account's change stamp in Redis (config-api replaces the stamp
+ * after every committed create or delete). A call reads the stamp (one GET) and uses its cached lookup
+ * only if the stamp is the same, so a call that starts after config-api answered sees the change, in
+ * every ingest process. The stamp is read before PostgreSQL, so a lookup racing a change is cached
+ * under the old stamp and not reused. When Redis cannot be read, nothing is served from or put in the
+ * cache.
  */
 @Injectable()
-export class BotWebhookDirectory implements OnModuleInit, OnApplicationShutdown {
+export class BotWebhookDirectory implements OnApplicationShutdown {
   private readonly cache = new Map<string, CacheEntry>();
-  /** Bumped by every invalidation, so a lookup that raced one is not cached. */
-  private generation = 0;
-  private readonly subscription: ChangeSubscription;
+  private readonly redis: RedisClient;
+  private readonly prefix: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(ENVIRONMENT) environment: Environment,
   ) {
-    this.subscription = new ChangeSubscription(environment, new RedisKeys(environment.redis.prefix).botWebhooksChannel(), 'ingest-bot-webhooks', {
-      onAccount: (accountId) => this.invalidate(accountId),
-      onResync: () => this.invalidateAll(),
-    });
-  }
-
-  onModuleInit(): void {
-    this.subscription.start();
+    this.prefix = environment.redis.prefix;
+    this.redis = createRedisConnection(environment, 'command', 'ingest-bot-webhooks');
+    // Without a listener ioredis reports every reconnect failure as an unhandled error event.
+    this.redis.on('error', () => undefined);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.subscription.close();
+    await closeRedisConnection(this.redis);
   }
 
   async find(accountId: number, type: BotWebhookType, name: string): Promise<BotWebhookTarget | null> {
-    const cacheKey = JSON.stringify([accountId, type, name]);
-    const listening = this.subscription.listening;
+    const cacheKey = `${accountId}\u0000${type}\u0000${name}`;
+    const stamp = await this.readStamp(accountId);
     const cached = this.cache.get(cacheKey);
-    if (listening && cached && cached.expiresAt > Date.now()) return cached.target;
+    if (stamp !== undefined && cached && cached.stamp === stamp && cached.expiresAt > Date.now()) return cached.target;
 
-    const generation = this.generation;
-    const row = await this.dataSource.getRepository(BotWebhook).findOneBy({ accountId, type, name });
-    const target = row
-      ? { id: row.id, accountId: row.accountId, name: row.name, type: row.type, url: row.url, key: row.key, timeoutMs: row.timeoutMs }
-      : null;
+    const target = await this.lookup(accountId, type, name);
     this.cache.delete(cacheKey);
-    if (listening && generation === this.generation) {
+    if (stamp !== undefined) {
       // Maps iterate in insertion order, so the first key is the oldest entry.
       if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(cacheKey, { accountId, target, expiresAt: Date.now() + BOT_WEBHOOK_CACHE_TTL_MS });
+      this.cache.set(cacheKey, { target, stamp, expiresAt: Date.now() + BOT_WEBHOOK_CACHE_TTL_MS });
     }
     return target;
   }
@@ -83,14 +88,29 @@ export class BotWebhookDirectory implements OnModuleInit, OnApplicationShutdown 
     return this.dataSource.getRepository(Account).exists({ where: { id: accountId } });
   }
 
-  /** Changes are rare; a scan of at most MAX_CACHED entries is cheaper than keeping a second index. */
-  invalidate(accountId: number): void {
-    this.generation += 1;
-    for (const [key, entry] of this.cache) if (entry.accountId === accountId) this.cache.delete(key);
+  /** One probe of the (account_id, type, name) unique index. */
+  private async lookup(accountId: number, type: BotWebhookType, name: string): Promise<BotWebhookTarget | null> {
+    const rows: WebhookRow[] = await this.dataSource.query(
+      'SELECT id, url, key, timeout_ms FROM bot_webhooks WHERE account_id = $1 AND type = $2 AND name = $3',
+      [accountId, type, name],
+    );
+    const row = rows[0];
+    return row ? { id: row.id, accountId, name, type, url: row.url, key: row.key, timeoutMs: row.timeout_ms } : null;
   }
 
-  invalidateAll(): void {
-    this.generation += 1;
-    this.cache.clear();
+  /** undefined: Redis cannot say now (down, or slower than STAMP_READ_TIMEOUT_MS). */
+  private async readStamp(accountId: number): Promise<string | null | undefined> {
+    if (this.redis.status !== 'ready') return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), STAMP_READ_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([readBotWebhooksStamp(this.redis, this.prefix, accountId), timeout]);
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Environment } from '../config/environment';
 import { createRedisConnection, type RedisClient } from './redis-connection';
-import { RedisKeys } from './redis-keys';
 
 export interface ChangeListener {
   /** One account's entries changed. */
@@ -17,7 +16,7 @@ export interface ChangeListener {
 const QUIT_TIMEOUT_MS = 1000;
 
 /**
- * Listens on one change channel (settings, bot webhooks) for a process-local cache. A subscribed
+ * Listens on one change channel (the account settings) for a process-local cache. A subscribed
  * connection cannot run commands, hence its own; it retries forever and resubscribes by itself. While
  * it is not `listening`, a cache must not serve from memory: notifications are being missed.
  */
@@ -72,9 +71,4 @@ export class ChangeSubscription {
       clearTimeout(timer);
     }
   }
-}
-
-/** Tells every ingest process that an account's bot webhooks changed (created, changed or deleted). */
-export async function publishBotWebhooksChanged(redis: Pick<RedisClient, 'publish'>, prefix: string, accountId: number): Promise<void> {
-  await redis.publish(new RedisKeys(prefix).botWebhooksChannel(), String(accountId));
 }

@@ -37,7 +37,8 @@ export class RedisKeys {
     return `${this.prefix}:endpoints:open`;
   }
 
-  botWebhooksChannel(): string {
-    return `${this.prefix}:bot-webhooks-changed`;
+  /** One key per account, read alone: no hash tag needed on a cluster. */
+  botWebhooksVersion(accountId: number): string {
+    return `${this.prefix}:bot-webhooks:${accountId}:version`;
   }
 }

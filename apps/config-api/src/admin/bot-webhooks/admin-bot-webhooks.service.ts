@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
 import { Account, BotCall, BotWebhook } from '@app/persistence';
-import { ApiError, checkTargetUrl, ENVIRONMENT, type Environment, publishBotWebhooksChanged, REDIS, validationFailed } from '@app/runtime';
+import { ApiError, checkTargetUrl, ENVIRONMENT, type Environment, REDIS, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
 
 function toView(webhook: BotWebhook): BotWebhookView {
@@ -53,15 +53,16 @@ export class AdminBotWebhooksService {
   ) {}
 
   /**
-   * Every ingest process drops its cached lookups of the account at once. The change is stored
-   * already: if Redis cannot take the notice, ingest stops serving from its cache while its
-   * subscription is down and its entries expire soon anyway, so the caller still gets its answer.
+   * Every ingest call that starts after this resolves sees the change (its cached lookups of the
+   * account no longer match the stamp). The change is stored already: if Redis cannot take the stamp,
+   * the caller still gets its answer, and ingest processes that can read Redis may use their cached
+   * lookup until it expires (BOT_WEBHOOK_CACHE_TTL_MS); those that cannot read it ask PostgreSQL.
    */
   private async announce(accountId: number): Promise<void> {
     try {
-      await publishBotWebhooksChanged(this.redis, this.environment.redis.prefix, accountId);
+      await stampBotWebhooksChanged(this.redis, this.environment.redis.prefix, accountId);
     } catch (error) {
-      this.logger.warn(`could not announce the bot webhook change of account ${accountId}: ${(error as Error).message}`);
+      this.logger.warn(`could not stamp the bot webhook change of account ${accountId}: ${(error as Error).message}`);
     }
   }
 
