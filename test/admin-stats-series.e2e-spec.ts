@@ -1,33 +1,16 @@
 import { LATENCY_BOUNDS_MS } from '@app/persistence';
 import { adminCall, expectFieldError, type Json } from './support/admin-client';
-import type { RunningApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
-import { IsolatedNamespace } from './support/isolated-namespace';
-import type { TestReceiver } from './support/receiver';
-import { accountAnswering, settled, startStatsApps } from './support/stats-accounts';
+import { accountAnswering, settled, useStatsApps } from './support/stats-accounts';
 import { sendEvents } from './support/worker-process';
 
 /** Own database: the all-accounts series must hold exactly this file's deliveries. */
-const namespace = new IsolatedNamespace('admin-series');
-let configApi: RunningApp;
-let worker: RunningApp;
-const receivers: TestReceiver[] = [];
+const suite = useStatsApps('admin-series');
+const { namespace, receivers } = suite;
 
 function sum(points: Json[], field: string): number {
   return points.reduce((total, point) => total + (point[field] as number), 0);
 }
-
-beforeAll(async () => {
-  await namespace.setUp();
-  ({ configApi, worker } = await startStatsApps(namespace));
-});
-
-afterAll(async () => {
-  await worker?.close();
-  await configApi?.close();
-  await Promise.all(receivers.map((receiver) => receiver.stop()));
-  await namespace.tearDown();
-});
 
 describe('GET /admin/v1/stats/series', () => {
   let good: number;
@@ -35,20 +18,20 @@ describe('GET /admin/v1/stats/series', () => {
   let filteredAccount: number;
 
   beforeAll(async () => {
-    good = await accountAnswering(configApi, worker, receivers, 200);
-    bad = await accountAnswering(configApi, worker, receivers, 500);
-    filteredAccount = await createAccount(configApi).then((account) => account.id);
-    await setCallbackSettings(worker.app, filteredAccount, { pushUrl: 'http://127.0.0.1:9/never', permissions: { customer_update: true } });
+    good = await accountAnswering(suite.configApi, suite.worker, receivers, 200);
+    bad = await accountAnswering(suite.configApi, suite.worker, receivers, 500);
+    filteredAccount = await createAccount(suite.configApi).then((account) => account.id);
+    await setCallbackSettings(suite.worker.app, filteredAccount, { pushUrl: 'http://127.0.0.1:9/never', permissions: { customer_update: true } });
     const events = [
-      ...(await sendEvents(worker.app, good, [1, 2, 3].map((id) => ({ action: 'Customer_create', message: { id } })))),
-      ...(await sendEvents(worker.app, bad, [4, 5].map((id) => ({ action: 'Customer_create', message: { id } })))),
-      ...(await sendEvents(worker.app, filteredAccount, [{ action: 'Customer_create', message: { id: 6 } }])),
+      ...(await sendEvents(suite.worker.app, good, [1, 2, 3].map((id) => ({ action: 'Customer_create', message: { id } })))),
+      ...(await sendEvents(suite.worker.app, bad, [4, 5].map((id) => ({ action: 'Customer_create', message: { id } })))),
+      ...(await sendEvents(suite.worker.app, filteredAccount, [{ action: 'Customer_create', message: { id: 6 } }])),
     ];
     await settled(namespace, events);
   });
 
   it('answers per-minute points from real deliveries, empty buckets included, oldest first', async () => {
-    const answer = await adminCall(configApi, 'GET', '/admin/v1/stats/series');
+    const answer = await adminCall(suite.configApi, 'GET', '/admin/v1/stats/series');
     expect(answer.status).toBe(200);
     expect(answer.body.bucket).toBe('1m');
     const points = answer.body.points as Json[];
@@ -77,7 +60,7 @@ describe('GET /admin/v1/stats/series', () => {
     );
     const slowest = Math.max(...rows.map((row) => Number(row.latency)));
     const upper = LATENCY_BOUNDS_MS.find((bound) => bound > slowest) ?? Infinity;
-    const answer = await adminCall(configApi, 'GET', `/admin/v1/stats/series?account_id=${good}`);
+    const answer = await adminCall(suite.configApi, 'GET', `/admin/v1/stats/series?account_id=${good}`);
     const withData = (answer.body.points as Json[]).filter((point) => point.delivered > 0);
     expect(withData.length).toBeGreaterThanOrEqual(1);
     for (const point of withData) {
@@ -87,7 +70,7 @@ describe('GET /admin/v1/stats/series', () => {
       expect(point.p99).toBeLessThanOrEqual(upper);
     }
     expect(sum(answer.body.points as Json[], 'failed')).toBe(0);
-    const badSeries = await adminCall(configApi, 'GET', `/admin/v1/stats/series?account_id=${bad}`);
+    const badSeries = await adminCall(suite.configApi, 'GET', `/admin/v1/stats/series?account_id=${bad}`);
     expect(sum(badSeries.body.points as Json[], 'failed_attempts')).toBe(4);
     expect((badSeries.body.points as Json[]).every((point) => point.p50 === null)).toBe(true);
   });
@@ -96,7 +79,7 @@ describe('GET /admin/v1/stats/series', () => {
     // Deleting the log must not change the series: it is served from the rollups alone.
     await namespace.db.query('DELETE FROM events');
     for (const bucket of ['1h', '1d']) {
-      const answer = await adminCall(configApi, 'GET', `/admin/v1/stats/series?bucket=${bucket}`);
+      const answer = await adminCall(suite.configApi, 'GET', `/admin/v1/stats/series?bucket=${bucket}`);
       expect(answer.status).toBe(200);
       const points = answer.body.points as Json[];
       expect(points.length).toBe(bucket === '1h' ? 25 : 8);
@@ -110,15 +93,15 @@ describe('GET /admin/v1/stats/series', () => {
   });
 
   it('refuses bad parameters with 422 naming the field, and unknown accounts with 404', async () => {
-    await expectFieldError(configApi, 'GET', '/admin/v1/stats/series?bucket=5m', 'bucket');
-    await expectFieldError(configApi, 'GET', '/admin/v1/stats/series?since=yesterday', 'since');
-    await expectFieldError(configApi, 'GET', '/admin/v1/stats/series?until=soon', 'until');
-    await expectFieldError(configApi, 'GET', '/admin/v1/stats/series?account_id=abc', 'account_id');
-    await expectFieldError(configApi, 'GET', '/admin/v1/stats/series?bucket=1m&since=2020-01-01T00:00:00Z&until=2020-01-03T00:00:00Z', 'since');
-    await expectFieldError(configApi, 'GET', '/admin/v1/stats/series?since=2020-01-02&until=2020-01-01', 'until');
+    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?bucket=5m', 'bucket');
+    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?since=yesterday', 'since');
+    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?until=soon', 'until');
+    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?account_id=abc', 'account_id');
+    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?bucket=1m&since=2020-01-01T00:00:00Z&until=2020-01-03T00:00:00Z', 'since');
+    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?since=2020-01-02&until=2020-01-01', 'until');
     // 1,500 points are fine; 1,501 are not.
-    expect((await adminCall(configApi, 'GET', '/admin/v1/stats/series?bucket=1m&since=2020-01-01T00:00:00Z&until=2020-01-02T01:00:00Z')).status).toBe(200);
-    await expectFieldError(configApi, 'GET', '/admin/v1/stats/series?bucket=1m&since=2020-01-01T00:00:00Z&until=2020-01-02T01:00:01Z', 'since');
-    expect((await adminCall(configApi, 'GET', '/admin/v1/stats/series?account_id=2000000000')).status).toBe(404);
+    expect((await adminCall(suite.configApi, 'GET', '/admin/v1/stats/series?bucket=1m&since=2020-01-01T00:00:00Z&until=2020-01-02T01:00:00Z')).status).toBe(200);
+    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?bucket=1m&since=2020-01-01T00:00:00Z&until=2020-01-02T01:00:01Z', 'since');
+    expect((await adminCall(suite.configApi, 'GET', '/admin/v1/stats/series?account_id=2000000000')).status).toBe(404);
   });
 });

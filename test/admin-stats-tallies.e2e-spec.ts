@@ -1,36 +1,19 @@
 import { DataSource } from 'typeorm';
 import { foldEventTallies, histogramQuantile, HOUR_MS, LATENCY_BOUNDS_MS, LATENCY_BUCKETS, seqAt } from '@app/persistence';
 import { adminCall, type Json } from './support/admin-client';
-import type { RunningApp } from './support/apps';
 import { expectTalliesToMatchEvents, talliesAndCounts } from './support/event-tallies';
 import { createAccount, setCallbackSettings } from './support/fixtures';
-import { IsolatedNamespace } from './support/isolated-namespace';
-import type { TestReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
-import { accountAnswering, settled, startStatsApps } from './support/stats-accounts';
+import { accountAnswering, settled, useStatsApps } from './support/stats-accounts';
 import { sendEvents } from './support/worker-process';
 
 /** Own database: the all-accounts stats must hold exactly this file's events. */
-const namespace = new IsolatedNamespace('admin-stats-tallies');
-let configApi: RunningApp;
-let worker: RunningApp;
-const receivers: TestReceiver[] = [];
+const suite = useStatsApps('admin-stats-tallies');
+const { namespace, receivers } = suite;
 const STATUSES = ['queued', 'retrying', 'delivered', 'failed', 'filtered', 'no_endpoint'] as const;
 
-beforeAll(async () => {
-  await namespace.setUp();
-  ({ configApi, worker } = await startStatsApps(namespace));
-});
-
-afterAll(async () => {
-  await worker?.close();
-  await configApi?.close();
-  await Promise.all(receivers.map((receiver) => receiver.stop()));
-  await namespace.tearDown();
-});
-
 function database(): DataSource {
-  return worker.app.get(DataSource);
+  return suite.worker.app.get(DataSource);
 }
 
 /** What the stats must say, counted from the rows: statuses and the delivered events' latency histogram. */
@@ -55,7 +38,7 @@ async function exactStats(since: Date | null): Promise<{ counts: Record<string, 
 
 async function expectStatsToMatchRows(since: Date | null): Promise<Json> {
   const query = since ? `?since=${encodeURIComponent(since.toISOString())}` : '';
-  const answer = await adminCall(configApi, 'GET', `/admin/v1/stats${query}`);
+  const answer = await adminCall(suite.configApi, 'GET', `/admin/v1/stats${query}`);
   expect(answer.status).toBe(200);
   const exact = await exactStats(since);
   expect(answer.body).toEqual({
@@ -78,14 +61,14 @@ describe('GET /admin/v1/stats over every account, from the event tallies', () =>
   const pastHour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 30 * HOUR_MS;
 
   beforeAll(async () => {
-    const good = await accountAnswering(configApi, worker, receivers, 200);
-    const bad = await accountAnswering(configApi, worker, receivers, 500);
-    const filtered = (await createAccount(configApi)).id;
-    await setCallbackSettings(worker.app, filtered, { pushUrl: 'http://127.0.0.1:9/never', permissions: { customer_update: true } });
+    const good = await accountAnswering(suite.configApi, suite.worker, receivers, 200);
+    const bad = await accountAnswering(suite.configApi, suite.worker, receivers, 500);
+    const filtered = (await createAccount(suite.configApi)).id;
+    await setCallbackSettings(suite.worker.app, filtered, { pushUrl: 'http://127.0.0.1:9/never', permissions: { customer_update: true } });
     const events = [
-      ...(await sendEvents(worker.app, good, [1, 2, 3, 4].map((id) => ({ action: 'Customer_create', message: { id } })))),
-      ...(await sendEvents(worker.app, bad, [5, 6].map((id) => ({ action: 'Customer_create', message: { id } })))),
-      ...(await sendEvents(worker.app, filtered, [{ action: 'Customer_create', message: { id: 7 } }])),
+      ...(await sendEvents(suite.worker.app, good, [1, 2, 3, 4].map((id) => ({ action: 'Customer_create', message: { id } })))),
+      ...(await sendEvents(suite.worker.app, bad, [5, 6].map((id) => ({ action: 'Customer_create', message: { id } })))),
+      ...(await sendEvents(suite.worker.app, filtered, [{ action: 'Customer_create', message: { id: 7 } }])),
     ];
     await settled(namespace, events);
 
@@ -121,7 +104,7 @@ describe('GET /admin/v1/stats over every account, from the event tallies', () =>
   it('follows redelivery through the worker and back', async () => {
     const { rows } = await namespace.db.query<{ event_id: string }>(`SELECT event_id FROM events WHERE status = 'failed' AND created_at > now() - interval '1 hour'`);
     expect(rows.length).toBe(2);
-    for (const row of rows) expect((await adminCall(configApi, 'POST', `/admin/v1/events/${row.event_id}/redeliver`)).status).toBe(202);
+    for (const row of rows) expect((await adminCall(suite.configApi, 'POST', `/admin/v1/events/${row.event_id}/redeliver`)).status).toBe(202);
     await waitFor('the redelivered events to fail again', async () => {
       const { rows: again } = await namespace.db.query<{ event_id: string }>(
         `SELECT event_id FROM events WHERE event_id = ANY($1::varchar[]) AND status = 'failed' AND series = 1`,

@@ -1,6 +1,6 @@
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
-import type { IsolatedNamespace } from './isolated-namespace';
+import { IsolatedNamespace } from './isolated-namespace';
 import { type RunningApp, startApp } from './apps';
 import { createAccount, setCallbackSettings } from './fixtures';
 import { TestReceiver } from './receiver';
@@ -38,4 +38,31 @@ export async function startStatsApps(namespace: IsolatedNamespace): Promise<{ co
     BREAKER_FAILURE_THRESHOLD: '100',
   });
   return { configApi, worker };
+}
+
+export interface StatsSuite {
+  namespace: IsolatedNamespace;
+  /** Receivers the suite's tests start; stopped after the suite. */
+  receivers: TestReceiver[];
+  configApi: RunningApp;
+  worker: RunningApp;
+}
+
+/**
+ * Registers a stats suite's set-up and tear-down: its own database (the all-accounts figures must hold
+ * exactly its events) and the stats apps on it. The apps are there once the suite's tests run.
+ */
+export function useStatsApps(name: string): StatsSuite {
+  const suite = { namespace: new IsolatedNamespace(name), receivers: [] as TestReceiver[] } as StatsSuite;
+  beforeAll(async () => {
+    await suite.namespace.setUp();
+    Object.assign(suite, await startStatsApps(suite.namespace));
+  });
+  afterAll(async () => {
+    await suite.worker?.close();
+    await suite.configApi?.close();
+    await Promise.all(suite.receivers.map((receiver) => receiver.stop()));
+    await suite.namespace.tearDown();
+  });
+  return suite;
 }
