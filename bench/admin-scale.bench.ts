@@ -136,7 +136,7 @@ async function scanSeries(db: DataSource, unit: string, since: Date, accountId: 
 
 async function measure(db: DataSource): Promise<void> {
   const events = new AdminEventsService(db);
-  const series = new StatsSeriesService(db, events);
+  const series = new StatsSeriesService(db);
   const now = Date.now();
   say('\nstats series (rollups vs the same numbers computed from events and attempts)');
   for (const [bucket, unit, spanMs] of [['1m', 'minute', 3_600_000], ['1h', 'hour', 86_400_000], ['1d', 'day', DAYS * 86_400_000]] as const) {

@@ -3,8 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
-import { Account, BotCall, BotWebhook } from '@app/persistence';
+import { BotCall, BotWebhook } from '@app/persistence';
 import { ApiError, checkTargetUrl, ENVIRONMENT, type Environment, REDIS, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
+import { requireAccount } from '../require-account';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
 
 function toView(webhook: BotWebhook): BotWebhookView {
@@ -66,13 +67,8 @@ export class AdminBotWebhooksService {
     }
   }
 
-  private async requireAccount(accountId: number): Promise<void> {
-    const exists = await this.dataSource.getRepository(Account).exists({ where: { id: accountId } });
-    if (!exists) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
-  }
-
   async create(accountId: number, input: CreateBotWebhookDto): Promise<BotWebhookView> {
-    await this.requireAccount(accountId);
+    await requireAccount(this.dataSource, accountId);
     const urlProblem = await checkTargetUrl(input.url, this.environment.delivery.allowPrivateTargets);
     if (urlProblem) throw validationFailed([{ path: 'url', problem: `url ${urlProblem}` }]);
     const repository = this.dataSource.getRepository(BotWebhook);
@@ -102,13 +98,13 @@ export class AdminBotWebhooksService {
   }
 
   async list(accountId: number): Promise<{ items: BotWebhookView[] }> {
-    await this.requireAccount(accountId);
+    await requireAccount(this.dataSource, accountId);
     const webhooks = await this.dataSource.getRepository(BotWebhook).find({ where: { accountId }, order: { id: 'ASC' } });
     return { items: webhooks.map(toView) };
   }
 
   async remove(accountId: number, botId: number): Promise<void> {
-    await this.requireAccount(accountId);
+    await requireAccount(this.dataSource, accountId);
     const result = await this.dataSource.getRepository(BotWebhook).delete({ id: botId, accountId });
     if (!result.affected) throw new ApiError(404, 'not_found', `account ${accountId} has no bot webhook ${botId}`);
     await this.announce(accountId);

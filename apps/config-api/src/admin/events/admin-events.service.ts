@@ -104,8 +104,4 @@ export class AdminEventsService {
     };
   }
 
-  async requireAccount(accountId: number): Promise<void> {
-    const rows = await this.dataSource.query<unknown[]>('SELECT 1 FROM accounts WHERE id = $1', [accountId]);
-    if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
-  }
 }

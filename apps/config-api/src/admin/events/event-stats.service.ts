@@ -16,7 +16,7 @@ import {
   type TallyGranularity,
 } from '@app/persistence';
 import type { StatsQueryDto } from './admin-events.dto';
-import { AdminEventsService } from './admin-events.service';
+import { requireAccount } from '../require-account';
 import { Conditions } from './event-filter';
 import { timeRange } from './timestamp';
 
@@ -35,16 +35,13 @@ function zeroCounts(): Record<EventStatus, number> {
  */
 @Injectable()
 export class EventStatsService {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly events: AdminEventsService,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async stats(query: StatsQueryDto): Promise<EventStats> {
     const { since } = timeRange(query.since, undefined);
     const base = { account_id: query.account_id ?? null, since: since ? since.toISOString() : null };
     if (query.account_id === undefined) return { ...base, ...(await this.allAccounts(since)) };
-    await this.events.requireAccount(query.account_id);
+    await requireAccount(this.dataSource, query.account_id);
     return { ...base, ...(await this.oneAccount(query.account_id, since)) };
   }
 

@@ -5,6 +5,7 @@ import { ApiError, type DeliveryJobData, DeliveryProducer } from '@app/runtime';
 import { RedeliveryTasks } from '../redeliveries/redelivery-tasks.service';
 import type { BulkRedeliverDto } from './admin-events.dto';
 import type { EventFilter, EventRedelivered, RedeliveryStarted } from '@app/payloads';
+import { requireAccount } from '../require-account';
 
 /** Rows per UPDATE (and jobs per addBulk) in a bulk redelivery: bounded locks, bounded Redis pipelines. */
 export const REDELIVERY_CHUNK = 1000;
@@ -50,8 +51,7 @@ export class RedeliveryService {
 
   /** An account's events in a final status, as a background task (see RedeliveryRunner). */
   async redeliverAccount(accountId: number, body: BulkRedeliverDto): Promise<RedeliveryStarted> {
-    const exists = await this.dataSource.query<unknown[]>('SELECT 1 FROM accounts WHERE id = $1', [accountId]);
-    if (exists.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    await requireAccount(this.dataSource, accountId);
     return this.tasks.start({ account_id: accountId, status: body.status, since: body.since, until: body.until });
   }
 
@@ -63,10 +63,7 @@ export class RedeliveryService {
         { path: 'status', problem: 'at least one filter is required' },
       ]);
     }
-    if (filter.account_id !== undefined) {
-      const exists = await this.dataSource.query<unknown[]>('SELECT 1 FROM accounts WHERE id = $1', [filter.account_id]);
-      if (exists.length === 0) throw new ApiError(404, 'not_found', `account ${filter.account_id} does not exist`);
-    }
+    if (filter.account_id !== undefined) await requireAccount(this.dataSource, filter.account_id);
     return this.tasks.start({ ...filter, status: filter.status ?? 'failed' });
   }
 }

@@ -5,7 +5,7 @@ import { ALL_ACCOUNTS, histogramPercentiles, HOUR_MS, LATENCY_BUCKETS, type Roll
 import { validationFailed } from '@app/runtime';
 import type { SeriesBucket, StatsSeries } from '@app/payloads';
 import type { StatsSeriesQueryDto } from './admin-events.dto';
-import { AdminEventsService } from './admin-events.service';
+import { requireAccount } from '../require-account';
 import { timeRange } from './timestamp';
 
 /** Bound on one answer, so a mistyped range cannot make the server build millions of empty points. */
@@ -52,10 +52,7 @@ function emptyAccumulator(): Accumulator {
  */
 @Injectable()
 export class StatsSeriesService {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly events: AdminEventsService,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async series(query: StatsSeriesQueryDto): Promise<StatsSeries> {
     const bucket = query.bucket ?? '1m';
@@ -71,7 +68,7 @@ export class StatsSeriesService {
         { path: 'since', problem: `the range holds ${count} ${bucket} buckets; at most ${MAX_SERIES_POINTS} per answer (move since closer to until or use a larger bucket)` },
       ]);
     }
-    if (query.account_id !== undefined) await this.events.requireAccount(query.account_id);
+    if (query.account_id !== undefined) await requireAccount(this.dataSource, query.account_id);
 
     const rows = await this.dataSource.query<RollupRow[]>(
       `SELECT bucket_start, delivered::float8 AS delivered, failed::float8 AS failed, attempts::float8 AS attempts,
