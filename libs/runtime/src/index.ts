@@ -5,7 +5,7 @@ export * from './config/redis-topology';
 export * from './redis/redis.module';
 export * from './redis/redis-connection';
 export * from './redis/redis-keys';
-export * from './redis/bot-webhook-versions';
+export * from './redis/bot-webhook-stamps';
 export * from './settings/settings-notifier';
 export * from './queue/delivery-queue';
 export * from './queue/delivery-queues';

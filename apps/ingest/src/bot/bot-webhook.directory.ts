@@ -58,7 +58,7 @@ export class BotWebhookDirectory implements OnApplicationShutdown {
     @Inject(ENVIRONMENT) environment: Environment,
   ) {
     this.prefix = environment.redis.prefix;
-    this.redis = createRedisConnection(environment, 'command', 'ingest-bot-webhooks');
+    this.redis = createRedisConnection(environment, 'command', 'ingest-bot-webhooks', { commandTimeout: STAMP_READ_TIMEOUT_MS });
     // Without a listener ioredis reports every reconnect failure as an unhandled error event.
     this.redis.on('error', () => undefined);
   }
@@ -98,19 +98,9 @@ export class BotWebhookDirectory implements OnApplicationShutdown {
     return row ? { id: row.id, accountId, name, type, url: row.url, key: row.key, timeoutMs: row.timeout_ms } : null;
   }
 
-  /** undefined: Redis cannot say now (down, or slower than STAMP_READ_TIMEOUT_MS). */
-  private async readStamp(accountId: number): Promise<string | null | undefined> {
-    if (this.redis.status !== 'ready') return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), STAMP_READ_TIMEOUT_MS);
-    });
-    try {
-      return await Promise.race([readBotWebhooksStamp(this.redis, this.prefix, accountId), timeout]);
-    } catch {
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
+  /** undefined: Redis cannot say now (down, or slower than STAMP_READ_TIMEOUT_MS, the connection's command timeout). */
+  private readStamp(accountId: number): Promise<string | null | undefined> {
+    if (this.redis.status !== 'ready') return Promise.resolve(undefined);
+    return readBotWebhooksStamp(this.redis, this.prefix, accountId).catch(() => undefined);
   }
 }

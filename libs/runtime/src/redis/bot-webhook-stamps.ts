@@ -15,10 +15,10 @@ const STAMP_TTL_SECONDS = 86_400;
  * some cached entry still carries.
  */
 export async function stampBotWebhooksChanged(redis: Pick<RedisClient, 'set'>, prefix: string, accountId: number): Promise<void> {
-  await redis.set(new RedisKeys(prefix).botWebhooksVersion(accountId), randomUUID(), 'EX', STAMP_TTL_SECONDS);
+  await redis.set(new RedisKeys(prefix).botWebhooksStamp(accountId), randomUUID(), 'EX', STAMP_TTL_SECONDS);
 }
 
 /** The account's current stamp; null until its webhooks first change (or after the stamp expired). */
 export function readBotWebhooksStamp(redis: Pick<RedisClient, 'get'>, prefix: string, accountId: number): Promise<string | null> {
-  return redis.get(new RedisKeys(prefix).botWebhooksVersion(accountId));
+  return redis.get(new RedisKeys(prefix).botWebhooksStamp(accountId));
 }

@@ -30,8 +30,9 @@ export function createRedisConnection(
   environment: Pick<Environment, 'redis' | 'redisTopology'>,
   role: RedisConnectionRole,
   connectionName?: string,
+  tuning: Pick<RedisOptions, 'commandTimeout'> = {},
 ): RedisClient {
-  const options: RedisOptions = { ...roleOptions(role), ...(connectionName ? { connectionName } : {}) };
+  const options: RedisOptions = { ...roleOptions(role), ...tuning, ...(connectionName ? { connectionName } : {}) };
   const offlineQueue = role !== 'command';
   const topology = environment.redisTopology;
   if (topology.kind === 'cluster') {

@@ -38,7 +38,7 @@ export class RedisKeys {
   }
 
   /** One key per account, read alone: no hash tag needed on a cluster. */
-  botWebhooksVersion(accountId: number): string {
-    return `${this.prefix}:bot-webhooks:${accountId}:version`;
+  botWebhooksStamp(accountId: number): string {
+    return `${this.prefix}:bot-webhooks:${accountId}:stamp`;
   }
 }
