@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runMicroBenchmarks } from './micro.bench';
 import { machineText, markdownTable, scenarioText } from './report/report';
+import { requestedSoakMs } from './scenarios/memory.scenario';
 import { SCENARIOS } from './scenarios/registry';
 import type { ScenarioResult } from './scenarios/scenario';
 import { BenchContext } from './support/bench-context';
@@ -92,7 +93,7 @@ async function main(): Promise<number> {
         const scenarioStarted = Date.now();
         try {
           // A BENCH_SOAK_MS soak (memory scenario) may be longer than a quick scenario's limit.
-          const limitMs = (quick ? 180_000 : 45 * 60_000) + (Number(process.env.BENCH_SOAK_MS) || 0);
+          const limitMs = (quick ? 180_000 : 45 * 60_000) + (requestedSoakMs() ?? 0);
           const result = await within(scenario.run(bench), limitMs, `scenario ${scenario.name}`);
           results.push(result);
           write(scenarioText(result, (Date.now() - scenarioStarted) / 1000));

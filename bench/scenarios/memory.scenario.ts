@@ -81,11 +81,14 @@ class IngestSeries {
   }
 }
 
-/** BENCH_SOAK_MS sets the soak's length (e.g. a few minutes to see whether RSS levels off without the full 10). */
-function soakLengthMs(quickMs: number, fullMs: number, quick: boolean): number {
+/** BENCH_SOAK_MS, the soak's length when set (e.g. a few minutes to see whether RSS levels off without the full 10). */
+export function requestedSoakMs(): number | null {
   const asked = Number(process.env.BENCH_SOAK_MS);
-  if (Number.isFinite(asked) && asked > 0) return asked;
-  return quick ? quickMs : fullMs;
+  return Number.isFinite(asked) && asked > 0 ? asked : null;
+}
+
+function soakLengthMs(quickMs: number, fullMs: number, quick: boolean): number {
+  return requestedSoakMs() ?? (quick ? quickMs : fullMs);
 }
 
 /**
