@@ -12,6 +12,7 @@ import { TimePartitionedEvents1764200000000 } from './migrations/1764200000000-t
 import { RollupRetentionIndex1764300000000 } from './migrations/1764300000000-rollup-retention-index';
 import { EventStatusTallies1764400000000 } from './migrations/1764400000000-event-status-tallies';
 import { EventKeysPerStatement1764500000000 } from './migrations/1764500000000-event-keys-per-statement';
+import { DeliveryOptions1764550000000 } from './migrations/1764550000000-delivery-options';
 
 export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall];
 export const MIGRATIONS = [
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   RollupRetentionIndex1764300000000,
   EventStatusTallies1764400000000,
   EventKeysPerStatement1764500000000,
+  DeliveryOptions1764550000000,
 ];
 
 export interface DataSourceTuning {

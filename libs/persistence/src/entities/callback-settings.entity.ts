@@ -28,6 +28,14 @@ export class CallbackSettings {
   @Column({ name: 'disabled_reason', type: 'text', nullable: true })
   disabledReason!: string | null;
 
+  /** `none` or `subject`: one call at a time per subject, in accepted order (CONTRACT §9). */
+  @Column({ name: 'delivery_ordering', type: 'varchar', length: 16, default: 'none' })
+  deliveryOrdering!: 'none' | 'subject';
+
+  /** Calls started per second across all workers; null: only the concurrency caps (CONTRACT §9). */
+  @Column({ name: 'max_per_second', type: 'integer', nullable: true })
+  maxPerSecond!: number | null;
+
   /** Bumped on every change so caches can tell a stale notification from a fresh one. */
   @Column({ type: 'integer', default: 0 })
   version!: number;
