@@ -6,7 +6,7 @@ import { describeProblems, EITHER_OPTION, MAX_PER_SECOND_PROBLEM, NOTHING_SENT_P
 
 const ORDERING: ApiPropertyOptions = {
   enum: [...DELIVERY_ORDERINGS],
-  description: '`subject`: events about one subject (a customer, organization or sub-session) are called one at a time, in the order ingest accepted them. Default `none`.',
+  description: '`subject`: events about one subject (a customer, organization, sub-session or conversation) are called one at a time, in the order ingest accepted them. Default `none`.',
   example: 'subject',
 };
 
