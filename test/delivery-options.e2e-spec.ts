@@ -1,4 +1,6 @@
+import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
+import { REDIS } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { adminCall, expectFieldError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
@@ -199,6 +201,24 @@ describe('delivery options (CONTRACT §9)', () => {
       expect(await settingsRow(account.id)).toMatchObject({ version: 3, delivery_ordering: 'subject', max_per_second: 21 });
     } finally {
       changes.close();
+    }
+  });
+
+  it('stores and answers an operator change while Redis is down (workers then refresh on cache expiry)', async () => {
+    const offline = await startApp(ConfigApiModule);
+    const offlineRedis = offline.app.get<Redis>(REDIS);
+    try {
+      // This instance's Redis connection ends for good: the settings notice cannot be published.
+      offlineRedis.disconnect();
+      await waitFor('the Redis connection to end', () => offlineRedis.status === 'end');
+      const account = await createAccount(api);
+      const put = await adminCall(offline, 'PUT', `/admin/v1/accounts/${account.id}/delivery-options`, { ordering: 'subject', max_per_second: 8 });
+      expect(put).toMatchObject({ status: 200, body: { id: account.id, ordering: 'subject', max_per_second: 8 } });
+      expect(await settingsRow(account.id)).toEqual({ delivery_ordering: 'subject', max_per_second: 8, version: 1 });
+    } finally {
+      // Reconnected so the app shuts down along its normal path (an ended ioredis client leaves a handle open).
+      await offlineRedis.connect();
+      await offline.close();
     }
   });
 
