@@ -85,7 +85,7 @@ describe('console: delivery options on the account page', () => {
     for (const value of ['0', '10001', '2.5']) {
       await page.getByLabel('Max per second').fill(value);
       await page.getByRole('button', { name: 'Save delivery options' }).click();
-      await expect(page.getByLabel('Max per second').evaluate((input) => (input as HTMLInputElement).validity.valid)).resolves.toBe(false);
+      await expect(page.getByLabel('Max per second').evaluate((input) => (input as unknown as { validity: { valid: boolean } }).validity.valid)).resolves.toBe(false);
     }
     expect(putsSent()).toBe(before);
     expect(await optionsOf(account)).toEqual({ ordering: 'none', max_per_second: null });
