@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
+import { DELIVERY_ORDERINGS, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN } from '@app/payloads';
 import { REDIS } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { adminCall, expectFieldError, type Json } from './support/admin-client';
@@ -220,6 +221,19 @@ describe('delivery options (CONTRACT §9)', () => {
       await offlineRedis.connect();
       await offline.close();
     }
+  });
+
+  it("checks the same values as the database's CHECK constraints, so a value the API accepts is never a 500", async () => {
+    const rows: { name: string; definition: string }[] = await api.app.get(DataSource).query(
+      `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
+        WHERE conrelid = 'callback_settings'::regclass AND conname IN ('callback_settings_delivery_ordering_check', 'callback_settings_max_per_second_check')
+        ORDER BY conname`,
+    );
+    const quoted = (definition: string): string[] => [...definition.matchAll(/'([^']*)'/g)].map((match) => match[1]);
+    expect(rows.map((row) => row.name)).toEqual(['callback_settings_delivery_ordering_check', 'callback_settings_max_per_second_check']);
+    expect(quoted(rows[0].definition)).toEqual([...DELIVERY_ORDERINGS]);
+    expect(rows[1].definition).toContain(`>= ${MAX_PER_SECOND_MIN}`);
+    expect(rows[1].definition).toContain(`<= ${MAX_PER_SECOND_MAX}`);
   });
 
   it('documents both routes in /docs with the options, their bounds and their errors', async () => {
