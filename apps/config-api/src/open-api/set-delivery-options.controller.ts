@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { IntersectionType } from '@nestjs/swagger';
+import type { DeliveryOptions } from '@app/payloads';
 import { DeliveryOptionsBody, DeliveryOptionsModel, SET_DELIVERY_OPTIONS_ERRORS } from '../delivery-options/delivery-options.docs';
 import { DeliveryOptionsService } from '../delivery-options/delivery-options.service';
 import { checkDeliveryOptions, describeProblems, EITHER_OPTION } from '../delivery-options/delivery-options.validation';
@@ -7,7 +8,6 @@ import { Caller, OpenApiAuthGuard, type OpenApiCaller } from './open-api-auth.gu
 import { authFailed, invalidParam, missingParamMessage, OpenApiCode } from './open-api-errors';
 import { JsonBodyGuard } from './json-body.guard';
 import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi, OkAnswer } from './open-api.docs';
-import type { DeliveryOptions } from '@app/payloads';
 
 export type SetDeliveryOptionsResponse = { code: typeof OpenApiCode.ok; message: 'OK' } & DeliveryOptions;
 
