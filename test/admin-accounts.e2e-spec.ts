@@ -125,6 +125,8 @@ describe('admin accounts API (/admin/v1/accounts)', () => {
       push_url: null,
       push_content_type: 'application/x-www-form-urlencoded',
       permissions: Object.fromEntries(PERMISSION_KEYS.map((key) => [key, false])),
+      ordering: 'none',
+      max_per_second: null,
       previous_secret_expires_at: null,
       disabled_at: null,
       disabled_reason: null,

@@ -182,7 +182,7 @@ describe('config-api documentation details', () => {
 
   it('gives every Open API operation the signed query and the error codes with their statuses', () => {
     const openApi = operations(document).filter(([route]) => route.includes(' /open_api_v1/'));
-    expect(openApi).toHaveLength(4);
+    expect(openApi).toHaveLength(5);
     for (const [route, operation] of openApi) {
       const query = (operation.parameters as ParameterObject[]).filter((parameter) => parameter.in === 'query' && parameter.required);
       expect({ route, query: query.map((parameter) => parameter.name).sort() }).toEqual({ route, query: ['email', 'nonce', 'sign', 'sign_version', 'timestamp'] });

@@ -2,11 +2,12 @@ import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { PERMISSION_KEYS } from '@app/payloads';
-import { REDIS, RedisKeys } from '@app/runtime';
+import { REDIS } from '@app/runtime';
 import { openApiSign } from '@app/signing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, type TestAccount } from './support/fixtures';
+import { listenForSettingsChanges } from './support/settings-changes';
 import { waitFor } from './support/wait-for';
 
 interface SignOverrides {
@@ -111,6 +112,8 @@ describe('Open API (/open_api_v1)', () => {
         push_url: null,
         push_content_type: 'application/x-www-form-urlencoded',
         permissions: allFalse,
+        ordering: 'none',
+        max_per_second: null,
       });
     });
 
@@ -227,29 +230,23 @@ describe('Open API (/open_api_v1)', () => {
 
     it('announces every change on the settings channel', async () => {
       const account = await createAccount(api);
-      const subscriber = new Redis(api.environment.redis.url);
+      const changes = await listenForSettingsChanges(api.environment);
       try {
-        const received: string[] = [];
-        subscriber.on('message', (_channel: string, message: string) => received.push(message));
-        await subscriber.subscribe(new RedisKeys(api.environment.redis.prefix).settingsChannel());
         expect((await call(api, account, 'set_url', { push_url: 'https://example.com/announced' })).status).toBe(200);
         expect((await call(api, account, 'set_permissions', { permissions: { customer_create: true } })).status).toBe(200);
         expect((await call(api, account, 'set_push_content_type', { push_content_type: 'JSON' })).status).toBe(200);
-        const mine = await waitFor('three settings-changed messages', () => {
-          const messages = received.filter((message) => message === String(account.id));
-          return messages.length >= 3 && messages;
-        });
+        const mine = await waitFor('three settings-changed messages', () => changes.of(account.id).length >= 3 && changes.of(account.id));
         expect(mine).toEqual([String(account.id), String(account.id), String(account.id)]);
         // A refused change announces nothing.
         expectOpenApiError(await call(api, account, 'set_url', { push_url: 'gopher://x' }), 400, 2000);
         expect((await call(api, account, 'push_settings')).status).toBe(200);
         await new Promise((resolve) => setTimeout(resolve, 100));
-        expect(received.filter((message) => message === String(account.id))).toHaveLength(3);
+        expect(changes.of(account.id)).toHaveLength(3);
         // Each change bumped the version once (a new account starts at 0).
         const [row] = await api.app.get(DataSource).query('SELECT version FROM callback_settings WHERE account_id = $1', [account.id]);
         expect(row.version).toBe(3);
       } finally {
-        subscriber.disconnect();
+        changes.close();
       }
     });
   });

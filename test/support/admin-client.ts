@@ -5,14 +5,14 @@ import { ADMIN_HEADERS } from './fixtures';
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** One admin API call with the test run's token; the body parsed as JSON (null when empty). */
-export async function adminCall(app: RunningApp, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+export async function adminCall(app: RunningApp, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: Json }> {
   const response = await fetch(`${app.url}${path}`, { method, headers: ADMIN_HEADERS, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as Json) : (null as unknown as Json) };
 }
 
 /** Asserts a 422 whose details name `field`. */
-export async function expectFieldError(app: RunningApp, method: 'GET' | 'POST', path: string, field: string, body?: unknown): Promise<void> {
+export async function expectFieldError(app: RunningApp, method: 'GET' | 'POST' | 'PUT', path: string, field: string, body?: unknown): Promise<void> {
   const answer = await adminCall(app, method, path, body);
   if (answer.status !== 422 || !Array.isArray(answer.body?.details) || !answer.body.details.some((detail: Json) => detail.path === field)) {
     throw new Error(`${method} ${path} ${JSON.stringify(body ?? null)}: expected 422 naming ${field}, got ${answer.status} ${JSON.stringify(answer.body)}`);

@@ -15,6 +15,12 @@ export const BOT_CALL_OUTCOMES = ['ok', 'failed', 'timeout', 'invalid_answer', '
 export type BotCallOutcome = (typeof BOT_CALL_OUTCOMES)[number];
 export const SERIES_BUCKETS = ['1m', '1h', '1d'] as const;
 export type SeriesBucket = (typeof SERIES_BUCKETS)[number];
+/** CONTRACT §9: `subject` calls one event at a time per subject, in accepted order. Same list as the database's CHECK. */
+export const DELIVERY_ORDERINGS = ['none', 'subject'] as const;
+export type DeliveryOrdering = (typeof DELIVERY_ORDERINGS)[number];
+/** Bounds of `max_per_second` (the database's CHECK); null means no pace but the concurrency caps. */
+export const MAX_PER_SECOND_MIN = 1;
+export const MAX_PER_SECOND_MAX = 10_000;
 
 export interface Page<T> {
   items: T[];
@@ -140,6 +146,15 @@ export interface BreakerState {
   last_error: string | null;
 }
 
+/** An endpoint's delivery options (CONTRACT §9), as the Open API, the admin API and the console show them. */
+export interface DeliveryOptions {
+  ordering: DeliveryOrdering;
+  max_per_second: number | null;
+}
+
+/** The body of `set_delivery_options` and `PUT /admin/v1/accounts/:id/delivery-options`: fields not sent keep their value. */
+export type DeliveryOptionsChange = Partial<DeliveryOptions>;
+
 export interface CreatedAccount {
   id: number;
   email: string;
@@ -156,6 +171,8 @@ export interface AccountView {
   push_url: string | null;
   push_content_type: string;
   permissions: Permissions;
+  ordering: DeliveryOrdering;
+  max_per_second: number | null;
   previous_secret_expires_at: string | null;
   /** When the worker stopped calling push_url because every attempt failed for ENDPOINT_DISABLE_AFTER; null while enabled. */
   disabled_at: string | null;

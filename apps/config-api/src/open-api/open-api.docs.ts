@@ -4,6 +4,7 @@ import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON, PERMISSION_KEYS } from '@app/payl
 import { OpenApiErrorBody } from '@app/runtime/docs';
 import { INCORRECT_VALUE_MESSAGE, missingParamMessage, OpenApiCode } from './open-api-errors';
 import { MAX_NONCE_LENGTH } from './open-api-auth-query';
+import { ApiMaxPerSecondProperty, ApiOrderingProperty } from '../delivery-options/delivery-options.docs';
 
 /*
  * Documentation of the signed Open API (CONTRACT §2): its query signature, bodies, answers and error
@@ -31,7 +32,7 @@ export class SetPermissionsBody {
   permissions!: Partial<Record<string, boolean>>;
 }
 
-class OkAnswer {
+export class OkAnswer {
   @ApiProperty({ enum: [OpenApiCode.ok], example: OpenApiCode.ok })
   code!: number;
 
@@ -63,6 +64,12 @@ export class PushSettingsAnswer extends OkAnswer {
 
   @ApiProperty({ type: PermissionsMap })
   permissions!: PermissionsMap;
+
+  @ApiOrderingProperty()
+  ordering!: string;
+
+  @ApiMaxPerSecondProperty()
+  max_per_second!: number | null;
 }
 
 function openApiError(code: number, message: string, exception: string): { code: number; message: string; exception: { message: string } } {

@@ -2,9 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { completePermissions, DEFAULT_PUSH_CONTENT_TYPE, type Permissions, type PushContentType } from '@app/payloads';
+import { completePermissions, DEFAULT_PUSH_CONTENT_TYPE, type DeliveryOptions, type Permissions, type PushContentType } from '@app/payloads';
 import { CallbackSettings } from '@app/persistence';
-import { ENVIRONMENT, type Environment, publishSettingsChanged, REDIS } from '@app/runtime';
+import { announceStoredSettingsChange, ENVIRONMENT, type Environment, REDIS } from '@app/runtime';
+import { deliveryOptionsOf } from '../delivery-options/delivery-options.service';
 import { readPermissionChanges, readPushContentType, readPushUrl } from './open-api-body.validation';
 import { OpenApiCode } from './open-api-errors';
 
@@ -15,7 +16,7 @@ interface Ok {
 export type SetUrlResponse = Ok & { push_url: string };
 export type SetPushContentTypeResponse = Ok & { webhook_push_type: PushContentType };
 export type SetPermissionsResponse = Ok & { permissions: Permissions };
-export type PushSettingsResponse = Ok & { push_url: string | null; push_content_type: string; permissions: Permissions };
+export type PushSettingsResponse = Ok & { push_url: string | null; push_content_type: string; permissions: Permissions } & DeliveryOptions;
 
 interface SettingsRow {
   push_url: string | null;
@@ -71,6 +72,7 @@ export class OpenApiService {
       push_url: settings?.pushUrl ?? null,
       push_content_type: settings?.pushContentType ?? DEFAULT_PUSH_CONTENT_TYPE,
       permissions: completePermissions(settings?.permissions),
+      ...deliveryOptionsOf(settings),
     };
   }
 
@@ -101,15 +103,7 @@ export class OpenApiService {
     return rows[0];
   }
 
-  /**
-   * The change is already stored; if Redis cannot take the notice, workers still pick it up when their
-   * short-lived cache entry expires, so the caller gets its 200 and the miss is logged.
-   */
   private async announce(accountId: number): Promise<void> {
-    try {
-      await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId);
-    } catch (error) {
-      this.logger.warn({ err: error, accountId }, 'could not publish settings change; workers will refresh on cache expiry');
-    }
+    await announceStoredSettingsChange(this.redis, this.environment.redis.prefix, accountId, this.logger);
   }
 }

@@ -1,9 +1,10 @@
-import { get, post, type QueryValues, request } from './client';
+import { get, post, put, type QueryValues, request } from './client';
 import type {
   AccountView,
   BotCallView,
   BotWebhookView,
   CreatedAccount,
+  DeliveryOptionsChange,
   EndpointItem,
   EventDetail,
   EventPage,
@@ -35,6 +36,8 @@ export const accountDetail = (accountId: number): Promise<AccountView> => get(`/
 export const createAccount = (fields: { email: string; name?: string; id?: number }): Promise<CreatedAccount> =>
   post('/admin/v1/accounts', fields);
 export const enableEndpoint = (accountId: number): Promise<AccountView> => post(`/admin/v1/accounts/${id(accountId)}/endpoint/enable`);
+export const setDeliveryOptions = (accountId: number, change: DeliveryOptionsChange): Promise<AccountView> =>
+  put(`/admin/v1/accounts/${id(accountId)}/delivery-options`, change);
 export const redeliverAccount = (accountId: number, filter: { status: 'failed'; since?: string; until?: string }): Promise<RedeliveryStarted> =>
   post(`/admin/v1/accounts/${id(accountId)}/redeliver`, filter);
 export const botWebhooks = (accountId: number): Promise<{ items: BotWebhookView[] }> => get(`/admin/v1/accounts/${id(accountId)}/bot-webhooks`);

@@ -39,7 +39,7 @@ async function errorOf(response: Response): Promise<ApiError> {
  * a 401 on a signed-in call means the token no longer works, so the tab signs out.
  */
 export async function request<T>(
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   options: { query?: QueryValues; body?: unknown; token?: string } = {},
 ): Promise<T> {
@@ -68,3 +68,4 @@ export async function request<T>(
 
 export const get = <T>(path: string, query?: QueryValues): Promise<T> => request<T>('GET', path, { query });
 export const post = <T>(path: string, body: unknown = {}): Promise<T> => request<T>('POST', path, { body });
+export const put = <T>(path: string, body: unknown): Promise<T> => request<T>('PUT', path, { body });

@@ -5,6 +5,7 @@ import type { AccountView, RedeliveryStarted } from '@app/payloads/admin-api.typ
 import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from '../components/bits';
 import { Link } from '../components/link';
 import { TaskProgress } from '../components/task-progress';
+import { DeliveryOptionsPanel } from './account-delivery-options';
 import { useLoader } from '../lib/use-loader';
 import { link } from '../router';
 import { endpointSummary } from './accounts';
@@ -137,6 +138,7 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
             </ul>
           </Section>
           <EndpointState account={account} onChanged={answer.reload} />
+          <DeliveryOptionsPanel account={account} onChanged={answer.reload} />
           <BulkRedelivery accountId={account.id} onFinished={answer.reload} />
           <BotWebhooks accountId={account.id} />
         </>

@@ -1,3 +1,4 @@
+import type { LoggerService } from '@nestjs/common';
 import type { RedisClient } from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
 
@@ -8,4 +9,21 @@ import { RedisKeys } from '../redis/redis-keys';
  */
 export async function publishSettingsChanged(redis: RedisClient, prefix: string, accountId: number): Promise<void> {
   await redis.publish(new RedisKeys(prefix).settingsChannel(), String(accountId));
+}
+
+/**
+ * For a change that is already stored: if Redis cannot take the notice, workers still pick the change
+ * up when their short-lived cache entry expires, so the caller gets its answer and the miss is logged.
+ */
+export async function announceStoredSettingsChange(
+  redis: RedisClient,
+  prefix: string,
+  accountId: number,
+  logger: Pick<LoggerService, 'warn'>,
+): Promise<void> {
+  try {
+    await publishSettingsChanged(redis, prefix, accountId);
+  } catch (error) {
+    logger.warn({ err: error, accountId }, 'could not publish settings change; workers will refresh on cache expiry');
+  }
 }

@@ -1,8 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiBody, ApiProperty } from '@nestjs/swagger';
 import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
 import { PermissionsMap } from '../../open-api/open-api.docs';
+import { ADMIN_DELIVERY_OPTIONS_PROBLEM, ApiMaxPerSecondProperty, ApiOrderingProperty, DeliveryOptionsBody } from '../../delivery-options/delivery-options.docs';
 import { ApiAdminOperation, ApiIdParam, EndpointStateModel, ID_PARAM_PROBLEM } from '../admin.docs';
 
 /* Documentation of /admin/v1/accounts (CONTRACT §3). */
@@ -39,6 +40,12 @@ export class AccountModel extends AccountIdentityModel {
 
   @ApiProperty({ type: PermissionsMap })
   permissions!: PermissionsMap;
+
+  @ApiOrderingProperty()
+  ordering!: string;
+
+  @ApiMaxPerSecondProperty()
+  max_per_second!: number | null;
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Until when the previous signing secret still signs (24 h after a rotation).' })
   previous_secret_expires_at!: string | null;
@@ -100,4 +107,18 @@ export const ApiRotateSecret = (): MethodDecorator =>
     ApiIdParam(),
     ApiAdminOperation('Rotate the signing secret', 200, RotatedSecretModel, 'The previous secret keeps signing alongside the new one for 24 hours.'),
     ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM]),
+  );
+
+export const ApiSetDeliveryOptions = (): MethodDecorator =>
+  applyDecorators(
+    ApiIdParam(),
+    ApiBody({ type: DeliveryOptionsBody }),
+    ApiAdminOperation(
+      'Set the delivery options (ordering, max_per_second)',
+      200,
+      AccountModel,
+      'The same body and rules as the Open API set_delivery_options: fields not sent keep their value. Answers the account view; the workers apply the options to the next call.',
+    ),
+    ApiJsonBodyErrors(),
+    ApiErrorResponses([...NOT_FOUND], [422, ADMIN_DELIVERY_OPTIONS_PROBLEM]),
   );

@@ -1,6 +1,13 @@
 import { Module } from '@nestjs/common';
+import { DeliveryOptionsModule } from '../../delivery-options/delivery-options.module';
+import { AccountDeliveryOptionsController } from './account-delivery-options.controller';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
 
-@Module({ controllers: [AccountsController], providers: [AccountsService], exports: [AccountsService] })
+@Module({
+  imports: [DeliveryOptionsModule],
+  controllers: [AccountsController, AccountDeliveryOptionsController],
+  providers: [AccountsService],
+  exports: [AccountsService],
+})
 export class AccountsModule {}

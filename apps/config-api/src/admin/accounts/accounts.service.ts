@@ -9,6 +9,7 @@ import { generateSigningSecret, generateToken } from '@app/signing';
 import type { CreateAccountDto } from './account.dto';
 import type { ListAccountsQueryDto } from './account-list.dto';
 import { pageAccountIds } from './account-list';
+import { deliveryOptionsOf } from '../../delivery-options/delivery-options.service';
 
 /** How long a rotated-out signing secret keeps signing next to the new one. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -72,6 +73,7 @@ export class AccountsService {
       push_url: pushUrl,
       push_content_type: settings?.pushContentType ?? DEFAULT_PUSH_CONTENT_TYPE,
       permissions: completePermissions(settings?.permissions),
+      ...deliveryOptionsOf(settings),
       previous_secret_expires_at: account.previousSecretExpiresAt?.toISOString() ?? null,
       disabled_at: settings?.disabledAt?.toISOString() ?? null,
       disabled_reason: settings?.disabledReason ?? null,

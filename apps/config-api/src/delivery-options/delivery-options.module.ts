@@ -1,0 +1,6 @@
+import { Module } from '@nestjs/common';
+import { DeliveryOptionsService } from './delivery-options.service';
+
+/** Delivery options (CONTRACT §9): one check and one store for every API that changes them. */
+@Module({ providers: [DeliveryOptionsService], exports: [DeliveryOptionsService] })
+export class DeliveryOptionsModule {}

@@ -1,0 +1,77 @@
+import { useState } from 'preact/hooks';
+import { setDeliveryOptions } from '../api/admin';
+import type { ApiError } from '../api/client';
+import { type AccountView, DELIVERY_ORDERINGS, type DeliveryOrdering, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN } from '@app/payloads/admin-api.types';
+import { ErrorMessage, Fields, Section } from '../components/bits';
+
+const ORDERING_MEANING: Record<DeliveryOrdering, string> = {
+  none: 'none (events are called as soon as they can be)',
+  subject: 'subject (one call at a time per customer, organization, sub-session or conversation, in accepted order)',
+};
+
+const paceText = (maxPerSecond: number | null): string => (maxPerSecond === null ? 'no limit' : `${maxPerSecond} calls per second`);
+
+/**
+ * The endpoint's delivery options (ordering, max_per_second) and a form to change them. An empty pace
+ * field means no limit (null); the server checks every value again and its refusal is shown as sent.
+ */
+export function DeliveryOptionsPanel({ account, onChanged }: { account: AccountView; onChanged: () => void }) {
+  const [ordering, setOrdering] = useState<string>(account.ordering);
+  const [pace, setPace] = useState(account.max_per_second === null ? '' : String(account.max_per_second));
+  const [error, setError] = useState<ApiError>();
+  const [saved, setSaved] = useState(false);
+  const save = (event: Event): void => {
+    event.preventDefault();
+    setError(undefined);
+    setSaved(false);
+    const change = { ordering: ordering as DeliveryOrdering, max_per_second: pace.trim() === '' ? null : Number(pace) };
+    setDeliveryOptions(account.id, change).then(() => {
+      setSaved(true);
+      onChanged();
+    }, setError);
+  };
+  return (
+    <Section title="Delivery options">
+      <Fields
+        rows={[
+          ['Ordering', <span data-field="ordering">{ORDERING_MEANING[account.ordering]}</span>],
+          ['Max per second', <span data-field="max-per-second">{paceText(account.max_per_second)}</span>],
+        ]}
+      />
+      <form class="filters" onSubmit={save} aria-label="Delivery options">
+        <div class="field">
+          <label for="delivery-ordering">Ordering</label>
+          <select id="delivery-ordering" value={ordering} onChange={(event) => setOrdering(event.currentTarget.value)}>
+            {DELIVERY_ORDERINGS.map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="delivery-max-per-second">Max per second</label>
+          <input
+            id="delivery-max-per-second"
+            type="number"
+            min={MAX_PER_SECOND_MIN}
+            max={MAX_PER_SECOND_MAX}
+            step={1}
+            placeholder="no limit"
+            value={pace}
+            onInput={(event) => setPace(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field buttons">
+          <button type="submit">Save delivery options</button>
+        </div>
+      </form>
+      {saved && (
+        <p class="muted" role="status">
+          Saved; the workers apply them to the next call.
+        </p>
+      )}
+      <ErrorMessage error={error} />
+    </Section>
+  );
+}
