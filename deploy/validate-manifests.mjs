@@ -4,7 +4,8 @@
 //  - every rendered object passes the schema of its kind (kubernetes-models, @kubernetes-models/keda,
 //    @kubernetes-models/prometheus-operator); a kind without a schema here is an error, not a pass;
 //  - the PrometheusRule carries exactly the groups of deploy/prometheus/alerts.yml;
-//  - `promtool check rules` and `promtool test rules` pass.
+//  - `promtool check rules` and `promtool test rules` pass, and so does `promtool check config` on
+//    deploy/prometheus.yml (the compose scrape configuration, which loads the same rules).
 // Usage: node deploy/validate-manifests.mjs [deploy directory]   (default: the one beside this file)
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -86,6 +87,9 @@ for (const args of [['check', 'rules', 'alerts.yml'], ...(existsSync(join(promet
   else problems.push(`promtool ${args.join(' ')}: ${result.output}`);
 }
 if (!existsSync(join(prometheusDir, 'alerts.test.yml'))) problems.push('deploy/prometheus/alerts.test.yml is missing');
+const scrapeConfig = run('promtool', ['check', 'config', 'prometheus.yml'], deployDir);
+if (scrapeConfig.ok) console.log('promtool check config prometheus.yml: ok');
+else problems.push(`promtool check config prometheus.yml: ${scrapeConfig.output}`);
 
 if (problems.length) {
   console.error(`${problems.length} problem(s):\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
