@@ -7,6 +7,7 @@
 //  - `promtool check rules` and `promtool test rules` pass, and so does `promtool check config` on
 //    deploy/prometheus.yml (the compose scrape configuration, which loads the same rules).
 // Usage: node deploy/validate-manifests.mjs [deploy directory]   (default: the one beside this file)
+// KUBECTL=/path/to/kubectl picks another kubectl (e.g. Debian's 1.20, to check the old kustomize too).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -61,7 +62,7 @@ function validateObject(where, object) {
 const alerts = parse(readFileSync(join(prometheusDir, 'alerts.yml'), 'utf8'));
 const overlays = ['base', ...readdirSync(join(kubernetesDir, 'overlays')).map((overlay) => join('overlays', overlay))];
 for (const overlay of overlays) {
-  const rendered = run('kubectl', ['kustomize', overlay], kubernetesDir);
+  const rendered = run(process.env.KUBECTL ?? 'kubectl', ['kustomize', overlay], kubernetesDir);
   if (!rendered.ok) {
     problems.push(`${overlay}: kubectl kustomize failed: ${rendered.output}`);
     continue;
