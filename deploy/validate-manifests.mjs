@@ -76,7 +76,7 @@ for (const overlay of overlays) {
     kinds.set(object.kind, (kinds.get(object.kind) ?? 0) + 1);
     validateObject(overlay, object);
     if (object.kind === 'PrometheusRule' && !isDeepStrictEqual(object.spec?.groups, alerts.groups)) {
-      problems.push(`${overlay}: PrometheusRule ${object.metadata.name}: its groups differ from deploy/prometheus/alerts.yml (regenerate it)`);
+      problems.push(`${overlay}: PrometheusRule ${object.metadata.name}: its groups differ from deploy/prometheus/alerts.yml (run node deploy/render-prometheus-rule.mjs)`);
     }
   }
   console.log(`${overlay}: ${documents.length} objects (${[...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ')})`);
