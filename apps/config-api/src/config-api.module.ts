@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { PersistenceModule } from '@app/persistence';
-import { ObservabilityModule } from '@app/runtime';
+import { ObservabilityModule, RequestSpanInterceptor } from '@app/runtime';
 import { AccountsModule } from './admin/accounts/accounts.module';
 import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.module';
 import { AdminEventsModule } from './admin/events/admin-events.module';
@@ -22,5 +23,7 @@ import { OpenApiModule } from './open-api/open-api.module';
     EndpointsModule,
     ConsoleModule,
   ],
+  // A span per Open API and admin call when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT).
+  providers: [{ provide: APP_INTERCEPTOR, useClass: RequestSpanInterceptor }],
 })
 export class ConfigApiModule {}

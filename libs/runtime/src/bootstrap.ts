@@ -9,6 +9,7 @@ import { securityHeaders } from './http/security-headers';
 import { createValidationPipe } from './http/validation';
 import { MAX_BODY_BYTES } from './http/routes-ahead-of-express';
 import { armShutdownDeadline } from './shutdown-deadline';
+import { startTracing } from './tracing/tracing';
 
 /** Applies what every HTTP app needs; shared by main.ts files and the e2e tests so both run the same app. */
 export function configureHttpApp(app: NestExpressApplication, docs?: ApiDocsInfo): void {
@@ -50,6 +51,8 @@ export async function bootstrapHttpApp(
 ): Promise<NestExpressApplication> {
   const environment = environmentOrExit(processName);
   const shutdown = armShutdownDeadline(processName);
+  // Before the app exists, so the context manager is in place for its first request.
+  startTracing(processName, environment.tracing);
   const app = await NestFactory.create<NestExpressApplication>(rootModule, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
   configureHttpApp(app, docs);

@@ -28,3 +28,4 @@ export * from './http/database-errors';
 export * from './endpoint/endpoint-state';
 export * from './redis/change-subscription';
 export * from './shutdown-deadline';
+export * from './tracing/index';

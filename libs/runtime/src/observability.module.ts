@@ -7,6 +7,7 @@ import { ReadinessService } from './health/readiness.service';
 import { loggerParams } from './logging/logging';
 import { MetricsController } from './metrics/metrics.controller';
 import { RedisModule } from './redis/redis.module';
+import { TracingShutdown } from './tracing/tracing-shutdown';
 
 /** What every process shares: validated config, logging, Redis, `/health/*` and `/metrics` (global: the worker waits on readiness). */
 @Global()
@@ -17,7 +18,7 @@ import { RedisModule } from './redis/redis.module';
     LoggerModule.forRootAsync({ inject: [ENVIRONMENT], useFactory: (environment: Environment) => loggerParams(environment) }),
   ],
   controllers: [HealthController, MetricsController],
-  providers: [ReadinessService],
+  providers: [ReadinessService, TracingShutdown],
   exports: [ReadinessService],
 })
 export class ObservabilityModule {}

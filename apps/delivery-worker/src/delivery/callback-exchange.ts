@@ -1,4 +1,4 @@
-import { OutboundError, type OutboundHttpClient } from '@app/runtime';
+import { callbackTraceHeaders, OutboundError, type OutboundHttpClient } from '@app/runtime';
 import { type AccountDeliverySettings, signingSecretsAt } from './account-settings.cache';
 import { type CallbackBody, callbackHeaders } from './callback-request';
 import type { PendingEvent } from './delivery-store';
@@ -74,11 +74,14 @@ export class CallbackSender {
   async send(event: PendingEvent, settings: AccountDeliverySettings, callback: CallbackBody): Promise<Exchange> {
     const startedAt = new Date();
     if (this.abandoned) throw new WorkerStoppingError();
-    const headers = callbackHeaders(callback, {
-      id: event.eventId,
-      timestampSeconds: Math.floor(startedAt.getTime() / 1000),
-      secrets: signingSecretsAt(settings, startedAt.getTime()),
-    });
+    const headers = {
+      ...callbackHeaders(callback, {
+        id: event.eventId,
+        timestampSeconds: Math.floor(startedAt.getTime() / 1000),
+        secrets: signingSecretsAt(settings, startedAt.getTime()),
+      }),
+      ...callbackTraceHeaders(),
+    };
     const started = performance.now();
     const finished = (result: AttemptResult, responseBody: string | null, abandoned = false): Exchange => ({
       startedAt,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Job, WorkerOptions } from 'bullmq';
-import type { DeliveryJobData, Environment } from '@app/runtime';
+import { type DeliveryJobData, type Environment, jobSpan } from '@app/runtime';
 import { type DeliveryResult, DeliveryService } from './delivery.service';
 
 /**
@@ -45,7 +45,7 @@ export class DeliveryProcessor {
   constructor(private readonly delivery: DeliveryService) {}
 
   readonly process = (job: Job<DeliveryJobData>, token?: string): Promise<DeliveryResult> => {
-    const run = this.delivery.deliver(job, token);
+    const run = jobSpan(job.data, () => this.delivery.deliver(job, token));
     const tracked = run.then(
       () => undefined,
       () => undefined,

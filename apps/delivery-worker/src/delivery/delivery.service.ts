@@ -9,8 +9,10 @@ import {
   endpointKeyOf,
   ENVIRONMENT,
   type Environment,
+  inSpan,
   isDatabaseUnavailable,
   type OutboundHttpClient,
+  traceCarrier,
 } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT } from './callback-exchange';
@@ -162,7 +164,7 @@ export class DeliveryService {
         return await this.attempt(event, settings, callback, null, giveTurn);
       }
 
-      const admission = await this.guard.acquire(endpointKey, isRedeliveryStart(event));
+      const admission = await inSpan('delivery.admit', () => this.guard.acquire(endpointKey, isRedeliveryStart(event)));
       if (admission.kind !== 'admitted') giveTurn();
       if (admission.kind === 'busy') return await this.bounce(job, token, endpointKey);
       this.busyHints.delete(stepKey);
@@ -253,7 +255,7 @@ export class DeliveryService {
   ): Promise<DeliveryResult> {
     let exchange: Awaited<ReturnType<CallbackSender['send']>>;
     try {
-      exchange = await this.sender.send(event, settings, callback);
+      exchange = await inSpan('delivery.call', () => this.sender.send(event, settings, callback));
     } catch (error) {
       // The call itself never throws (failures are results); a bug before it must not strand the slot.
       if (lease) await this.guard.release(lease, 'neutral', null).catch(() => undefined);
@@ -298,7 +300,7 @@ export class DeliveryService {
     const { change, retryInMs } = planNextStep(event, verdict, this.environment.delivery.retryScheduleMs);
     // The failure clock moves first (a write only on a transition), so it is never behind the event's status.
     if (countsForHealth) await this.health.noteOutcome(settings, verdict.success, attempt.startedAt);
-    const applied = await this.store.record({ attempt, change });
+    const applied = await inSpan('delivery.record', () => this.store.record({ attempt, change }));
     if (!applied) return 'superseded';
     if (change.status === 'delivered') {
       deliveryEventsSettled.inc({ status: 'delivered' });
@@ -311,7 +313,7 @@ export class DeliveryService {
     }
     // The row says `retrying` with next_attempt_at before the job exists: if this add is lost (crash,
     // Redis away), the reconciler finds the overdue row and enqueues the same job id.
-    await this.queues.add({ eventSeq: event.seq, accountId: event.accountId, series: event.series, attempt: event.seriesAttempts + 1 }, retryInMs ?? 0);
+    await this.queues.add({ eventSeq: event.seq, accountId: event.accountId, series: event.series, attempt: event.seriesAttempts + 1, ...traceCarrier() }, retryInMs ?? 0);
     return 'retrying';
   }
 

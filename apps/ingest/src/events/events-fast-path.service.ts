@@ -32,7 +32,7 @@ export class EventsFastPath implements OnApplicationBootstrap {
           path: '/v1/events',
           handle: async (body, request) => {
             this.guard.verify(request.headers.authorization);
-            const result = await this.events.ingestOne(body);
+            const result = await this.events.ingestOne(body, request.headers);
             return { status: ingestStatus(result), body: result };
           },
         },
@@ -40,7 +40,7 @@ export class EventsFastPath implements OnApplicationBootstrap {
           path: '/v1/events/batch',
           handle: async (body, request) => {
             this.guard.verify(request.headers.authorization);
-            return { status: 202, body: { results: await this.events.ingestBatchBody(body) } };
+            return { status: 202, body: { results: await this.events.ingestBatchBody(body, request.headers) } };
           },
         },
       ],

@@ -1,5 +1,5 @@
-import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
-import type { Response } from 'express';
+import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { IngestTokenGuard } from '@app/runtime';
 import { type BatchItemResult, EventsService, type IngestResult, ingestStatus } from './events.service';
 import { ApiEventsController, ApiIngestBatch, ApiIngestOne } from './events.docs';
@@ -21,8 +21,8 @@ export class EventsController {
   /** 202 when stored now, 200 when the same account already sent this event_id (CONTRACT §4). */
   @ApiIngestOne()
   @Post()
-  async ingest(@Body() body: Record<string, unknown>, @Res({ passthrough: true }) response: Response): Promise<IngestResult> {
-    const result = await this.events.ingestOne(body);
+  async ingest(@Body() body: Record<string, unknown>, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<IngestResult> {
+    const result = await this.events.ingestOne(body, request.headers);
     response.status(ingestStatus(result));
     return result;
   }
@@ -30,7 +30,7 @@ export class EventsController {
   @ApiIngestBatch()
   @Post('batch')
   @HttpCode(202)
-  async ingestBatch(@Body() body: Record<string, unknown>): Promise<{ results: BatchItemResult[] }> {
-    return { results: await this.events.ingestBatchBody(body) };
+  async ingestBatch(@Body() body: Record<string, unknown>, @Req() request: Request): Promise<{ results: BatchItemResult[] }> {
+    return { results: await this.events.ingestBatchBody(body, request.headers) };
   }
 }

@@ -2,7 +2,18 @@ import { HttpException, Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { isPlainObject, type MessageProblem, validateEventMessage } from '@app/payloads';
-import { ApiError, DeliveryProducer, type DeliveryJobData, type ErrorDetail, flattenValidationErrors, validationFailed } from '@app/runtime';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  ApiError,
+  DeliveryProducer,
+  type DeliveryJobData,
+  type ErrorDetail,
+  flattenValidationErrors,
+  inSpan,
+  requestSpan,
+  traceCarrier,
+  validationFailed,
+} from '@app/runtime';
 import { generateEventId } from './event-id';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
 import { firstAttempt, GroupCommitService } from './group-commit.service';
@@ -74,9 +85,13 @@ export class EventsService {
    * POST /v1/events: answers only after the row is committed (concurrent requests share the
    * statement: see GroupCommitService). Counts the outcome; 5xx answers are not a verdict on the event.
    */
-  async ingestOne(body: unknown): Promise<IngestResult> {
+  ingestOne(body: unknown, headers?: IncomingHttpHeaders): Promise<IngestResult> {
+    return requestSpan('POST /v1/events', headers, () => this.ingestOneTraced(body));
+  }
+
+  private async ingestOneTraced(body: unknown): Promise<IngestResult> {
     try {
-      const result = await this.storeOne(await ingestEnvelope(body));
+      const result = await this.storeOne(await inSpan('ingest.validate', () => ingestEnvelope(body)));
       ingestedEvents.inc({ outcome: result.status });
       return result;
     } catch (error) {
@@ -103,8 +118,8 @@ export class EventsService {
   }
 
   /** POST /v1/events/batch from its body: the envelope's 422 (thrown), or each item's result. */
-  async ingestBatchBody(body: unknown): Promise<BatchItemResult[]> {
-    return this.ingestBatch(await batchEnvelope(body));
+  ingestBatchBody(body: unknown, headers?: IncomingHttpHeaders): Promise<BatchItemResult[]> {
+    return requestSpan('POST /v1/events/batch', headers, async () => this.ingestBatch(await batchEnvelope(body)));
   }
 
   /**
@@ -114,20 +129,24 @@ export class EventsService {
   async ingestBatch(items: readonly unknown[]): Promise<BatchItemResult[]> {
     const results: BatchItemResult[] = new Array<BatchItemResult>(items.length);
     const valid: { index: number; event: NewEvent }[] = [];
-    items.forEach((item, index) => {
-      const checked = validateBatchItem(item, index);
-      if ('event' in checked) valid.push({ index, event: checked.event });
-      else results[index] = { index, ...optionalEventId(echoedEventId(item)), status: 'rejected', details: checked.details };
-    });
+    await inSpan('ingest.validate', () =>
+      items.forEach((item, index) => {
+        const checked = validateBatchItem(item, index);
+        if ('event' in checked) valid.push({ index, event: checked.event });
+        else results[index] = { index, ...optionalEventId(echoedEventId(item)), status: 'rejected', details: checked.details };
+      }),
+    );
 
-    const outcomes: StoreOutcome[] = await this.store.store(valid.map((entry) => entry.event));
-    const accepted: DeliveryJobData[] = [];
-    valid.forEach(({ index, event }, position) => {
-      const outcome = outcomes[position];
-      results[index] = this.batchResult(index, event, outcome);
-      if (outcome.kind === 'accepted') accepted.push(firstAttempt(outcome.seq, event.accountId));
+    const outcomes: StoreOutcome[] = await inSpan('ingest.store', () => this.store.store(valid.map((entry) => entry.event)));
+    await inSpan('ingest.enqueue', async () => {
+      const accepted: DeliveryJobData[] = [];
+      valid.forEach(({ index, event }, position) => {
+        const outcome = outcomes[position];
+        results[index] = this.batchResult(index, event, outcome);
+        if (outcome.kind === 'accepted') accepted.push({ ...firstAttempt(outcome.seq, event.accountId), ...traceCarrier() });
+      });
+      await this.producer.enqueue(accepted);
     });
-    await this.producer.enqueue(accepted);
 
     const tally = { accepted: 0, duplicate: 0, rejected: 0 };
     for (const result of results) tally[result.status] += 1;

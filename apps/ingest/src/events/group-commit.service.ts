@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, DeliveryProducer, type DeliveryJobData } from '@app/runtime';
+import type { Context } from '@opentelemetry/api';
+import { ApiError, captureContext, DeliveryProducer, type DeliveryJobData, SharedStepSpans } from '@app/runtime';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
 
 /** Statements in flight at once: enough to keep PostgreSQL busy while the next group forms, few enough to let groups grow. */
@@ -11,6 +12,8 @@ interface Waiter {
   event: NewEvent;
   resolve: (outcome: StoreOutcome) => void;
   reject: (error: unknown) => void;
+  /** The request's trace context (tracing on only): the shared store and enqueue steps show in each request's trace. */
+  trace?: Context;
 }
 
 /** A new event's first delivery step. */
@@ -45,7 +48,7 @@ export class GroupCommitService {
   /** Stores one event with whatever else is waiting, enqueues its first step when accepted, and says what became of it. */
   commit(event: NewEvent): Promise<StoreOutcome> {
     return new Promise<StoreOutcome>((resolve, reject) => {
-      this.pending.push({ event, resolve, reject });
+      this.pending.push({ event, resolve, reject, trace: captureContext() });
       this.schedule();
     });
   }
@@ -74,9 +77,12 @@ export class GroupCommitService {
   /** The slot is held for the statement only; the queue add runs beside the next statement. */
   private async storeGroup(group: readonly Waiter[]): Promise<void> {
     let outcomes: StoreOutcome[];
+    const spans = new SharedStepSpans('ingest.store', group.map((waiter) => waiter.trace));
     try {
       outcomes = await this.store.store(group.map((waiter) => waiter.event));
+      spans.end();
     } catch (error) {
+      spans.end(error);
       if (group.length === 1 || isUnavailable(error)) {
         for (const waiter of group) waiter.reject(error);
       } else {
@@ -105,12 +111,15 @@ export class GroupCommitService {
   /** The producer never throws: when Redis is away it logs and the reconciler enqueues the stored steps later. */
   private async enqueueAndAnswer(group: readonly Waiter[], outcomes: readonly StoreOutcome[]): Promise<void> {
     const steps: DeliveryJobData[] = [];
+    const spans = new SharedStepSpans('ingest.enqueue', group.map((waiter) => waiter.trace));
     group.forEach((waiter, position) => {
       const outcome = outcomes[position];
-      if (outcome.kind === 'accepted') steps.push(firstAttempt(outcome.seq, waiter.event.accountId));
+      const traceparent = spans.traceparent(position);
+      if (outcome.kind === 'accepted') steps.push({ ...firstAttempt(outcome.seq, waiter.event.accountId), ...(traceparent ? { traceparent } : {}) });
     });
     // enqueue() reports failures by its result; the catch only keeps callers from waiting forever.
     await this.producer.enqueue(steps).catch(() => false);
+    spans.end();
     group.forEach((waiter, position) => waiter.resolve(outcomes[position]));
   }
 }

@@ -1,6 +1,10 @@
 import type { Params } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import type { Environment } from '../config/environment';
+import { counter } from '../metrics/metrics';
+
+/** Answers by status class, for the 5xx alerts (deploy/prometheus/alerts.yml); health and metrics requests are not counted. */
+const httpResponses = counter('http_server_responses_total', 'HTTP answers by status class (1xx to 5xx), health and metrics requests excluded', ['status_class']);
 
 let lastRequestId = 0;
 
@@ -19,6 +23,11 @@ export function loggerParams(environment: Environment): Params {
     pinoHttp: {
       level: environment.logLevel,
       genReqId: nextRequestId,
+      // Called once per logged answer: the one place both Express and the routes ahead of it pass.
+      customLogLevel: (_request, response) => {
+        httpResponses.inc({ status_class: `${Math.floor(response.statusCode / 100)}xx` });
+        return 'info';
+      },
       autoLogging: {
         ignore: (request: IncomingMessage) => /^\/(health|metrics)/.test(request.url ?? ''),
       },

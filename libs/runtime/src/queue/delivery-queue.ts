@@ -19,6 +19,8 @@ export interface DeliveryJobData {
   accountId: number;
   series: number;
   attempt: number;
+  /** W3C trace context of the step that enqueued this one, only while tracing is on (libs/runtime/src/tracing). */
+  traceparent?: string;
 }
 
 /**

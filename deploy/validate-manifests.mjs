@@ -1,0 +1,99 @@
+// Validates everything under deploy/ that needs no cluster, and exits 1 on the first class of problem
+// it finds (after reporting them all):
+//  - `kubectl kustomize` renders the base and every overlay;
+//  - every rendered object passes the schema of its kind (kubernetes-models, @kubernetes-models/keda,
+//    @kubernetes-models/prometheus-operator); a kind without a schema here is an error, not a pass;
+//  - the PrometheusRule carries exactly the groups of deploy/prometheus/alerts.yml;
+//  - `promtool check rules` and `promtool test rules` pass, and so does `promtool check config` on
+//    deploy/prometheus.yml (the compose scrape configuration, which loads the same rules).
+// Usage: node deploy/validate-manifests.mjs [deploy directory]   (default: the one beside this file)
+// KUBECTL=/path/to/kubectl picks another kubectl (e.g. Debian's 1.20, to check the old kustomize too).
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { parseAllDocuments, parse } from 'yaml';
+import * as core from 'kubernetes-models/v1';
+import * as apps from 'kubernetes-models/apps/v1';
+import * as batch from 'kubernetes-models/batch/v1';
+import * as policy from 'kubernetes-models/policy/v1';
+import * as autoscaling from 'kubernetes-models/autoscaling/v2';
+import * as networking from 'kubernetes-models/networking.k8s.io/v1';
+import * as keda from '@kubernetes-models/keda/keda.sh/v1alpha1';
+import * as monitoring from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+
+const modelsByApiVersion = {
+  v1: core,
+  'apps/v1': apps,
+  'batch/v1': batch,
+  'policy/v1': policy,
+  'autoscaling/v2': autoscaling,
+  'networking.k8s.io/v1': networking,
+  'keda.sh/v1alpha1': keda,
+  'monitoring.coreos.com/v1': monitoring,
+};
+
+const deployDir = resolve(process.argv[2] ?? dirname(fileURLToPath(import.meta.url)));
+const kubernetesDir = join(deployDir, 'kubernetes');
+const prometheusDir = join(deployDir, 'prometheus');
+const problems = [];
+
+function run(command, args, cwd) {
+  try {
+    return { ok: true, output: execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
+  } catch (error) {
+    if (error.code === 'ENOENT') return { ok: false, output: `${command} is not installed` };
+    return { ok: false, output: `${error.stdout ?? ''}${error.stderr ?? ''}`.trim() };
+  }
+}
+
+function validateObject(where, object) {
+  const name = `${where}: ${object?.kind ?? '?'} ${object?.metadata?.name ?? '?'}`;
+  const Model = modelsByApiVersion[object?.apiVersion]?.[object?.kind];
+  if (!Model) return problems.push(`${name}: no schema for ${object?.apiVersion} ${object?.kind}`);
+  try {
+    new Model(object).validate();
+  } catch (error) {
+    problems.push(`${name}: ${error.message}`);
+  }
+}
+
+const alerts = parse(readFileSync(join(prometheusDir, 'alerts.yml'), 'utf8'));
+const overlays = ['base', ...readdirSync(join(kubernetesDir, 'overlays')).map((overlay) => join('overlays', overlay))];
+for (const overlay of overlays) {
+  const rendered = run(process.env.KUBECTL ?? 'kubectl', ['kustomize', overlay], kubernetesDir);
+  if (!rendered.ok) {
+    problems.push(`${overlay}: kubectl kustomize failed: ${rendered.output}`);
+    continue;
+  }
+  const documents = parseAllDocuments(rendered.output);
+  const kinds = new Map();
+  for (const document of documents) {
+    if (document.errors.length) problems.push(`${overlay}: YAML: ${document.errors.map((error) => error.message).join('; ')}`);
+    const object = document.toJS();
+    if (object === null) continue;
+    kinds.set(object.kind, (kinds.get(object.kind) ?? 0) + 1);
+    validateObject(overlay, object);
+    if (object.kind === 'PrometheusRule' && !isDeepStrictEqual(object.spec?.groups, alerts.groups)) {
+      problems.push(`${overlay}: PrometheusRule ${object.metadata.name}: its groups differ from deploy/prometheus/alerts.yml (run node deploy/render-prometheus-rule.mjs)`);
+    }
+  }
+  console.log(`${overlay}: ${documents.length} objects (${[...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ')})`);
+}
+
+for (const args of [['check', 'rules', 'alerts.yml'], ...(existsSync(join(prometheusDir, 'alerts.test.yml')) ? [['test', 'rules', 'alerts.test.yml']] : [])]) {
+  const result = run('promtool', args, prometheusDir);
+  if (result.ok) console.log(`promtool ${args.join(' ')}: ok`);
+  else problems.push(`promtool ${args.join(' ')}: ${result.output}`);
+}
+if (!existsSync(join(prometheusDir, 'alerts.test.yml'))) problems.push('deploy/prometheus/alerts.test.yml is missing');
+const scrapeConfig = run('promtool', ['check', 'config', 'prometheus.yml'], deployDir);
+if (scrapeConfig.ok) console.log('promtool check config prometheus.yml: ok');
+else problems.push(`promtool check config prometheus.yml: ${scrapeConfig.output}`);
+
+if (problems.length) {
+  console.error(`${problems.length} problem(s):\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  process.exit(1);
+}
+console.log('deploy manifests: valid');

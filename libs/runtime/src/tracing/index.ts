@@ -1,0 +1,3 @@
+export * from './tracing';
+export * from './tracing-settings';
+export * from './request-span.interceptor';
