@@ -9,6 +9,7 @@ import { securityHeaders } from './http/security-headers';
 import { createValidationPipe } from './http/validation';
 import { MAX_BODY_BYTES } from './http/routes-ahead-of-express';
 import { armShutdownDeadline } from './shutdown-deadline';
+import { SecretsKeyMissingError } from './secrets/secret-box';
 
 /** Applies what every HTTP app needs; shared by main.ts files and the e2e tests so both run the same app. */
 export function configureHttpApp(app: NestExpressApplication, docs?: ApiDocsInfo): void {
@@ -49,6 +50,11 @@ export async function bootstrapHttpApp(
   docs?: ApiDocsInfo,
 ): Promise<NestExpressApplication> {
   const environment = environmentOrExit(processName);
+  if (!environment.secrets.current) {
+    // Every app reads or writes stored secrets; refusing here is one clear line instead of a DI stack trace.
+    process.stderr.write(`[${processName}] ${new SecretsKeyMissingError().message}\n`);
+    process.exit(1);
+  }
   const shutdown = armShutdownDeadline(processName);
   const app = await NestFactory.create<NestExpressApplication>(rootModule, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));

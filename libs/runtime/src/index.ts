@@ -28,3 +28,5 @@ export * from './http/database-errors';
 export * from './endpoint/endpoint-state';
 export * from './redis/change-subscription';
 export * from './shutdown-deadline';
+export * from './secrets/secrets-keys';
+export * from './secrets/secret-box';

@@ -1,5 +1,6 @@
 import * as ipaddr from 'ipaddr.js';
 import { parseDuration, parseRetrySchedule } from './duration';
+import { readSecretsKeys, type SecretsKeys } from '../secrets/secrets-keys';
 import { checkRedisPrefix, type QueueShards, readQueueShards, readRedisTopology, type RedisTopology } from './redis-topology';
 
 export interface Environment {
@@ -35,6 +36,8 @@ export interface Environment {
   };
   /** Final events (with their attempts) and bot calls older than this many days are deleted by the worker. */
   retention: { days: number };
+  /** SECRETS_KEY and SECRETS_PREVIOUS_KEYS: what SecretBox seals and opens stored secrets with. */
+  secrets: SecretsKeys;
 }
 
 export class EnvironmentError extends Error {
@@ -211,6 +214,7 @@ export function loadEnvironment(source: Source = process.env): Environment {
     retention: { days: read.integer('RETENTION_DAYS', 30, 1, 3650) },
     redisTopology: readRedisTopology(source, read.problems),
     queueShards: readQueueShards(source, read.problems),
+    secrets: readSecretsKeys(source, production, read.problems),
   };
   checkRedisPrefix(environment.redis.prefix, read.problems);
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
