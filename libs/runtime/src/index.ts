@@ -30,3 +30,4 @@ export * from './redis/change-subscription';
 export * from './shutdown-deadline';
 export * from './secrets/secrets-keys';
 export * from './secrets/secret-box';
+export * from './secrets/local-secrets-key';
