@@ -13,6 +13,8 @@ import type {
   QueueState,
   RedeliveryStarted,
   RedeliveryTaskView,
+  RotatedSecret,
+  RotatedToken,
   SeriesBucket,
   StatsSeries,
 } from '@app/payloads/admin-api.types';
@@ -37,6 +39,9 @@ export const createAccount = (fields: { email: string; name?: string; id?: numbe
 export const enableEndpoint = (accountId: number): Promise<AccountView> => post(`/admin/v1/accounts/${id(accountId)}/endpoint/enable`);
 export const redeliverAccount = (accountId: number, filter: { status: 'failed'; since?: string; until?: string }): Promise<RedeliveryStarted> =>
   post(`/admin/v1/accounts/${id(accountId)}/redeliver`, filter);
+export const rotateSecret = (accountId: number): Promise<RotatedSecret> => post(`/admin/v1/accounts/${id(accountId)}/rotate-secret`);
+export const revokePreviousSecret = (accountId: number): Promise<AccountView> => post(`/admin/v1/accounts/${id(accountId)}/revoke-previous-secret`);
+export const rotateToken = (accountId: number): Promise<RotatedToken> => post(`/admin/v1/accounts/${id(accountId)}/rotate-token`);
 export const botWebhooks = (accountId: number): Promise<{ items: BotWebhookView[] }> => get(`/admin/v1/accounts/${id(accountId)}/bot-webhooks`);
 
 export const redeliveryTask = (taskId: string): Promise<RedeliveryTaskView> => get(`/admin/v1/redeliveries/${id(taskId)}`);

@@ -8,6 +8,7 @@ import { TaskProgress } from '../components/task-progress';
 import { useLoader } from '../lib/use-loader';
 import { link } from '../router';
 import { endpointSummary } from './accounts';
+import { AccountCredentials } from './account-credentials';
 
 function EndpointState({ account, onChanged }: { account: AccountView; onChanged: () => void }) {
   const [error, setError] = useState<ApiError>();
@@ -124,7 +125,6 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
                 ['Created', <Time iso={account.created_at} />],
                 ['Push URL', account.push_url && <Mono>{account.push_url}</Mono>],
                 ['Content type', account.push_content_type],
-                ['Previous secret valid until', <Time iso={account.previous_secret_expires_at} />],
               ]}
             />
             <h3>Permissions</h3>
@@ -136,6 +136,7 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
               ))}
             </ul>
           </Section>
+          <AccountCredentials account={account} onChanged={answer.reload} />
           <EndpointState account={account} onChanged={answer.reload} />
           <BulkRedelivery accountId={account.id} onFinished={answer.reload} />
           <BotWebhooks accountId={account.id} />
