@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -17,6 +17,8 @@ export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
  */
 @Injectable()
 export class AccountCredentialsService {
+  private readonly logger = new Logger(AccountCredentialsService.name);
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
@@ -34,7 +36,12 @@ export class AccountCredentialsService {
       'previous_signing_secret = signing_secret, previous_secret_expires_at = $2, signing_secret = $3',
       [expiresAt, this.secrets.seal(signingSecret)],
     );
-    await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId);
+    // Answered even if the workers cannot be told now: the new secret exists only in this answer. A worker
+    // that learns of it late (within its 30 s cache bound) signs with the old secret, which receivers accept
+    // for the 24 hours of the overlap anyway.
+    await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId).catch((error: unknown) => {
+      this.logger.warn(`could not announce the secret rotation of account ${accountId}: ${(error as Error).message}`);
+    });
     return { signing_secret: signingSecret, previous_secret_expires_at: expiresAt.toISOString() };
   }
 
