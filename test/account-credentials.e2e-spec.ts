@@ -148,4 +148,29 @@ describe('credential routes', () => {
     expect(() => new Webhook(newSecret).verify(after.body, headersOf(after))).not.toThrow();
     expect(() => new Webhook(account.signing_secret).verify(after.body, headersOf(after))).toThrow();
   });
+
+  it('with Redis unreachable: revoke is stored and answers 503 saying the workers were not told; rotate-secret still answers the new secret', async () => {
+    const account = await createAccount(configApi);
+    expect((await adminPost(configApi.url, `/${account.id}/rotate-secret`)).status).toBe(200);
+    // Port 9 (discard) has no Redis: every publish fails at once.
+    const cutOff = await startApp(ConfigApiModule, { REDIS_URL: 'redis://127.0.0.1:9' });
+    try {
+      const revoked = await adminPost(cutOff.url, `/${account.id}/revoke-previous-secret`);
+      expect(revoked).toEqual({
+        status: 503,
+        body: {
+          error: 'service_unavailable',
+          message: 'the previous secret is revoked in the database, but Redis could not tell the workers: they stop signing with it within 30 s',
+        },
+      });
+      const view = (await fetch(`${configApi.url}/admin/v1/accounts/${account.id}`, { headers: ADMIN_HEADERS }).then((response) => response.json())) as Record<string, unknown>;
+      expect(view.previous_secret_expires_at).toBeNull();
+
+      const rotated = await adminPost(cutOff.url, `/${account.id}/rotate-secret`);
+      expect(rotated.status).toBe(200);
+      expect(String(rotated.body.signing_secret)).toMatch(/^whsec_/);
+    } finally {
+      await cutOff.close();
+    }
+  });
 });
