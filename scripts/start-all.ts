@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 import Redis from 'ioredis';
-import { runMigrations } from '@app/persistence';
-import { environmentOrExit } from '@app/runtime';
+import { resealSecrets, runMigrations } from '@app/persistence';
+import { environmentOrExit, LOCAL_SECRETS_KEY_FILE, localSecretsKey, SecretBox } from '@app/runtime';
 // Not through @app/runtime: only this runner needs pino-pretty, the apps never load it.
 import { prettyLogLines } from '../libs/runtime/src/logging/pretty-log-lines';
 
@@ -78,6 +78,11 @@ async function main(): Promise<void> {
       say(`${name} not set; using the local default "${value}"`);
     }
   }
+  if (process.env.SECRETS_KEY === undefined && process.env.NODE_ENV !== 'production') {
+    const local = localSecretsKey(process.cwd());
+    process.env.SECRETS_KEY = local.value;
+    say(`SECRETS_KEY not set; ${local.generated ? 'generated a local key in' : 'using the local key kept in'} ${LOCAL_SECRETS_KEY_FILE} (keep it: it decrypts the stored secrets)`);
+  }
   const environment = environmentOrExit('start');
 
   const postgresProblem = await checkPostgres(environment.database.url);
@@ -96,6 +101,8 @@ async function main(): Promise<void> {
 
   const report = await runMigrations(environment.database.url);
   say(report.applied.length ? `migrations applied: ${report.applied.join(', ')}` : 'database schema is up to date');
+  const sealed = await resealSecrets(environment.database.url, new SecretBox(environment.secrets));
+  if (sealed.accounts + sealed.bot_webhooks > 0) say(`sealed ${sealed.accounts + sealed.bot_webhooks} stored secret(s) with SECRETS_KEY (plaintext or an older key before)`);
 
   const ports: Record<string, string> = {
     CONFIG_API_PORT: String(environment.ports.configApi),

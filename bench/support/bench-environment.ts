@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +17,8 @@ export interface BenchEnvironment {
   redisPrefix: string;
   adminToken: string;
   ingestToken: string;
+  /** SECRETS_KEY of every app the bench starts. */
+  secretsKey: string;
 }
 
 /**
@@ -34,6 +37,7 @@ export async function prepareEnvironment(supervisor: ProcessSupervisor): Promise
     redisPrefix: `cbbench_${runId}`,
     adminToken: `bench-admin-${runId}-0123456789`,
     ingestToken: `bench-ingest-${runId}-0123456789`,
+    secretsKey: `bench:${randomBytes(32).toString('base64')}`,
   };
   supervisor.onCleanup('drop the bench database', () => dropDatabase(server, database.pathname.slice(1)));
   supervisor.onCleanup('remove the bench Redis keys', () => removeRedisKeys(environment.redisUrl, environment.redisPrefix));

@@ -47,6 +47,7 @@ export class ServiceStack {
       REDIS_PREFIX: this.environment.redisPrefix,
       ADMIN_TOKEN: this.environment.adminToken,
       INGEST_TOKEN: this.environment.ingestToken,
+      SECRETS_KEY: this.environment.secretsKey,
       ALLOW_PRIVATE_TARGETS: 'true',
       [PORT_VARIABLE[app]]: String(port),
       ...this.options.env,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -133,6 +134,7 @@ async function main(): Promise<void> {
     ALLOW_PRIVATE_TARGETS: 'true',
     ADMIN_TOKEN: 'wp-admin-token-0123456789',
     INGEST_TOKEN: 'wp-ingest-token-0123456789',
+    SECRETS_KEY: `wp:${randomBytes(32).toString('base64')}`,
     WORKER_PORT: String(workerPort),
     ENDPOINT_CONCURRENCY: values['endpoint-concurrency'],
     ...(values['worker-concurrency'] ? { WORKER_CONCURRENCY: values['worker-concurrency'] } : {}),

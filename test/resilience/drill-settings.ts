@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { parseRetrySchedule } from '@app/runtime/config/duration';
 
 /** Settings every drill shares; each drill adds its RETRY_SCHEDULE and what it needs. */
 
 export const ADMIN_TOKEN = 'drill-admin-token-0123456789';
 export const INGEST_TOKEN = 'drill-ingest-token-0123456789';
+/** One key for every process of a drill run (production refuses to start without one). */
+const SECRETS_KEY = `drill:${randomBytes(32).toString('base64')}`;
 
 /** Short, so a hanging receiver costs one second per attempt and a killed worker's jobs return fast. */
 export const DELIVERY_TIMEOUT_MS = 1_000;
@@ -18,6 +21,7 @@ export function appEnvironment(databaseUrl: string, redisUrl: string, overrides:
     NODE_ENV: 'production',
     ADMIN_TOKEN,
     INGEST_TOKEN,
+    SECRETS_KEY,
     ALLOW_PRIVATE_TARGETS: 'true',
     LOG_LEVEL: 'warn',
     DATABASE_URL: databaseUrl,

@@ -15,6 +15,7 @@ export function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv
     REDIS_PREFIX: process.env.REDIS_PREFIX ?? '',
     ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? '',
     INGEST_TOKEN: process.env.INGEST_TOKEN ?? '',
+    SECRETS_KEY: process.env.SECRETS_KEY ?? '',
     CONFIG_API_PORT: '0',
     INGEST_PORT: '0',
     WORKER_PORT: '0',

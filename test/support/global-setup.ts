@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 import { runMigrations } from '../../libs/persistence/src/migrate';
@@ -49,6 +50,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.ALLOW_PRIVATE_TARGETS = 'true';
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   process.env.NODE_ENV = 'test';
+  // A fresh key per run: every secret the suites store is sealed with it (apps refuse to start without one).
+  process.env.SECRETS_KEY = `test:${randomBytes(32).toString('base64')}`;
   // Suites seed old final events on purpose; the worker's hourly retention round must not take them.
   process.env.RETENTION_DAYS = '3650';
   await runMigrations(process.env.DATABASE_URL);

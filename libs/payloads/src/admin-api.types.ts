@@ -185,6 +185,11 @@ export interface RotatedSecret {
   previous_secret_expires_at: string;
 }
 
+/** `POST /admin/v1/accounts/:id/rotate-token`: the new Open API token, shown once; the old one is refused from now on. */
+export interface RotatedToken {
+  open_api_token: string;
+}
+
 /** `GET /admin/v1/endpoints`: an endpoint whose breaker is not closed, or that the worker disabled. */
 export interface EndpointItem {
   account_id: number;

@@ -13,3 +13,4 @@ export * from './partitions/partition-layout';
 export * from './partitions/partition-catalog';
 export * from './partitions/partition-maintenance';
 export * from './partitions/time-window';
+export * from './secrets/reseal-secrets';

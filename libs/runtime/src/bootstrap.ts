@@ -10,6 +10,7 @@ import { createValidationPipe } from './http/validation';
 import { MAX_BODY_BYTES } from './http/routes-ahead-of-express';
 import { armShutdownDeadline } from './shutdown-deadline';
 import { startTracing } from './tracing/tracing';
+import { SecretsKeyMissingError } from './secrets/secret-box';
 
 /** Applies what every HTTP app needs; shared by main.ts files and the e2e tests so both run the same app. */
 export function configureHttpApp(app: NestExpressApplication, docs?: ApiDocsInfo): void {
@@ -50,6 +51,11 @@ export async function bootstrapHttpApp(
   docs?: ApiDocsInfo,
 ): Promise<NestExpressApplication> {
   const environment = environmentOrExit(processName);
+  if (!environment.secrets.current) {
+    // Every app reads or writes stored secrets; refusing here is one clear line instead of a DI stack trace.
+    process.stderr.write(`[${processName}] ${new SecretsKeyMissingError().message}\n`);
+    process.exit(1);
+  }
   const shutdown = armShutdownDeadline(processName);
   // Before the app exists, so the context manager is in place for its first request.
   startTracing(processName, environment.tracing);

@@ -29,3 +29,6 @@ export * from './endpoint/endpoint-state';
 export * from './redis/change-subscription';
 export * from './shutdown-deadline';
 export * from './tracing/index';
+export * from './secrets/secrets-keys';
+export * from './secrets/secret-box';
+export * from './secrets/local-secrets-key';

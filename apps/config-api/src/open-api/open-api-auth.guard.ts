@@ -11,7 +11,7 @@ import type { Request, Response } from 'express';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Account } from '@app/persistence';
-import { counter, ENVIRONMENT, type Environment, OPEN_API_PREFIX, REDIS, RedisKeys } from '@app/runtime';
+import { counter, ENVIRONMENT, type Environment, OPEN_API_PREFIX, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { unixSeconds, verifyOpenApiSign, withinTolerance } from '@app/signing';
 import { parseAuthQuery } from './open-api-auth-query';
 import { authFailed, replayedNonce, serviceUnavailable, staleTimestamp } from './open-api-errors';
@@ -43,14 +43,18 @@ const openApiCalls = counter('open_api_requests_total', 'Open API calls by opera
 export class OpenApiAuthGuard implements CanActivate {
   private readonly logger = new Logger(OpenApiAuthGuard.name);
   private readonly keys: RedisKeys;
+  /** Opened in place of a real token when the email is unknown, so both paths decrypt once. */
+  private readonly sealedUnknownToken: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly rateLimiter: OpenApiRateLimiter,
+    private readonly secrets: SecretBox,
   ) {
     this.keys = new RedisKeys(environment.redis.prefix);
+    this.sealedUnknownToken = secrets.seal(UNKNOWN_ACCOUNT_TOKEN);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -64,7 +68,7 @@ export class OpenApiAuthGuard implements CanActivate {
 
     const account = await this.findAccount(auth.email);
     const signMatches = verifyOpenApiSign(
-      { email: auth.email, openApiToken: account?.openApiToken ?? UNKNOWN_ACCOUNT_TOKEN, timestamp: auth.timestampText, nonce: auth.nonce },
+      { email: auth.email, openApiToken: this.secrets.open(account?.openApiToken ?? this.sealedUnknownToken), timestamp: auth.timestampText, nonce: auth.nonce },
       auth.sign,
     );
     // One message for both cases, so the answer does not tell which emails have accounts.
@@ -82,6 +86,7 @@ export class OpenApiAuthGuard implements CanActivate {
     return true;
   }
 
+  /** Read on every call, never cached: a rotated token is refused by every process from the moment it is stored. */
   private findAccount(email: string): Promise<Pick<Account, 'id' | 'openApiToken'> | null> {
     // lower(email) matches the unique index accounts_email_key, so this is an index lookup.
     return this.dataSource

@@ -14,6 +14,8 @@ import type {
   QueueState,
   RedeliveryStarted,
   RedeliveryTaskView,
+  RotatedSecret,
+  RotatedToken,
   SeriesBucket,
   StatsSeries,
 } from '@app/payloads/admin-api.types';
@@ -40,6 +42,9 @@ export const setDeliveryOptions = (accountId: number, change: DeliveryOptionsCha
   put(`/admin/v1/accounts/${id(accountId)}/delivery-options`, change);
 export const redeliverAccount = (accountId: number, filter: { status: 'failed'; since?: string; until?: string }): Promise<RedeliveryStarted> =>
   post(`/admin/v1/accounts/${id(accountId)}/redeliver`, filter);
+export const rotateSecret = (accountId: number): Promise<RotatedSecret> => post(`/admin/v1/accounts/${id(accountId)}/rotate-secret`);
+export const revokePreviousSecret = (accountId: number): Promise<AccountView> => post(`/admin/v1/accounts/${id(accountId)}/revoke-previous-secret`);
+export const rotateToken = (accountId: number): Promise<RotatedToken> => post(`/admin/v1/accounts/${id(accountId)}/rotate-token`);
 export const botWebhooks = (accountId: number): Promise<{ items: BotWebhookView[] }> => get(`/admin/v1/accounts/${id(accountId)}/bot-webhooks`);
 
 export const redeliveryTask = (taskId: string): Promise<RedeliveryTaskView> => get(`/admin/v1/redeliveries/${id(taskId)}`);

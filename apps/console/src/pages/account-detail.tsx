@@ -9,6 +9,7 @@ import { DeliveryOptionsPanel } from './account-delivery-options';
 import { useLoader } from '../lib/use-loader';
 import { link } from '../router';
 import { endpointSummary } from './accounts';
+import { AccountCredentials } from './account-credentials';
 
 function EndpointState({ account, onChanged }: { account: AccountView; onChanged: () => void }) {
   const [error, setError] = useState<ApiError>();
@@ -125,7 +126,6 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
                 ['Created', <Time iso={account.created_at} />],
                 ['Push URL', account.push_url && <Mono>{account.push_url}</Mono>],
                 ['Content type', account.push_content_type],
-                ['Previous secret valid until', <Time iso={account.previous_secret_expires_at} />],
               ]}
             />
             <h3>Permissions</h3>
@@ -137,6 +137,7 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
               ))}
             </ul>
           </Section>
+          <AccountCredentials account={account} onChanged={answer.reload} />
           <EndpointState account={account} onChanged={answer.reload} />
           <DeliveryOptionsPanel account={account} onChanged={answer.reload} />
           <BulkRedelivery accountId={account.id} onFinished={answer.reload} />

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CONTENT_TYPE_JSON } from '@app/payloads';
-import { ChangeSubscription, ENVIRONMENT, type Environment, RedisKeys } from '@app/runtime';
+import { ChangeSubscription, ENVIRONMENT, type Environment, RedisKeys, SecretBox } from '@app/runtime';
 import { Batcher, type Settled } from './batcher';
 
 /** What delivering to one account needs, secrets included: lives in this process's memory only. */
@@ -77,6 +77,7 @@ export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly secrets: SecretBox,
   ) {
     this.loader = new Batcher((ids) => this.loadMany(ids), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
     this.subscription = new ChangeSubscription(environment, new RedisKeys(environment.redis.prefix).settingsChannel(), 'delivery-settings', {
@@ -142,6 +143,15 @@ export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown
     return accountIds.map((accountId) => {
       const row = byId.get(accountId);
       if (!row) return { ok: true, value: null };
+      // One account whose secret cannot be opened (a key missing from SECRETS_PREVIOUS_KEYS) fails alone, not its batch.
+      let signingSecret: string;
+      let previousSigningSecret: string | null;
+      try {
+        signingSecret = this.secrets.open(row.signing_secret);
+        previousSigningSecret = this.secrets.openNullable(row.previous_signing_secret);
+      } catch (error) {
+        return { ok: false, error };
+      }
       return {
         ok: true,
         value: {
@@ -149,8 +159,8 @@ export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown
           pushUrl: row.push_url,
           encoding: (row.push_content_type ?? '').toUpperCase() === CONTENT_TYPE_JSON ? 'json' : 'form',
           permissions: row.permissions ?? {},
-          signingSecret: row.signing_secret,
-          previousSigningSecret: row.previous_signing_secret,
+          signingSecret,
+          previousSigningSecret,
           previousSecretExpiresAt: row.previous_secret_expires_at ? row.previous_secret_expires_at.getTime() : null,
           failingSince: row.failing_since ? row.failing_since.getTime() : null,
           disabledAt: row.disabled_at,

@@ -2,7 +2,15 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Account, type BotWebhookType } from '@app/persistence';
-import { closeRedisConnection, createRedisConnection, ENVIRONMENT, type Environment, readBotWebhooksStamp, type RedisClient } from '@app/runtime';
+import {
+  closeRedisConnection,
+  createRedisConnection,
+  ENVIRONMENT,
+  type Environment,
+  readBotWebhooksStamp,
+  type RedisClient,
+  SecretBox,
+} from '@app/runtime';
 
 /**
  * How long a lookup is reused while the account's change stamp is unchanged. Changes made through
@@ -56,6 +64,7 @@ export class BotWebhookDirectory implements OnApplicationShutdown {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(ENVIRONMENT) environment: Environment,
+    private readonly secrets: SecretBox,
   ) {
     this.prefix = environment.redis.prefix;
     this.redis = createRedisConnection(environment, 'command', 'ingest-bot-webhooks', { commandTimeout: STAMP_READ_TIMEOUT_MS });
@@ -95,7 +104,7 @@ export class BotWebhookDirectory implements OnApplicationShutdown {
       [accountId, type, name],
     );
     const row = rows[0];
-    return row ? { id: row.id, accountId, name, type, url: row.url, key: row.key, timeoutMs: row.timeout_ms } : null;
+    return row ? { id: row.id, accountId, name, type, url: row.url, key: this.secrets.open(row.key), timeoutMs: row.timeout_ms } : null;
   }
 
   /** undefined: Redis cannot say now (down, or slower than STAMP_READ_TIMEOUT_MS, the connection's command timeout). */

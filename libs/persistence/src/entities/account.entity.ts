@@ -11,15 +11,19 @@ export class Account {
   @Column({ type: 'varchar', length: 200, nullable: true })
   name!: string | null;
 
-  /** Shared secret of the Open API v2 signature; plain because the server must recompute the hash. */
-  @Column({ name: 'open_api_token', type: 'varchar', length: 128 })
+  /**
+   * Shared secret of the Open API v2 signature, sealed by SecretBox. Encrypted rather than hashed: the
+   * server recomputes SHA-256 over email&token&timestamp&nonce&v2, so it needs the token itself.
+   */
+  @Column({ name: 'open_api_token', type: 'text' })
   openApiToken!: string;
 
-  /** `whsec_<base64>`: the key of the Standard Webhooks signature on callbacks. */
-  @Column({ name: 'signing_secret', type: 'varchar', length: 128 })
+  /** `whsec_<base64>`, sealed by SecretBox: the key of the Standard Webhooks signature on callbacks. */
+  @Column({ name: 'signing_secret', type: 'text' })
   signingSecret!: string;
 
-  @Column({ name: 'previous_signing_secret', type: 'varchar', length: 128, nullable: true })
+  /** Sealed by SecretBox, like signingSecret. */
+  @Column({ name: 'previous_signing_secret', type: 'text', nullable: true })
   previousSigningSecret!: string | null;
 
   @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })

@@ -21,8 +21,8 @@ export class BotWebhook {
   @Column({ type: 'text' })
   url!: string;
 
-  /** Authentication key the signature is made with; never returned after creation. */
-  @Column({ type: 'varchar', length: 256 })
+  /** Authentication key the signature is made with, sealed by SecretBox; never returned after creation. */
+  @Column({ type: 'text' })
   key!: string;
 
   @Column({ name: 'timeout_ms', type: 'integer', default: 5000 })

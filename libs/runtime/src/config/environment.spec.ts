@@ -10,7 +10,11 @@ function problemsOf(source: Record<string, string>): string[] {
   throw new Error('expected the environment to be refused');
 }
 
-const PRODUCTION_TOKENS = { ADMIN_TOKEN: 'admin-token-0123456789', INGEST_TOKEN: 'ingest-token-0123456789' };
+const PRODUCTION_TOKENS = {
+  ADMIN_TOKEN: 'admin-token-0123456789',
+  INGEST_TOKEN: 'ingest-token-0123456789',
+  SECRETS_KEY: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+};
 
 describe('loadEnvironment', () => {
   it('fills in the documented defaults when nothing is set', () => {
@@ -107,12 +111,15 @@ describe('loadEnvironment', () => {
     expect(problemsOf({ ALLOW_PRIVATE_TARGETS: 'maybe' })).toEqual(['ALLOW_PRIVATE_TARGETS must be true or false (got "maybe")']);
   });
 
-  it('requires ADMIN_TOKEN and INGEST_TOKEN in production only', () => {
+  it('requires ADMIN_TOKEN, INGEST_TOKEN and SECRETS_KEY in production only', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
       'ADMIN_TOKEN is required when NODE_ENV=production',
       'INGEST_TOKEN is required when NODE_ENV=production',
+      'SECRETS_KEY is required when NODE_ENV=production (it encrypts signing secrets, bot webhook keys and Open API tokens in PostgreSQL)',
     ]);
-    expect(problemsOf({ NODE_ENV: 'production', ADMIN_TOKEN: PRODUCTION_TOKENS.ADMIN_TOKEN, INGEST_TOKEN: ' , ' })).toEqual([
+    expect(
+      problemsOf({ NODE_ENV: 'production', ADMIN_TOKEN: PRODUCTION_TOKENS.ADMIN_TOKEN, INGEST_TOKEN: ' , ', SECRETS_KEY: PRODUCTION_TOKENS.SECRETS_KEY }),
+    ).toEqual([
       'INGEST_TOKEN is required when NODE_ENV=production',
     ]);
     const production = loadEnvironment({ NODE_ENV: 'production', ...PRODUCTION_TOKENS, INGEST_TOKEN: 'ingest-token-0123456789, ingest-token-second-one' });
@@ -121,7 +128,9 @@ describe('loadEnvironment', () => {
       adminToken: PRODUCTION_TOKENS.ADMIN_TOKEN,
       ingestTokens: ['ingest-token-0123456789', 'ingest-token-second-one'],
     });
+    expect(production.secrets.current?.id).toBe('k1');
     expect(loadEnvironment({ NODE_ENV: 'test' }).auth).toEqual({ adminToken: null, ingestTokens: [] });
+    expect(loadEnvironment({ NODE_ENV: 'test' }).secrets).toEqual({ current: null, previous: [] });
   });
 
   it('lists every problem at once instead of stopping at the first', () => {
@@ -137,7 +146,7 @@ describe('loadEnvironment', () => {
       RETENTION_DAYS: '0',
       LOG_LEVEL: 'loud',
     });
-    const named = ['ADMIN_TOKEN', 'INGEST_TOKEN', 'DATABASE_URL', 'REDIS_URL', 'WORKER_PORT', 'RETRY_SCHEDULE', 'ALLOW_PRIVATE_TARGETS', 'BREAKER_COOLDOWN', 'RETENTION_DAYS', 'LOG_LEVEL'];
+    const named = ['ADMIN_TOKEN', 'INGEST_TOKEN', 'DATABASE_URL', 'REDIS_URL', 'WORKER_PORT', 'RETRY_SCHEDULE', 'ALLOW_PRIVATE_TARGETS', 'BREAKER_COOLDOWN', 'RETENTION_DAYS', 'LOG_LEVEL', 'SECRETS_KEY'];
     expect(problems).toHaveLength(named.length);
     for (const name of named) expect(problems.some((problem) => problem.startsWith(`${name} `))).toBe(true);
     expect(problems).toContain('INGEST_TOKEN must be at least 16 characters long');

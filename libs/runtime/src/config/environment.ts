@@ -1,6 +1,7 @@
 import * as ipaddr from 'ipaddr.js';
 import { parseDuration, parseRetrySchedule } from './duration';
 import { readTracingSettings, type TracingSettings } from '../tracing/tracing-settings';
+import { readSecretsKeys, type SecretsKeys } from '../secrets/secrets-keys';
 import { checkRedisPrefix, type QueueShards, readQueueShards, readRedisTopology, type RedisTopology } from './redis-topology';
 
 export interface Environment {
@@ -38,6 +39,8 @@ export interface Environment {
   retention: { days: number };
   /** OpenTelemetry: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, CALLBACK_TRACEPARENT. */
   tracing: TracingSettings;
+  /** SECRETS_KEY and SECRETS_PREVIOUS_KEYS: what SecretBox seals and opens stored secrets with. */
+  secrets: SecretsKeys;
 }
 
 export class EnvironmentError extends Error {
@@ -215,6 +218,7 @@ export function loadEnvironment(source: Source = process.env): Environment {
     redisTopology: readRedisTopology(source, read.problems),
     queueShards: readQueueShards(source, read.problems),
     tracing: readTracingSettings(source, read.problems),
+    secrets: readSecretsKeys(source, production, read.problems),
   };
   checkRedisPrefix(environment.redis.prefix, read.problems);
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

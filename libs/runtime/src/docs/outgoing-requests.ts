@@ -54,8 +54,8 @@ const CALLBACK_DESCRIPTION = `Sent by the delivery worker for every event the ac
 
 **Signature** ([Standard Webhooks](https://www.standardwebhooks.com/), verifiable with its published libraries):
 \`webhook-signature\` is \`v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")>\` where key is the
-base64-decoded part of the account's \`signing_secret\` after \`whsec_\`. During a secret rotation (24 hours) two
-signatures are sent, space separated: accept the request when either matches.
+base64-decoded part of the account's \`signing_secret\` after \`whsec_\`. During a secret rotation (24 hours, or until
+the operator revokes the previous secret) two signatures are sent, space separated: accept the request when either matches.
 
 **Delivery.** Any 2xx answer within \`DELIVERY_TIMEOUT_MS\` (10 s) counts as delivered; the body is ignored. Anything
 else (another status, a redirect, a time-out, a connection error) is a failed attempt, recorded and retried on

@@ -3,16 +3,28 @@ import { AdminTokenGuard } from '@app/runtime';
 import { IdParamPipe } from '../id-param.pipe';
 import { CreateAccountDto } from './account.dto';
 import { ListAccountsQueryDto } from './account-list.dto';
-import type { AccountView, CreatedAccount, Page, RotatedSecret } from '@app/payloads';
+import type { AccountView, CreatedAccount, Page, RotatedSecret, RotatedToken } from '@app/payloads';
 import { AccountsService } from './accounts.service';
-import { ApiCreateAccount, ApiEnableEndpoint, ApiListAccounts, ApiRotateSecret, ApiViewAccount } from './accounts.docs';
+import { AccountCredentialsService } from './account-credentials.service';
+import {
+  ApiCreateAccount,
+  ApiEnableEndpoint,
+  ApiListAccounts,
+  ApiRevokePreviousSecret,
+  ApiRotateSecret,
+  ApiRotateToken,
+  ApiViewAccount,
+} from './accounts.docs';
 import { ApiAdminController } from '../admin.docs';
 
 @ApiAdminController('Admin: accounts')
 @Controller('admin/v1/accounts')
 @UseGuards(AdminTokenGuard)
 export class AccountsController {
-  constructor(private readonly accounts: AccountsService) {}
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly credentials: AccountCredentialsService,
+  ) {}
 
   @ApiCreateAccount()
   @Post()
@@ -44,6 +56,21 @@ export class AccountsController {
   @Post(':id/rotate-secret')
   @HttpCode(200)
   rotate(@Param('id', IdParamPipe) id: number): Promise<RotatedSecret> {
-    return this.accounts.rotateSecret(id);
+    return this.credentials.rotateSecret(id);
+  }
+
+  @ApiRevokePreviousSecret()
+  @Post(':id/revoke-previous-secret')
+  @HttpCode(200)
+  async revokePreviousSecret(@Param('id', IdParamPipe) id: number): Promise<AccountView> {
+    await this.credentials.revokePreviousSecret(id);
+    return this.accounts.view(id);
+  }
+
+  @ApiRotateToken()
+  @Post(':id/rotate-token')
+  @HttpCode(200)
+  rotateToken(@Param('id', IdParamPipe) id: number): Promise<RotatedToken> {
+    return this.credentials.rotateToken(id);
   }
 }

@@ -76,6 +76,11 @@ export class RotatedSecretModel {
   previous_secret_expires_at!: string;
 }
 
+export class RotatedTokenModel {
+  @ApiProperty({ description: 'The new Open API token, shown once. The previous token is refused (2059) from this answer on.' })
+  open_api_token!: string;
+}
+
 const NOT_FOUND = [404, 'The account does not exist.'] as const;
 
 export const ApiCreateAccount = (): MethodDecorator =>
@@ -121,4 +126,23 @@ export const ApiSetDeliveryOptions = (): MethodDecorator =>
     ),
     ApiJsonBodyErrors(),
     ApiErrorResponses([...NOT_FOUND], [422, ADMIN_DELIVERY_OPTIONS_PROBLEM]),
+  );
+
+export const ApiRevokePreviousSecret = (): MethodDecorator =>
+  applyDecorators(
+    ApiIdParam(),
+    ApiAdminOperation(
+      'Revoke the previous signing secret',
+      200,
+      AccountModel,
+      'The secret replaced by the last rotation stops signing at once (callbacks carry one signature from now on) instead of at the end of its 24 hours. A no-op 200 when there is none.',
+    ),
+    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM], [503, 'Revoked in the database, but Redis could not tell the workers; they stop signing with it within 30 s.']),
+  );
+
+export const ApiRotateToken = (): MethodDecorator =>
+  applyDecorators(
+    ApiIdParam(),
+    ApiAdminOperation('Replace the Open API token', 200, RotatedTokenModel, 'A new token, shown once; every config-api process refuses the old one (2059) from this answer on.'),
+    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM]),
   );

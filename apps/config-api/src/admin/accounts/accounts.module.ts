@@ -3,11 +3,12 @@ import { DeliveryOptionsModule } from '../../delivery-options/delivery-options.m
 import { AccountDeliveryOptionsController } from './account-delivery-options.controller';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
+import { AccountCredentialsService } from './account-credentials.service';
 
 @Module({
   imports: [DeliveryOptionsModule],
   controllers: [AccountsController, AccountDeliveryOptionsController],
-  providers: [AccountsService],
+  providers: [AccountsService, AccountCredentialsService],
   exports: [AccountsService],
 })
 export class AccountsModule {}

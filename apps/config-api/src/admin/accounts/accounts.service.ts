@@ -2,17 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
-import { type AccountView, completePermissions, type CreatedAccount, DEFAULT_PUSH_CONTENT_TYPE, type Page, type RotatedSecret } from '@app/payloads';
+import { type AccountView, completePermissions, type CreatedAccount, DEFAULT_PUSH_CONTENT_TYPE, type Page } from '@app/payloads';
 import { Account, CallbackSettings } from '@app/persistence';
-import { ApiError, ENVIRONMENT, type Environment, publishSettingsChanged, readEndpointState, REDIS } from '@app/runtime';
+import { ApiError, ENVIRONMENT, type Environment, publishSettingsChanged, readEndpointState, REDIS, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import type { CreateAccountDto } from './account.dto';
 import type { ListAccountsQueryDto } from './account-list.dto';
 import { pageAccountIds } from './account-list';
 import { deliveryOptionsOf } from '../../delivery-options/delivery-options.service';
-
-/** How long a rotated-out signing secret keeps signing next to the new one. */
-export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 function isUniqueViolation(error: unknown): error is QueryFailedError & { driverError: { constraint?: string } } {
   return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
@@ -24,6 +21,7 @@ export class AccountsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly secrets: SecretBox,
   ) {}
 
   async create(input: CreateAccountDto): Promise<CreatedAccount> {
@@ -36,8 +34,8 @@ export class AccountsService {
           ...(input.id !== undefined ? { id: input.id } : {}),
           email: input.email,
           name: input.name ?? null,
-          openApiToken,
-          signingSecret,
+          openApiToken: this.secrets.seal(openApiToken),
+          signingSecret: this.secrets.seal(signingSecret),
         });
         const id = (inserted.identifiers[0] as { id: number }).id;
         if (input.id !== undefined) {
@@ -116,22 +114,5 @@ export class AccountsService {
     // Stored already; while Redis cannot take the notice the workers' caches are not serving either.
     if (rows.length > 0) await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId).catch(() => undefined);
     return this.view(accountId);
-  }
-
-  /** New secret now; the old one keeps signing for SECRET_OVERLAP_MS so receivers can switch without a gap. */
-  async rotateSecret(accountId: number): Promise<RotatedSecret> {
-    const signingSecret = generateSigningSecret();
-    const expiresAt = new Date(Date.now() + SECRET_OVERLAP_MS);
-    const result: unknown = await this.dataSource.query(
-      `UPDATE accounts
-          SET previous_signing_secret = signing_secret, previous_secret_expires_at = $2, signing_secret = $3
-        WHERE id = $1
-        RETURNING id`,
-      [accountId, expiresAt, signingSecret],
-    );
-    const [rows] = result as [unknown[], number];
-    if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
-    await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId);
-    return { signing_secret: signingSecret, previous_secret_expires_at: expiresAt.toISOString() };
   }
 }

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
 import { BotCall, BotWebhook } from '@app/persistence';
-import { ApiError, checkTargetUrl, ENVIRONMENT, type Environment, REDIS, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
+import { ApiError, checkTargetUrl, ENVIRONMENT, type Environment, REDIS, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
 import { requireAccount } from '../require-account';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
 
@@ -51,6 +51,7 @@ export class AdminBotWebhooksService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly secrets: SecretBox,
   ) {}
 
   /**
@@ -79,7 +80,7 @@ export class AdminBotWebhooksService {
           name: input.name,
           type: input.type,
           url: input.url,
-          key: input.key,
+          key: this.secrets.seal(input.key),
           timeoutMs: input.timeout_ms ?? BOT_TIMEOUT_DEFAULT_MS,
         }),
       );

@@ -1,0 +1,76 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import type { RotatedSecret, RotatedToken } from '@app/payloads';
+import { ApiError, ENVIRONMENT, type Environment, publishSettingsChanged, REDIS, SecretBox } from '@app/runtime';
+import { generateSigningSecret, generateToken } from '@app/signing';
+
+/** How long a rotated-out signing secret keeps signing next to the new one. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Replaces an account's credentials (CONTRACT §3). Every value is written sealed; the plaintext exists
+ * only in this answer. The Open API guard reads the token from PostgreSQL on every call (no cache), so a
+ * new token is in force on every config-api process once the UPDATE commits; the workers cache signing
+ * secrets, so every change of them is announced on the settings channel.
+ */
+@Injectable()
+export class AccountCredentialsService {
+  private readonly logger = new Logger(AccountCredentialsService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  /** New secret now; the old one keeps signing for SECRET_OVERLAP_MS so receivers can switch without a gap. */
+  async rotateSecret(accountId: number): Promise<RotatedSecret> {
+    const signingSecret = generateSigningSecret();
+    const expiresAt = new Date(Date.now() + SECRET_OVERLAP_MS);
+    // The current value moves over as stored (sealed under whichever key sealed it).
+    await this.updateAccount(
+      accountId,
+      'previous_signing_secret = signing_secret, previous_secret_expires_at = $2, signing_secret = $3',
+      [expiresAt, this.secrets.seal(signingSecret)],
+    );
+    // Answered even if the workers cannot be told now: the new secret exists only in this answer. A worker
+    // that learns of it late (within its 30 s cache bound) signs with the old secret, which receivers accept
+    // for the 24 hours of the overlap anyway.
+    await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId).catch((error: unknown) => {
+      this.logger.warn(`could not announce the secret rotation of account ${accountId}: ${(error as Error).message}`);
+    });
+    return { signing_secret: signingSecret, previous_secret_expires_at: expiresAt.toISOString() };
+  }
+
+  /** The previous secret stops signing now, not at the end of its overlap (a leaked secret). */
+  async revokePreviousSecret(accountId: number): Promise<void> {
+    await this.updateAccount(accountId, 'previous_signing_secret = NULL, previous_secret_expires_at = NULL', []);
+    try {
+      await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId);
+    } catch {
+      throw new ApiError(
+        503,
+        'service_unavailable',
+        'the previous secret is revoked in the database, but Redis could not tell the workers: they stop signing with it within 30 s',
+      );
+    }
+  }
+
+  async rotateToken(accountId: number): Promise<RotatedToken> {
+    const openApiToken = generateToken(24);
+    await this.updateAccount(accountId, 'open_api_token = $2', [this.secrets.seal(openApiToken)]);
+    return { open_api_token: openApiToken };
+  }
+
+  /** `assignments` uses $2, $3, … for `values`; $1 is the account id. */
+  private async updateAccount(accountId: number, assignments: string, values: unknown[]): Promise<void> {
+    const [rows] = await this.dataSource.query<[unknown[], number]>(`UPDATE accounts SET ${assignments} WHERE id = $1 RETURNING id`, [
+      accountId,
+      ...values,
+    ]);
+    if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+  }
+}

@@ -1,0 +1,76 @@
+import { Client } from 'pg';
+import { SecretBox, SecretBoxError } from '@app/runtime';
+
+/** Every column that holds a secret, by table; each is sealed by SecretBox. */
+export const SECRET_COLUMNS = {
+  accounts: ['open_api_token', 'signing_secret', 'previous_signing_secret'],
+  bot_webhooks: ['key'],
+} as const;
+
+type SecretTable = keyof typeof SECRET_COLUMNS;
+const BATCH = 500;
+
+/** How many stored values were (re-)sealed under the current key, by table. */
+export type ResealReport = Record<SecretTable, number>;
+
+/**
+ * Seals every secret that is not sealed under the current key: plaintext values from before encryption,
+ * and values sealed with a key now in SECRETS_PREVIOUS_KEYS. Rows are locked in batches (FOR UPDATE), so
+ * a credential rotated meanwhile is never overwritten with its old value. Harmless to run again or from
+ * several processes at once; a second run finds nothing to do.
+ */
+export async function resealSecrets(databaseUrl: string, box: SecretBox): Promise<ResealReport> {
+  const client = new Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    const report: ResealReport = { accounts: 0, bot_webhooks: 0 };
+    for (const table of Object.keys(SECRET_COLUMNS) as SecretTable[]) report[table] = await resealTable(client, box, table);
+    return report;
+  } finally {
+    await client.end();
+  }
+}
+
+async function resealTable(client: Client, box: SecretBox, table: SecretTable): Promise<number> {
+  const columns: readonly string[] = SECRET_COLUMNS[table];
+  const prefix = `gcm1:${box.currentKeyId}:`;
+  // left() rather than LIKE: key ids may contain `_`, a LIKE wildcard.
+  const stale = columns.map((column) => `(${column} IS NOT NULL AND left(${column}, length($2)) <> $2)`).join(' OR ');
+  let resealed = 0;
+  let afterId = 0;
+  for (;;) {
+    await client.query('BEGIN');
+    try {
+      const { rows } = await client.query<Record<string, string | number | null>>(
+        `SELECT id, ${columns.join(', ')} FROM ${table} WHERE id > $1 AND (${stale}) ORDER BY id LIMIT ${BATCH} FOR UPDATE`,
+        [afterId, prefix],
+      );
+      for (const row of rows) {
+        const id = Number(row.id);
+        const changes = columns.filter((column) => typeof row[column] === 'string' && box.needsResealing(row[column]));
+        const values = changes.map((column) => resealValue(box, row[column] as string, `${table} ${id} ${column}`));
+        await client.query(`UPDATE ${table} SET ${changes.map((column, index) => `${column} = $${index + 2}`).join(', ')} WHERE id = $1`, [
+          id,
+          ...values,
+        ]);
+        resealed += changes.length;
+        afterId = id;
+      }
+      await client.query('COMMIT');
+      if (rows.length < BATCH) return resealed;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+/** Errors say which value failed and why, never the value itself. */
+function resealValue(box: SecretBox, stored: string, where: string): string {
+  try {
+    return box.seal(box.open(stored));
+  } catch (error) {
+    if (error instanceof SecretBoxError) throw new SecretBoxError(`${where}: ${error.message}`);
+    throw error;
+  }
+}

@@ -1,0 +1,108 @@
+import type { Page } from 'playwright-core';
+import { openApiQuery } from '@app/signing';
+import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { type RunningApp, startApp } from './support/apps';
+import { launchBrowser, type TestBrowser } from './support/browser';
+import { ensureConsoleBuilt } from './support/console-build';
+import { ADMIN_HEADERS, createAccount, type TestAccount } from './support/fixtures';
+import { useOwnRedisPrefix } from './support/worker-process';
+
+/**
+ * The account page's credential buttons in a real Chromium against the real config-api (serving the
+ * built console): each asks for confirmation, shows a new credential once, and what it did is what the
+ * admin and Open APIs then answer.
+ */
+useOwnRedisPrefix('console-credentials');
+jest.setTimeout(120_000);
+
+let configApi: RunningApp;
+let browser: TestBrowser;
+let page: Page;
+
+async function accountView(accountId: number): Promise<Record<string, unknown>> {
+  return (await (await fetch(`${configApi.url}/admin/v1/accounts/${accountId}`, { headers: ADMIN_HEADERS })).json()) as Record<string, unknown>;
+}
+
+async function openApiStatus(account: TestAccount, openApiToken: string): Promise<number> {
+  const query = new URLSearchParams(openApiQuery({ email: account.email, openApiToken }));
+  return (await fetch(`${configApi.url}/open_api_v1/push_settings?${query.toString()}`)).status;
+}
+
+/** Clicks a credential button, then its confirmation; answers the text of what the page shows once (if anything). */
+async function confirmAction(button: string): Promise<void> {
+  await page.getByRole('button', { name: button, exact: true }).click();
+  await page.getByRole('alertdialog', { name: button }).waitFor();
+  await page.getByRole('button', { name: `Confirm: ${button}` }).click();
+}
+
+async function revealed(name: string): Promise<string> {
+  const status = page.locator('.secrets[role=status]');
+  await status.waitFor();
+  const row = status.locator('tr', { hasText: name });
+  return (await row.locator('.mono').innerText()).trim();
+}
+
+beforeAll(async () => {
+  await ensureConsoleBuilt();
+  configApi = await startApp(ConfigApiModule);
+  browser = await launchBrowser();
+  page = browser.page;
+  await page.goto(`${configApi.url}/admin`);
+  await page.getByLabel('Admin token').fill(process.env.ADMIN_TOKEN ?? '');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Overview' }).waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await configApi?.close();
+});
+
+describe('account credentials in the console', () => {
+  it('rotates the Open API token after a confirmation, shows the new one once, and the old one is refused', async () => {
+    const account = await createAccount(configApi);
+    await page.goto(`${configApi.url}/admin/accounts/${account.id}`);
+    await page.getByRole('heading', { name: 'Credentials' }).waitFor();
+    // No previous secret yet: nothing to revoke.
+    expect(await page.getByRole('button', { name: 'Revoke previous secret', exact: true }).count()).toBe(0);
+
+    // Cancel changes nothing.
+    await page.getByRole('button', { name: 'Rotate Open API token', exact: true }).click();
+    await page.getByText('The current Open API token is refused at once').waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByRole('alertdialog').count()).toBe(0);
+    expect(await openApiStatus(account, account.open_api_token)).toBe(200);
+
+    await confirmAction('Rotate Open API token');
+    const newToken = await revealed('open_api_token');
+    expect(newToken).toMatch(/^\S{24,}$/);
+    expect(newToken).not.toBe(account.open_api_token);
+    expect(await openApiStatus(account, newToken)).toBe(200);
+    expect(await openApiStatus(account, account.open_api_token)).toBe(401);
+    await browser.screenshot('account-credentials');
+    // The token never travels in a URL, and is not shown again after a reload.
+    expect(browser.requests.some((request) => request.url.includes(newToken))).toBe(false);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Credentials' }).waitFor();
+    expect(await page.locator('.secrets').count()).toBe(0);
+    expect(await page.content()).not.toContain(newToken);
+  });
+
+  it('rotates the signing secret, then revokes the previous one', async () => {
+    const account = await createAccount(configApi);
+    await page.goto(`${configApi.url}/admin/accounts/${account.id}`);
+    await page.getByRole('heading', { name: 'Credentials' }).waitFor();
+
+    await confirmAction('Rotate secret');
+    const newSecret = await revealed('signing_secret');
+    expect(newSecret).toMatch(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/);
+    expect(newSecret).not.toBe(account.signing_secret);
+    expect((await accountView(account.id)).previous_secret_expires_at).toEqual(expect.any(String));
+
+    await confirmAction('Revoke previous secret');
+    await page.getByRole('button', { name: 'Revoke previous secret', exact: true }).waitFor({ state: 'detached' });
+    expect((await accountView(account.id)).previous_secret_expires_at).toBeNull();
+    expect(browser.problems).toEqual([]);
+    expect(browser.dialogs).toEqual([]);
+  });
+});
