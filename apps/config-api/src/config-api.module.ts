@@ -6,6 +6,8 @@ import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.
 import { AdminEventsModule } from './admin/events/admin-events.module';
 import { EndpointsModule } from './admin/endpoints/endpoints.module';
 import { QueueModule } from './admin/queue/queue.module';
+import { RedeliveriesModule } from './admin/redeliveries/redeliveries.module';
+import { StatsModule } from './admin/stats/stats.module';
 import { ConsoleModule } from './console/console.module';
 import { OpenApiModule } from './open-api/open-api.module';
 
@@ -17,6 +19,8 @@ import { OpenApiModule } from './open-api/open-api.module';
     OpenApiModule,
     AccountsModule,
     AdminEventsModule,
+    RedeliveriesModule,
+    StatsModule,
     AdminBotWebhooksModule,
     QueueModule,
     EndpointsModule,

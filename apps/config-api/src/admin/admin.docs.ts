@@ -17,10 +17,25 @@ const SUCCESS: Record<number, string> = {
   204: 'Done; no body.',
 };
 
-/** Summary, description and the success answer of one admin operation. */
-export function ApiAdminOperation(summary: string, status: number, answer: Type<unknown> | null, description?: string): MethodDecorator {
+/** One tag over the event log, its redelivery and the statistics, though they live in three folders. */
+export const EVENTS_AND_STATS_TAG = 'Admin: events and statistics';
+
+/**
+ * The operation id these routes had when one AdminEventsController served the event log, its
+ * redelivery and the stats: kept, so clients generated from the document keep their method names.
+ */
+export const adminEventsOperationId = (method: string): string => `AdminEvents_${method}`;
+
+/** Summary, description and the success answer of one admin operation (operationId: see adminEventsOperationId). */
+export function ApiAdminOperation(
+  summary: string,
+  status: number,
+  answer: Type<unknown> | null,
+  description?: string,
+  operationId?: string,
+): MethodDecorator {
   return applyDecorators(
-    ApiOperation({ summary, description }),
+    ApiOperation({ summary, description, operationId }),
     ApiResponse({ status, description: SUCCESS[status] ?? 'Done.', ...(answer ? { type: answer } : {}) }),
   );
 }
@@ -50,13 +65,4 @@ export class EndpointStateModel {
 
   @ApiProperty({ type: 'string', nullable: true })
   last_error!: string | null;
-}
-
-/** `{"count", "task_id"}` of a bulk redelivery. */
-export class RedeliveryStartedModel {
-  @ApiProperty({ type: 'integer', description: 'Events the filter matched (all of them are redelivered, not a page).' })
-  count!: number;
-
-  @ApiProperty({ format: 'uuid', description: 'Read its progress at `GET /admin/v1/redeliveries/{task_id}`.' })
-  task_id!: string;
 }
