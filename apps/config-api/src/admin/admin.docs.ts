@@ -1,5 +1,6 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { BreakerState } from '@app/payloads';
 import { MAX_RECORD_ID } from '@app/payloads';
 import { ApiAdminAuth } from '@app/runtime/docs';
 
@@ -50,9 +51,9 @@ export const TIMESTAMP_DESCRIPTION = 'An ISO 8601 date-time, e.g. `2026-01-31T12
 export const ID_PARAM_PROBLEM = 'A path id that is not an integer from 1 to 2147483647, or a field is invalid (`details` names it).';
 
 /** A breaker's state as the workers keep it in Redis. */
-export class EndpointStateModel {
+export class EndpointStateModel implements BreakerState {
   @ApiProperty({ enum: ['closed', 'open', 'half_open'], description: 'closed: delivering; open: not calling until `retry_at`; half_open: one probe in flight.' })
-  state!: string;
+  state!: BreakerState['state'];
 
   @ApiProperty({ type: 'integer' })
   consecutive_failures!: number;

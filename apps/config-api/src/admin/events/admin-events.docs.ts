@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
+import type { AttemptView, EventDetail, EventListItem, EventPage, EventStatus } from '@app/payloads';
 import { EVENT_ACTIONS } from '@app/payloads';
 import { EVENT_STATUSES } from '@app/persistence';
 import { ApiErrorResponses } from '@app/runtime/docs';
@@ -7,7 +8,7 @@ import { ApiAdminOperation } from '../admin.docs';
 
 /* Documentation of the admin event log: the list and one event with its attempts (CONTRACT §3). */
 
-export class EventModel {
+export class EventModel implements EventListItem {
   @ApiProperty({ example: 'evt_01HZY3M4K2Q9V7W8X9Y0Z1A2B3' })
   event_id!: string;
 
@@ -18,7 +19,7 @@ export class EventModel {
   action!: string;
 
   @ApiProperty({ enum: EVENT_STATUSES, description: 'queued, retrying, delivered, failed (retries exhausted), filtered (permission off), no_endpoint (no push_url).' })
-  status!: string;
+  status!: EventStatus;
 
   @ApiProperty({ type: 'integer', description: 'Attempts made in the current series.' })
   attempts!: number;
@@ -33,15 +34,15 @@ export class EventModel {
   last_error!: string | null;
 }
 
-export class EventPageModel {
+export class EventPageModel implements EventPage {
   @ApiProperty({ type: [EventModel] })
-  items!: EventModel[];
+  items!: EventListItem[];
 
   @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' })
   next_cursor!: string | null;
 }
 
-export class AttemptModel {
+export class AttemptModel implements AttemptView {
   @ApiProperty({ type: 'integer' })
   attempt!: number;
 
@@ -76,7 +77,7 @@ export class AttemptModel {
   error!: string | null;
 }
 
-export class EventDetailModel {
+export class EventDetailModel implements EventDetail {
   @ApiProperty()
   event_id!: string;
 
@@ -87,7 +88,7 @@ export class EventDetailModel {
   action!: string;
 
   @ApiProperty({ enum: EVENT_STATUSES })
-  status!: string;
+  status!: EventStatus;
 
   @ApiProperty({ type: 'integer' })
   series!: number;
@@ -114,7 +115,7 @@ export class EventDetailModel {
   message!: Record<string, unknown>;
 
   @ApiProperty({ type: [AttemptModel], description: 'Every attempt, of every series.' })
-  attempts!: AttemptModel[];
+  attempts!: AttemptView[];
 }
 
 export const EVENT_NOT_FOUND = [404, 'The event does not exist.'] as const;

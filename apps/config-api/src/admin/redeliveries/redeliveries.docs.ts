@@ -1,24 +1,25 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
+import type { EventFilter, EventRedelivered, ItemList, RedeliveryStarted, RedeliveryTaskStatus, RedeliveryTaskView } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
 import { adminEventsOperationId, ApiAdminOperation, ApiIdParam, ID_PARAM_PROBLEM } from '../admin.docs';
 import { EVENT_NOT_FOUND } from '../events/admin-events.docs';
 
 /* Documentation of redelivery: one event, an account's or a filter's events as tasks, and the tasks' progress. */
 
-export class EventRedeliveredModel {
+export class EventRedeliveredModel implements EventRedelivered {
   @ApiProperty()
   event_id!: string;
 
   @ApiProperty({ enum: ['queued'] })
-  status!: string;
+  status!: 'queued';
 
   @ApiProperty({ type: 'integer', description: 'The new attempt series.' })
   series!: number;
 }
 
 /** `{"count", "task_id"}` of a bulk redelivery. */
-export class RedeliveryStartedModel {
+export class RedeliveryStartedModel implements RedeliveryStarted {
   @ApiProperty({ type: 'integer', description: 'Events the filter matched (all of them are redelivered, not a page).' })
   count!: number;
 
@@ -26,12 +27,12 @@ export class RedeliveryStartedModel {
   task_id!: string;
 }
 
-export class RedeliveryTaskModel {
+export class RedeliveryTaskModel implements RedeliveryTaskView {
   @ApiProperty({ format: 'uuid' })
   id!: string;
 
   @ApiProperty({ enum: ['running', 'done', 'failed'] })
-  status!: string;
+  status!: RedeliveryTaskStatus;
 
   @ApiProperty({ type: 'integer', description: 'Events the filter matched when the task started.' })
   total!: number;
@@ -43,7 +44,7 @@ export class RedeliveryTaskModel {
   account_id!: number | null;
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'The filter as given (account_id, action, status, since, until, q).' })
-  filter!: Record<string, unknown>;
+  filter!: EventFilter;
 
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
@@ -55,9 +56,9 @@ export class RedeliveryTaskModel {
   error!: string | null;
 }
 
-export class RedeliveryTaskListModel {
+export class RedeliveryTaskListModel implements ItemList<RedeliveryTaskView> {
   @ApiProperty({ type: [RedeliveryTaskModel] })
-  items!: RedeliveryTaskModel[];
+  items!: RedeliveryTaskView[];
 }
 
 export const ApiListRedeliveries = (): MethodDecorator =>

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
+import type { EventStats, EventStatus, LatencySummary, SeriesBucket, SeriesPoint, StatsSeries } from '@app/payloads';
 import { SERIES_BUCKETS } from '@app/payloads';
 import { EVENT_STATUSES } from '@app/persistence';
 import { ApiErrorResponses } from '@app/runtime/docs';
@@ -7,7 +8,7 @@ import { adminEventsOperationId, ApiAdminOperation } from '../admin.docs';
 
 /* Documentation of the admin statistics: counts and latency, and the per-bucket series (CONTRACT §3). */
 
-class LatencyModel {
+class LatencyModel implements LatencySummary {
   @ApiProperty({ type: 'integer', description: 'Delivered events measured.' })
   count!: number;
 
@@ -24,7 +25,7 @@ class LatencyModel {
 class StatusCountsModel {}
 for (const status of EVENT_STATUSES) ApiProperty({ type: 'integer' })(StatusCountsModel.prototype, status);
 
-export class EventStatsModel {
+export class EventStatsModel implements EventStats {
   @ApiProperty({ type: 'integer', nullable: true })
   account_id!: number | null;
 
@@ -35,13 +36,13 @@ export class EventStatsModel {
   total!: number;
 
   @ApiProperty({ type: StatusCountsModel })
-  counts!: StatusCountsModel;
+  counts!: Record<EventStatus, number>;
 
   @ApiProperty({ type: LatencyModel })
-  delivery_latency_ms!: LatencyModel;
+  delivery_latency_ms!: LatencySummary;
 }
 
-export class SeriesPointModel {
+export class SeriesPointModel implements SeriesPoint {
   @ApiProperty({ format: 'date-time', description: 'Start of the bucket.' })
   t!: string;
 
@@ -67,12 +68,12 @@ export class SeriesPointModel {
   p99!: number | null;
 }
 
-export class StatsSeriesModel {
+export class StatsSeriesModel implements StatsSeries {
   @ApiProperty({ enum: SERIES_BUCKETS })
-  bucket!: string;
+  bucket!: SeriesBucket;
 
   @ApiProperty({ type: [SeriesPointModel], description: 'Oldest first, empty buckets included; at most 1500.' })
-  points!: SeriesPointModel[];
+  points!: SeriesPoint[];
 }
 
 export const ApiEventStats = (): MethodDecorator =>
