@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PersistenceModule } from '@app/persistence';
-import { ObservabilityModule } from '@app/runtime';
+import { RuntimeModule } from '@app/runtime';
 import { AccountsModule } from './admin/accounts/accounts.module';
 import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.module';
 import { AdminEventsModule } from './admin/events/admin-events.module';
@@ -14,7 +14,7 @@ import { OpenApiModule } from './open-api/open-api.module';
 /** The Open API (`/open_api_v1/*`) for API users and the admin API (`/admin/v1/*`) for operators. */
 @Module({
   imports: [
-    ObservabilityModule,
+    RuntimeModule,
     PersistenceModule.forRoot('config-api'),
     OpenApiModule,
     AccountsModule,

@@ -1,12 +1,24 @@
 import { Global, Module } from '@nestjs/common';
-import { loadEnvironment } from './environment';
+import { type Environment, loadEnvironment } from './environment';
 
 export const ENVIRONMENT = Symbol('ENVIRONMENT');
+
+let processSettings: Environment | undefined;
+
+/**
+ * This process's settings, parsed from process.env on first use and kept: the bootstrap validates them
+ * before Nest starts (a bad setting is one clear message), and ENVIRONMENT then hands out the same
+ * object instead of parsing everything again.
+ */
+export function processEnvironment(): Environment {
+  processSettings ??= loadEnvironment();
+  return processSettings;
+}
 
 /** Makes the validated Environment injectable as `@Inject(ENVIRONMENT)`. */
 @Global()
 @Module({
-  providers: [{ provide: ENVIRONMENT, useFactory: () => loadEnvironment() }],
+  providers: [{ provide: ENVIRONMENT, useFactory: processEnvironment }],
   exports: [ENVIRONMENT],
 })
 export class RuntimeConfigModule {}

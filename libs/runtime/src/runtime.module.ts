@@ -8,7 +8,11 @@ import { loggerParams } from './logging/logging';
 import { MetricsController } from './metrics/metrics.controller';
 import { RedisModule } from './redis/redis.module';
 
-/** What every process shares: validated config, logging, Redis, `/health/*` and `/metrics` (global: the worker waits on readiness). */
+/**
+ * What every process of the service runs on: its settings (`ENVIRONMENT`, validated once), the shared
+ * Redis connection (`REDIS`), logging, `/health/*` with the ReadinessService, and `/metrics`. Global:
+ * the worker waits on readiness, and every module reads the settings.
+ */
 @Global()
 @Module({
   imports: [
@@ -20,4 +24,11 @@ import { RedisModule } from './redis/redis.module';
   providers: [ReadinessService],
   exports: [ReadinessService],
 })
-export class ObservabilityModule {}
+export class RuntimeModule {}
+
+/**
+ * The former name, kept only so delivery-worker.module.ts (part of the worker's rewrite) compiles
+ * unchanged; new code imports RuntimeModule.
+ * @deprecated use RuntimeModule
+ */
+export const ObservabilityModule = RuntimeModule;
