@@ -1,15 +1,15 @@
-# One image for the three apps and the migrate job; docker-compose.yml picks the command.
+# One image for the three apps, the migrate job and the demo; docker-compose.yml picks the command.
+# The build is `npm run build` (tsconfig.build.json, the one build description) over the sources the
+# image runs: bench/ and test/ are not copied, so neither the benchmark harness nor test helpers ship.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
 COPY scripts ./scripts
 COPY examples ./examples
-COPY bench ./bench
-COPY test/support ./test/support
 RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime

@@ -16,7 +16,7 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       moduleNameMapper: aliases,
-      testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/examples/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
+      testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/examples/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
     },
     {
       displayName: 'e2e',

@@ -6,7 +6,7 @@ import { createDataSource, LATENCY_BOUNDS_MS, LATENCY_BUCKETS, runMigrations } f
 import { loadDatabaseSettings } from '@app/runtime';
 import { pageAccountIds } from '../apps/config-api/src/admin/accounts/account-list';
 import { AdminEventsService } from '../apps/config-api/src/admin/events/admin-events.service';
-import { StatsSeriesService } from '../apps/config-api/src/admin/events/stats-series.service';
+import { StatsSeriesService } from '../apps/config-api/src/admin/stats/stats-series.service';
 import { measureRollupWriteCost } from './rollup-write.bench';
 
 /**

@@ -1,8 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
-import { validateEventMessage } from '@app/payloads';
+import { SAMPLE_MESSAGES, validateEventMessage } from '@app/payloads';
 import { openApiSign, signWebhook } from '@app/signing';
 import { encodeFormBody } from '../apps/delivery-worker/src/delivery/form-encoder';
-import { SAMPLE_MESSAGES } from '../test/support/sample-messages';
 
 export interface MicroResult {
   name: string;

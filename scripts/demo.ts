@@ -1,8 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import { EVENT_ACTIONS, PERMISSION_KEYS } from '@app/payloads';
+import { EVENT_ACTIONS, PERMISSION_KEYS, SAMPLE_MESSAGES } from '@app/payloads';
 import { openApiQuery } from '@app/signing';
 import { createReceiverServer, type ReceivedCallback } from '../examples/receiver/receiver.server';
-import { SAMPLE_MESSAGES } from '../test/support/sample-messages';
 
 /**
  * `npm run demo` (with `npm start` running): an API user's whole journey. Creates an account, starts

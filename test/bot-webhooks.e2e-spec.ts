@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MSG_TYPES } from '@app/payloads';
-import { SAMPLE_TASK_PUSH_ANSWERS } from '@app/payloads/bot/sample-bot-answers';
+import { MSG_TYPES, SAMPLE_TASK_PUSH_ANSWERS } from '@app/payloads';
 import { messageTriggerSign, taskPushSign, verifyMessageTriggerRequest, verifyTaskPushRequest } from '@app/signing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { BOT_MAX_IN_FLIGHT_PER_ORIGIN } from '../apps/ingest/src/bot/bot-http.client';

@@ -6,7 +6,7 @@ import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fixtures';
 import { TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 import { attemptRows, eventRows, useOwnRedisPrefix } from './support/worker-process';
 

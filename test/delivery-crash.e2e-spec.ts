@@ -3,7 +3,7 @@ import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worke
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 import {
   attemptRows,

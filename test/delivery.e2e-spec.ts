@@ -1,12 +1,11 @@
 import { Webhook } from 'standardwebhooks';
-import { EVENT_ACTIONS, type EventAction } from '@app/payloads';
+import { EVENT_ACTIONS, type EventAction, SAMPLE_MESSAGES } from '@app/payloads';
 import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from './support/fixtures';
 import { type ReceivedRequest, TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
 import { waitFor } from './support/wait-for';
 import {
   attemptRows,

@@ -7,7 +7,7 @@ import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worke
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from './support/fixtures';
 import { TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 import { eventRow, type EventRow, sendEvents, useOwnRedisPrefix } from './support/worker-process';
 

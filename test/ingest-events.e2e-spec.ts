@@ -1,12 +1,11 @@
 import { Client } from 'pg';
-import { EVENT_ACTIONS } from '@app/payloads';
+import { EVENT_ACTIONS, SAMPLE_MESSAGES } from '@app/payloads';
 import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { createAccount, INGEST_HEADERS, type TestAccount } from './support/fixtures';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
 
 /**
  * This suite owns a database and a Redis prefix of its own (both inside the run's namespace, removed

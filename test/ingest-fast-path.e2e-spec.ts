@@ -3,7 +3,7 @@ import { IngestTokenGuard } from '@app/runtime';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, INGEST_HEADERS, type TestAccount } from './support/fixtures';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 
 /**
  * POST /v1/events and /v1/events/batch are served ahead of Express (EventsFastPath). A request to

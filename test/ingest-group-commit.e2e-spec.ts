@@ -7,7 +7,7 @@ import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { createAccount, INGEST_HEADERS, type TestAccount } from './support/fixtures';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 
 /**
  * Concurrent single-event requests share one INSERT (GroupCommitService). Each must still get the

@@ -4,7 +4,7 @@ import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 import { eventRows, type NewTestEvent, sendEvents, type StoredTestEvent } from './support/worker-process';
 

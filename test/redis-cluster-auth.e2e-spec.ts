@@ -6,7 +6,7 @@ import { createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fi
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { TestReceiver } from './support/receiver';
 import { type RedisClusterHandle, startRedisCluster } from './support/redis-deployments';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 
 /**

@@ -7,7 +7,7 @@ import { type RunningApp, startApp } from './support/apps';
 import { createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { type RedisClusterHandle, startRedisCluster } from './support/redis-deployments';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 
 /**

@@ -5,7 +5,7 @@ import { type RunningApp, startApp } from './support/apps';
 import { type BuiltAppName, spawnBuiltApp } from './support/built-app';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { TcpProxy } from './support/tcp-proxy';
 import { waitFor } from './support/wait-for';
 import { attemptRows, eventRow, sendEvents, useOwnRedisPrefix } from './support/worker-process';

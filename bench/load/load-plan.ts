@@ -1,5 +1,5 @@
 import { messageTriggerSign, taskPushSign } from '@app/signing';
-import { SAMPLE_MESSAGES } from '../../test/support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 
 /** What the load generator sends: one body per request, ids unique within the run. */
 export type BodySpec =

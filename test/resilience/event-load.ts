@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SAMPLE_MESSAGES } from '../support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 
 /** One answer of ingest to a batch: what was sent when, and what came back. */
 export interface IngestAnswer {

@@ -5,7 +5,7 @@ import { type RunningApp, startApp } from './apps';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from './fixtures';
 import type { IsolatedNamespace } from './isolated-namespace';
 import { TestReceiver } from './receiver';
-import { SAMPLE_MESSAGES } from './sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './wait-for';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

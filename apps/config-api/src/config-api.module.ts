@@ -1,23 +1,27 @@
 import { Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { PersistenceModule } from '@app/persistence';
-import { ObservabilityModule, RequestSpanInterceptor } from '@app/runtime';
+import { RequestSpanInterceptor, RuntimeModule } from '@app/runtime';
 import { AccountsModule } from './admin/accounts/accounts.module';
 import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.module';
 import { AdminEventsModule } from './admin/events/admin-events.module';
 import { EndpointsModule } from './admin/endpoints/endpoints.module';
 import { QueueModule } from './admin/queue/queue.module';
+import { RedeliveriesModule } from './admin/redeliveries/redeliveries.module';
+import { StatsModule } from './admin/stats/stats.module';
 import { ConsoleModule } from './console/console.module';
 import { OpenApiModule } from './open-api/open-api.module';
 
 /** The Open API (`/open_api_v1/*`) for API users and the admin API (`/admin/v1/*`) for operators. */
 @Module({
   imports: [
-    ObservabilityModule,
+    RuntimeModule,
     PersistenceModule.forRoot('config-api'),
     OpenApiModule,
     AccountsModule,
     AdminEventsModule,
+    RedeliveriesModule,
+    StatsModule,
     AdminBotWebhooksModule,
     QueueModule,
     EndpointsModule,

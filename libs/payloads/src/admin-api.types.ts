@@ -38,6 +38,11 @@ export interface EventListItem {
   last_error: string | null;
 }
 
+/** A whole list in one answer, without pages (bot webhooks of an account, troubled endpoints, redelivery tasks). */
+export interface ItemList<T> {
+  items: T[];
+}
+
 export type EventPage = Page<EventListItem>;
 
 export interface AttemptView {
@@ -118,7 +123,15 @@ export interface EventStats {
   since: string | null;
   total: number;
   counts: Record<EventStatus, number>;
-  delivery_latency_ms: { count: number; p50: number | null; p95: number | null; p99: number | null };
+  delivery_latency_ms: LatencySummary;
+}
+
+/** Delivered events measured (`count`) and their latency percentiles in ms, null when there are none. */
+export interface LatencySummary {
+  count: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
 }
 
 export interface SeriesPoint {

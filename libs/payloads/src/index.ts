@@ -3,6 +3,7 @@ export * from './admin-api.types';
 export * from './events/validate-event-message';
 export { plainTreeUnchanged } from './events/compiled-message-check';
 export * from './events/event-message.constants';
+export * from './events/sample-messages';
 export * from './bot';
 export * from './account-id.decorator';
 export * from './plain-object';

@@ -2,7 +2,8 @@ import type { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { type Environment, EnvironmentError, loadEnvironment } from './config/environment';
+import { processEnvironment } from './config/config.module';
+import { type Environment, EnvironmentError } from './config/environment';
 import { type ApiDocsInfo, setupApiDocs } from './docs/api-docs';
 import { HttpErrorFilter } from './http/error.filter';
 import { securityHeaders } from './http/security-headers';
@@ -32,7 +33,7 @@ export function configureHttpApp(app: NestExpressApplication, docs?: ApiDocsInfo
  */
 export function environmentOrExit(processName: string): Environment;
 export function environmentOrExit<T>(processName: string, load: () => T): T;
-export function environmentOrExit(processName: string, load: () => unknown = () => loadEnvironment()): unknown {
+export function environmentOrExit(processName: string, load: () => unknown = processEnvironment): unknown {
   try {
     return load();
   } catch (error) {

@@ -18,7 +18,7 @@ export * from './net/target-guard';
 export * from './net/outbound-http.client';
 export * from './metrics/metrics';
 export * from './metrics/queue-depth';
-export * from './observability.module';
+export * from './runtime.module';
 export * from './health/readiness.service';
 export * from './bootstrap';
 export * from './queue/delivery-queue.module';

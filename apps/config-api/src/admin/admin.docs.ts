@@ -1,5 +1,6 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { BreakerState } from '@app/payloads';
 import { MAX_RECORD_ID } from '@app/payloads';
 import { ApiAdminAuth } from '@app/runtime/docs';
 
@@ -17,10 +18,25 @@ const SUCCESS: Record<number, string> = {
   204: 'Done; no body.',
 };
 
-/** Summary, description and the success answer of one admin operation. */
-export function ApiAdminOperation(summary: string, status: number, answer: Type<unknown> | null, description?: string): MethodDecorator {
+/** One tag over the event log, its redelivery and the statistics, though they live in three folders. */
+export const EVENTS_AND_STATS_TAG = 'Admin: events and statistics';
+
+/**
+ * The operation id these routes had when one AdminEventsController served the event log, its
+ * redelivery and the stats: kept, so clients generated from the document keep their method names.
+ */
+export const adminEventsOperationId = (method: string): string => `AdminEvents_${method}`;
+
+/** Summary, description and the success answer of one admin operation (operationId: see adminEventsOperationId). */
+export function ApiAdminOperation(
+  summary: string,
+  status: number,
+  answer: Type<unknown> | null,
+  description?: string,
+  operationId?: string,
+): MethodDecorator {
   return applyDecorators(
-    ApiOperation({ summary, description }),
+    ApiOperation({ summary, description, operationId }),
     ApiResponse({ status, description: SUCCESS[status] ?? 'Done.', ...(answer ? { type: answer } : {}) }),
   );
 }
@@ -35,9 +51,9 @@ export const TIMESTAMP_DESCRIPTION = 'An ISO 8601 date-time, e.g. `2026-01-31T12
 export const ID_PARAM_PROBLEM = 'A path id that is not an integer from 1 to 2147483647, or a field is invalid (`details` names it).';
 
 /** A breaker's state as the workers keep it in Redis. */
-export class EndpointStateModel {
+export class EndpointStateModel implements BreakerState {
   @ApiProperty({ enum: ['closed', 'open', 'half_open'], description: 'closed: delivering; open: not calling until `retry_at`; half_open: one probe in flight.' })
-  state!: string;
+  state!: BreakerState['state'];
 
   @ApiProperty({ type: 'integer' })
   consecutive_failures!: number;
@@ -50,13 +66,4 @@ export class EndpointStateModel {
 
   @ApiProperty({ type: 'string', nullable: true })
   last_error!: string | null;
-}
-
-/** `{"count", "task_id"}` of a bulk redelivery. */
-export class RedeliveryStartedModel {
-  @ApiProperty({ type: 'integer', description: 'Events the filter matched (all of them are redelivered, not a page).' })
-  count!: number;
-
-  @ApiProperty({ format: 'uuid', description: 'Read its progress at `GET /admin/v1/redeliveries/{task_id}`.' })
-  task_id!: string;
 }

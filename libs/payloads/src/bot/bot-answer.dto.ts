@@ -1,13 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString } from 'class-validator';
+import { BotIntegerField, BotObjectField, BotOneOfField, BotStringField, BotStringMapField } from './bot-field.decorators';
 import { type BotMessage, BotMessageDto } from './bot-message.dto';
-import { IsStringMap } from './string-map.validator';
 
 /** A message-trigger webhook's answer (seed: "Response (JSON): answerContent string"). */
 export class MessageTriggerAnswerDto {
-  @ApiProperty({ description: 'The answer shown to the customer.', example: 'The price is 10 USD.' })
-  @IsDefined({ message: '$property is required' })
-  @IsString({ message: '$property must be a string' })
+  @BotStringField('required', { description: 'The answer shown to the customer.', example: 'The price is 10 USD.' })
   answerContent!: string;
 }
 
@@ -16,39 +12,25 @@ export class MessageTriggerAnswerDto {
  * is only checked to be an object here; `validateTaskPushAnswer` checks its msgType/msgContent.
  */
 export class TaskPushAnswerDto {
-  @ApiProperty({ type: 'integer', enum: [0, -1], description: '0 success, -1 failure.' })
-  @IsDefined({ message: '$property is required' })
-  @IsIn([0, -1], { message: '$property must be 0 (success) or -1 (failure)' })
+  @BotOneOfField([0, -1], 'must be 0 (success) or -1 (failure)', 'required', { type: 'integer', description: '0 success, -1 failure.' })
   resCode!: number;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'Why it failed (with resCode -1).' })
-  @IsOptional()
-  @IsString({ message: '$property must be a string' })
+  @BotStringField('optional', { nullable: true, description: 'Why it failed (with resCode -1).' })
   resError?: string;
 
-  @ApiPropertyOptional({ type: () => BotMessageDto, nullable: true, description: 'The message the bot sends: `msgType` and its `msgContent`.' })
-  @IsOptional()
-  @IsObject({ message: '$property must be an object' })
+  @BotObjectField('optional', { type: () => BotMessageDto, nullable: true, description: 'The message the bot sends: `msgType` and its `msgContent`.' })
   message?: unknown;
 
-  @ApiPropertyOptional({ type: 'object', nullable: true, additionalProperties: { type: 'string' }, description: 'Variables to set (string values).' })
-  @IsOptional()
-  @IsStringMap()
+  @BotStringMapField('optional', { nullable: true, description: 'Variables to set (string values).' })
   variables?: Record<string, string>;
 
-  @ApiPropertyOptional({ type: 'integer', nullable: true, description: 'The task node to go to.' })
-  @IsOptional()
-  @IsInt({ message: '$property must be an integer' })
+  @BotIntegerField('optional', { nullable: true, description: 'The task node to go to.' })
   toTaskNodeId?: number;
 
-  @ApiPropertyOptional({ type: 'integer', enum: [1, 2], nullable: true, description: '1 direct trigger, 2 wait for the reply.' })
-  @IsOptional()
-  @IsIn([1, 2], { message: '$property must be 1 (direct trigger) or 2 (wait for reply)' })
+  @BotOneOfField([1, 2], 'must be 1 (direct trigger) or 2 (wait for reply)', 'optional', { type: 'integer', nullable: true, description: '1 direct trigger, 2 wait for the reply.' })
   routeType?: number;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'A command for the bot.' })
-  @IsOptional()
-  @IsString({ message: '$property must be a string' })
+  @BotStringField('optional', { nullable: true, description: 'A command for the bot.' })
   command?: string;
 }
 

@@ -1,6 +1,5 @@
-import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
+import { getSchemaPath } from '@nestjs/swagger';
+import { BotField, BotIntegerField, BotListField, BotOneOfField, BotStringField } from './bot-field.decorators';
 
 /**
  * The seed's Message structures ("Bot webhook structures"), as class-validator DTOs.
@@ -22,240 +21,151 @@ export type MsgType = (typeof MSG_TYPES)[number];
 /** msgTypes whose msgContent is a string. */
 export const TEXT_MSG_TYPES: readonly MsgType[] = ['plain', 'rich'];
 
-const REQUIRED = { message: '$property is required' };
-const STRING = { message: '$property must be a string' };
-const INTEGER = { message: '$property must be an integer' };
-const ARRAY = { message: '$property must be an array' };
-const EACH_OBJECT = { each: true, message: '$property must be an object' };
-const ZERO_OR_ONE = { message: '$property must be 0 or 1' };
-
-const present = (value: unknown): boolean => value !== undefined && value !== null;
-
 export class BotOptionDto {
-  @ApiProperty({ type: 'string' })
-  @IsDefined(REQUIRED)
-  @IsString(STRING)
+  @BotStringField('required')
   id!: string;
 
-  @ApiProperty({ type: 'string' })
-  @IsDefined(REQUIRED)
-  @IsString(STRING)
+  @BotStringField('required')
   value!: string;
 }
 
 export class SelectiveTableDto {
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   title?: string;
 
-  @ApiPropertyOptional({ type: 'integer' })
-  @IsOptional()
-  @IsInt(INTEGER)
+  @BotIntegerField()
   rowNumber?: number;
 
-  @ApiPropertyOptional({ type: 'integer' })
-  @IsOptional()
-  @IsInt(INTEGER)
+  @BotIntegerField()
   columnNumber?: number;
 
-  @ApiProperty({ type: () => [BotOptionDto] })
-  @IsDefined(REQUIRED)
-  @IsArray(ARRAY)
-  @ValidateNested(EACH_OBJECT)
-  @Type(() => BotOptionDto)
+  @BotListField(() => BotOptionDto, 'required')
   optionList!: BotOptionDto[];
 }
 
 export class SelectiveListDto {
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   title?: string;
 
-  @ApiProperty({ type: () => [BotOptionDto] })
-  @IsDefined(REQUIRED)
-  @IsArray(ARRAY)
-  @ValidateNested(EACH_OBJECT)
-  @Type(() => BotOptionDto)
+  @BotListField(() => BotOptionDto, 'required')
   optionList!: BotOptionDto[];
 }
 
 export class ProductInfoDto {
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   info?: string;
 
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   boldFlag?: string;
 
   /** An integer: that is how the seed lists it for this interface. */
-  @ApiPropertyOptional({ type: 'integer' })
-  @IsOptional()
-  @IsInt(INTEGER)
+  @BotIntegerField()
   url?: number;
 
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   color?: string;
 }
 
 export class OptionalProductDto {
-  @ApiPropertyOptional({ type: 'integer' })
-  @IsOptional()
-  @IsInt(INTEGER)
+  @BotIntegerField()
   id?: number;
 
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   name?: string;
 
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   image?: string;
 
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   url?: string;
 
-  @ApiPropertyOptional({ type: () => [ProductInfoDto] })
-  @IsOptional()
-  @IsArray(ARRAY)
-  @ValidateNested(EACH_OBJECT)
-  @Type(() => ProductInfoDto)
+  @BotListField(() => ProductInfoDto)
   infoList?: ProductInfoDto[];
 }
 
 /** msgContent of show_product and selective_product. */
 export class ShowProductDto {
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   title?: string;
 
-  @ApiPropertyOptional({ type: 'integer' })
-  @IsOptional()
-  @IsInt(INTEGER)
+  @BotIntegerField()
   showSize?: number;
 
-  @ApiPropertyOptional({ type: 'integer' })
-  @IsOptional()
-  @IsInt(INTEGER)
+  @BotIntegerField()
   turnFlag?: number;
 
-  @ApiProperty({ type: () => [OptionalProductDto] })
-  @IsDefined(REQUIRED)
-  @IsArray(ARRAY)
-  @ValidateNested(EACH_OBJECT)
-  @Type(() => OptionalProductDto)
+  @BotListField(() => OptionalProductDto, 'required')
   productList!: OptionalProductDto[];
 }
 
 export class SuggestedQuestionDto {
-  @ApiProperty({ type: 'integer' })
-  @IsDefined(REQUIRED)
-  @IsInt(INTEGER)
+  @BotIntegerField('required')
   id!: number;
 
-  @ApiProperty({ type: 'string' })
-  @IsDefined(REQUIRED)
-  @IsString(STRING)
+  @BotStringField('required')
   content!: string;
 
-  @ApiPropertyOptional({ type: 'integer' })
-  @IsOptional()
-  @IsInt(INTEGER)
+  @BotIntegerField()
   type?: number;
 }
 
-const isClickable = (card: CustomCardItemDto): boolean => card.type === 1 && card.isHit === 1;
+/** hitType and hitContent are required on a clickable rich text card. */
+const WHEN_CLICKABLE = {
+  when: (card: CustomCardItemDto): boolean => card.type === 1 && card.isHit === 1,
+  message: '$property is required when type is 1 and isHit is 1',
+};
 
 export class CustomCardItemDto {
-  @ApiPropertyOptional({ type: 'integer' })
-  @IsOptional()
-  @IsInt(INTEGER)
+  @BotIntegerField()
   id?: number;
 
-  @ApiProperty({ type: 'integer', enum: [1, 2], description: '1 rich text card, 2 FAQ recommendation list card.' })
-  @IsDefined(REQUIRED)
-  @IsIn([1, 2], { message: '$property must be 1 (rich text card) or 2 (FAQ recommendation list card)' })
+  @BotOneOfField([1, 2], 'must be 1 (rich text card) or 2 (FAQ recommendation list card)', 'required', {
+    type: 'integer',
+    description: '1 rich text card, 2 FAQ recommendation list card.',
+  })
   type!: number;
 
-  @ApiPropertyOptional({ type: 'integer', enum: [0, 1] })
-  @IsOptional()
-  @IsIn([0, 1], ZERO_OR_ONE)
+  @BotOneOfField([0, 1], 'must be 0 or 1', 'optional', { type: 'integer' })
   isHit?: number;
 
-  @ApiPropertyOptional({ type: 'integer', enum: [1, 2], description: '1 hyperlink, 2 reply message. Required when type is 1 and isHit is 1.' })
-  @ValidateIf((card: CustomCardItemDto) => isClickable(card) || present(card.hitType))
-  @IsDefined({ message: '$property is required when type is 1 and isHit is 1' })
-  @IsIn([1, 2], { message: '$property must be 1 (hyperlink) or 2 (reply message)' })
+  @BotOneOfField([1, 2], 'must be 1 (hyperlink) or 2 (reply message)', WHEN_CLICKABLE, {
+    type: 'integer',
+    description: '1 hyperlink, 2 reply message. Required when type is 1 and isHit is 1.',
+  })
   hitType?: number;
 
-  @ApiPropertyOptional({ type: 'string', description: 'Required when type is 1 and isHit is 1.' })
-  @ValidateIf((card: CustomCardItemDto) => isClickable(card) || present(card.hitContent))
-  @IsDefined({ message: '$property is required when type is 1 and isHit is 1' })
-  @IsString(STRING)
+  @BotStringField(WHEN_CLICKABLE, { description: 'Required when type is 1 and isHit is 1.' })
   hitContent?: string;
 
-  @ApiPropertyOptional({ type: 'string', description: 'Required when type is 1.' })
-  @ValidateIf((card: CustomCardItemDto) => card.type === 1 || present(card.content))
-  @IsDefined({ message: '$property is required when type is 1' })
-  @IsString(STRING)
+  @BotStringField({ when: (card: CustomCardItemDto) => card.type === 1, message: '$property is required when type is 1' }, { description: 'Required when type is 1.' })
   content?: string;
 
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   suggestContent?: string;
 
-  @ApiPropertyOptional({ type: () => [SuggestedQuestionDto], description: 'Required when type is 2.' })
-  @ValidateIf((card: CustomCardItemDto) => card.type === 2 || present(card.suggestList))
-  @IsDefined({ message: '$property is required when type is 2' })
-  @IsArray(ARRAY)
-  @ValidateNested(EACH_OBJECT)
-  @Type(() => SuggestedQuestionDto)
+  @BotListField(() => SuggestedQuestionDto, { when: (card: CustomCardItemDto) => card.type === 2, message: '$property is required when type is 2' }, {
+    description: 'Required when type is 2.',
+  })
   suggestList?: SuggestedQuestionDto[];
 }
 
 export class CustomCardDto {
-  @ApiPropertyOptional({ type: 'integer' })
-  @IsOptional()
-  @IsInt(INTEGER)
+  @BotIntegerField()
   id?: number;
 
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   name?: string;
 
-  @ApiPropertyOptional({ type: 'integer', enum: [0, 1] })
-  @IsOptional()
-  @IsIn([0, 1], ZERO_OR_ONE)
+  @BotOneOfField([0, 1], 'must be 0 or 1', 'optional', { type: 'integer' })
   turnFlag?: number;
 
-  @ApiPropertyOptional({ type: 'integer' })
-  @IsOptional()
-  @IsInt(INTEGER)
+  @BotIntegerField()
   showSize?: number;
 
-  @ApiPropertyOptional({ type: 'string' })
-  @IsOptional()
-  @IsString(STRING)
+  @BotStringField()
   title?: string;
 
-  @ApiProperty({ type: () => [CustomCardItemDto] })
-  @IsDefined(REQUIRED)
-  @IsArray(ARRAY)
-  @ValidateNested(EACH_OBJECT)
-  @Type(() => CustomCardItemDto)
+  @BotListField(() => CustomCardItemDto, 'required')
   cardList!: CustomCardItemDto[];
 }
 
@@ -273,16 +183,13 @@ export const MSG_CONTENT_DTOS: Readonly<Record<Exclude<MsgType, 'plain' | 'rich'
  * by itself, so `validateBotMessage` checks it with the DTO from MSG_CONTENT_DTOS.
  */
 export class BotMessageDto {
-  @ApiProperty({ enum: MSG_TYPES })
-  @IsDefined(REQUIRED)
-  @IsIn(MSG_TYPES, { message: `$property must be one of ${MSG_TYPES.join(', ')}` })
+  @BotOneOfField(MSG_TYPES, `must be one of ${MSG_TYPES.join(', ')}`, 'required')
   msgType!: MsgType;
 
-  @ApiProperty({
+  @BotField('required', {
     oneOf: [{ type: 'string' }, ...[SelectiveTableDto, SelectiveListDto, ShowProductDto, CustomCardDto].map((dto) => ({ $ref: getSchemaPath(dto) }))],
     description: 'A string for plain and rich; SelectiveTableDto, SelectiveListDto, ShowProductDto (show_product and selective_product) or CustomCardDto for the others.',
   })
-  @IsDefined(REQUIRED)
   msgContent!: unknown;
 }
 

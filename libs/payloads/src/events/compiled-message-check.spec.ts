@@ -1,5 +1,5 @@
 import { EVENT_ACTIONS } from '../actions';
-import { SAMPLE_MESSAGES } from '../../../../test/support/sample-messages';
+import { SAMPLE_MESSAGES } from './sample-messages';
 import { passesCompiledCheck, plainTreeUnchanged } from './compiled-message-check';
 import { classValidatorProblems, MESSAGE_CLASSES } from './validate-event-message';
 

@@ -1,5 +1,5 @@
 import { isPlainObject } from '../plain-object';
-import type { MessageProblem } from './validate-event-message';
+import type { MessageProblem } from './message-problem';
 
 const NUL = '\u0000';
 const PROBLEM = 'must not contain the NUL character (\\u0000): PostgreSQL cannot store it';

@@ -1,8 +1,8 @@
 import { EVENT_ACTIONS } from '../actions';
-import { SAMPLE_MESSAGES } from '../../../../test/support/sample-messages';
+import { SAMPLE_MESSAGES } from './sample-messages';
 import { validateEventMessage } from './validate-event-message';
 
-describe('SAMPLE_MESSAGES (test/support/sample-messages.ts)', () => {
+describe('SAMPLE_MESSAGES', () => {
   it('has one message per action', () => {
     expect(Object.keys(SAMPLE_MESSAGES).sort()).toEqual([...EVENT_ACTIONS].sort());
   });

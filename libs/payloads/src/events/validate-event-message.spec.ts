@@ -1,5 +1,5 @@
 import { EVENT_ACTIONS, type EventAction } from '../actions';
-import { SAMPLE_MESSAGES } from '../../../../test/support/sample-messages';
+import { SAMPLE_MESSAGES } from './sample-messages';
 import { validateEventMessage, type MessageProblem } from './validate-event-message';
 
 // Tests reach into messages of every shape, deliberately breaking their types.

@@ -10,14 +10,11 @@ import { ImSurveyVoteCreateMessage } from './im-survey-vote-create.dto';
 import { OrganizationCreateMessage } from './organization-create.dto';
 import { RecordDestroyMessage, RecordUpdateMessage } from './record-change.dto';
 import { isPlainObject } from '../plain-object';
+import type { MessageProblem } from './message-problem';
 import { hasNulCharacter, nulCharacterProblems } from './nul-characters';
 import { ShutQueueCreateMessage } from './shut-queue-create.dto';
 
-/** One problem with one field of a message; `path` is relative to the message, e.g. `cellphones[0].id`. */
-export interface MessageProblem {
-  path: string;
-  problem: string;
-}
+export type { MessageProblem } from './message-problem';
 
 /** The seed's table for each action, as a DTO class (decorators are evaluated once, at module load). */
 export const MESSAGE_CLASSES: Readonly<Record<EventAction, new () => object>> = {

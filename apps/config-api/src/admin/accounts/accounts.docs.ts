@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiProperty } from '@nestjs/swagger';
+import type { AccountView, BreakerState, CreatedAccount, DeliveryOrdering, Page, Permissions, RotatedSecret } from '@app/payloads';
 import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
 import { PermissionsMap } from '../../open-api/open-api.docs';
@@ -9,7 +10,7 @@ import { ApiAdminOperation, ApiIdParam, EndpointStateModel, ID_PARAM_PROBLEM } f
 /* Documentation of /admin/v1/accounts (CONTRACT §3). */
 
 /** What both the creation answer and the account view start with. */
-class AccountIdentityModel {
+class AccountIdentityModel implements Pick<AccountView, 'id' | 'email' | 'name'> {
   @ApiProperty({ type: 'integer', example: 42 })
   id!: number;
 
@@ -20,7 +21,7 @@ class AccountIdentityModel {
   name!: string | null;
 }
 
-export class CreatedAccountModel extends AccountIdentityModel {
+export class CreatedAccountModel extends AccountIdentityModel implements CreatedAccount {
   @ApiProperty({ description: 'Signs the Open API calls. Shown only here, once.' })
   open_api_token!: string;
 
@@ -28,7 +29,7 @@ export class CreatedAccountModel extends AccountIdentityModel {
   signing_secret!: string;
 }
 
-export class AccountModel extends AccountIdentityModel {
+export class AccountModel extends AccountIdentityModel implements AccountView {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
@@ -39,10 +40,10 @@ export class AccountModel extends AccountIdentityModel {
   push_content_type!: string;
 
   @ApiProperty({ type: PermissionsMap })
-  permissions!: PermissionsMap;
+  permissions!: Permissions;
 
   @ApiOrderingProperty()
-  ordering!: string;
+  ordering!: DeliveryOrdering;
 
   @ApiMaxPerSecondProperty()
   max_per_second!: number | null;
@@ -57,18 +58,18 @@ export class AccountModel extends AccountIdentityModel {
   disabled_reason!: string | null;
 
   @ApiProperty({ type: EndpointStateModel, nullable: true, description: 'The circuit breaker of the push_url\'s origin; null without a push_url.' })
-  endpoint!: EndpointStateModel | null;
+  endpoint!: BreakerState | null;
 }
 
-export class AccountPageModel {
+export class AccountPageModel implements Page<AccountView> {
   @ApiProperty({ type: [AccountModel] })
-  items!: AccountModel[];
+  items!: AccountView[];
 
   @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' })
   next_cursor!: string | null;
 }
 
-export class RotatedSecretModel {
+export class RotatedSecretModel implements RotatedSecret {
   @ApiProperty({ description: 'The new secret, shown once.' })
   signing_secret!: string;
 

@@ -1,12 +1,13 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
+import type { BotCallOutcome, BotCallView, BotWebhookType, BotWebhookView, ItemList, Page } from '@app/payloads';
 import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES } from '@app/persistence';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
 import { ApiAdminOperation, ApiIdParam, ID_PARAM_PROBLEM } from '../admin.docs';
 
 /* Documentation of an account's bot webhooks and the bot call log (CONTRACT §3, §6). */
 
-export class BotWebhookModel {
+export class BotWebhookModel implements BotWebhookView {
   @ApiProperty({ type: 'integer' })
   id!: number;
 
@@ -17,7 +18,7 @@ export class BotWebhookModel {
   name!: string;
 
   @ApiProperty({ enum: BOT_WEBHOOK_TYPES })
-  type!: string;
+  type!: BotWebhookType;
 
   @ApiProperty()
   url!: string;
@@ -29,12 +30,12 @@ export class BotWebhookModel {
   created_at!: string;
 }
 
-export class BotWebhookListModel {
+export class BotWebhookListModel implements ItemList<BotWebhookView> {
   @ApiProperty({ type: [BotWebhookModel] })
-  items!: BotWebhookModel[];
+  items!: BotWebhookView[];
 }
 
-export class BotCallModel {
+export class BotCallModel implements BotCallView {
   @ApiProperty()
   id!: string;
 
@@ -45,7 +46,7 @@ export class BotCallModel {
   bot_webhook_id!: number | null;
 
   @ApiProperty({ enum: BOT_WEBHOOK_TYPES })
-  type!: string;
+  type!: BotWebhookType;
 
   @ApiProperty()
   integration_name!: string;
@@ -66,7 +67,7 @@ export class BotCallModel {
   answer!: unknown;
 
   @ApiProperty({ enum: BOT_CALL_OUTCOMES })
-  outcome!: string;
+  outcome!: BotCallOutcome;
 
   @ApiProperty({ type: 'string', nullable: true })
   error!: string | null;
@@ -78,9 +79,9 @@ export class BotCallModel {
   created_at!: string;
 }
 
-export class BotCallPageModel {
+export class BotCallPageModel implements Page<BotCallView> {
   @ApiProperty({ type: [BotCallModel] })
-  items!: BotCallModel[];
+  items!: BotCallView[];
 
   @ApiProperty({ type: 'string', nullable: true })
   next_cursor!: string | null;

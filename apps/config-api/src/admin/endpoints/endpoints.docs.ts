@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { EndpointItem, ItemList } from '@app/payloads';
 
 /* Documentation of GET /admin/v1/endpoints. */
 
-export class TroubledEndpointModel {
+export class TroubledEndpointModel implements EndpointItem {
   @ApiProperty({ type: 'integer' })
   account_id!: number;
 
@@ -16,7 +17,7 @@ export class TroubledEndpointModel {
   endpoint!: string;
 
   @ApiProperty({ enum: ['closed', 'open', 'half_open'] })
-  breaker!: string;
+  breaker!: EndpointItem['breaker'];
 
   @ApiProperty({ type: 'integer' })
   consecutive_failures!: number;
@@ -34,7 +35,7 @@ export class TroubledEndpointModel {
   disabled_reason!: string | null;
 }
 
-export class TroubledEndpointListModel {
+export class TroubledEndpointListModel implements ItemList<EndpointItem> {
   @ApiProperty({ type: [TroubledEndpointModel], description: 'At most 500, most recent trouble first.' })
-  items!: TroubledEndpointModel[];
+  items!: EndpointItem[];
 }

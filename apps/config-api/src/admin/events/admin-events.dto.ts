@@ -1,19 +1,13 @@
 import { IsIn, IsOptional } from 'class-validator';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { EVENT_ACTIONS, IsRecordId, MAX_RECORD_ID, SERIES_BUCKETS, type SeriesBucket } from '@app/payloads';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { EVENT_ACTIONS, IsRecordId, MAX_RECORD_ID } from '@app/payloads';
 import { EVENT_STATUSES, type EventStatus } from '@app/persistence';
 import { IsMessageSearch } from './message-search.decorator';
-import { IsTimestamp } from './timestamp';
+import { IsTimestamp, TIMESTAMP_TEXT } from '../timestamp';
 import { PageCursor, PageLimit } from '../page-query.decorators';
-
-/** How since/until are read (documentation). */
-const TIMESTAMP_TEXT = 'an ISO 8601 date-time or date; a time without offset is UTC, e.g. `2026-01-31T12:00:00Z`.';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
-
-/** Statuses an operator may bulk-redeliver: the final ones (pending events are already on their way). */
-export const REDELIVERABLE_STATUSES = ['failed', 'filtered', 'no_endpoint', 'delivered'] as const satisfies readonly EventStatus[];
 
 /**
  * The event filters the list (query string) and the bulk redelivery by filter (JSON body) share; only
@@ -63,54 +57,4 @@ export class ListEventsQueryDto extends eventFilterFields('query') {
 
   @PageCursor()
   cursor?: string;
-}
-
-export class BulkRedeliverDto {
-  @ApiProperty({ enum: REDELIVERABLE_STATUSES, example: 'failed' })
-  @IsIn(REDELIVERABLE_STATUSES, { message: `status must be one of ${REDELIVERABLE_STATUSES.join(', ')}` })
-  status!: (typeof REDELIVERABLE_STATUSES)[number];
-
-  @ApiPropertyOptional({ description: TIMESTAMP_TEXT })
-  @IsOptional()
-  @IsTimestamp()
-  since?: string;
-
-  @ApiPropertyOptional({ description: TIMESTAMP_TEXT })
-  @IsOptional()
-  @IsTimestamp()
-  until?: string;
-}
-
-export class StatsQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID })
-  @IsOptional()
-  @IsRecordId({ fromQuery: true })
-  account_id?: number;
-
-  @ApiPropertyOptional({ description: TIMESTAMP_TEXT })
-  @IsOptional()
-  @IsTimestamp()
-  since?: string;
-}
-
-export class StatsSeriesQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID })
-  @IsOptional()
-  @IsRecordId({ fromQuery: true })
-  account_id?: number;
-
-  @ApiPropertyOptional({ description: 'Default: until minus 1 h (1m), 24 h (1h) or 7 d (1d). ' + TIMESTAMP_TEXT })
-  @IsOptional()
-  @IsTimestamp()
-  since?: string;
-
-  @ApiPropertyOptional({ description: 'Default: now. ' + TIMESTAMP_TEXT })
-  @IsOptional()
-  @IsTimestamp()
-  until?: string;
-
-  @ApiPropertyOptional({ enum: SERIES_BUCKETS, default: '1m' })
-  @IsOptional()
-  @IsIn(SERIES_BUCKETS, { message: `bucket must be one of ${SERIES_BUCKETS.join(', ')}` })
-  bucket?: SeriesBucket;
 }

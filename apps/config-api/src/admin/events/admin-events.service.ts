@@ -6,8 +6,9 @@ import { type EventStatus, timeWindowedSelect } from '@app/persistence';
 import { ApiError } from '@app/runtime';
 import { DEFAULT_PAGE_SIZE, type ListEventsQueryDto } from './admin-events.dto';
 import { decodeCursor, encodeCursor } from './event-cursor';
-import { addEventFilter, Conditions } from './event-filter';
-import { timeRange } from './timestamp';
+import { addEventFilter } from './event-filter';
+import { Conditions } from '../sql-conditions';
+import { timeRange } from '../timestamp';
 
 interface EventRow {
   seq: string;

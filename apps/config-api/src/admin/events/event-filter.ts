@@ -1,29 +1,10 @@
 import { validationFailed } from '@app/runtime';
 import type { EventFilter } from '@app/payloads';
-import { timeRange } from './timestamp';
+import type { Conditions } from '../sql-conditions';
+import { timeRange } from '../timestamp';
 
 /** The widest range `q` may search: bounded work even for a value that is everywhere. */
 export const MAX_SEARCH_RANGE_MS = 31 * 24 * 60 * 60 * 1000;
-
-/** Builds `$n` placeholders as conditions are added, so optional filters never misnumber parameters. */
-export class Conditions {
-  readonly parameters: unknown[] = [];
-  private readonly clauses: string[] = [];
-
-  add(clause: (placeholder: string) => string, value: unknown): void {
-    this.parameters.push(value);
-    this.clauses.push(clause(`$${this.parameters.length}`));
-  }
-
-  where(): string {
-    return this.clauses.length ? `WHERE ${this.clauses.join(' AND ')}` : '';
-  }
-
-  next(value: unknown): string {
-    this.parameters.push(value);
-    return `$${this.parameters.length}`;
-  }
-}
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 

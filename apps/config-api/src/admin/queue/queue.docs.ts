@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { QueueState } from '@app/payloads';
 
 /* Documentation of GET /admin/v1/queue. */
 
-export class QueueDepthModel {
+export class QueueDepthModel implements QueueState {
   @ApiProperty({ type: 'integer', description: 'Jobs ready to run now, over every shard.' })
   waiting!: number;
 

@@ -1,16 +1,38 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { ApiErrorResponses } from '@app/runtime/docs';
-import { ApiAdminOperation } from '../admin.docs';
+import type { EventFilter, EventRedelivered, ItemList, RedeliveryStarted, RedeliveryTaskStatus, RedeliveryTaskView } from '@app/payloads';
+import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
+import { adminEventsOperationId, ApiAdminOperation, ApiIdParam, ID_PARAM_PROBLEM } from '../admin.docs';
+import { EVENT_NOT_FOUND } from '../events/admin-events.docs';
 
-/* Documentation of the bulk redelivery tasks' progress calls. */
+/* Documentation of redelivery: one event, an account's or a filter's events as tasks, and the tasks' progress. */
 
-export class RedeliveryTaskModel {
+export class EventRedeliveredModel implements EventRedelivered {
+  @ApiProperty()
+  event_id!: string;
+
+  @ApiProperty({ enum: ['queued'] })
+  status!: 'queued';
+
+  @ApiProperty({ type: 'integer', description: 'The new attempt series.' })
+  series!: number;
+}
+
+/** `{"count", "task_id"}` of a bulk redelivery. */
+export class RedeliveryStartedModel implements RedeliveryStarted {
+  @ApiProperty({ type: 'integer', description: 'Events the filter matched (all of them are redelivered, not a page).' })
+  count!: number;
+
+  @ApiProperty({ format: 'uuid', description: 'Read its progress at `GET /admin/v1/redeliveries/{task_id}`.' })
+  task_id!: string;
+}
+
+export class RedeliveryTaskModel implements RedeliveryTaskView {
   @ApiProperty({ format: 'uuid' })
   id!: string;
 
   @ApiProperty({ enum: ['running', 'done', 'failed'] })
-  status!: string;
+  status!: RedeliveryTaskStatus;
 
   @ApiProperty({ type: 'integer', description: 'Events the filter matched when the task started.' })
   total!: number;
@@ -22,7 +44,7 @@ export class RedeliveryTaskModel {
   account_id!: number | null;
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'The filter as given (account_id, action, status, since, until, q).' })
-  filter!: Record<string, unknown>;
+  filter!: EventFilter;
 
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
@@ -34,9 +56,9 @@ export class RedeliveryTaskModel {
   error!: string | null;
 }
 
-export class RedeliveryTaskListModel {
+export class RedeliveryTaskListModel implements ItemList<RedeliveryTaskView> {
   @ApiProperty({ type: [RedeliveryTaskModel] })
-  items!: RedeliveryTaskModel[];
+  items!: RedeliveryTaskView[];
 }
 
 export const ApiListRedeliveries = (): MethodDecorator =>
@@ -44,3 +66,21 @@ export const ApiListRedeliveries = (): MethodDecorator =>
 
 export const ApiRedeliveryTask = (): MethodDecorator =>
   applyDecorators(ApiAdminOperation("A bulk redelivery task's progress", 200, RedeliveryTaskModel), ApiErrorResponses([404, 'No task with this id.']));
+
+export const ApiRedeliverEvent = (): MethodDecorator =>
+  applyDecorators(ApiAdminOperation('Redeliver one event', 202, EventRedeliveredModel, 'A new attempt series starts now; its first call is made even when the circuit is open.', adminEventsOperationId('redeliver')), ApiErrorResponses([...EVENT_NOT_FOUND]));
+
+export const ApiRedeliverMatching = (): MethodDecorator =>
+  applyDecorators(
+    ApiAdminOperation('Redeliver every event a filter matches', 202, RedeliveryStartedModel, 'A background task (stored, resumed after a restart); status defaults to failed; at least one filter is required.', adminEventsOperationId('redeliverMatching')),
+    ApiJsonBodyErrors(),
+    ApiErrorResponses([404, 'The account_id does not exist.'], [422, 'No filter given, or a filter is invalid.']),
+  );
+
+export const ApiRedeliverAccount = (): MethodDecorator =>
+  applyDecorators(
+    ApiIdParam(),
+    ApiAdminOperation("Redeliver an account's events in a status", 202, RedeliveryStartedModel, 'A background task; read its progress with the task_id.', adminEventsOperationId('redeliverAccount')),
+    ApiJsonBodyErrors(),
+    ApiErrorResponses([404, 'The account does not exist.'], [422, ID_PARAM_PROBLEM]),
+  );

@@ -1,15 +1,15 @@
 import { Module } from '@nestjs/common';
 import { DeliveryQueueModule } from '@app/runtime';
-import { RedeliveryService } from '../events/redelivery.service';
+import { EventRedeliveryController } from './event-redelivery.controller';
 import { RedeliveriesController } from './redeliveries.controller';
 import { RedeliveryRunner } from './redelivery-runner.service';
 import { RedeliveryTasks } from './redelivery-tasks.service';
+import { RedeliveryService } from './redelivery.service';
 
-/** Redelivery (one event, and bulk redeliveries as resumable background tasks) and its progress calls. */
+/** Redelivery: one event, and bulk redeliveries as resumable background tasks with their progress calls. */
 @Module({
   imports: [DeliveryQueueModule.register('producer')],
-  controllers: [RedeliveriesController],
+  controllers: [EventRedeliveryController, RedeliveriesController],
   providers: [RedeliveryService, RedeliveryTasks, RedeliveryRunner],
-  exports: [RedeliveryService],
 })
 export class RedeliveriesModule {}

@@ -5,8 +5,9 @@ import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
 import { DeliveryProducer, isDatabaseUnavailable, sqlState } from '@app/runtime';
 import type { EventFilter } from '@app/payloads';
-import { addEventFilter, Conditions } from '../events/event-filter';
-import { REDELIVERY_CHUNK, RESTART_SERIES, redeliveryJobs, type RestartedRow } from '../events/redelivery.service';
+import { addEventFilter } from '../events/event-filter';
+import { Conditions } from '../sql-conditions';
+import { REDELIVERY_CHUNK, RESTART_SERIES, redeliveryJobs, type RestartedRow } from './restart-series';
 
 /** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */
 export const TASK_STALE_AFTER_S = 30;

@@ -1,7 +1,12 @@
 import { IsIn, IsOptional } from 'class-validator';
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { eventFilterFields, REDELIVERABLE_STATUSES } from '../events/admin-events.dto';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { EventStatus } from '@app/persistence';
+import { eventFilterFields } from '../events/admin-events.dto';
 import { PageLimit } from '../page-query.decorators';
+import { IsTimestamp, TIMESTAMP_TEXT } from '../timestamp';
+
+/** Statuses an operator may bulk-redeliver: the final ones (pending events are already on their way). */
+export const REDELIVERABLE_STATUSES = ['failed', 'filtered', 'no_endpoint', 'delivered'] as const satisfies readonly EventStatus[];
 
 /** `POST /admin/v1/events/redeliver`: the event list's filters in the body; status defaults to failed. */
 export class FilterRedeliverDto extends eventFilterFields('body') {
@@ -16,4 +21,20 @@ export const MAX_TASK_PAGE = 200;
 export class ListRedeliveriesQueryDto {
   @PageLimit(MAX_TASK_PAGE, 50)
   limit?: number;
+}
+
+export class BulkRedeliverDto {
+  @ApiProperty({ enum: REDELIVERABLE_STATUSES, example: 'failed' })
+  @IsIn(REDELIVERABLE_STATUSES, { message: `status must be one of ${REDELIVERABLE_STATUSES.join(', ')}` })
+  status!: (typeof REDELIVERABLE_STATUSES)[number];
+
+  @ApiPropertyOptional({ description: TIMESTAMP_TEXT })
+  @IsOptional()
+  @IsTimestamp()
+  since?: string;
+
+  @ApiPropertyOptional({ description: TIMESTAMP_TEXT })
+  @IsOptional()
+  @IsTimestamp()
+  until?: string;
 }

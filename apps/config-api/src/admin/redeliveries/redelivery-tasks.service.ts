@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError } from '@app/runtime';
 import type { EventFilter, RedeliveryStarted, RedeliveryTaskView } from '@app/payloads';
-import { addEventFilter, Conditions } from '../events/event-filter';
+import { addEventFilter } from '../events/event-filter';
+import { Conditions } from '../sql-conditions';
 import { RedeliveryRunner } from './redelivery-runner.service';
 
 /** The stored row: the view, with its times as the driver reads them. */

@@ -24,6 +24,9 @@ export function parseTimestamp(value: unknown): Date | null {
   return Number.isNaN(parsed.getTime()) ? null : parsed;
 }
 
+/** How since/until are read (documentation). */
+export const TIMESTAMP_TEXT = 'an ISO 8601 date-time or date; a time without offset is UTC, e.g. `2026-01-31T12:00:00Z`.';
+
 export function IsTimestamp(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {

@@ -1,34 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiError, type DeliveryJobData, DeliveryProducer } from '@app/runtime';
-import { RedeliveryTasks } from '../redeliveries/redelivery-tasks.service';
-import type { BulkRedeliverDto } from './admin-events.dto';
+import { ApiError, DeliveryProducer } from '@app/runtime';
+import { RedeliveryTasks } from './redelivery-tasks.service';
+import type { BulkRedeliverDto } from './redelivery-task.dto';
+import { RESTART_SERIES, redeliveryJobs, type RestartedRow } from './restart-series';
 import type { EventFilter, EventRedelivered, RedeliveryStarted } from '@app/payloads';
 import { requireAccount } from '../require-account';
-
-/** Rows per UPDATE (and jobs per addBulk) in a bulk redelivery: bounded locks, bounded Redis pipelines. */
-export const REDELIVERY_CHUNK = 1000;
-
-/**
- * A new attempt series starting now. series + 1 makes every job of the old series stale (the worker
- * compares the job's pair with the row), and gives the new first job an id never used before, so
- * BullMQ's de-duplication cannot swallow it.
- */
-export const RESTART_SERIES = `
-  series = events.series + 1, series_attempts = 0, status = 'queued', next_attempt_at = now(),
-  last_error = NULL, delivered_at = NULL, updated_at = now()`;
-
-export interface RestartedRow {
-  seq: string;
-  series: number;
-  account_id: number;
-}
-
-/** The first step of each restarted event's new series. */
-export function redeliveryJobs(rows: readonly RestartedRow[]): DeliveryJobData[] {
-  return rows.map((row) => ({ eventSeq: row.seq, accountId: row.account_id, series: row.series, attempt: 0 }));
-}
 
 @Injectable()
 export class RedeliveryService {

@@ -9,7 +9,11 @@ import { MetricsController } from './metrics/metrics.controller';
 import { RedisModule } from './redis/redis.module';
 import { TracingShutdown } from './tracing/tracing-shutdown';
 
-/** What every process shares: validated config, logging, Redis, `/health/*` and `/metrics` (global: the worker waits on readiness). */
+/**
+ * What every process of the service runs on: its settings (`ENVIRONMENT`, validated once), the shared
+ * Redis connection (`REDIS`), logging, `/health/*` with the ReadinessService, and `/metrics`. Global:
+ * the worker waits on readiness, and every module reads the settings.
+ */
 @Global()
 @Module({
   imports: [
@@ -21,4 +25,11 @@ import { TracingShutdown } from './tracing/tracing-shutdown';
   providers: [ReadinessService, TracingShutdown],
   exports: [ReadinessService],
 })
-export class ObservabilityModule {}
+export class RuntimeModule {}
+
+/**
+ * The former name, kept only so delivery-worker.module.ts (part of the worker's rewrite) compiles
+ * unchanged; new code imports RuntimeModule.
+ * @deprecated use RuntimeModule
+ */
+export const ObservabilityModule = RuntimeModule;

@@ -4,9 +4,9 @@ import { DataSource } from 'typeorm';
 import { ALL_ACCOUNTS, histogramPercentiles, HOUR_MS, LATENCY_BUCKETS, type RollupGranularity } from '@app/persistence';
 import { validationFailed } from '@app/runtime';
 import type { SeriesBucket, StatsSeries } from '@app/payloads';
-import type { StatsSeriesQueryDto } from './admin-events.dto';
+import type { StatsSeriesQueryDto } from './stats.dto';
 import { requireAccount } from '../require-account';
-import { timeRange } from './timestamp';
+import { timeRange } from '../timestamp';
 
 /** Bound on one answer, so a mistyped range cannot make the server build millions of empty points. */
 export const MAX_SERIES_POINTS = 1500;

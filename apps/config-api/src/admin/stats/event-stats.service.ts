@@ -15,10 +15,10 @@ import {
   TALLIED_BUCKETS_SQL,
   type TallyGranularity,
 } from '@app/persistence';
-import type { StatsQueryDto } from './admin-events.dto';
+import type { StatsQueryDto } from './stats.dto';
 import { requireAccount } from '../require-account';
-import { Conditions } from './event-filter';
-import { timeRange } from './timestamp';
+import { Conditions } from '../sql-conditions';
+import { timeRange } from '../timestamp';
 
 type LatencySummary = EventStats['delivery_latency_ms'];
 

@@ -1,0 +1,38 @@
+import { Body, Controller, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { AdminTokenGuard } from '@app/runtime';
+import type { EventRedelivered, RedeliveryStarted } from '@app/payloads';
+import { IdParamPipe } from '../id-param.pipe';
+import { ApiAdminController, EVENTS_AND_STATS_TAG } from '../admin.docs';
+import { knownShapeOrNotFound } from '../events/known-event-id';
+import { BulkRedeliverDto, FilterRedeliverDto } from './redelivery-task.dto';
+import { RedeliveryService } from './redelivery.service';
+import { ApiRedeliverAccount, ApiRedeliverEvent, ApiRedeliverMatching } from './redeliveries.docs';
+
+/** Starting redeliveries: one event, everything a filter matches, an account's events in a status. */
+@ApiAdminController(EVENTS_AND_STATS_TAG)
+@Controller('admin/v1')
+@UseGuards(AdminTokenGuard)
+export class EventRedeliveryController {
+  constructor(private readonly redelivery: RedeliveryService) {}
+
+  @ApiRedeliverEvent()
+  @Post('events/:event_id/redeliver')
+  @HttpCode(202)
+  redeliver(@Param('event_id') eventId: string): Promise<EventRedelivered> {
+    return this.redelivery.redeliverOne(knownShapeOrNotFound(eventId));
+  }
+
+  @ApiRedeliverMatching()
+  @Post('events/redeliver')
+  @HttpCode(202)
+  redeliverMatching(@Body() body: FilterRedeliverDto): Promise<RedeliveryStarted> {
+    return this.redelivery.redeliverMatching(body);
+  }
+
+  @ApiRedeliverAccount()
+  @Post('accounts/:id/redeliver')
+  @HttpCode(202)
+  redeliverAccount(@Param('id', IdParamPipe) accountId: number, @Body() body: BulkRedeliverDto): Promise<RedeliveryStarted> {
+    return this.redelivery.redeliverAccount(accountId, body);
+  }
+}
