@@ -1,13 +1,20 @@
 import { Module } from '@nestjs/common';
+import { DeliveryQueueModule } from '@app/runtime';
+import { EventFeedService } from './event-feed.service';
+import { SelfServiceController } from './self-service.controller';
+import { TestEventService } from './test-event.service';
 import { JsonBodyGuard } from './json-body.guard';
 import { OpenApiAuthGuard } from './open-api-auth.guard';
 import { OpenApiController } from './open-api.controller';
 import { OpenApiRateLimiter } from './open-api-rate-limiter';
 import { OpenApiService } from './open-api.service';
 
-/** The signed Open API: set_url, set_push_content_type, set_permissions, push_settings (CONTRACT §2). */
+/** The signed Open API: set_url, set_push_content_type, set_permissions, push_settings (CONTRACT §2),
+ * and the self-service feed and test events (§10). */
 @Module({
-  controllers: [OpenApiController],
-  providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, JsonBodyGuard],
+  imports: [DeliveryQueueModule.register('producer')],
+  controllers: [OpenApiController, SelfServiceController],
+  providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, JsonBodyGuard, EventFeedService, TestEventService],
+  exports: [TestEventService],
 })
 export class OpenApiModule {}

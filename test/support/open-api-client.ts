@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import { openApiSign } from '@app/signing';
+import type { TestAccount } from './fixtures';
+
+export interface OpenApiAnswer<T = Record<string, unknown>> {
+  status: number;
+  body: T & { code: number; message: string; exception?: { message: string } };
+}
+
+/** The five signed query parameters of CONTRACT §2 for this account, fresh nonce and timestamp. */
+export function signedQuery(account: Pick<TestAccount, 'email' | 'open_api_token'>): URLSearchParams {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const nonce = randomUUID();
+  const sign = openApiSign({ email: account.email, openApiToken: account.open_api_token, timestamp, nonce });
+  return new URLSearchParams({ email: account.email, timestamp, nonce, sign_version: 'v2', sign });
+}
+
+/** One correctly signed Open API call; `query` adds operation parameters (e.g. the feed's after/limit). */
+export async function openApiCall<T = Record<string, unknown>>(
+  baseUrl: string,
+  account: Pick<TestAccount, 'email' | 'open_api_token'>,
+  method: 'GET' | 'POST',
+  operation: string,
+  { body, query = {} }: { body?: unknown; query?: Record<string, string> } = {},
+): Promise<OpenApiAnswer<T>> {
+  const params = signedQuery(account);
+  for (const [name, value] of Object.entries(query)) params.set(name, value);
+  const response = await fetch(`${baseUrl}/open_api_v1/${operation}?${params.toString()}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as OpenApiAnswer<T>['body'] };
+}
