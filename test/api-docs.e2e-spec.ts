@@ -106,12 +106,18 @@ describe.each(APPS)('%s API documentation', (name, rootModule, info, tokenScheme
         expect({ route, security: operation.security }).toEqual({ route, security: [{ [tokenScheme]: [] }] });
         expect({ route, has401: '401' in operation.responses }).toEqual({ route, has401: true });
       }
+      if (route.includes(' /portal/v1/') && !route.endsWith(' /portal/v1/session')) {
+        expect({ route, security: operation.security }).toEqual({ route, security: [{ 'portal-session': [] }] });
+        expect({ route, has401: '401' in operation.responses }).toEqual({ route, has401: true });
+      }
     }
   });
 
   it('declares only the bearer scheme this app uses', () => {
     const schemes = document.components?.securitySchemes ?? {};
-    expect(Object.keys(schemes)).toEqual(tokenScheme ? [tokenScheme] : []);
+    // config-api also has the account portal's session tokens.
+    const expected = tokenScheme === 'admin-token' ? ['admin-token', 'portal-session'] : tokenScheme ? [tokenScheme] : [];
+    expect(Object.keys(schemes).sort()).toEqual(expected);
     if (tokenScheme) expect(schemes[tokenScheme]).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
@@ -185,6 +191,7 @@ describe('config-api documentation details', () => {
     expect(openApi.map(([route]) => route).sort()).toEqual([
       'get /open_api_v1/events',
       'get /open_api_v1/push_settings',
+      'post /open_api_v1/portal_link',
       'post /open_api_v1/send_test_event',
       'post /open_api_v1/set_permissions',
       'post /open_api_v1/set_push_content_type',

@@ -8,6 +8,7 @@ import { EndpointsModule } from './admin/endpoints/endpoints.module';
 import { QueueModule } from './admin/queue/queue.module';
 import { ConsoleModule } from './console/console.module';
 import { OpenApiModule } from './open-api/open-api.module';
+import { PortalModule } from './portal/portal.module';
 
 /** The Open API (`/open_api_v1/*`) for API users and the admin API (`/admin/v1/*`) for operators. */
 @Module({
@@ -20,6 +21,7 @@ import { OpenApiModule } from './open-api/open-api.module';
     AdminBotWebhooksModule,
     QueueModule,
     EndpointsModule,
+    PortalModule,
     ConsoleModule,
   ],
 })

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DeliveryQueueModule } from '@app/runtime';
+import { PortalAccessModule } from '../portal/portal-access.module';
 import { EventFeedService } from './event-feed.service';
 import { SelfServiceController } from './self-service.controller';
 import { TestEventService } from './test-event.service';
@@ -12,9 +13,9 @@ import { OpenApiService } from './open-api.service';
 /** The signed Open API: set_url, set_push_content_type, set_permissions, push_settings (CONTRACT §2),
  * and the self-service feed and test events (§10). */
 @Module({
-  imports: [DeliveryQueueModule.register('producer')],
+  imports: [DeliveryQueueModule.register('producer'), PortalAccessModule],
   controllers: [OpenApiController, SelfServiceController],
   providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, JsonBodyGuard, EventFeedService, TestEventService],
-  exports: [TestEventService],
+  exports: [TestEventService, OpenApiService],
 })
 export class OpenApiModule {}

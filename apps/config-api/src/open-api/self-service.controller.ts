@@ -6,9 +6,11 @@ import { parseFeedCursor, parseFeedLimit } from './feed-cursor';
 import { invalidParam, OpenApiCode } from './open-api-errors';
 import { readTestEventAction, TEST_EVENT_ACTION_PROBLEM, TestEventService } from './test-event.service';
 import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi } from './open-api.docs';
-import { ApiFeedQuery, FeedAnswer, SEND_TEST_EVENT_ERRORS, SendTestEventAnswer, SendTestEventBody } from './self-service.docs';
+import { ApiFeedQuery, FeedAnswer, PortalLinkAnswer, SEND_TEST_EVENT_ERRORS, SendTestEventAnswer, SendTestEventBody } from './self-service.docs';
+import { PortalAccessService } from '../portal/portal-access.service';
+import { DEFAULT_LINK_TTL, parseLinkTtl } from '../portal/portal-ttl';
 
-/** The signed self-service operations of CONTRACT §10: the pull feed and test events. */
+/** The signed self-service operations of CONTRACT §10: the pull feed, test events and portal links. */
 @ApiSignedOpenApi()
 @Controller('open_api_v1')
 @UseGuards(OpenApiAuthGuard)
@@ -16,6 +18,7 @@ export class SelfServiceController {
   constructor(
     private readonly feed: EventFeedService,
     private readonly testEvents: TestEventService,
+    private readonly portalAccess: PortalAccessService,
   ) {}
 
   @ApiOpenApiOperation(
@@ -44,5 +47,17 @@ export class SelfServiceController {
     if (!action) throw invalidParam(TEST_EVENT_ACTION_PROBLEM);
     const sent = await this.testEvents.send(caller.accountId, action);
     return { code: OpenApiCode.ok, message: 'OK', ...sent };
+  }
+
+  @ApiOpenApiOperation(
+    'Make a link to your portal',
+    PortalLinkAnswer,
+    `A one-time link (\`<PUBLIC_URL>/portal#<code>\`) to this account's portal, valid for ${DEFAULT_LINK_TTL}.`,
+  )
+  @Post('portal_link')
+  @HttpCode(200)
+  async portalLink(@Caller() caller: OpenApiCaller): Promise<PortalLinkAnswer> {
+    const link = await this.portalAccess.createLink(caller.accountId, parseLinkTtl(undefined) ?? 0);
+    return { code: OpenApiCode.ok, message: 'OK', ...link };
   }
 }

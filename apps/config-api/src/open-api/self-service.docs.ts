@@ -58,3 +58,11 @@ export function ApiFeedQuery(): MethodDecorator {
     ApiQuery({ name: 'limit', required: false, description: `Events per page, 1 to ${FEED_MAX_LIMIT} [${FEED_DEFAULT_LIMIT}]; anything else is code 2000 naming \`limit\`.`, schema: { type: 'integer', minimum: 1, maximum: FEED_MAX_LIMIT, default: FEED_DEFAULT_LIMIT } }),
   );
 }
+
+export class PortalLinkAnswer extends OkFields {
+  @ApiProperty({ example: 'https://callbacks.example.com/portal#Yl5o0yq3m2m9cLk2Qh2K9d6rjTn5b1dV8w3X0p4s7aE', description: 'The code rides in the fragment and works once.' })
+  url!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  expires_at!: string;
+}

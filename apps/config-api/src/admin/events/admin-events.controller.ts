@@ -12,7 +12,7 @@ import { ApiEventDetail, ApiEventStats, ApiListEvents, ApiRedeliverAccount, ApiR
 import { ApiAdminController } from '../admin.docs';
 
 /** Stored ids are printable ASCII of at most 128 characters; anything else cannot exist (and a NUL would upset PostgreSQL). */
-function knownShapeOrNotFound(eventId: string): string {
+export function knownShapeOrNotFound(eventId: string): string {
   if (eventId.length > 128 || !/^[\x21-\x7e]+$/.test(eventId)) throw new ApiError(404, 'not_found', 'event does not exist');
   return eventId;
 }

@@ -13,5 +13,6 @@ import { EventStatsService } from './event-stats.service';
   imports: [RedeliveriesModule],
   controllers: [AdminEventsController],
   providers: [AdminEventsService, StatsSeriesService, EventStatsService],
+  exports: [AdminEventsService, StatsSeriesService, RedeliveriesModule],
 })
 export class AdminEventsModule {}

@@ -10,6 +10,6 @@ import { RedeliveryTasks } from './redelivery-tasks.service';
   imports: [DeliveryQueueModule.register('producer')],
   controllers: [RedeliveriesController],
   providers: [RedeliveryService, RedeliveryTasks, RedeliveryRunner],
-  exports: [RedeliveryService],
+  exports: [RedeliveryService, RedeliveryTasks],
 })
 export class RedeliveriesModule {}
