@@ -9,6 +9,7 @@ import { QueueModule } from './admin/queue/queue.module';
 import { ConsoleModule } from './console/console.module';
 import { OpenApiModule } from './open-api/open-api.module';
 import { PortalModule } from './portal/portal.module';
+import { PortalPageModule } from './portal/portal-page.module';
 
 /** The Open API (`/open_api_v1/*`) for API users and the admin API (`/admin/v1/*`) for operators. */
 @Module({
@@ -23,6 +24,7 @@ import { PortalModule } from './portal/portal.module';
     EndpointsModule,
     PortalModule,
     ConsoleModule,
+    PortalPageModule,
   ],
 })
 export class ConfigApiModule {}

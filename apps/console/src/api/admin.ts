@@ -37,6 +37,8 @@ export const createAccount = (fields: { email: string; name?: string; id?: numbe
 export const enableEndpoint = (accountId: number): Promise<AccountView> => post(`/admin/v1/accounts/${id(accountId)}/endpoint/enable`);
 export const redeliverAccount = (accountId: number, filter: { status: 'failed'; since?: string; until?: string }): Promise<RedeliveryStarted> =>
   post(`/admin/v1/accounts/${id(accountId)}/redeliver`, filter);
+/** A one-time link to the account's own portal (what its user sees). */
+export const portalLink = (accountId: number): Promise<{ url: string; expires_at: string }> => post(`/admin/v1/accounts/${id(accountId)}/portal-link`, {});
 export const botWebhooks = (accountId: number): Promise<{ items: BotWebhookView[] }> => get(`/admin/v1/accounts/${id(accountId)}/bot-webhooks`);
 
 export const redeliveryTask = (taskId: string): Promise<RedeliveryTaskView> => get(`/admin/v1/redeliveries/${id(taskId)}`);

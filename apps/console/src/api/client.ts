@@ -1,4 +1,4 @@
-import { currentToken, signOut } from './session';
+import { currentToken, refusedMessage, signOut } from './session';
 
 /** An admin API error answer (`{"error","message","details"?}`) or a network failure. */
 export class ApiError extends Error {
@@ -39,7 +39,7 @@ async function errorOf(response: Response): Promise<ApiError> {
  * a 401 on a signed-in call means the token no longer works, so the tab signs out.
  */
 export async function request<T>(
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   options: { query?: QueryValues; body?: unknown; token?: string } = {},
 ): Promise<T> {
@@ -60,7 +60,7 @@ export async function request<T>(
   }
   if (!response.ok) {
     const error = await errorOf(response);
-    if (response.status === 401 && options.token === undefined) signOut('The admin token was refused; sign in again.');
+    if (response.status === 401 && options.token === undefined) signOut(refusedMessage);
     throw error;
   }
   return (await response.json()) as T;
