@@ -96,6 +96,8 @@ describe('GET /open_api_v1/events', () => {
       ]);
     }
     await db.query(`INSERT INTO events (event_id, account_id, action, message) VALUES ($1, $2, 'Customer_create', '{}')`, [`${label}-other`, other.id]);
+    // A test event is in the feed whatever the permissions, as it is pushed whatever the permissions.
+    await db.query(`INSERT INTO events (event_id, account_id, action, message, test) VALUES ($1, $2, 'Organization_create', '{}', true)`, [`test_${label}`, account.id]);
 
     // Write transactions anywhere in the cluster hold the horizon back until they end: wait for it.
     const first = await waitFor('the first page', async () => {
@@ -106,7 +108,7 @@ describe('GET /open_api_v1/events', () => {
     expect(first.body.items[0]).toEqual({ event_id: `${label}-0`, action: 'Customer_create', message: { n: 0, nested: { b: 1, a: 2 } }, created_at: expect.any(String) });
     expect(Object.keys(first.body.items[0].message.nested as object)).toEqual(['b', 'a']);
     const second = await feed(account, { limit: '2', after: first.body.next_cursor });
-    expect(second.body.items.map((item) => item.event_id)).toEqual([`${label}-3`]);
+    expect(second.body.items.map((item) => item.event_id)).toEqual([`${label}-3`, `test_${label}`]);
     const caughtUp = await feed(account, { after: second.body.next_cursor });
     expect(caughtUp.body).toEqual({ code: 1000, message: 'OK', items: [], next_cursor: second.body.next_cursor });
   });

@@ -102,5 +102,12 @@ describe('portal links', () => {
     const dump = JSON.stringify(await dataSource.query('SELECT * FROM portal_link_codes, portal_sessions WHERE portal_sessions.account_id = $1', [account.id]));
     expect(dump).not.toContain(code);
     expect(dump).not.toContain(token);
+
+    // The used code goes when the account gets its next link; the live session stays.
+    const next = await adminPortalLink(configApi, account.id);
+    const left = await dataSource.query<{ code_digest: Buffer }[]>('SELECT code_digest FROM portal_link_codes WHERE account_id = $1', [account.id]);
+    expect(left.map((row) => row.code_digest.equals(digest(next.code)))).toEqual([true]);
+    const stillThere = await dataSource.query<unknown[]>('SELECT 1 FROM portal_sessions WHERE account_id = $1', [account.id]);
+    expect(stillThere).toHaveLength(1);
   });
 });

@@ -43,8 +43,14 @@ export class PortalAccessService {
   /** A link to the account's portal, valid once for `ttlMs`; 404 when the account does not exist. */
   async createLink(accountId: number, ttlMs: number): Promise<PortalLink> {
     const code = newSecret();
+    // The account's dead codes and sessions go as it gets a new link: the tables stay the size of what is live.
     const rows = await this.dataSource.query<{ expires_at: Date }[]>(
-      `INSERT INTO portal_link_codes (code_digest, account_id, expires_at)
+      `WITH dead_codes AS (
+         DELETE FROM portal_link_codes WHERE account_id = $2 AND (expires_at <= now() OR used_at IS NOT NULL)
+       ), dead_sessions AS (
+         DELETE FROM portal_sessions WHERE account_id = $2 AND expires_at <= now()
+       )
+       INSERT INTO portal_link_codes (code_digest, account_id, expires_at)
        SELECT $1, id, now() + make_interval(secs => $3::float8 / 1000) FROM accounts WHERE id = $2
        RETURNING expires_at`,
       [digestOf(code), accountId, ttlMs],

@@ -1,0 +1,147 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client } from 'pg';
+import { openApiSign } from '@app/signing';
+
+/**
+ * `npm run bench:portal -- --database URL`: the account portal's calls and the pull feed on a database
+ * filled by `npm run seed` (10,000,000 events in the issue), through the real config-api (built, on
+ * loopback): each request `--runs` times over HTTP after a warm-up, for one seeded account. Reports the
+ * median, p95 and max round trip in ms (the server's handling plus a loopback hop). Changes only that
+ * account's permissions (all on, so the feed serves every action) and adds a portal session.
+ */
+const { values } = parseArgs({
+  options: {
+    database: { type: 'string' },
+    port: { type: 'string', default: '3978' },
+    runs: { type: 'string', default: '60' },
+  },
+});
+if (!values.database) throw new Error('--database is required');
+const databaseUrl = values.database;
+const TOKEN = 'bench-admin-token-0123456789';
+const base = `http://127.0.0.1:${values.port}`;
+const runs = Number(values.runs);
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function startConfigApi(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [resolve(__dirname, '..', 'apps', 'config-api', 'src', 'main.js')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      CONFIG_API_PORT: values.port,
+      ADMIN_TOKEN: TOKEN,
+      REDIS_PREFIX: 'bench-portal',
+      OPEN_API_RATE_LIMIT: '1000000',
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return (async () => {
+    for (let tries = 0; tries < 240; tries += 1) {
+      try {
+        if ((await fetch(`${base}/health/ready`)).ok) return child;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((done) => setTimeout(done, 250));
+    }
+    child.kill();
+    throw new Error('config-api did not become ready');
+  })();
+}
+
+async function timedGet(path: string, authorization?: string): Promise<{ ms: number; body: Record<string, unknown> }> {
+  const started = performance.now();
+  const response = await fetch(`${base}${path}`, { headers: authorization ? { authorization } : {} });
+  const body = (await response.json()) as Record<string, unknown>;
+  const ms = performance.now() - started;
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+  return { ms, body };
+}
+
+function summary(samples: number[]): string {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return `${at(0.5).toFixed(1).padStart(7)} ${at(0.95).toFixed(1).padStart(7)} ${sorted[sorted.length - 1].toFixed(1).padStart(7)}`;
+}
+
+/** Runs `request(i)` `runs` times after two discarded warm-ups and prints its median, p95 and max. */
+async function measure(name: string, request: (run: number) => Promise<{ ms: number }>): Promise<void> {
+  for (let warm = 0; warm < 2; warm += 1) await request(warm);
+  const samples: number[] = [];
+  for (let run = 0; run < runs; run += 1) samples.push((await request(run)).ms);
+  say(`${name.padEnd(52)} ${summary(samples)}`);
+}
+
+async function main(): Promise<void> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  const [{ count }] = (await db.query<{ count: string }>('SELECT count(*)::text AS count FROM events')).rows;
+  const [account] = (await db.query<{ id: number; email: string; open_api_token: string }>(
+    'SELECT id, email, open_api_token FROM accounts WHERE EXISTS (SELECT 1 FROM events WHERE account_id = accounts.id) ORDER BY id LIMIT 1',
+  )).rows;
+  const [{ own }] = (await db.query<{ own: string }>('SELECT count(*)::text AS own FROM events WHERE account_id = $1', [account.id])).rows;
+  await db.query(
+    `UPDATE callback_settings SET permissions = (SELECT jsonb_object_agg(key, true) FROM jsonb_object_keys(permissions) AS key) WHERE account_id = $1`,
+    [account.id],
+  );
+  // Events and feed positions spread over the whole log (a block sample, not the newest few).
+  const sample = (await db.query<{ event_id: string; cursor: string }>(
+    `SELECT event_id, COALESCE(txid, '0'::xid8)::text || '.' || seq AS cursor FROM events TABLESAMPLE SYSTEM (0.5)
+      WHERE account_id = $1 LIMIT 400`,
+    [account.id],
+  )).rows;
+  await db.end();
+  say(`${Number(count).toLocaleString('en-US')} events; account ${account.id} has ${Number(own).toLocaleString('en-US')}; ${sample.length} sampled events`);
+
+  const configApi = await startConfigApi();
+  try {
+    const link = await fetch(`${base}/admin/v1/accounts/${account.id}/portal-link`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const code = new URL(((await link.json()) as { url: string }).url).hash.slice(1);
+    const session = await fetch(`${base}/portal/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    const portal = `Bearer ${((await session.json()) as { token: string }).token}`;
+    const signed = (): string => {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const nonce = randomUUID();
+      const sign = openApiSign({ email: account.email, openApiToken: account.open_api_token, timestamp, nonce });
+      return new URLSearchParams({ email: account.email, timestamp, nonce, sign_version: 'v2', sign }).toString();
+    };
+    const pick = (run: number): (typeof sample)[number] => sample[(run * 7919) % sample.length];
+
+    say(`${'request (HTTP round trip, ms)'.padEnd(52)}  median     p95     max`);
+    await measure('portal: GET /portal/v1/events (first page, 50)', () => timedGet('/portal/v1/events?limit=50', portal));
+    await measure('portal: GET /portal/v1/events?status=failed', () => timedGet('/portal/v1/events?limit=50&status=failed', portal));
+    await measure('portal: GET /portal/v1/events?action=ShutQueue_create', () => timedGet('/portal/v1/events?limit=50&action=ShutQueue_create', portal));
+    const since = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    await measure('portal: GET /portal/v1/events?q=<customer id>&since=-3d', () =>
+      timedGet(`/portal/v1/events?limit=50&q=12345&since=${encodeURIComponent(since)}`, portal),
+    );
+    await measure('portal: GET /portal/v1/events/:event_id', (run) => timedGet(`/portal/v1/events/${encodeURIComponent(pick(run).event_id)}`, portal));
+    await measure('feed: GET /open_api_v1/events (oldest, 100)', () => timedGet(`/open_api_v1/events?limit=100&${signed()}`));
+    await measure('feed: GET /open_api_v1/events?after=<anywhere> (100)', (run) =>
+      timedGet(`/open_api_v1/events?limit=100&after=${pick(run).cursor}&${signed()}`),
+    );
+    await measure('feed: GET /open_api_v1/events?after=<anywhere> (500)', (run) =>
+      timedGet(`/open_api_v1/events?limit=500&after=${pick(run).cursor}&${signed()}`),
+    );
+  } finally {
+    const exited = new Promise((done) => configApi.once('exit', done));
+    configApi.kill('SIGTERM');
+    await exited;
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
