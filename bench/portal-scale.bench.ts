@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { openApiSign } from '@app/signing';
+import { percentiles, startConfigApiProcess, stopProcess } from './support/config-api-process';
 
 /**
  * `npm run bench:portal -- --database URL`: the account portal's calls and the pull feed on a database
@@ -30,30 +31,11 @@ function say(line: string): void {
 }
 
 function startConfigApi(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [resolve(__dirname, '..', 'apps', 'config-api', 'src', 'main.js')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      CONFIG_API_PORT: values.port,
-      ADMIN_TOKEN: TOKEN,
-      REDIS_PREFIX: 'bench-portal',
-      OPEN_API_RATE_LIMIT: '1000000',
-      LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  return (async () => {
-    for (let tries = 0; tries < 240; tries += 1) {
-      try {
-        if ((await fetch(`${base}/health/ready`)).ok) return child;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((done) => setTimeout(done, 250));
-    }
-    child.kill();
-    throw new Error('config-api did not become ready');
-  })();
+  return startConfigApiProcess(
+    [resolve(__dirname, '..', 'apps', 'config-api', 'src', 'main.js')],
+    { DATABASE_URL: databaseUrl, CONFIG_API_PORT: values.port ?? '3978', ADMIN_TOKEN: TOKEN, REDIS_PREFIX: 'bench-portal', OPEN_API_RATE_LIMIT: '1000000', LOG_LEVEL: 'error' },
+    base,
+  );
 }
 
 async function timedGet(path: string, authorization?: string): Promise<{ ms: number; body: Record<string, unknown> }> {
@@ -66,9 +48,8 @@ async function timedGet(path: string, authorization?: string): Promise<{ ms: num
 }
 
 function summary(samples: number[]): string {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return `${at(0.5).toFixed(1).padStart(7)} ${at(0.95).toFixed(1).padStart(7)} ${sorted[sorted.length - 1].toFixed(1).padStart(7)}`;
+  const { median, p95, max } = percentiles(samples);
+  return `${median.toFixed(1).padStart(7)} ${p95.toFixed(1).padStart(7)} ${max.toFixed(1).padStart(7)}`;
 }
 
 /** Runs `request(i)` `runs` times after two discarded warm-ups and prints its median, p95 and max. */
@@ -135,9 +116,7 @@ async function main(): Promise<void> {
       timedGet(`/open_api_v1/events?limit=500&after=${pick(run).cursor}&${signed()}`),
     );
   } finally {
-    const exited = new Promise((done) => configApi.once('exit', done));
-    configApi.kill('SIGTERM');
-    await exited;
+    await stopProcess(configApi);
   }
 }
 
