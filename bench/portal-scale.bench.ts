@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
+import { PERMISSION_KEYS } from '@app/payloads';
 import { openApiSign } from '@app/signing';
+import { STORE_SQL } from '../apps/ingest/src/events/event-store.service';
 import { percentiles, startConfigApiProcess, stopProcess } from './support/config-api-process';
 
 /**
@@ -60,6 +62,44 @@ async function measure(name: string, request: (run: number) => Promise<{ ms: num
   say(`${name.padEnd(52)} ${summary(samples)}`);
 }
 
+/**
+ * What the feed's index costs ingest: ingest's own statement (STORE_SQL, a 500-event batch) in a
+ * rolled-back transaction, alternately with events_feed_idx and with it dropped inside the transaction,
+ * so both see the same table and the same load.
+ */
+async function feedIndexCost(db: Client, accountId: number): Promise<void> {
+  const batch = 500;
+  const withIndex: number[] = [];
+  const without: number[] = [];
+  // WAL bytes written by the statement: the index's work, unlike time, is not blurred by the machine's load.
+  const walWith: number[] = [];
+  const walWithout: number[] = [];
+  for (let round = 0; round < 2 + 2 * Math.ceil(runs / 4); round += 1) {
+    const dropped = round % 2 === 1;
+    const ids = Array.from({ length: batch }, () => `bench-feed-${randomUUID()}`);
+    await db.query('BEGIN');
+    try {
+      if (dropped) await db.query('DROP INDEX events_feed_idx');
+      const [{ lsn }] = (await db.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows;
+      const started = performance.now();
+      await db.query(STORE_SQL, [ids, ids.map(() => accountId), ids.map(() => 'Customer_destroy'), ids.map((_, index) => JSON.stringify({ id: index }))]);
+      const ms = performance.now() - started;
+      const [{ bytes }] = (await db.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::text AS bytes', [lsn])).rows;
+      if (round >= 2) {
+        (dropped ? without : withIndex).push(ms);
+        (dropped ? walWithout : walWith).push(Number(bytes));
+      }
+    } finally {
+      await db.query('ROLLBACK');
+    }
+  }
+  const a = percentiles(withIndex);
+  const b = percentiles(without);
+  const wa = percentiles(walWith).median;
+  const wb = percentiles(walWithout).median;
+  say(`ingest statement, ${batch} events, median: with events_feed_idx ${a.median.toFixed(1)} ms and ${(wa / 1024).toFixed(0)} KiB WAL; without ${b.median.toFixed(1)} ms and ${(wb / 1024).toFixed(0)} KiB WAL (WAL +${(((wa - wb) / wb) * 100).toFixed(0)} %)`);
+}
+
 async function main(): Promise<void> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
@@ -68,16 +108,17 @@ async function main(): Promise<void> {
     'SELECT id, email, open_api_token FROM accounts WHERE EXISTS (SELECT 1 FROM events WHERE account_id = accounts.id) ORDER BY id LIMIT 1',
   )).rows;
   const [{ own }] = (await db.query<{ own: string }>('SELECT count(*)::text AS own FROM events WHERE account_id = $1', [account.id])).rows;
-  await db.query(
-    `UPDATE callback_settings SET permissions = (SELECT jsonb_object_agg(key, true) FROM jsonb_object_keys(permissions) AS key) WHERE account_id = $1`,
-    [account.id],
-  );
+  await db.query('UPDATE callback_settings SET permissions = $2::jsonb WHERE account_id = $1', [
+    account.id,
+    JSON.stringify(Object.fromEntries(PERMISSION_KEYS.map((key) => [key, true]))),
+  ]);
   // Events and feed positions spread over the whole log (a block sample, not the newest few).
   const sample = (await db.query<{ event_id: string; cursor: string }>(
     `SELECT event_id, COALESCE(txid, '0'::xid8)::text || '.' || seq AS cursor FROM events TABLESAMPLE SYSTEM (0.5)
       WHERE account_id = $1 LIMIT 400`,
     [account.id],
   )).rows;
+  await feedIndexCost(db, account.id);
   await db.end();
   say(`${Number(count).toLocaleString('en-US')} events; account ${account.id} has ${Number(own).toLocaleString('en-US')}; ${sample.length} sampled events`);
 

@@ -113,6 +113,27 @@ describe('GET /open_api_v1/events', () => {
     expect(caughtUp.body).toEqual({ code: 1000, message: 'OK', items: [], next_cursor: second.body.next_cursor });
   });
 
+  it('orders by seq as a number within one transaction (9 before 10), not as text', async () => {
+    const account = await createAccount(configApi);
+    await allowEverything(account);
+    const label = randomUUID();
+    await db.query('BEGIN');
+    try {
+      for (const seq of [10, 9, 100]) {
+        await db.query(`INSERT INTO events (seq, event_id, account_id, action, message) VALUES ($1, $2, $3, 'Customer_create', '{}')`, [seq, `${label}-${seq}`, account.id]);
+      }
+      await db.query('COMMIT');
+    } catch (error) {
+      await db.query('ROLLBACK');
+      throw error;
+    }
+    const page = await waitFor('the three events', async () => {
+      const answer = await feed(account);
+      return answer.body.items.length === 3 ? answer : false;
+    });
+    expect(page.body.items.map((item) => item.event_id)).toEqual([`${label}-9`, `${label}-10`, `${label}-100`]);
+  });
+
   it('refuses a malformed after or limit with code 2000 naming the parameter', async () => {
     const account = await createAccount(configApi);
     for (const [query, named] of [
