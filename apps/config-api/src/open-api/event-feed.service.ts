@@ -73,7 +73,7 @@ export class EventFeedService {
 
   /** TypeORM's query() sends unnamed statements; its runner's connection is the driver's own client. */
   private async prepared<T extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    const runner = this.dataSource.createQueryRunner('slave');
+    const runner = this.dataSource.createQueryRunner('master');
     try {
       const client = (await runner.connect()) as PgClient;
       return (await client.query<T>({ name, text, values })).rows;
