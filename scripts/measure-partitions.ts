@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -6,6 +6,7 @@ import { Client } from 'pg';
 import { createDataSource, DAY_MS, dropExpiredPartitions, utcDayStart } from '@app/persistence';
 import { DELETE_EVENT_KEYS_SQL } from '../apps/delivery-worker/src/retention/residual-trim';
 import { STORE_SQL } from '../apps/ingest/src/events/event-store.service';
+import { percentiles, startConfigApiProcess, stopProcess } from '../bench/support/config-api-process';
 
 /**
  * Measures a database filled by `npm run seed` through the real config-api (started from source on
@@ -32,38 +33,15 @@ const base = `http://127.0.0.1:${values.port}`;
 const runs = Number(values.runs);
 
 function startConfigApi(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/config-api/src/main.ts'], {
-    cwd: resolve(__dirname, '..'),
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      CONFIG_API_PORT: values.port,
-      ADMIN_TOKEN: TOKEN,
-      REDIS_PREFIX: 'bench-partitions',
-      LOG_LEVEL: 'error',
-      TS_NODE_PROJECT: 'tsconfig.json',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  return (async () => {
-    for (let tries = 0; tries < 200; tries += 1) {
-      try {
-        if ((await fetch(`${base}/health/ready`)).ok) return child;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((done) => setTimeout(done, 250));
-    }
-    child.kill();
-    throw new Error('config-api did not become ready');
-  })();
+  return startConfigApiProcess(
+    ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/config-api/src/main.ts'],
+    { DATABASE_URL: databaseUrl, CONFIG_API_PORT: values.port ?? '3977', ADMIN_TOKEN: TOKEN, REDIS_PREFIX: 'bench-partitions', LOG_LEVEL: 'error', TS_NODE_PROJECT: 'tsconfig.json' },
+    base,
+    resolve(__dirname, '..'),
+  );
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGTERM');
-  await exited;
-}
+const stop = stopProcess;
 
 async function get(path: string): Promise<{ ms: number; body: Record<string, unknown> }> {
   const started = performance.now();
@@ -75,9 +53,8 @@ async function get(path: string): Promise<{ ms: number; body: Record<string, unk
 }
 
 function summary(samples: number[]): string {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return `${at(0.5).toFixed(1)} | ${at(0.95).toFixed(1)} | ${sorted[sorted.length - 1].toFixed(1)}`;
+  const { median, p95, max } = percentiles(samples);
+  return `${median.toFixed(1)} | ${p95.toFixed(1)} | ${max.toFixed(1)}`;
 }
 
 /** The cursor of the 99th page, so the request timed is the 100th page. */

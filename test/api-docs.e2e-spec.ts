@@ -106,12 +106,18 @@ describe.each(APPS)('%s API documentation', (name, rootModule, info, tokenScheme
         expect({ route, security: operation.security }).toEqual({ route, security: [{ [tokenScheme]: [] }] });
         expect({ route, has401: '401' in operation.responses }).toEqual({ route, has401: true });
       }
+      if (route.includes(' /portal/v1/') && !route.endsWith(' /portal/v1/session')) {
+        expect({ route, security: operation.security }).toEqual({ route, security: [{ 'portal-session': [] }] });
+        expect({ route, has401: '401' in operation.responses }).toEqual({ route, has401: true });
+      }
     }
   });
 
   it('declares only the bearer scheme this app uses', () => {
     const schemes = document.components?.securitySchemes ?? {};
-    expect(Object.keys(schemes)).toEqual(tokenScheme ? [tokenScheme] : []);
+    // config-api also has the account portal's session tokens.
+    const expected = tokenScheme === 'admin-token' ? ['admin-token', 'portal-session'] : tokenScheme ? [tokenScheme] : [];
+    expect(Object.keys(schemes).sort()).toEqual(expected);
     if (tokenScheme) expect(schemes[tokenScheme]).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
@@ -182,7 +188,16 @@ describe('config-api documentation details', () => {
 
   it('gives every Open API operation the signed query and the error codes with their statuses', () => {
     const openApi = operations(document).filter(([route]) => route.includes(' /open_api_v1/'));
-    expect(openApi).toHaveLength(5);
+    expect(openApi.map(([route]) => route).sort()).toEqual([
+      'get /open_api_v1/events',
+      'get /open_api_v1/push_settings',
+      'post /open_api_v1/portal_link',
+      'post /open_api_v1/send_test_event',
+      'post /open_api_v1/set_delivery_options',
+      'post /open_api_v1/set_permissions',
+      'post /open_api_v1/set_push_content_type',
+      'post /open_api_v1/set_url',
+    ]);
     for (const [route, operation] of openApi) {
       const query = (operation.parameters as ParameterObject[]).filter((parameter) => parameter.in === 'query' && parameter.required);
       expect({ route, query: query.map((parameter) => parameter.name).sort() }).toEqual({ route, query: ['email', 'nonce', 'sign', 'sign_version', 'timestamp'] });
@@ -195,6 +210,8 @@ describe('config-api documentation details', () => {
         statuses: expect.arrayContaining(['200', '401', '429', '503']),
       });
     }
+    const feed = document.paths['/open_api_v1/events'].get as OperationObject;
+    expect(JSON.stringify(feed.responses['400'])).toContain('"code":2000');
     const setUrl = document.paths['/open_api_v1/set_url'].post as OperationObject;
     expect(Object.keys(setUrl.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429', '503']);
     expect(JSON.stringify(setUrl.responses['400'])).toContain('"code":2000');

@@ -5,7 +5,7 @@ import { type RunningApp, startApp } from './support/apps';
 import { type BuiltAppProcess, spawnBuiltApp } from './support/built-app';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fixtures';
 import { TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 import { useOwnRedisPrefix } from './support/worker-process';
 

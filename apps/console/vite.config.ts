@@ -25,6 +25,8 @@ export default defineConfig({
     // The preload polyfill is only for browsers without modulepreload; current Chromium and Firefox have it.
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
+    // Two pages, one build: the console (/admin) and the account portal (/portal, served from portal.html).
+    rollupOptions: { input: { console: `${here}index.html`, portal: `${here}portal.html` } },
   },
   logLevel: 'warn',
 });

@@ -4,6 +4,19 @@ import type { RunningApp } from './apps';
 import type { Json } from './admin-client';
 import type { TestAccount } from './fixtures';
 
+export interface OpenApiAnswer<T = Record<string, unknown>> {
+  status: number;
+  body: T & { code: number; message: string; exception?: { message: string } };
+}
+
+/** The five signed query parameters of CONTRACT §2 for this account, fresh nonce and timestamp. */
+export function signedQuery(account: Pick<TestAccount, 'email' | 'open_api_token'>): URLSearchParams {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const nonce = randomUUID();
+  const sign = openApiSign({ email: account.email, openApiToken: account.open_api_token, timestamp, nonce });
+  return new URLSearchParams({ email: account.email, timestamp, nonce, sign_version: 'v2', sign });
+}
+
 /**
  * One correctly signed Open API call (CONTRACT §2): GET without a body, POST with one (a string is sent
  * as it is, anything else as JSON).
@@ -15,15 +28,29 @@ export async function signedOpenApiCall(
   body?: unknown,
   contentType = 'application/json',
 ): Promise<{ status: number; body: Json }> {
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  const nonce = randomUUID();
-  const sign = openApiSign({ email: account.email, openApiToken: account.open_api_token, timestamp, nonce });
-  const query = new URLSearchParams({ email: account.email, timestamp, nonce, sign_version: 'v2', sign });
   const init: RequestInit =
     body === undefined
       ? { method: 'GET' }
       : { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : JSON.stringify(body) };
-  const response = await fetch(`${app.url}/open_api_v1/${operation}?${query.toString()}`, init);
+  const response = await fetch(`${app.url}/open_api_v1/${operation}?${signedQuery(account).toString()}`, init);
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as Json) : (null as unknown as Json) };
+}
+
+/** One correctly signed Open API call; `query` adds operation parameters (e.g. the feed's after/limit). */
+export async function openApiCall<T = Record<string, unknown>>(
+  baseUrl: string,
+  account: Pick<TestAccount, 'email' | 'open_api_token'>,
+  method: 'GET' | 'POST',
+  operation: string,
+  { body, query = {} }: { body?: unknown; query?: Record<string, string> } = {},
+): Promise<OpenApiAnswer<T>> {
+  const params = signedQuery(account);
+  for (const [name, value] of Object.entries(query)) params.set(name, value);
+  const response = await fetch(`${baseUrl}/open_api_v1/${operation}?${params.toString()}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as OpenApiAnswer<T>['body'] };
 }

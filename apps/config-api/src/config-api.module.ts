@@ -11,6 +11,8 @@ import { RedeliveriesModule } from './admin/redeliveries/redeliveries.module';
 import { StatsModule } from './admin/stats/stats.module';
 import { ConsoleModule } from './console/console.module';
 import { OpenApiModule } from './open-api/open-api.module';
+import { PortalModule } from './portal/portal.module';
+import { PortalPageModule } from './portal/portal-page.module';
 
 /** The Open API (`/open_api_v1/*`) for API users and the admin API (`/admin/v1/*`) for operators. */
 @Module({
@@ -25,7 +27,9 @@ import { OpenApiModule } from './open-api/open-api.module';
     AdminBotWebhooksModule,
     QueueModule,
     EndpointsModule,
+    PortalModule,
     ConsoleModule,
+    PortalPageModule,
   ],
   // A span per Open API and admin call when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT).
   providers: [{ provide: APP_INTERCEPTOR, useClass: RequestSpanInterceptor }],

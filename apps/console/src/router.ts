@@ -67,9 +67,14 @@ function currentRoute(): Route {
 }
 
 export function useRoute(): Route {
-  const [route, setRoute] = useState(currentRoute);
+  return useNavigationState(currentRoute);
+}
+
+/** `read()` of the current address, read again on every navigation (links, Back and Forward). */
+export function useNavigationState<T>(read: () => T): T {
+  const [route, setRoute] = useState(read);
   useEffect(() => {
-    const update = (): void => setRoute(currentRoute());
+    const update = (): void => setRoute(read());
     window.addEventListener('popstate', update);
     window.addEventListener(NAVIGATED, update);
     return () => {

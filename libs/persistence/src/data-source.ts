@@ -14,6 +14,8 @@ import { EventStatusTallies1764400000000 } from './migrations/1764400000000-even
 import { EventKeysPerStatement1764500000000 } from './migrations/1764500000000-event-keys-per-statement';
 import { DeliveryOptions1764550000000 } from './migrations/1764550000000-delivery-options';
 import { SealedSecrets1764700000000 } from './migrations/1764700000000-sealed-secrets';
+import { EventFeed1764800000000 } from './migrations/1764800000000-event-feed';
+import { PortalSessions1764810000000 } from './migrations/1764810000000-portal-sessions';
 
 export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall];
 export const MIGRATIONS = [
@@ -26,6 +28,8 @@ export const MIGRATIONS = [
   EventKeysPerStatement1764500000000,
   DeliveryOptions1764550000000,
   SealedSecrets1764700000000,
+  EventFeed1764800000000,
+  PortalSessions1764810000000,
 ];
 
 export interface DataSourceTuning {

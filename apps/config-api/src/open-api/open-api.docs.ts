@@ -72,11 +72,11 @@ export class PushSettingsAnswer extends OkAnswer {
   max_per_second!: number | null;
 }
 
-function openApiError(code: number, message: string, exception: string): { code: number; message: string; exception: { message: string } } {
+export function openApiError(code: number, message: string, exception: string): { code: number; message: string; exception: { message: string } } {
   return { code, message, exception: { message: exception } };
 }
 
-function errorResponse(status: number, description: string, examples: Record<string, ReturnType<typeof openApiError>>): MethodDecorator & ClassDecorator {
+export function errorResponse(status: number, description: string, examples: Record<string, ReturnType<typeof openApiError>>): MethodDecorator & ClassDecorator {
   return ApiResponse({
     status,
     description,

@@ -1,5 +1,10 @@
 import { Module } from '@nestjs/common';
+import { DeliveryQueueModule } from '@app/runtime';
 import { DeliveryOptionsModule } from '../delivery-options/delivery-options.module';
+import { PortalAccessModule } from '../portal/portal-access.module';
+import { EventFeedService } from './event-feed.service';
+import { SelfServiceController } from './self-service.controller';
+import { TestEventService } from './test-event.service';
 import { JsonBodyGuard } from './json-body.guard';
 import { OpenApiAuthGuard } from './open-api-auth.guard';
 import { OpenApiController } from './open-api.controller';
@@ -7,10 +12,12 @@ import { OpenApiRateLimiter } from './open-api-rate-limiter';
 import { OpenApiService } from './open-api.service';
 import { SetDeliveryOptionsController } from './set-delivery-options.controller';
 
-/** The signed Open API: set_url, set_push_content_type, set_permissions, push_settings (CONTRACT §2), set_delivery_options (§9). */
+/** The signed Open API: set_url, set_push_content_type, set_permissions, push_settings (CONTRACT §2),
+ * set_delivery_options (§9), and the self-service feed, portal links and test events (§10). */
 @Module({
-  imports: [DeliveryOptionsModule],
-  controllers: [OpenApiController, SetDeliveryOptionsController],
-  providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, JsonBodyGuard],
+  imports: [DeliveryOptionsModule, DeliveryQueueModule.register('producer'), PortalAccessModule],
+  controllers: [OpenApiController, SetDeliveryOptionsController, SelfServiceController],
+  providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, JsonBodyGuard, EventFeedService, TestEventService],
+  exports: [TestEventService, OpenApiService],
 })
 export class OpenApiModule {}

@@ -45,6 +45,8 @@ export const redeliverAccount = (accountId: number, filter: { status: 'failed'; 
 export const rotateSecret = (accountId: number): Promise<RotatedSecret> => post(`/admin/v1/accounts/${id(accountId)}/rotate-secret`);
 export const revokePreviousSecret = (accountId: number): Promise<AccountView> => post(`/admin/v1/accounts/${id(accountId)}/revoke-previous-secret`);
 export const rotateToken = (accountId: number): Promise<RotatedToken> => post(`/admin/v1/accounts/${id(accountId)}/rotate-token`);
+/** A one-time link to the account's own portal (what its user sees). */
+export const portalLink = (accountId: number): Promise<{ url: string; expires_at: string }> => post(`/admin/v1/accounts/${id(accountId)}/portal-link`, {});
 export const botWebhooks = (accountId: number): Promise<{ items: BotWebhookView[] }> => get(`/admin/v1/accounts/${id(accountId)}/bot-webhooks`);
 
 export const redeliveryTask = (taskId: string): Promise<RedeliveryTaskView> => get(`/admin/v1/redeliveries/${id(taskId)}`);

@@ -1,4 +1,4 @@
-import { currentToken, signOut } from './session';
+import { currentToken, refusedMessage, signOut } from './session';
 
 /** An admin API error answer (`{"error","message","details"?}`) or a network failure. */
 export class ApiError extends Error {
@@ -60,7 +60,7 @@ export async function request<T>(
   }
   if (!response.ok) {
     const error = await errorOf(response);
-    if (response.status === 401 && options.token === undefined) signOut('The admin token was refused; sign in again.');
+    if (response.status === 401 && options.token === undefined) signOut(refusedMessage);
     throw error;
   }
   return (await response.json()) as T;

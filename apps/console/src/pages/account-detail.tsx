@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { accountDetail, botWebhooks, enableEndpoint, redeliverAccount } from '../api/admin';
+import { accountDetail, botWebhooks, enableEndpoint, portalLink, redeliverAccount } from '../api/admin';
 import type { ApiError } from '../api/client';
 import type { AccountView, RedeliveryStarted } from '@app/payloads/admin-api.types';
 import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from '../components/bits';
@@ -106,6 +106,34 @@ function BulkRedelivery({ accountId, onFinished }: { accountId: number; onFinish
   );
 }
 
+/** An operator opens what the account's user sees: a one-time portal link from the admin API. */
+function PortalLink({ accountId }: { accountId: number }) {
+  const [made, setMade] = useState<{ url: string; expires_at: string }>();
+  const [error, setError] = useState<ApiError>();
+  const make = (): void => {
+    setError(undefined);
+    portalLink(accountId).then(setMade, setError);
+  };
+  return (
+    <p class="portal-link">
+      <button type="button" class="secondary" onClick={make}>
+        Open portal
+      </button>{' '}
+      {made && (
+        <>
+          <a href={made.url} target="_blank" rel="noopener noreferrer">
+            The account's portal
+          </a>{' '}
+          <span class="muted">
+            (works once, until <Time iso={made.expires_at} />)
+          </span>
+        </>
+      )}
+      <ErrorMessage error={error} />
+    </p>
+  );
+}
+
 export function AccountDetailPage({ accountId }: { accountId: string }) {
   const id = Number(accountId);
   const answer = useLoader(() => accountDetail(id), [id]);
@@ -119,6 +147,7 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
       {account && (
         <>
           <Section title="Settings" actions={<Link href={link('/events', { account_id: account.id })}>Events of this account</Link>}>
+            <PortalLink accountId={account.id} />
             <Fields
               rows={[
                 ['Email', account.email],

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { eventDetail, redeliverEvent } from '../api/admin';
 import type { ApiError } from '../api/client';
-import type { AttemptView } from '@app/payloads/admin-api.types';
+import type { AttemptView, EventDetail } from '@app/payloads/admin-api.types';
+import type { ComponentChildren } from 'preact';
 import { ErrorMessage, Fields, Json, Mono, Section, StatusBadge, Time } from '../components/bits';
 import { Link } from '../components/link';
 import { formatMs } from '../lib/format';
@@ -71,8 +72,16 @@ function AttemptSection({ attempt }: { attempt: AttemptView }) {
   );
 }
 
-export function EventDetailPage({ eventId }: { eventId: string }) {
-  const event = useLoader(() => eventDetail(eventId), [eventId]);
+export interface EventCalls {
+  detail: (eventId: string) => Promise<EventDetail>;
+  redeliver: (eventId: string) => Promise<unknown>;
+}
+
+const ADMIN_CALLS: EventCalls = { detail: eventDetail, redeliver: redeliverEvent };
+
+/** One event; the account portal shows the same page through its own API, without the account link. */
+export function EventDetailPage({ eventId, calls = ADMIN_CALLS, showAccount = true }: { eventId: string; calls?: EventCalls; showAccount?: boolean }) {
+  const event = useLoader(() => calls.detail(eventId), [eventId]);
   const [redelivering, setRedelivering] = useState(false);
   const [error, setError] = useState<ApiError>();
   const data = event.data;
@@ -81,7 +90,7 @@ export function EventDetailPage({ eventId }: { eventId: string }) {
 
   const redeliver = (): void => {
     setError(undefined);
-    redeliverEvent(eventId).then(() => {
+    calls.redeliver(eventId).then(() => {
       setRedelivering(true);
       event.reload();
     }, setError);
@@ -107,7 +116,7 @@ export function EventDetailPage({ eventId }: { eventId: string }) {
             <Fields
               rows={[
                 ['Status', <span data-field="status"><StatusBadge status={data.status} /></span>],
-                ['Account', <Link href={link(`/accounts/${segment(data.account_id)}`)}><Mono>{data.account_id}</Mono></Link>],
+                ...(showAccount ? [['Account', <Link href={link(`/accounts/${segment(data.account_id)}`)}><Mono>{data.account_id}</Mono></Link>] as [string, ComponentChildren]] : []),
                 ['Action', data.action],
                 ['Attempts', `${data.attempt_count} (series ${data.series})`],
                 ['Created', <Time iso={data.created_at} />],

@@ -1,56 +1,11 @@
 import { queueState, series, stats, troubledEndpoints } from '../api/admin';
-import { EVENT_STATUSES, type SeriesBucket, type SeriesPoint } from '@app/payloads/admin-api.types';
-import { type ChartLine, SeriesChart } from '../charts/series-chart';
+import { EVENT_STATUSES } from '@app/payloads/admin-api.types';
+import { RANGES, RangeCharts, rangeOf } from '../charts/range-charts';
 import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from '../components/bits';
 import { Link } from '../components/link';
 import { formatAge, formatCount, formatMs } from '../lib/format';
 import { useLoader } from '../lib/use-loader';
 import { link, type Route, segment, setQuery } from '../router';
-
-const RANGES: Record<string, { label: string; hours: number; bucket: SeriesBucket }> = {
-  hour: { label: 'Last hour', hours: 1, bucket: '1m' },
-  day: { label: 'Last day', hours: 24, bucket: '1h' },
-  week: { label: 'Last week', hours: 24 * 7, bucket: '1h' },
-};
-
-const DELIVERY_LINES: ChartLine<SeriesPoint>[] = [
-  { label: 'delivered', color: '#1a7f37', value: (point) => point.delivered },
-  { label: 'failed', color: '#cf222e', value: (point) => point.failed },
-  { label: 'failed attempts', color: '#bc4c00', value: (point) => point.failed_attempts, dash: [4, 3] },
-];
-
-const LATENCY_LINES: ChartLine<SeriesPoint>[] = [
-  { label: 'p50', color: '#0969da', value: (point) => point.p50 },
-  { label: 'p95', color: '#8250df', value: (point) => point.p95 },
-  { label: 'p99', color: '#bf3989', value: (point) => point.p99 },
-];
-
-function Charts({ range }: { range: string }) {
-  const { hours, bucket } = RANGES[range];
-  const answer = useLoader(() => {
-    const until = new Date();
-    const since = new Date(until.getTime() - hours * 3_600_000);
-    return series({ since: since.toISOString(), until: until.toISOString(), bucket });
-  }, [range]);
-  return (
-    <Section title="Deliveries and latency">
-      <nav class="tabs" aria-label="Time range">
-        {Object.entries(RANGES).map(([key, value]) => (
-          <button type="button" key={key} aria-pressed={key === range} onClick={() => setQuery({ range: key })}>
-            {value.label}
-          </button>
-        ))}
-      </nav>
-      <ErrorMessage error={answer.error} />
-      {answer.data && (
-        <div class="charts">
-          <SeriesChart name="deliveries" title={`Events per ${answer.data.bucket} bucket`} unit="events" points={answer.data.points} lines={DELIVERY_LINES} />
-          <SeriesChart name="latency" title="Delivery latency (ms)" unit="ms" points={answer.data.points} lines={LATENCY_LINES} markers />
-        </div>
-      )}
-    </Section>
-  );
-}
 
 function StatusCounts({ range }: { range: string }) {
   const since = new Date(Date.now() - RANGES[range].hours * 3_600_000).toISOString();
@@ -169,12 +124,11 @@ function Endpoints() {
 }
 
 export function OverviewPage({ route }: { route: Route }) {
-  const requested = route.query.get('range') ?? 'hour';
-  const range = requested in RANGES ? requested : 'hour';
+  const range = rangeOf(route.query);
   return (
     <>
       <h1>Overview</h1>
-      <Charts range={range} />
+      <RangeCharts range={range} load={series} onRange={(key) => setQuery({ range: key })} />
       <StatusCounts range={range} />
       <div class="columns">
         <Queue />

@@ -16,6 +16,8 @@ export interface PendingEvent {
   series: number;
   seriesAttempts: number;
   createdAt: Date;
+  /** A test event (send_test_event): pushed whatever the action's permission. */
+  test: boolean;
 }
 
 export interface AttemptRow {
@@ -59,7 +61,7 @@ export interface Outcome {
 
 const LOAD_SQL = `
   SELECT seq::text AS seq, event_id, account_id, action, message::text AS message_text, status,
-         attempts, series, series_attempts, created_at
+         attempts, series, series_attempts, created_at, test
     FROM events
    WHERE seq = ANY($1::bigint[])`;
 
@@ -74,6 +76,7 @@ interface LoadedRow {
   series: number;
   series_attempts: number;
   created_at: Date;
+  test: boolean;
 }
 
 /**
@@ -167,6 +170,7 @@ export class DeliveryStore {
           series: row.series,
           seriesAttempts: row.series_attempts,
           createdAt: row.created_at,
+          test: row.test,
         },
       ]),
     );

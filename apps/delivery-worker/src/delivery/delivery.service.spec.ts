@@ -27,6 +27,7 @@ function pendingEvent(overrides: Partial<PendingEvent> = {}): PendingEvent {
     series: 0,
     seriesAttempts: 0,
     createdAt: new Date(Date.now() - 1000),
+    test: false,
     ...overrides,
   };
 }
@@ -145,6 +146,20 @@ describe('DeliveryService', () => {
     await expect(off.service().deliver(off.job(), 'token')).resolves.toBe('filtered');
     expect(off.recorded[0].change).toMatchObject({ status: 'filtered', lastError: 'permission customer_create is off' });
     expect([...noUrl.requests, ...off.requests]).toHaveLength(0);
+  });
+
+  it('calls for a test event even when its permission is off, and still needs a push_url', async () => {
+    const test = new Fakes();
+    test.event = pendingEvent({ test: true });
+    test.settings = accountSettings({ permissions: { customer_create: false } });
+    await expect(test.service().deliver(test.job(), 'token')).resolves.toBe('delivered');
+    expect(test.requests).toHaveLength(1);
+
+    const noUrl = new Fakes();
+    noUrl.event = pendingEvent({ test: true });
+    noUrl.settings = accountSettings({ pushUrl: null });
+    await expect(noUrl.service().deliver(noUrl.job(), 'token')).resolves.toBe('no_endpoint');
+    expect(noUrl.requests).toHaveLength(0);
   });
 
   it('signs the exact bytes it sends and records them on success', async () => {

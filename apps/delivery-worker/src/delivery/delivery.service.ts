@@ -143,7 +143,7 @@ export class DeliveryService {
     }
     const permissionKey = isEventAction(event.action) ? PERMISSION_KEY_BY_ACTION[event.action] : null;
     if (!permissionKey) return this.settle(event, 'filtered', `unknown action ${event.action}`);
-    if (settings.permissions[permissionKey] !== true) return this.settle(event, 'filtered', `permission ${permissionKey} is off`);
+    if (!event.test && settings.permissions[permissionKey] !== true) return this.settle(event, 'filtered', `permission ${permissionKey} is off`);
     // A disabled endpoint is never called, a manual redelivery included: the operator enables it first.
     const disabled = await this.health.disabled(settings);
     if (disabled) return this.settle(event, 'failed', disabledEndpointError(disabled), 'endpoint_disabled');

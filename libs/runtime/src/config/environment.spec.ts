@@ -101,6 +101,17 @@ describe('loadEnvironment', () => {
     }
   });
 
+  it('reads PUBLIC_URL, defaulting to config-api on loopback, and refuses what cannot prefix a portal link', () => {
+    expect(loadEnvironment({ CONFIG_API_PORT: '3100' }).publicUrl).toBe('http://127.0.0.1:3100');
+    expect(loadEnvironment({ PUBLIC_URL: 'https://callbacks.example.com/' }).publicUrl).toBe('https://callbacks.example.com');
+    expect(loadEnvironment({ PUBLIC_URL: 'https://example.com/callbacks' }).publicUrl).toBe('https://example.com/callbacks');
+    expect(problemsOf({ PUBLIC_URL: 'ftp://example.com' })).toEqual(['PUBLIC_URL must be a http: or https: URL (got protocol "ftp:")']);
+    expect(problemsOf({ PUBLIC_URL: 'nonsense' })).toEqual(['PUBLIC_URL is not a valid URL']);
+    expect(problemsOf({ PUBLIC_URL: 'https://example.com/#x' })).toEqual([
+      'PUBLIC_URL must not carry credentials, a query or a fragment (got "https://example.com/#x")',
+    ]);
+  });
+
   it('reads ALLOW_PRIVATE_TARGETS explicitly, so "false" is false', () => {
     for (const value of ['false', 'FALSE', '0', 'no']) {
       expect(loadEnvironment({ ALLOW_PRIVATE_TARGETS: value }).delivery.allowPrivateTargets).toBe(false);

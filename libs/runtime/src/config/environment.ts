@@ -15,6 +15,8 @@ export interface Environment {
   /** DELIVERY_QUEUE_SHARDS and WORKER_QUEUE_SHARDS. */
   queueShards: QueueShards;
   ports: { configApi: number; ingest: number; worker: number };
+  /** PUBLIC_URL without a trailing slash: where users reach config-api; portal links are built on it. */
+  publicUrl: string;
   /** The address the HTTP server binds; null: every interface (Node's default, what containers need). */
   listenHost: string | null;
   auth: {
@@ -147,6 +149,20 @@ export function loadDatabaseSettings(source: Source = process.env): Environment[
 
 export const DEFAULT_RETRY_SCHEDULE = '10s,1m,5m,30m,1h,3h,6h,12h';
 
+/** PUBLIC_URL: an http(s) origin, optionally with a path prefix (a proxy's), but no query or fragment. */
+function readPublicUrl(read: Reader, configApiPort: number): string {
+  const value = read.url('PUBLIC_URL', `http://127.0.0.1:${configApiPort}`, ['http:', 'https:']);
+  try {
+    const parsed = new URL(value);
+    if (parsed.search !== '' || parsed.hash !== '' || parsed.username !== '' || parsed.password !== '') {
+      read.problems.push(`PUBLIC_URL must not carry credentials, a query or a fragment (got "${value}")`);
+    }
+  } catch {
+    // read.url reported it.
+  }
+  return value.replace(/\/+$/, '');
+}
+
 /** LISTEN_HOST: an IPv4 or IPv6 address, or a host name; unset binds every interface. */
 function readListenHost(read: Reader): string | null {
   const value = read.optionalString('LISTEN_HOST');
@@ -197,6 +213,7 @@ export function loadEnvironment(source: Source = process.env): Environment {
       worker: read.integer('WORKER_PORT', 3002, 0, 65535),
     },
     listenHost: readListenHost(read),
+    publicUrl: '',
     auth: { adminToken, ingestTokens },
     openApi: {
       rateLimitPerMinute: read.integer('OPEN_API_RATE_LIMIT', 60, 1, 1_000_000),
@@ -220,6 +237,7 @@ export function loadEnvironment(source: Source = process.env): Environment {
     tracing: readTracingSettings(source, read.problems),
     secrets: readSecretsKeys(source, production, read.problems),
   };
+  environment.publicUrl = readPublicUrl(read, environment.ports.configApi);
   checkRedisPrefix(environment.redis.prefix, read.problems);
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(environment.logLevel)) read.problems.push(`LOG_LEVEL must be one of ${levels.join(', ')}`);

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { errorCodeWord } from '../http/error.filter';
 import { DOCS_ASSETS, DOCS_CSS, DOCS_JS, docsPageHtml } from './docs-page';
 import { ApiErrorBody, OpenApiErrorBody } from './error-bodies';
-import { ADMIN_TOKEN_SCHEME, INGEST_TOKEN_SCHEME } from './error-responses';
+import { ADMIN_TOKEN_SCHEME, INGEST_TOKEN_SCHEME, PORTAL_SESSION_SCHEME } from './error-responses';
 import { toOpenApi31Nullability } from './openapi-31';
 import { callbackBodySchemas, OUTGOING_REQUEST_MODELS, OUTGOING_REQUESTS } from './outgoing-requests';
 
@@ -30,6 +30,11 @@ const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
     type: 'http',
     scheme: 'bearer',
     description: "The operators' token on `/admin/v1/*`: `Authorization: Bearer $ADMIN_TOKEN`.",
+  },
+  [PORTAL_SESSION_SCHEME]: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "An account portal's session token on `/portal/v1/*` (from `POST /portal/v1/session`): `Authorization: Bearer <token>`.",
   },
   [INGEST_TOKEN_SCHEME]: {
     type: 'http',

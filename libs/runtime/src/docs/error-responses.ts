@@ -6,6 +6,7 @@ import { ApiErrorBody } from './error-bodies';
 /** Security scheme names of the document (see buildApiDocument). */
 export const ADMIN_TOKEN_SCHEME = 'admin-token';
 export const INGEST_TOKEN_SCHEME = 'ingest-token';
+export const PORTAL_SESSION_SCHEME = 'portal-session';
 
 export type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 502 | 503 | 504;
 

@@ -9,6 +9,6 @@ import { AccountCredentialsService } from './account-credentials.service';
   imports: [DeliveryOptionsModule],
   controllers: [AccountsController, AccountDeliveryOptionsController],
   providers: [AccountsService, AccountCredentialsService],
-  exports: [AccountsService],
+  exports: [AccountsService, AccountCredentialsService],
 })
 export class AccountsModule {}

@@ -6,5 +6,6 @@ import { AdminEventsService } from './admin-events.service';
 @Module({
   controllers: [AdminEventsController],
   providers: [AdminEventsService],
+  exports: [AdminEventsService],
 })
 export class AdminEventsModule {}

@@ -68,7 +68,8 @@ export class AdminEventsService {
     };
   }
 
-  async detail(eventId: string): Promise<EventDetail> {
+  /** `accountId` scopes the lookup (the portal): another account's event is missing, exactly like an unknown id. */
+  async detail(eventId: string, accountId?: number): Promise<EventDetail> {
     const [event] = await this.dataSource.query<
       (EventRow & { series: number; message: Record<string, unknown>; updated_at: Date; next_attempt_at: Date | null })[]
     >(
@@ -76,8 +77,9 @@ export class AdminEventsService {
               delivered_at, next_attempt_at, last_error
          FROM events
         -- event_keys gives the seq, so the lookup prunes to one partition instead of probing each day's index.
-        WHERE seq = (SELECT event_seq FROM event_keys WHERE event_id = $1) AND event_id = $1`,
-      [eventId],
+        WHERE seq = (SELECT event_seq FROM event_keys WHERE event_id = $1) AND event_id = $1
+          AND ($2::int IS NULL OR account_id = $2)`,
+      [eventId, accountId ?? null],
     );
     if (!event) throw new ApiError(404, 'not_found', `event ${eventId} does not exist`);
     const attempts = await this.dataSource.query<(Omit<AttemptView, 'started_at'> & { started_at: Date })[]>(

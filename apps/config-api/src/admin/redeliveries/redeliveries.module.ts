@@ -11,5 +11,6 @@ import { RedeliveryService } from './redelivery.service';
   imports: [DeliveryQueueModule.register('producer')],
   controllers: [EventRedeliveryController, RedeliveriesController],
   providers: [RedeliveryService, RedeliveryTasks, RedeliveryRunner],
+  exports: [RedeliveryService, RedeliveryTasks],
 })
 export class RedeliveriesModule {}

@@ -60,9 +60,13 @@ export class RedeliveryTasks {
     return { count: matched.count, task_id: task.id };
   }
 
-  async get(taskId: string): Promise<RedeliveryTaskView> {
+  /** `accountId` scopes it (the portal): another account's task is missing, exactly like an unknown id. */
+  async get(taskId: string, accountId?: number): Promise<RedeliveryTaskView> {
     const rows = TASK_ID.test(taskId)
-      ? await this.dataSource.query<TaskRow[]>(`SELECT ${TASK_COLUMNS} FROM redelivery_tasks WHERE id = $1`, [taskId])
+      ? await this.dataSource.query<TaskRow[]>(
+          `SELECT ${TASK_COLUMNS} FROM redelivery_tasks WHERE id = $1 AND ($2::int IS NULL OR account_id = $2)`,
+          [taskId, accountId ?? null],
+        )
       : [];
     if (rows.length === 0) throw new ApiError(404, 'not_found', `redelivery task ${taskId} does not exist`);
     return viewOf(rows[0]);

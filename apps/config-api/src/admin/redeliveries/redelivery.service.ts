@@ -16,11 +16,15 @@ export class RedeliveryService {
     private readonly tasks: RedeliveryTasks,
   ) {}
 
-  /** The row is restarted even when Redis is away: the worker's reconciler then enqueues it. */
-  async redeliverOne(eventId: string): Promise<EventRedelivered> {
+  /**
+   * The row is restarted even when Redis is away: the worker's reconciler then enqueues it. `accountId`
+   * scopes it (the portal): another account's event is missing, exactly like an unknown id.
+   */
+  async redeliverOne(eventId: string, accountId?: number): Promise<EventRedelivered> {
     const [rows] = await this.dataSource.query<[RestartedRow[], number]>(
-      `UPDATE events SET ${RESTART_SERIES} WHERE event_id = $1 RETURNING seq::text AS seq, series, account_id`,
-      [eventId],
+      `UPDATE events SET ${RESTART_SERIES} WHERE event_id = $1 AND ($2::int IS NULL OR account_id = $2)
+       RETURNING seq::text AS seq, series, account_id`,
+      [eventId, accountId ?? null],
     );
     if (rows.length === 0) throw new ApiError(404, 'not_found', `event ${eventId} does not exist`);
     await this.producer.enqueue(redeliveryJobs(rows));

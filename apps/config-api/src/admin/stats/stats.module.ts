@@ -7,5 +7,6 @@ import { StatsSeriesService } from './stats-series.service';
 @Module({
   controllers: [StatsController],
   providers: [EventStatsService, StatsSeriesService],
+  exports: [StatsSeriesService],
 })
 export class StatsModule {}

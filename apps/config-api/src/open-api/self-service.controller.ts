@@ -1,0 +1,63 @@
+import { Body, Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
+import { Caller, OpenApiAuthGuard, type OpenApiCaller } from './open-api-auth.guard';
+import { JsonBodyGuard } from './json-body.guard';
+import { EventFeedService, type FeedPage } from './event-feed.service';
+import { parseFeedCursor, parseFeedLimit } from './feed-cursor';
+import { invalidParam, OpenApiCode } from './open-api-errors';
+import { readTestEventAction, TEST_EVENT_ACTION_PROBLEM, TestEventService } from './test-event.service';
+import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi } from './open-api.docs';
+import { ApiFeedQuery, FeedAnswer, PortalLinkAnswer, SEND_TEST_EVENT_ERRORS, SendTestEventAnswer, SendTestEventBody } from './self-service.docs';
+import { PortalAccessService } from '../portal/portal-access.service';
+import { DEFAULT_LINK_TTL, parseLinkTtl } from '../portal/portal-ttl';
+
+/** The signed self-service operations of CONTRACT §10: the pull feed, test events and portal links. */
+@ApiSignedOpenApi()
+@Controller('open_api_v1')
+@UseGuards(OpenApiAuthGuard)
+export class SelfServiceController {
+  constructor(
+    private readonly feed: EventFeedService,
+    private readonly testEvents: TestEventService,
+    private readonly portalAccess: PortalAccessService,
+  ) {}
+
+  @ApiOpenApiOperation(
+    'Pull the events (the feed)',
+    FeedAnswer,
+    'The events the permissions allow (and test events), in the order ingest accepted them, oldest first after `after`. ' +
+      'An event is served only once every event accepted before it is visible, so following `next_cursor` never misses one.',
+  )
+  @ApiFeedQuery()
+  @Get('events')
+  events(@Caller() caller: OpenApiCaller, @Query('after') after: unknown, @Query('limit') limit: unknown): Promise<FeedPage> {
+    return this.feed.page(caller.accountId, parseFeedCursor(after), parseFeedLimit(limit));
+  }
+
+  @ApiOpenApiOperation(
+    'Send a test event',
+    SendTestEventAnswer,
+    "The example message of the action, delivered to the push URL like any event (signed, logged, retried) even when the action's permission is off.",
+  )
+  @ApiOpenApiBody(SendTestEventBody, SEND_TEST_EVENT_ERRORS)
+  @Post('send_test_event')
+  @HttpCode(200)
+  @UseGuards(JsonBodyGuard)
+  async sendTestEvent(@Caller() caller: OpenApiCaller, @Body() body: unknown): Promise<SendTestEventAnswer> {
+    const action = readTestEventAction(body);
+    if (!action) throw invalidParam(TEST_EVENT_ACTION_PROBLEM);
+    const sent = await this.testEvents.send(caller.accountId, action);
+    return { code: OpenApiCode.ok, message: 'OK', ...sent };
+  }
+
+  @ApiOpenApiOperation(
+    'Make a link to your portal',
+    PortalLinkAnswer,
+    `A one-time link (\`<PUBLIC_URL>/portal#<code>\`) to this account's portal, valid for ${DEFAULT_LINK_TTL}.`,
+  )
+  @Post('portal_link')
+  @HttpCode(200)
+  async portalLink(@Caller() caller: OpenApiCaller): Promise<PortalLinkAnswer> {
+    const link = await this.portalAccess.createLink(caller.accountId, parseLinkTtl(undefined) ?? 0);
+    return { code: OpenApiCode.ok, message: 'OK', ...link };
+  }
+}

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { type EventAction, isEventAction, SAMPLE_MESSAGES } from '@app/payloads';
+import { DeliveryProducer } from '@app/runtime';
+
+export const TEST_EVENT_ID_PREFIX = 'test_';
+
+export interface TestEventSent {
+  event_id: string;
+}
+
+/** Why an action was refused, for the caller to word in its own error format (Open API code 2000 or 422). */
+export const TEST_EVENT_ACTION_PROBLEM = 'action must be one of the eleven event actions, e.g. Customer_create';
+
+export function readTestEventAction(body: unknown): EventAction | null {
+  const action = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).action : undefined;
+  return isEventAction(action) ? action : null;
+}
+
+/**
+ * A test event (CONTRACT §10): the example message of the action, stored and queued like an ingested
+ * event and marked `test`, so the worker pushes it even when the action's permission is off. It goes
+ * through the same delivery path as any event: signed, logged with its attempts, retried.
+ */
+@Injectable()
+export class TestEventService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly producer: DeliveryProducer,
+  ) {}
+
+  async send(accountId: number, action: EventAction): Promise<TestEventSent> {
+    const eventId = `${TEST_EVENT_ID_PREFIX}${randomBytes(16).toString('hex')}`;
+    const rows = await this.dataSource.query<{ seq: string }[]>(
+      `INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at, test)
+       VALUES ($1, $2, $3, $4::json, 'queued', now(), true)
+       RETURNING seq::text AS seq`,
+      [eventId, accountId, action, JSON.stringify(SAMPLE_MESSAGES[action])],
+    );
+    // Stored first: when Redis is away the worker's reconciler enqueues it.
+    await this.producer.enqueue([{ eventSeq: rows[0].seq, accountId, series: 0, attempt: 0 }]);
+    return { event_id: eventId };
+  }
+}

@@ -1,0 +1,61 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import type { EventDetail, EventPage, EventRedelivered } from '@app/payloads';
+import { AdminEventsService } from '../admin/events/admin-events.service';
+import { knownShapeOrNotFound } from '../admin/events/known-event-id';
+import { EventDetailModel, EventPageModel } from '../admin/events/admin-events.docs';
+import { EventRedeliveredModel } from '../admin/redeliveries/redeliveries.docs';
+import { RedeliveryService } from '../admin/redeliveries/redelivery.service';
+import { RedeliveryTasks } from '../admin/redeliveries/redelivery-tasks.service';
+import { PortalAccount, PortalSessionGuard } from './portal-session.guard';
+import { PortalEventsQueryDto, PortalRedeliverDto } from './portal.dto';
+import { ApiPortalErrors, ApiPortalEventId, PortalRedeliveryProgress, PortalRedeliveryStarted } from './portal.docs';
+
+/**
+ * The delivery log of the session's account (CONTRACT §10), served by the admin services with the
+ * account as their scope: an id of another account is not found, exactly like a missing one.
+ */
+@Controller('portal/v1')
+@UseGuards(PortalSessionGuard)
+export class PortalEventsController {
+  constructor(
+    private readonly events: AdminEventsService,
+    private readonly redelivery: RedeliveryService,
+    private readonly tasks: RedeliveryTasks,
+  ) {}
+
+  @ApiPortalErrors('List the deliveries', 200, EventPageModel, 'Newest first; the filters of the admin list plus `q` (a value inside messages).', { errors: [422] })
+  @Get('events')
+  list(@PortalAccount() accountId: number, @Query() query: PortalEventsQueryDto): Promise<EventPage> {
+    return this.events.list({ ...query, account_id: accountId });
+  }
+
+  @ApiPortalErrors('Read one event with its attempts', 200, EventDetailModel, undefined, { errors: [404] })
+  @ApiPortalEventId()
+  @Get('events/:event_id')
+  detail(@PortalAccount() accountId: number, @Param('event_id') eventId: string): Promise<EventDetail> {
+    return this.events.detail(knownShapeOrNotFound(eventId), accountId);
+  }
+
+  @ApiPortalErrors('Redeliver one event', 202, EventRedeliveredModel, 'A new attempt series starts now.', { errors: [404] })
+  @ApiPortalEventId()
+  @Post('events/:event_id/redeliver')
+  @HttpCode(202)
+  redeliver(@PortalAccount() accountId: number, @Param('event_id') eventId: string): Promise<EventRedelivered> {
+    return this.redelivery.redeliverOne(knownShapeOrNotFound(eventId), accountId);
+  }
+
+  @ApiPortalErrors('Redeliver every event a filter matches', 202, PortalRedeliveryStarted, 'A background task; follow it at `GET /portal/v1/redeliver/{task_id}`.', { errors: [400, 422] })
+  @Post('redeliver')
+  @HttpCode(202)
+  async redeliverMatching(@PortalAccount() accountId: number, @Body() body: PortalRedeliverDto): Promise<PortalRedeliveryStarted> {
+    const { task_id, count } = await this.tasks.start({ account_id: accountId, status: body.status, action: body.action, since: body.since, until: body.until });
+    return { task_id, count };
+  }
+
+  @ApiPortalErrors('Follow a bulk redelivery', 200, PortalRedeliveryProgress, undefined, { errors: [404] })
+  @Get('redeliver/:task_id')
+  async progress(@PortalAccount() accountId: number, @Param('task_id') taskId: string): Promise<PortalRedeliveryProgress> {
+    const { id, status, total, done } = await this.tasks.get(taskId, accountId);
+    return { id, status, total, done };
+  }
+}
