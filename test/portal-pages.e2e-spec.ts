@@ -2,6 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
+import { openStoredSecret } from './support/stored-secrets';
 import { type RunningApp, startApp } from './support/apps';
 import { launchBrowser, type TestBrowser } from './support/browser';
 import { ensureConsoleBuilt } from './support/console-build';
@@ -143,7 +144,7 @@ describe('account portal pages', () => {
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const secret = (await page.locator('[data-field="new-secret"]').textContent()) ?? '';
     const [account] = await configApi.app.get(DataSource).query<{ signing_secret: string }[]>('SELECT signing_secret FROM accounts WHERE id = $1', [owner.id]);
-    expect(secret).toBe(account.signing_secret);
+    expect(secret).toBe(openStoredSecret(account.signing_secret));
 
     await page.getByLabel('Action').selectOption('ShutQueue_create');
     await page.getByRole('button', { name: 'Send test event' }).click();
@@ -225,6 +226,8 @@ describe('account portal pages', () => {
     await page.goto(`${configApi.url}/admin`);
     await page.getByLabel('Admin token').fill(process.env.ADMIN_TOKEN ?? '');
     await page.getByRole('button', { name: 'Sign in' }).click();
+    // The token is kept only once the sign-in answered; navigating earlier would find the tab signed out.
+    await page.getByRole('link', { name: 'Overview' }).waitFor();
     await page.goto(`${configApi.url}/admin/accounts/${owner.id}`);
     await page.getByRole('button', { name: 'Open portal' }).click();
     const link = page.getByRole('link', { name: "The account's portal" });

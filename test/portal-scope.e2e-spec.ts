@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { openStoredSecret } from './support/stored-secrets';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from './support/fixtures';
 import { type PortalAnswer, portalCall, portalToken } from './support/portal-client';
@@ -142,7 +143,13 @@ describe('the portal API', () => {
 
   it('changes settings under the Open API rules, storing nothing when a field is wrong', async () => {
     const before = await portalCall(configApi, ownerAuth, 'GET', 'settings');
-    expect(before.body).toEqual({ push_url: null, push_content_type: 'application/x-www-form-urlencoded', permissions: expect.objectContaining({ customer_create: false }) });
+    expect(before.body).toEqual({
+      push_url: null,
+      push_content_type: 'application/x-www-form-urlencoded',
+      permissions: expect.objectContaining({ customer_create: false }),
+      ordering: 'none',
+      max_per_second: null,
+    });
 
     const wrong = await portalCall(configApi, ownerAuth, 'PUT', 'settings', { push_content_type: 'JSON', push_url: 'ftp://example.com', permissions: { customer_delete: true } });
     expect(wrong.status).toBe(400);
@@ -157,15 +164,23 @@ describe('the portal API', () => {
     expect(typeWrong.body.details).toEqual([{ path: 'push_content_type', problem: 'sorry you entered an incorrect value' }]);
     const empty = await portalCall(configApi, ownerAuth, 'PUT', 'settings', { permissions: {} });
     expect(empty.body.details).toEqual([{ path: 'permissions', problem: 'param is missing or the value is empty: permissions' }]);
+    const pace = await portalCall(configApi, ownerAuth, 'PUT', 'settings', { ordering: 'subject', max_per_second: 0 });
+    expect(pace.status).toBe(400);
+    expect(pace.body.details).toEqual([{ path: 'max_per_second', problem: expect.stringContaining('integer from 1 to 10000') }]);
     const unknown = await portalCall(configApi, ownerAuth, 'PUT', 'settings', { account_id: stranger.id });
     expect(unknown.status).toBe(400);
     expect((await portalCall(configApi, ownerAuth, 'GET', 'settings')).body).toEqual(before.body);
 
-    const changed = await portalCall(configApi, ownerAuth, 'PUT', 'settings', { push_content_type: 'json', permissions: { customer_create: true } });
+    const changed = await portalCall(configApi, ownerAuth, 'PUT', 'settings', { push_content_type: 'json', permissions: { customer_create: true }, ordering: 'subject', max_per_second: 25 });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ push_content_type: 'JSON', permissions: expect.objectContaining({ customer_create: true, customer_update: false }) });
+    expect(changed.body).toMatchObject({
+      push_content_type: 'JSON',
+      permissions: expect.objectContaining({ customer_create: true, customer_update: false }),
+      ordering: 'subject',
+      max_per_second: 25,
+    });
     const strangers = await portalCall(configApi, strangerAuth, 'GET', 'settings');
-    expect(strangers.body.push_content_type).toBe('application/x-www-form-urlencoded');
+    expect(strangers.body).toMatchObject({ push_content_type: 'application/x-www-form-urlencoded', ordering: 'none', max_per_second: null });
   });
 
   it('rotates the secret of its own account only, and reports health for it', async () => {
@@ -173,8 +188,9 @@ describe('the portal API', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.signing_secret).toMatch(/^whsec_/);
     const secrets = await dataSource.query<{ id: number; signing_secret: string }[]>('SELECT id, signing_secret FROM accounts WHERE id = ANY($1)', [[owner.id, stranger.id]]);
-    expect(secrets.find((row) => row.id === owner.id)?.signing_secret).toBe(rotated.body.signing_secret);
-    expect(secrets.find((row) => row.id === stranger.id)?.signing_secret).toBe(stranger.signing_secret);
+    const storedSecretOf = (id: number): string => openStoredSecret(secrets.find((row) => row.id === id)?.signing_secret ?? '');
+    expect(storedSecretOf(owner.id)).toBe(rotated.body.signing_secret);
+    expect(storedSecretOf(stranger.id)).toBe(stranger.signing_secret);
 
     const health = await portalCall(configApi, ownerAuth, 'GET', 'health?bucket=1h');
     expect(health.status).toBe(200);

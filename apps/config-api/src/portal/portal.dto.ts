@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { EVENT_ACTIONS, PERMISSION_KEYS } from '@app/payloads';
+import { DELIVERY_ORDERINGS, type DeliveryOrdering, EVENT_ACTIONS, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN, PERMISSION_KEYS } from '@app/payloads';
 import { ListEventsQueryDto } from '../admin/events/admin-events.dto';
 import { BulkRedeliverDto } from '../admin/redeliveries/redelivery-task.dto';
 import { StatsSeriesQueryDto } from '../admin/stats/stats.dto';
@@ -37,6 +37,12 @@ export class PortalSettingsBody {
 
   @ApiPropertyOptional({ type: PermissionFlags, description: 'As `set_permissions`: keys not sent keep their value.' })
   permissions?: Record<string, boolean>;
+
+  @ApiPropertyOptional({ enum: DELIVERY_ORDERINGS, description: 'As `set_delivery_options`: one call at a time per subject, in accepted order, or none.' })
+  ordering?: DeliveryOrdering;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: MAX_PER_SECOND_MIN, maximum: MAX_PER_SECOND_MAX, description: 'As `set_delivery_options`: calls started per second across all workers; null for no limit.' })
+  max_per_second?: number | null;
 }
 
 export class PortalSettingsView {
@@ -48,4 +54,10 @@ export class PortalSettingsView {
 
   @ApiProperty({ type: PermissionFlags })
   permissions!: Record<string, boolean>;
+
+  @ApiProperty({ enum: DELIVERY_ORDERINGS })
+  ordering!: DeliveryOrdering;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  max_per_second!: number | null;
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../admin/accounts/accounts.module';
 import { AdminEventsModule } from '../admin/events/admin-events.module';
+import { DeliveryOptionsModule } from '../delivery-options/delivery-options.module';
 import { RedeliveriesModule } from '../admin/redeliveries/redeliveries.module';
 import { StatsModule } from '../admin/stats/stats.module';
 import { OpenApiModule } from '../open-api/open-api.module';
@@ -15,7 +16,7 @@ import { PortalSettingsService } from './portal-settings.service';
  * services, each call scoped to the account PortalSessionGuard bound to the request.
  */
 @Module({
-  imports: [PortalAccessModule, AccountsModule, AdminEventsModule, RedeliveriesModule, StatsModule, OpenApiModule],
+  imports: [PortalAccessModule, AccountsModule, AdminEventsModule, RedeliveriesModule, DeliveryOptionsModule, StatsModule, OpenApiModule],
   controllers: [PortalLinksController, PortalSessionController, PortalEventsController, PortalEndpointController],
   providers: [PortalSettingsService],
 })
