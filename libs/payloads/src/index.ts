@@ -6,3 +6,4 @@ export * from './events/event-message.constants';
 export * from './bot';
 export * from './account-id.decorator';
 export * from './plain-object';
+export * from './events/message-shape';
