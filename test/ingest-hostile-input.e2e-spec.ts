@@ -1,18 +1,14 @@
 import { request as httpRequest } from 'node:http';
 import { DataSource } from 'typeorm';
-import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
-import { IngestModule } from '../apps/ingest/src/ingest.module';
-import { type RunningApp, startApp } from './support/apps';
-import { createAccount, INGEST_HEADERS, type TestAccount } from './support/fixtures';
+import { useConfigApiAndIngest } from './support/config-api-and-ingest';
+import { INGEST_HEADERS } from './support/fixtures';
 
 /**
  * CONTRACT §4 against hostile messages: the depth limit, `__proto__`, keys named like Object.prototype's
  * members, and the token checked before the body is read. Every case is sent both ways ingest serves
  * events: ahead of Express (the plain path) and through Nest (`?via=nest`).
  */
-let configApi: RunningApp;
-let ingest: RunningApp;
-let account: TestAccount;
+const suite = useConfigApiAndIngest();
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -34,30 +30,19 @@ function deepPath(levels: number): string {
 }
 
 async function post(path: string, body: string, headers: Record<string, string> = INGEST_HEADERS): Promise<{ status: number; body: Json }> {
-  const response = await fetch(`${ingest.url}${path}`, { method: 'POST', headers, body });
+  const response = await fetch(`${suite.ingest.url}${path}`, { method: 'POST', headers, body });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as Json) : {} };
 }
 
 function envelope(messageText: string, eventId = uniqueId('e')): string {
-  return `{"account_id":${account.id},"action":"Customer_create","event_id":"${eventId}","message":${messageText}}`;
+  return `{"account_id":${suite.account.id},"action":"Customer_create","event_id":"${eventId}","message":${messageText}}`;
 }
 
 async function storedMessage(eventId: string): Promise<unknown> {
-  const rows = await ingest.app.get(DataSource).query<{ message: unknown }[]>('SELECT message FROM events WHERE event_id = $1', [eventId]);
+  const rows = await suite.ingest.app.get(DataSource).query<{ message: unknown }[]>('SELECT message FROM events WHERE event_id = $1', [eventId]);
   return rows[0]?.message;
 }
-
-beforeAll(async () => {
-  configApi = await startApp(ConfigApiModule);
-  ingest = await startApp(IngestModule);
-  account = await createAccount(configApi);
-});
-
-afterAll(async () => {
-  await ingest?.close();
-  await configApi?.close();
-});
 
 describe.each(WAYS)('ingest of hostile messages (%s)', (query) => {
   it('accepts 32 levels and answers 422 naming the path where 33 begin', async () => {
@@ -76,7 +61,7 @@ describe.each(WAYS)('ingest of hostile messages (%s)', (query) => {
   });
 
   it('holds the limit with an envelope the plain check hands to the validation pipe', async () => {
-    const deepExtra = `{"account_id":${account.id},"action":"Customer_create","message":{"id":1},"extra":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    const deepExtra = `{"account_id":${suite.account.id},"action":"Customer_create","message":{"id":1},"extra":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
     expect((await post(`/v1/events${query}`, deepExtra)).status).toBe(422);
     const badAccountDeepMessage = `{"account_id":"x","action":"Customer_create","message":${nestedText(20_000)}}`;
     const answer = await post(`/v1/events${query}`, badAccountDeepMessage);
@@ -149,7 +134,7 @@ describe('the ingest token is checked before the body is read', () => {
 
   it('answers 401 to a body over the limit without reading it (413 needs a token)', async () => {
     const status = await new Promise<number>((resolve, reject) => {
-      const request = httpRequest(`${ingest.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) } });
+      const request = httpRequest(`${suite.ingest.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) } });
       request.on('response', (response) => {
         response.resume();
         resolve(response.statusCode ?? 0);

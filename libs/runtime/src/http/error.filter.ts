@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError, OpenApiError } from './api-error';
-import { isDatabaseUnavailable } from './database-errors';
+import { isDatabaseUnavailable, loggableError } from './database-errors';
 
 export const OPEN_API_PREFIX = '/open_api_v1';
 
@@ -70,9 +70,9 @@ export function errorAnswer(exception: unknown, path: string): ErrorAnswer {
     // An outage, not a bug: tell the caller to come back rather than report an internal error.
     status = 503;
     message = 'the database is unavailable; try again shortly';
-    logger.warn({ path, reason: (exception as Error).message }, 'database unavailable');
+    logger.warn({ path, ...loggableError(exception) }, 'database unavailable');
   } else {
-    logger.error({ err: exception, path }, 'unhandled error');
+    logger.error({ path, ...loggableError(exception) }, 'unhandled error');
   }
 
   if (path.startsWith(OPEN_API_PREFIX)) return { status, body: { code: 2000, message: 'Unknown error', exception: { message } } };
