@@ -11,7 +11,7 @@ import type { Request, Response } from 'express';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Account } from '@app/persistence';
-import { counter, ENVIRONMENT, type Environment, OPEN_API_PREFIX, REDIS, RedisKeys } from '@app/runtime';
+import { ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
 import { unixSeconds, verifyOpenApiSign, withinTolerance } from '@app/signing';
 import { parseAuthQuery } from './open-api-auth-query';
 import { authFailed, replayedNonce, serviceUnavailable, staleTimestamp } from './open-api-errors';
@@ -25,8 +25,6 @@ type OpenApiRequest = Request & { openApiCaller?: OpenApiCaller };
 
 /** Compared against when the email is unknown, so unknown emails and wrong signs cost the same time. */
 const UNKNOWN_ACCOUNT_TOKEN = 'unknown-account-placeholder-token';
-
-const openApiCalls = counter('open_api_requests_total', 'Open API calls by operation and HTTP status', ['operation', 'status']);
 
 /**
  * Authenticates every Open API call (CONTRACT §2). Checks run cheapest and least revealing first, so a
@@ -57,8 +55,6 @@ export class OpenApiAuthGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<OpenApiRequest>();
     const response = http.getResponse<Response>();
-    const operation = request.path.startsWith(`${OPEN_API_PREFIX}/`) ? request.path.slice(OPEN_API_PREFIX.length + 1) : 'other';
-    response.once('finish', () => openApiCalls.inc({ operation, status: String(response.statusCode) }));
 
     const auth = parseAuthQuery(request.query);
 

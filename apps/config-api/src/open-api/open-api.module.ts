@@ -1,6 +1,7 @@
-import { Module } from '@nestjs/common';
+import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { JsonBodyGuard } from './json-body.guard';
 import { OpenApiAuthGuard } from './open-api-auth.guard';
+import { countOpenApiCalls } from './open-api-metrics.middleware';
 import { OpenApiController } from './open-api.controller';
 import { OpenApiRateLimiter } from './open-api-rate-limiter';
 import { OpenApiService } from './open-api.service';
@@ -10,4 +11,8 @@ import { OpenApiService } from './open-api.service';
   controllers: [OpenApiController],
   providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, JsonBodyGuard],
 })
-export class OpenApiModule {}
+export class OpenApiModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(countOpenApiCalls).forRoutes({ path: 'open_api_v1/*path', method: RequestMethod.ALL });
+  }
+}
