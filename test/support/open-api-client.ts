@@ -12,3 +12,20 @@ export async function openApiCall(app: RunningApp | { url: string }, account: Te
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as Json) : {} };
 }
+
+/**
+ * fetch from another loopback address (127.0.0.2, …), which fetch cannot choose: the failed-authentication
+ * limit is per client address. Answers a standard Response.
+ */
+export async function fetchFrom(localAddress: string, url: string, init: RequestInit = {}): Promise<Response> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: init.method ?? 'GET', headers: init.headers as Record<string, string> | undefined, localAddress }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: incoming.statusCode ?? 0 })));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(typeof init.body === 'string' ? init.body : undefined);
+  });
+}

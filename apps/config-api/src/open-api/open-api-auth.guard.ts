@@ -13,6 +13,7 @@ import { DataSource } from 'typeorm';
 import { Account } from '@app/persistence';
 import { ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
 import { unixSeconds, verifyOpenApiSign, withinTolerance } from '@app/signing';
+import { isAuthFailure, OpenApiAuthFailures } from './open-api-auth-failures';
 import { parseAuthQuery } from './open-api-auth-query';
 import { authFailed, replayedNonce, serviceUnavailable, staleTimestamp } from './open-api-errors';
 import { OpenApiRateLimiter } from './open-api-rate-limiter';
@@ -35,6 +36,8 @@ const UNKNOWN_ACCOUNT_TOKEN = 'unknown-account-placeholder-token';
  *   4. nonce claimed in Redis for 15 minutes (SET NX EX)                       → 20623
  *   5. the account's per-minute budget                                         → 429 / 2000
  * Replay is checked before the rate limit so a replayed request cannot drain the owner's budget.
+ * Before all of them, an email that failed authentication more than 20 times in a minute from this
+ * client address is refused (429 / 2000) without any lookup (OpenApiAuthFailures).
  * When Redis cannot answer, the call is refused (503) rather than let through without replay protection.
  */
 @Injectable()
@@ -47,6 +50,7 @@ export class OpenApiAuthGuard implements CanActivate {
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly rateLimiter: OpenApiRateLimiter,
+    private readonly failures: OpenApiAuthFailures,
   ) {
     this.keys = new RedisKeys(environment.redis.prefix);
   }
@@ -55,7 +59,18 @@ export class OpenApiAuthGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<OpenApiRequest>();
     const response = http.getResponse<Response>();
+    const failureKey = this.failures.keyOf(request);
+    await this.failures.refuseWhenBlocked(failureKey, (seconds) => response.setHeader('Retry-After', String(seconds)));
+    try {
+      request.openApiCaller = await this.authenticate(request, response);
+      return true;
+    } catch (error) {
+      if (isAuthFailure(error)) await this.failures.count(failureKey);
+      throw error;
+    }
+  }
 
+  private async authenticate(request: OpenApiRequest, response: Response): Promise<OpenApiCaller> {
     const auth = parseAuthQuery(request.query);
 
     const account = await this.findAccount(auth.email);
@@ -73,9 +88,7 @@ export class OpenApiAuthGuard implements CanActivate {
 
     await this.claimNonce(account.id, auth.nonce);
     await this.rateLimiter.consume(account.id, ({ retryAfterSeconds }) => response.setHeader('Retry-After', String(retryAfterSeconds)));
-
-    request.openApiCaller = { accountId: account.id };
-    return true;
+    return { accountId: account.id };
   }
 
   private findAccount(email: string): Promise<Pick<Account, 'id' | 'openApiToken'> | null> {

@@ -1,5 +1,6 @@
 import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { JsonBodyGuard } from './json-body.guard';
+import { OpenApiAuthFailures } from './open-api-auth-failures';
 import { OpenApiAuthGuard } from './open-api-auth.guard';
 import { countOpenApiCalls } from './open-api-metrics.middleware';
 import { OpenApiController } from './open-api.controller';
@@ -9,7 +10,7 @@ import { OpenApiService } from './open-api.service';
 /** The signed Open API: set_url, set_push_content_type, set_permissions, push_settings (CONTRACT §2). */
 @Module({
   controllers: [OpenApiController],
-  providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, JsonBodyGuard],
+  providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, OpenApiAuthFailures, JsonBodyGuard],
 })
 export class OpenApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
