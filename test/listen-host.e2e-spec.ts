@@ -1,17 +1,8 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { type BuiltAppProcess, spawnBuiltApp } from './support/built-app';
+import { freePort } from './support/free-port';
 
 /** The built config API as a process, bound by LISTEN_HOST to one loopback address only. */
 jest.setTimeout(60_000);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let running: BuiltAppProcess | undefined;
 
