@@ -94,3 +94,20 @@ describe('NUL characters in stored text', () => {
     expect(((await response.json()) as Json).code).toBe(2000);
   });
 });
+
+describe('bodies the validators cannot walk (found by the fuzz suite)', () => {
+  it('answers 422 for a body nested thousands of levels, naming where the limit was passed', async () => {
+    const body = `{"email":"deep@example.com","name":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    const response = await fetch(`${suite.configApi.url}/admin/v1/accounts`, { method: 'POST', headers: { authorization: `Bearer ${process.env.ADMIN_TOKEN ?? ''}`, 'content-type': 'application/json' }, body });
+    expect(response.status).toBe(422);
+    const answer = (await response.json()) as Json;
+    expect(answer.details).toEqual([{ path: `name${'.a'.repeat(32)}`, problem: expect.stringContaining('nests deeper than 32 levels') }]);
+  });
+
+  it('answers 4xx, not 500, for an object-valued constructor key, which class-transformer takes for a class', async () => {
+    const answer = await adminCall(suite.configApi, 'POST', '/admin/v1/accounts', { email: `ctor-${Date.now()}@example.com`, constructor: { prototype: 1 } });
+    expect(answer.status).toBeLessThan(500);
+    const search = await adminCall(suite.configApi, 'GET', '/admin/v1/accounts?constructor[a]=1');
+    expect(search.status).toBeLessThan(500);
+  });
+});
