@@ -111,3 +111,18 @@ describe('bodies the validators cannot walk (found by the fuzz suite)', () => {
     expect(search.status).toBeLessThan(500);
   });
 });
+
+describe('bodies that do not decode as their Content-Encoding says (found by the fuzz suite)', () => {
+  it.each(['gzip', 'deflate', 'br'])('answers 400, not 500, for %s on bytes that are not', async (encoding) => {
+    const admin = await fetch(`${suite.configApi.url}/admin/v1/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${process.env.ADMIN_TOKEN ?? ''}`, 'content-type': 'application/json', 'content-encoding': encoding },
+      body: '{"email":"x@example.com"}',
+    });
+    expect([admin.status, ((await admin.json()) as Json).error]).toEqual([400, 'bad_request']);
+    for (const path of ['/v1/events', '/v1/events?via=nest']) {
+      const ingest = await fetch(`${suite.ingest.url}${path}`, { method: 'POST', headers: { ...INGEST_HEADERS, 'content-encoding': encoding }, body: '{"account_id":1}' });
+      expect({ path, status: ingest.status }).toEqual({ path, status: 400 });
+    }
+  });
+});

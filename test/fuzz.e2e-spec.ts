@@ -11,6 +11,7 @@ import {
   encodeAny,
   hostileBody,
   hostileContentType,
+  hostileHeaders,
   hostileJson,
   hostilePathParameter,
   hostileQuery,
@@ -125,11 +126,11 @@ function requestFor(route: Route): fc.Arbitrary<Sent> {
         ? fc.array(ingestEventText(account.id), { maxLength: 5 }).map((events) => `{"events":[${events.join(',')}]}`)
         : hostileBody(route.bodyFields);
   return fc
-    .record({ path: pathArbitrary, query: hostileQuery(route.queryNames), auth: authArbitrary, contentType: hostileContentType, body, withBody: fc.boolean() })
-    .map(({ path, query, auth, contentType, body: text, withBody }) => {
+    .record({ path: pathArbitrary, query: hostileQuery(route.queryNames), auth: authArbitrary, contentType: hostileContentType, extra: hostileHeaders, body, withBody: fc.boolean() })
+    .map(({ path, query, auth, contentType, extra, body: text, withBody }) => {
       const openApi = route.path.startsWith('/open_api_v1');
       const queryText = [openApi ? openApiAuth(auth) : '', query].filter(Boolean).join('&');
-      const headers: Record<string, string> = { ...authHeaders(route, auth), ...(contentType ? { 'content-type': contentType } : {}) };
+      const headers: Record<string, string> = { ...extra, ...authHeaders(route, auth), ...(contentType ? { 'content-type': contentType } : {}) };
       const hasBody = route.method !== 'GET' && route.method !== 'HEAD' && (withBody || route.method === 'POST');
       return { method: route.method, url: `${route.app.url}${path}${queryText ? `?${queryText}` : ''}`, headers, ...(hasBody ? { body: text } : {}) };
     });

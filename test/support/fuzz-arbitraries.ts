@@ -130,6 +130,19 @@ export const hostileContentType: fc.Arbitrary<string | undefined> = fc.constantF
   undefined,
 );
 
+/** Extra request headers: ones servers act on (encodings, ranges, forwarding, cookies) and made-up ones, odd values. */
+export const hostileHeaders: fc.Arbitrary<Record<string, string>> = fc.dictionary(
+  fc.oneof(
+    fc.constantFrom('content-encoding', 'accept-encoding', 'accept', 'range', 'if-none-match', 'x-forwarded-for', 'forwarded', 'cookie', 'origin', 'x-request-id'),
+    fc.stringMatching(/^x-[a-z0-9-]{1,20}$/),
+  ),
+  fc.oneof(
+    fc.constantFrom('gzip', 'deflate', 'br', 'identity, gzip', 'bytes=0-0', 'bytes=5-1', '*', '../', '1.2.3.4, 10.0.0.1', 'a=b; c=d', 'null', '100-continue'),
+    fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 200 }),
+  ),
+  { maxKeys: 3 },
+);
+
 /** Envelopes of ingest events around hostile messages, as JSON text (a few around messages thousands of levels deep). */
 export function ingestEventText(accountId: number): fc.Arbitrary<string> {
   return fc.oneof(

@@ -26,10 +26,18 @@ export function errorCodeWord(status: number): string {
   return CODE_WORDS[status] ?? (status >= 500 ? 'internal_error' : 'error');
 }
 
-/** Errors raised by body-parser before a route runs carry `status` and `type` instead of being HttpExceptions. */
+/**
+ * Errors raised by body-parser before a route runs carry `status` and `type` instead of being HttpExceptions.
+ * A body that fails to decompress (`Content-Encoding: gzip` on bytes that are not gzip) comes as zlib's
+ * own error with status 400 and no type: a client error too, not a 500.
+ */
 function bodyParserStatus(error: unknown): { status: number; message: string } | null {
   const candidate = error as { status?: unknown; type?: unknown; message?: unknown };
-  if (typeof candidate?.status !== 'number' || typeof candidate.type !== 'string') return null;
+  if (typeof candidate?.status !== 'number') return null;
+  if (typeof candidate.type !== 'string') {
+    const decoding = candidate.status >= 400 && candidate.status < 500 && error instanceof Error && 'code' in error;
+    return decoding ? { status: candidate.status, message: 'request body could not be decoded as its Content-Encoding says' } : null;
+  }
   const messages: Record<string, string> = {
     'entity.too.large': 'request body is too large',
     'entity.parse.failed': 'request body is not valid JSON',
