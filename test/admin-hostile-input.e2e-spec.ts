@@ -1,5 +1,6 @@
 import { adminCall, type Json } from './support/admin-client';
 import { useConfigApiAndIngest } from './support/config-api-and-ingest';
+import { ensureConsoleBuilt } from './support/console-build';
 import { INGEST_HEADERS } from './support/fixtures';
 import { openApiCall } from './support/open-api-client';
 
@@ -123,6 +124,16 @@ describe('bodies that do not decode as their Content-Encoding says (found by the
     for (const path of ['/v1/events', '/v1/events?via=nest']) {
       const ingest = await fetch(`${suite.ingest.url}${path}`, { method: 'POST', headers: { ...INGEST_HEADERS, 'content-encoding': encoding }, body: '{"account_id":1}' });
       expect({ path, status: ingest.status }).toEqual({ path, status: 400 });
+    }
+  });
+});
+
+describe('the console page with a Range it cannot satisfy (found by the fuzz suite)', () => {
+  it('answers 416, not 500', async () => {
+    await ensureConsoleBuilt();
+    for (const path of ['/admin', '/admin/events', '/admin/%F3%B3%84%95']) {
+      const response = await fetch(`${suite.configApi.url}${path}`, { headers: { range: 'bytes=5-1' } });
+      expect({ path, status: response.status }).toEqual({ path, status: 416 });
     }
   });
 });
