@@ -64,7 +64,9 @@ describe('metric series do not grow with the paths clients send', () => {
     const before = await seriesOf(suite.configApi.url);
 
     const statuses = await sendVariants(suite.configApi.url, openApiPaths, 200, 2000, { method: 'POST' });
-    expect(new Set(statuses)).toEqual(new Set([401, 404]));
+    // Refused unauthenticated (401, then 429 once the failed-authentication limit for that email is reached) or unknown (404).
+    expect([...new Set(statuses)].filter((status) => ![401, 404, 429].includes(status))).toEqual([]);
+    expect(statuses).toContain(404);
     await sendVariants(suite.configApi.url, (n) => `/admin/v1/${caseVariant('events', n)}/${n}`, 0, 500);
     const after = await seriesOf(suite.configApi.url);
 
