@@ -25,6 +25,18 @@ const APPS = [
   { name: 'delivery-worker', entry: 'dist/apps/delivery-worker/src/main.js', portVariable: 'WORKER_PORT', serves: 'health and metrics only' },
 ] as const;
 
+/**
+ * Where the apps listen: loopback only unless LISTEN_HOST says otherwise (CONTRACT §1), whatever NODE_ENV,
+ * since this runner hands out well-known tokens and allows private targets.
+ */
+const LOCAL_LISTEN_HOST = '127.0.0.1';
+
+/** The address to reach an app on: the one it listens on, or loopback when it listens on every interface. */
+function reachableHost(listenHost: string): string {
+  if (listenHost === '0.0.0.0' || listenHost === '::') return '127.0.0.1';
+  return listenHost.includes(':') ? `[${listenHost}]` : listenHost;
+}
+
 function say(line: string): void {
   process.stdout.write(`[start] ${line}\n`);
 }
@@ -57,11 +69,11 @@ async function checkRedis(url: string): Promise<string | null> {
   }
 }
 
-async function waitReady(port: string, child: ChildProcess, timeoutMs = 30_000): Promise<boolean> {
+async function waitReady(origin: string, child: ChildProcess, timeoutMs = 30_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && child.exitCode === null) {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      const response = await fetch(`${origin}/health/ready`);
       if (response.ok) return true;
     } catch {
       // not listening yet
@@ -83,7 +95,13 @@ async function main(): Promise<void> {
     process.env.SECRETS_KEY = local.value;
     say(`SECRETS_KEY not set; ${local.generated ? 'generated a local key in' : 'using the local key kept in'} ${LOCAL_SECRETS_KEY_FILE} (keep it: it decrypts the stored secrets)`);
   }
+  if (!process.env.LISTEN_HOST) {
+    process.env.LISTEN_HOST = LOCAL_LISTEN_HOST;
+    say(`LISTEN_HOST not set; listening on ${LOCAL_LISTEN_HOST} only (set LISTEN_HOST=0.0.0.0 to listen on every interface)`);
+  }
   const environment = environmentOrExit('start');
+  const host = reachableHost(environment.listenHost ?? LOCAL_LISTEN_HOST);
+  const originOf = (port: string): string => `http://${host}:${port}`;
 
   const postgresProblem = await checkPostgres(environment.database.url);
   if (postgresProblem) {
@@ -136,16 +154,16 @@ async function main(): Promise<void> {
     });
   }
 
-  const ready = await Promise.all(APPS.map((app, index) => waitReady(ports[app.portVariable], children[index])));
+  const ready = await Promise.all(APPS.map((app, index) => waitReady(originOf(ports[app.portVariable]), children[index])));
   if (ready.some((ok) => !ok)) {
     say('an app did not become ready; see its log lines above');
     stopAll('SIGTERM');
     return;
   }
   say('all three apps are ready:');
-  for (const app of APPS) say(`  ${app.name.padEnd(16)} http://127.0.0.1:${ports[app.portVariable]}  (${app.serves})`);
+  for (const app of APPS) say(`  ${app.name.padEnd(16)} ${originOf(ports[app.portVariable])}  (${app.serves})`);
   say(`  admin token: ${environment.auth.adminToken ?? '(none)'}   ingest token: ${environment.auth.ingestTokens[0] ?? '(none)'}`);
-  say(`  console: http://127.0.0.1:${ports.CONFIG_API_PORT}/admin   API references: /docs on each app`);
+  say(`  console: ${originOf(ports.CONFIG_API_PORT)}/admin   API references: /docs on each app`);
   say('try it: npm run demo   (in another terminal)   stop: Ctrl+C');
 }
 

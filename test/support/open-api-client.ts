@@ -22,8 +22,8 @@ export function signedQuery(account: Pick<TestAccount, 'email' | 'open_api_token
  * as it is, anything else as JSON).
  */
 export async function signedOpenApiCall(
-  app: RunningApp,
-  account: TestAccount,
+  app: RunningApp | { url: string },
+  account: Pick<TestAccount, 'email' | 'open_api_token'>,
   operation: string,
   body?: unknown,
   contentType = 'application/json',
@@ -53,4 +53,21 @@ export async function openApiCall<T = Record<string, unknown>>(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as OpenApiAnswer<T>['body'] };
+}
+
+/**
+ * fetch from another loopback address (127.0.0.2, …), which fetch cannot choose: the failed-authentication
+ * limit is per client address. Answers a standard Response.
+ */
+export async function fetchFrom(localAddress: string, url: string, init: RequestInit = {}): Promise<Response> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: init.method ?? 'GET', headers: init.headers as Record<string, string> | undefined, localAddress }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: incoming.statusCode ?? 0 })));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(typeof init.body === 'string' ? init.body : undefined);
+  });
 }

@@ -7,3 +7,4 @@ export * from './events/sample-messages';
 export * from './bot';
 export * from './account-id.decorator';
 export * from './plain-object';
+export * from './events/message-shape';

@@ -6,6 +6,7 @@ import { processEnvironment } from './config/config.module';
 import { type Environment, EnvironmentError } from './config/environment';
 import { type ApiDocsInfo, setupApiDocs } from './docs/api-docs';
 import { HttpErrorFilter } from './http/error.filter';
+import { refuseHostileRequests } from './http/hostile-request';
 import { securityHeaders } from './http/security-headers';
 import { createValidationPipe } from './http/validation';
 import { MAX_BODY_BYTES } from './http/routes-ahead-of-express';
@@ -18,6 +19,7 @@ export function configureHttpApp(app: NestExpressApplication, docs?: ApiDocsInfo
   app.use(securityHeaders());
   app.useBodyParser('json', { limit: MAX_BODY_BYTES });
   app.useBodyParser('urlencoded', { limit: MAX_BODY_BYTES, extended: false });
+  app.use(refuseHostileRequests);
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();

@@ -40,9 +40,24 @@ export function IsTimestamp(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-/** since/until already passed the DTO; an empty or inverted range is a 422 naming `until`. */
+/**
+ * The times a query is bounded to. Event seqs are the insert time in milliseconds shifted by 20 bits,
+ * a bigint until about 2248, and no row can be older than 1970: a far past or future date (0001-01-01,
+ * 2300-01-01) bounds the query at these rather than overflowing a bigint (CONTRACT §3).
+ */
+export const EARLIEST_QUERY_TIME = new Date(Date.UTC(1970, 0, 1));
+export const LATEST_QUERY_TIME = new Date(Date.UTC(2200, 0, 1));
+
+/** A parsed timestamp held inside [EARLIEST_QUERY_TIME, LATEST_QUERY_TIME]. */
+export function boundedTimestamp(value: string): Date | null {
+  const parsed = parseTimestamp(value);
+  if (!parsed) return null;
+  return new Date(Math.min(Math.max(parsed.getTime(), EARLIEST_QUERY_TIME.getTime()), LATEST_QUERY_TIME.getTime()));
+}
+
+/** since/until already passed the DTO, and are bounded (see above); an empty or inverted range is a 422 naming `until`. */
 export function timeRange(since: string | undefined, until: string | undefined): { since: Date | null; until: Date | null } {
-  const range = { since: since === undefined ? null : parseTimestamp(since), until: until === undefined ? null : parseTimestamp(until) };
+  const range = { since: since === undefined ? null : boundedTimestamp(since), until: until === undefined ? null : boundedTimestamp(until) };
   if (range.since && range.until && range.until.getTime() <= range.since.getTime()) {
     throw validationFailed([{ path: 'until', problem: 'until must be later than since' }]);
   }

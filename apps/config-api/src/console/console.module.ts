@@ -4,6 +4,7 @@ import type { ExpressAdapter } from '@nestjs/platform-express';
 import type { Request, Response } from 'express';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorCodeWord } from '@app/runtime';
 import { CONSOLE_PAGE_ROUTE, CONSOLE_ROOT, consoleDirectory } from './console-files';
 
 /**
@@ -35,7 +36,12 @@ export class ConsoleModule implements OnModuleInit {
         return;
       }
       response.setHeader('Cache-Control', 'no-cache');
-      response.sendFile(indexFile);
+      // A Range the page cannot satisfy (`bytes=5-1`) fails the send with 416: answered as such, not left to a 500.
+      response.sendFile(indexFile, (error?: Error & { status?: number }) => {
+        if (!error || response.headersSent) return;
+        const status = error.status !== undefined && error.status >= 400 && error.status < 500 ? error.status : 500;
+        response.status(status).json({ error: errorCodeWord(status), message: status === 416 ? 'the requested range cannot be served' : 'the console page cannot be served' });
+      });
     });
   }
 }

@@ -11,8 +11,9 @@ import type { Request, Response } from 'express';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Account } from '@app/persistence';
-import { counter, ENVIRONMENT, type Environment, OPEN_API_PREFIX, REDIS, RedisKeys, SecretBox } from '@app/runtime';
+import { ENVIRONMENT, type Environment, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { unixSeconds, verifyOpenApiSign, withinTolerance } from '@app/signing';
+import { isAuthFailure, OpenApiAuthFailures } from './open-api-auth-failures';
 import { parseAuthQuery } from './open-api-auth-query';
 import { authFailed, replayedNonce, serviceUnavailable, staleTimestamp } from './open-api-errors';
 import { OpenApiRateLimiter } from './open-api-rate-limiter';
@@ -26,8 +27,6 @@ type OpenApiRequest = Request & { openApiCaller?: OpenApiCaller };
 /** Compared against when the email is unknown, so unknown emails and wrong signs cost the same time. */
 const UNKNOWN_ACCOUNT_TOKEN = 'unknown-account-placeholder-token';
 
-const openApiCalls = counter('open_api_requests_total', 'Open API calls by operation and HTTP status', ['operation', 'status']);
-
 /**
  * Authenticates every Open API call (CONTRACT §2). Checks run cheapest and least revealing first, so a
  * caller that cannot sign spends neither a nonce nor the account's rate budget:
@@ -37,6 +36,8 @@ const openApiCalls = counter('open_api_requests_total', 'Open API calls by opera
  *   4. nonce claimed in Redis for 15 minutes (SET NX EX)                       → 20623
  *   5. the account's per-minute budget                                         → 429 / 2000
  * Replay is checked before the rate limit so a replayed request cannot drain the owner's budget.
+ * Before all of them, an email that failed authentication more than 20 times in a minute from this
+ * client address is refused (429 / 2000) without any lookup (OpenApiAuthFailures).
  * When Redis cannot answer, the call is refused (503) rather than let through without replay protection.
  */
 @Injectable()
@@ -52,6 +53,7 @@ export class OpenApiAuthGuard implements CanActivate {
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly rateLimiter: OpenApiRateLimiter,
     private readonly secrets: SecretBox,
+    private readonly failures: OpenApiAuthFailures,
   ) {
     this.keys = new RedisKeys(environment.redis.prefix);
     this.sealedUnknownToken = secrets.seal(UNKNOWN_ACCOUNT_TOKEN);
@@ -61,9 +63,18 @@ export class OpenApiAuthGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<OpenApiRequest>();
     const response = http.getResponse<Response>();
-    const operation = request.path.startsWith(`${OPEN_API_PREFIX}/`) ? request.path.slice(OPEN_API_PREFIX.length + 1) : 'other';
-    response.once('finish', () => openApiCalls.inc({ operation, status: String(response.statusCode) }));
+    const failureKey = this.failures.keyOf(request);
+    await this.failures.refuseWhenBlocked(failureKey, (seconds) => response.setHeader('Retry-After', String(seconds)));
+    try {
+      request.openApiCaller = await this.authenticate(request, response);
+      return true;
+    } catch (error) {
+      if (isAuthFailure(error)) await this.failures.count(failureKey);
+      throw error;
+    }
+  }
 
+  private async authenticate(request: OpenApiRequest, response: Response): Promise<OpenApiCaller> {
     const auth = parseAuthQuery(request.query);
 
     const account = await this.findAccount(auth.email);
@@ -81,9 +92,7 @@ export class OpenApiAuthGuard implements CanActivate {
 
     await this.claimNonce(account.id, auth.nonce);
     await this.rateLimiter.consume(account.id, ({ retryAfterSeconds }) => response.setHeader('Retry-After', String(retryAfterSeconds)));
-
-    request.openApiCaller = { accountId: account.id };
-    return true;
+    return { accountId: account.id };
   }
 
   /** Read on every call, never cached: a rotated token is refused by every process from the moment it is stored. */

@@ -82,7 +82,7 @@ describe('readPushUrl', () => {
 
   it('refuses private literal addresses unless allowed', async () => {
     expect((await problemOf(() => readPushUrl({ push_url: 'http://10.0.0.1/x' }, false)))?.message).toBe(
-      'push_url points to a non-public address (10.0.0.1)',
+      'push_url points to a non-public address or to a host that does not resolve',
     );
     expect(await readPushUrl({ push_url: 'http://10.0.0.1/x' }, true)).toBe('http://10.0.0.1/x');
   });

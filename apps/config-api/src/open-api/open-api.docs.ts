@@ -136,7 +136,7 @@ export function ApiOpenApiBody(body: Type<unknown>, invalid: Record<string, stri
   );
 }
 
-export const SET_URL_ERRORS = { missing: missingParamMessage('push_url'), notHttp: 'push_url must use http or https', private: 'push_url points to a non-public address (10.0.0.5)' };
+export const SET_URL_ERRORS = { missing: missingParamMessage('push_url'), notHttp: 'push_url must use http or https', private: 'push_url points to a non-public address or to a host that does not resolve' };
 export const SET_PUSH_CONTENT_TYPE_ERRORS = { incorrect: INCORRECT_VALUE_MESSAGE };
 export const SET_PERMISSIONS_ERRORS = { missing: missingParamMessage('permissions'), unknownKey: 'unknown permission key: customer_delete' };
 

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { DeliveryQueueModule } from '@app/runtime';
 import { DeliveryOptionsModule } from '../delivery-options/delivery-options.module';
 import { PortalAccessModule } from '../portal/portal-access.module';
@@ -6,7 +6,9 @@ import { EventFeedService } from './event-feed.service';
 import { SelfServiceController } from './self-service.controller';
 import { TestEventService } from './test-event.service';
 import { JsonBodyGuard } from './json-body.guard';
+import { OpenApiAuthFailures } from './open-api-auth-failures';
 import { OpenApiAuthGuard } from './open-api-auth.guard';
+import { countOpenApiCalls } from './open-api-metrics.middleware';
 import { OpenApiController } from './open-api.controller';
 import { OpenApiRateLimiter } from './open-api-rate-limiter';
 import { OpenApiService } from './open-api.service';
@@ -17,7 +19,11 @@ import { SetDeliveryOptionsController } from './set-delivery-options.controller'
 @Module({
   imports: [DeliveryOptionsModule, DeliveryQueueModule.register('producer'), PortalAccessModule],
   controllers: [OpenApiController, SetDeliveryOptionsController, SelfServiceController],
-  providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, JsonBodyGuard, EventFeedService, TestEventService],
+  providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, OpenApiAuthFailures, JsonBodyGuard, EventFeedService, TestEventService],
   exports: [TestEventService, OpenApiService],
 })
-export class OpenApiModule {}
+export class OpenApiModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(countOpenApiCalls).forRoutes({ path: 'open_api_v1/*path', method: RequestMethod.ALL });
+  }
+}

@@ -140,3 +140,25 @@ describe('form bodies read back with qs', () => {
     expect(pairs).toContainEqual(['message[im_sub_session_log][0][chatapp_info][name]', 'service_account_demo']);
   });
 });
+
+describe('form bodies of hostile depth', () => {
+  it('encodes 100,000 levels of objects and of arrays without overflowing the stack', () => {
+    let objects: unknown = 'bottom';
+    let arrays: unknown = ['bottom'];
+    for (let level = 0; level < 100_000; level += 1) {
+      objects = { a: objects };
+      arrays = [arrays];
+    }
+    const objectBody = encodeFormBody('Customer_create', { id: 1, deep: objects });
+    expect(objectBody).toBe(`action=Customer_create&message[id]=1&message[deep]${'[a]'.repeat(100_000)}=bottom`);
+    const arrayBody = encodeFormBody('Customer_create', { deep: arrays });
+    expect(arrayBody).toBe(`action=Customer_create&message[deep]${'[0]'.repeat(100_000)}[]=bottom`);
+  });
+
+  it('keeps document order with siblings at every level', () => {
+    const message = { a: [{ b: 1, c: [1, 2] }, { d: null }], e: { f: { g: true } }, h: 'x' };
+    expect(encodeFormBody('Customer_create', message)).toBe(
+      'action=Customer_create&message[a][0][b]=1&message[a][0][c][]=1&message[a][0][c][]=2&message[a][1][d]=&message[e][f][g]=true&message[h]=x',
+    );
+  });
+});

@@ -50,20 +50,33 @@ function scalarText(value: unknown): string | undefined {
   }
 }
 
-function collect(name: string, value: unknown, pairs: Pair[]): void {
-  if (Array.isArray(value)) {
-    if (value.length === 0) return;
-    const indexed = value.some(isContainer);
-    value.forEach((element, index) => collect(indexed ? `${name}[${index}]` : `${name}[]`, element, pairs));
-    return;
+/**
+ * Depth first, in document order, with a stack of its own instead of recursion: a message nests at
+ * most 32 levels when ingest accepts it (CONTRACT §4), but rows stored before that limit, or written
+ * by other means, must not overflow the call stack (the event would never settle).
+ */
+function collect(rootName: string, root: unknown, pairs: Pair[]): void {
+  const pending: Pair[] = [];
+  const values: unknown[] = [];
+  const push = (name: string, value: unknown): void => {
+    pending.push([name, '']);
+    values.push(value);
+  };
+  push(rootName, root);
+  while (values.length > 0) {
+    const value = values.pop();
+    const [name] = pending.pop() as Pair;
+    if (Array.isArray(value)) {
+      const indexed = value.some(isContainer);
+      for (let index = value.length - 1; index >= 0; index -= 1) push(indexed ? `${name}[${index}]` : `${name}[]`, value[index]);
+    } else if (isContainer(value)) {
+      const entries = Object.entries(value as Record<string, unknown>);
+      for (let index = entries.length - 1; index >= 0; index -= 1) push(`${name}[${formEscape(entries[index][0])}]`, entries[index][1]);
+    } else {
+      const text = scalarText(value);
+      if (text !== undefined) pairs.push([name, formEscape(text)]);
+    }
   }
-  if (isContainer(value)) {
-    const entries = Object.entries(value as Record<string, unknown>);
-    for (const [key, child] of entries) collect(`${name}[${formEscape(key)}]`, child, pairs);
-    return;
-  }
-  const text = scalarText(value);
-  if (text !== undefined) pairs.push([name, formEscape(text)]);
 }
 
 /** Encodes `{action, message}` as the form body; names are built from escaped segments (see above). */

@@ -1,6 +1,4 @@
 import { HttpException, Injectable } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
 import { isPlainObject, type MessageProblem, validateEventMessage } from '@app/payloads';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
@@ -8,7 +6,6 @@ import {
   DeliveryProducer,
   type DeliveryJobData,
   type ErrorDetail,
-  flattenValidationErrors,
   inSpan,
   requestSpan,
   traceCarrier,
@@ -17,8 +14,8 @@ import {
 import { generateEventId } from './event-id';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
 import { firstAttempt, GroupCommitService } from './group-commit.service';
-import { batchEnvelope, ingestEnvelope, plainEnvelope } from './ingest-envelope';
-import { IngestEventDto } from './ingest-event.dto';
+import { batchEnvelope, ingestEnvelope, itemEnvelope } from './ingest-envelope';
+import type { IngestEventDto } from './ingest-event.dto';
 import { ingestedEvents } from './ingest-metrics';
 
 export interface IngestResult {
@@ -56,12 +53,8 @@ function toNewEvent(dto: IngestEventDto): NewEvent {
 function validateBatchItem(item: unknown, index: number): { event: NewEvent } | { details: ErrorDetail[] } {
   const prefix = `events[${index}]`;
   if (!isPlainObject(item)) return { details: [{ path: prefix, problem: 'each event must be a JSON object' }] };
-  let dto = plainEnvelope(item);
-  if (!dto) {
-    dto = plainToInstance(IngestEventDto, item);
-    const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true });
-    if (errors.length > 0) return { details: flattenValidationErrors(errors, prefix) };
-  }
+  const dto = itemEnvelope(item, prefix);
+  if (Array.isArray(dto)) return { details: dto };
   const problems = validateEventMessage(dto.action, dto.message);
   if (problems.length > 0) return { details: messageDetails(problems, `${prefix}.message`) };
   return { event: toNewEvent(dto) };

@@ -154,3 +154,18 @@ describe('validateMessageTriggerAnswer', () => {
     expect(notObject.ok || notObject.problems.map((entry) => entry.problem)).toEqual(['the answer must be a JSON object']);
   });
 });
+
+describe('hostile webhook answers', () => {
+  it('refuses an answer nested thousands of levels instead of overflowing the stack', () => {
+    let deep: unknown = 1;
+    for (let level = 0; level < 100_000; level += 1) deep = { a: deep };
+    const verdict = validateTaskPushAnswer({ resCode: 0, variables: deep });
+    expect(verdict.ok).toBe(false);
+    expect(verdict.ok ? [] : verdict.problems.map((problem) => problem.problem)).toEqual([expect.stringMatching(/^variables(\.a){31}: nests deeper than 32 levels/)]);
+  });
+
+  it('refuses __proto__ and takes an object-valued constructor key as an ordinary field', () => {
+    expect(validateMessageTriggerAnswer(JSON.parse('{"answerContent":"x","__proto__":{}}')).ok).toBe(false);
+    expect(validateMessageTriggerAnswer(JSON.parse('{"answerContent":"x","constructor":{"prototype":{}}}'))).toEqual({ ok: true, answer: { answerContent: 'x' } });
+  });
+});

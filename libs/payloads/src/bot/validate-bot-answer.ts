@@ -2,7 +2,8 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { MessageTriggerAnswerDto, type MessageTriggerAnswer, TaskPushAnswerDto, type TaskPushAnswer } from './bot-answer.dto';
 import { BotMessageDto, MSG_CONTENT_DTOS, type MsgType, TEXT_MSG_TYPES } from './bot-message.dto';
-import { isPlainObject } from '../plain-object';
+import { messageShapeProblems } from '../events/message-shape';
+import { isPlainObject, withoutPrototypeMemberKeys } from '../plain-object';
 
 /** One way an answer is off-spec; `problem` is a whole sentence starting with the path, e.g. `message.msgType must be one of …`. */
 export interface BotAnswerProblem {
@@ -36,8 +37,20 @@ function collectProblems(errors: ValidationError[], parent: string, parentProper
   return into;
 }
 
+/**
+ * The answer comes from the API user's server: its shape is held to the message limits first (32 levels,
+ * no `__proto__`), so class-transformer's recursive copy cannot overflow the stack, and the copy leaves
+ * out keys named like Object.prototype members, on which class-transformer crashes.
+ */
 function check(dto: new () => object, value: Record<string, unknown>, path: string): BotAnswerProblem[] {
-  return collectProblems(validateSync(plainToInstance(dto, value)), path);
+  const shape = messageShapeProblems(value);
+  if (shape.length > 0) {
+    return shape.map((found) => {
+      const where = found.path.startsWith('[') ? `${path}${found.path}` : joinPath(path, found.path);
+      return { path: where, problem: `${where || 'the answer'}: ${found.problem}` };
+    });
+  }
+  return collectProblems(validateSync(plainToInstance(dto, withoutPrototypeMemberKeys(value))), path);
 }
 
 /** Checks one Message (msgType, then msgContent's shape for that msgType); `path` prefixes every problem. */

@@ -1,6 +1,7 @@
 import { EVENT_ACTIONS, type EventAction } from '../actions';
 import { SAMPLE_MESSAGES } from './sample-messages';
 import { validateEventMessage, type MessageProblem } from './validate-event-message';
+import { PROTO_KEY_PROBLEM } from './message-shape';
 
 // Tests reach into messages of every shape, deliberately breaking their types.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -532,10 +533,11 @@ describe('validateEventMessage', () => {
       expect(message).toStrictEqual(copy);
     });
 
-    it('is not fooled by __proto__ or constructor keys', () => {
-      const message = JSON.parse('{"id": 1, "__proto__": {"id": "x"}, "constructor": {"prototype": {}}}');
+    it('is not fooled by __proto__ or constructor keys (CONTRACT §4: __proto__ refused, constructor an ordinary key)', () => {
+      const message = JSON.parse('{"id": 1, "constructor": {"prototype": {}}}');
       expect(validateEventMessage('Customer_destroy', message)).toEqual([]);
-      expect(validateEventMessage('Customer_destroy', JSON.parse('{"__proto__": {"id": 1}}'))).toEqual([{ path: 'id', problem: 'is required' }]);
+      expect(validateEventMessage('Customer_destroy', JSON.parse('{"constructor": {"id": 1}}'))).toEqual([{ path: 'id', problem: 'is required' }]);
+      expect(validateEventMessage('Customer_destroy', JSON.parse('{"id": 1, "__proto__": {"id": "x"}}'))).toEqual([{ path: '__proto__', problem: PROTO_KEY_PROBLEM }]);
       expect(({} as Json).id).toBeUndefined();
     });
   });

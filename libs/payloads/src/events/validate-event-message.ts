@@ -9,8 +9,9 @@ import { ImSubSessionCloseMessage, ImSubSessionCreateMessage } from './im-sub-se
 import { ImSurveyVoteCreateMessage } from './im-survey-vote-create.dto';
 import { OrganizationCreateMessage } from './organization-create.dto';
 import { RecordDestroyMessage, RecordUpdateMessage } from './record-change.dto';
-import { isPlainObject } from '../plain-object';
+import { isPlainObject, withoutPrototypeMemberKeys } from '../plain-object';
 import type { MessageProblem } from './message-problem';
+import { messageShapeProblems } from './message-shape';
 import { hasNulCharacter, nulCharacterProblems } from './nul-characters';
 import { ShutQueueCreateMessage } from './shut-queue-create.dto';
 
@@ -53,6 +54,9 @@ export function validateEventMessage(action: EventAction, message: unknown): Mes
   const messageClass = MESSAGE_CLASSES[action] as (new () => object) | undefined;
   // Callers should have checked the action already; a stray one must not slip through as valid.
   if (!messageClass) return [{ path: '', problem: `cannot be checked: unknown action ${String(action)}` }];
+  // First, so no walk below (class-transformer's copy, class-validator, the NUL check) meets more levels than the limit.
+  const shape = messageShapeProblems(message);
+  if (shape.length > 0) return shape;
   if (plainTreeUnchanged(message) && passesCompiledCheck(messageClass, message)) {
     return hasNulCharacter(message) ? mergeSamePath(nulCharacterProblems(message)) : [];
   }
@@ -61,7 +65,7 @@ export function validateEventMessage(action: EventAction, message: unknown): Mes
 
 /** What class-validator finds in class-transformer's copy of `message`, NUL characters included: the full check. */
 export function classValidatorProblems(messageClass: new () => object, message: Record<string, unknown>): MessageProblem[] {
-  const instance = plainToInstance(messageClass, message);
+  const instance = plainToInstance(messageClass, withoutPrototypeMemberKeys(message));
   const problems = flattenProblems(validateSync(instance, VALIDATOR_OPTIONS));
   return mergeSamePath(nulCharacterProblems(message, '', problems));
 }

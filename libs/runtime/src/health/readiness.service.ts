@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { within } from '../async/within';
+import { DidNotAnswerInTime, within } from '../async/within';
 import type { RedisClient } from '../redis/redis-connection';
 import { REDIS } from '../redis/redis.module';
 
@@ -9,6 +9,21 @@ const CHECK_TIMEOUT_MS = 2000;
 export interface ReadinessReport {
   status: 'ok' | 'unavailable';
   checks: { postgres: string; redis: string };
+}
+
+/**
+ * What a failed check says: words of the service's own (CONTRACT §1). A driver's message names hosts,
+ * ports and users (`connect ECONNREFUSED 10.0.0.7:6379`, `password authentication failed for user …`),
+ * and /health/ready is often reachable by more people than the logs are.
+ */
+export const CHECK_TIMED_OUT = `down: no answer within ${CHECK_TIMEOUT_MS / 1000} s`;
+export const CHECK_FAILED = 'down: the check failed';
+
+function outcomeOf(check: Promise<unknown>): Promise<string> {
+  return within(check, CHECK_TIMEOUT_MS).then(
+    () => 'ok',
+    (error: unknown) => (error instanceof DidNotAnswerInTime ? CHECK_TIMED_OUT : CHECK_FAILED),
+  );
 }
 
 /**
@@ -24,16 +39,7 @@ export class ReadinessService {
   ) {}
 
   async check(): Promise<ReadinessReport> {
-    const [postgres, redis] = await Promise.all([
-      within(this.dataSource.query('SELECT 1'), CHECK_TIMEOUT_MS, 'PostgreSQL').then(
-        () => 'ok',
-        (error: Error) => `down: ${error.message}`,
-      ),
-      within(this.redis.ping(), CHECK_TIMEOUT_MS, 'Redis').then(
-        () => 'ok',
-        (error: Error) => `down: ${error.message}`,
-      ),
-    ]);
+    const [postgres, redis] = await Promise.all([outcomeOf(this.dataSource.query('SELECT 1')), outcomeOf(this.redis.ping())]);
     return { status: postgres === 'ok' && redis === 'ok' ? 'ok' : 'unavailable', checks: { postgres, redis } };
   }
 }

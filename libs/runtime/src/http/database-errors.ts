@@ -36,3 +36,26 @@ export function sqlState(error: unknown): string | null {
   const code = (error.driverError as { code?: unknown }).code;
   return typeof code === 'string' ? code : null;
 }
+
+/** `SELECT events`, `INSERT accounts`…: the statement's verb and first table, from its text (never its parameters). */
+export function statementName(sql: string): string {
+  const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'statement';
+  const table = /\b(?:FROM|INTO|UPDATE)\s+("?[A-Za-z_][\w.]*"?)/i.exec(sql)?.[1]?.replace(/"/g, '');
+  return table ? `${verb} ${table}` : verb;
+}
+
+/**
+ * What may be logged of an error: for a database error its SQLSTATE and the statement's name, never its
+ * text's values, bound parameters or the server's message (which quotes values: `Key (email)=(…)`,
+ * `invalid input syntax for type …: "…"`); for anything else, the error itself.
+ */
+export function loggableError(error: unknown): Record<string, unknown> {
+  if (error instanceof QueryFailedError) {
+    return { database_error: { sqlstate: sqlState(error), statement: statementName(error.query) } };
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && 'severity' in error) {
+    return { database_error: { sqlstate: code } }; // a node-postgres error outside TypeORM
+  }
+  return { err: error };
+}

@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError, OpenApiError } from './api-error';
-import { isDatabaseUnavailable } from './database-errors';
+import { isDatabaseUnavailable, loggableError } from './database-errors';
 
 export const OPEN_API_PREFIX = '/open_api_v1';
 
@@ -26,10 +26,18 @@ export function errorCodeWord(status: number): string {
   return CODE_WORDS[status] ?? (status >= 500 ? 'internal_error' : 'error');
 }
 
-/** Errors raised by body-parser before a route runs carry `status` and `type` instead of being HttpExceptions. */
+/**
+ * Errors raised by body-parser before a route runs carry `status` and `type` instead of being HttpExceptions.
+ * A body that fails to decompress (`Content-Encoding: gzip` on bytes that are not gzip) comes as zlib's
+ * own error with status 400 and no type: a client error too, not a 500.
+ */
 function bodyParserStatus(error: unknown): { status: number; message: string } | null {
   const candidate = error as { status?: unknown; type?: unknown; message?: unknown };
-  if (typeof candidate?.status !== 'number' || typeof candidate.type !== 'string') return null;
+  if (typeof candidate?.status !== 'number') return null;
+  if (typeof candidate.type !== 'string') {
+    const decoding = candidate.status >= 400 && candidate.status < 500 && error instanceof Error && 'code' in error;
+    return decoding ? { status: candidate.status, message: 'request body could not be decoded as its Content-Encoding says' } : null;
+  }
   const messages: Record<string, string> = {
     'entity.too.large': 'request body is too large',
     'entity.parse.failed': 'request body is not valid JSON',
@@ -70,9 +78,9 @@ export function errorAnswer(exception: unknown, path: string): ErrorAnswer {
     // An outage, not a bug: tell the caller to come back rather than report an internal error.
     status = 503;
     message = 'the database is unavailable; try again shortly';
-    logger.warn({ path, reason: (exception as Error).message }, 'database unavailable');
+    logger.warn({ path, ...loggableError(exception) }, 'database unavailable');
   } else {
-    logger.error({ err: exception, path }, 'unhandled error');
+    logger.error({ path, ...loggableError(exception) }, 'unhandled error');
   }
 
   if (path.startsWith(OPEN_API_PREFIX)) return { status, body: { code: 2000, message: 'Unknown error', exception: { message } } };

@@ -24,6 +24,14 @@ export interface RouteAheadOfExpress {
   handle(body: unknown, request: IncomingMessage): Promise<JsonAnswer>;
 }
 
+/** A token check for every request under a path prefix, made before its body is read (CONTRACT §4). */
+export interface TokenBeforeBody {
+  /** e.g. `/v1/`: every request whose path starts with it, whatever its method, body or route. */
+  pathPrefix: string;
+  /** Throws the 401 (an ApiError) when the `Authorization` header carries no valid token. */
+  verify(authorization: string | undefined): void;
+}
+
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 type Middleware = (request: IncomingMessage, response: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -68,7 +76,12 @@ function asMiddleware(handler: RequestHandler): Middleware {
  * by the global filter's own errorAnswer. Routes stay declared as Nest controllers too, for the docs
  * and for the requests handed on.
  */
-export function serveRoutesAheadOfExpress(server: Server, routes: readonly RouteAheadOfExpress[], environment: Environment): void {
+export function serveRoutesAheadOfExpress(
+  server: Server,
+  routes: readonly RouteAheadOfExpress[],
+  environment: Environment,
+  tokenBeforeBody?: TokenBeforeBody,
+): void {
   const expressListeners = server.listeners('request') as Listener[];
   const handOn: Listener = (request, response) => {
     for (const listener of expressListeners) listener.call(server, request, response);
@@ -88,7 +101,26 @@ export function serveRoutesAheadOfExpress(server: Server, routes: readonly Route
     sendJson(response, answer);
   };
 
+  /** True when the request was answered 401 here, unread: nobody's body is parsed before their token is known good. */
+  const refusedUnread = (request: IncomingMessage, response: ServerResponse): boolean => {
+    const url = request.url ?? '';
+    // Lower-cased: Express matches routes case-insensitively, so `/V1/events` reaches the same controller.
+    if (!tokenBeforeBody || !url.toLowerCase().startsWith(tokenBeforeBody.pathPrefix)) return false;
+    try {
+      tokenBeforeBody.verify(request.headers.authorization);
+      return false;
+    } catch (error) {
+      const path = url.split('?')[0];
+      headers(request, response, () => {
+        requestLog(request, response);
+        sendJson(response, errorAnswer(error, path));
+      });
+      return true;
+    }
+  };
+
   const listener: Listener = (request: IncomingMessage & { body?: unknown }, response) => {
+    if (refusedUnread(request, response)) return;
     const route = request.method === 'POST' ? byPath.get(request.url ?? '') : undefined;
     if (!route) return handOn(request, response);
     headers(request, response, () =>

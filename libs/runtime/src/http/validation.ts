@@ -1,4 +1,5 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { withoutPrototypeMemberKeys } from '@app/payloads';
 import { ApiError, type ErrorDetail } from './api-error';
 
 function joinPath(parent: string, property: string): string {
@@ -25,9 +26,20 @@ export function validationFailed(details: ErrorDetail[]): ApiError {
   return new ApiError(422, 'validation_failed', `request body is invalid: ${summary}`, details);
 }
 
+/**
+ * Hands class-transformer a copy without keys named like Object.prototype's members: it skips them
+ * anyway, and crashes (a 500) on an object whose own `constructor` is an object, taking it for the class.
+ * Values the pipe does not transform (bodies typed as plain objects, like ingest's) pass untouched.
+ */
+class PlainDataValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    return super.transform(this.toValidate(metadata) ? withoutPrototypeMemberKeys(value) : value, metadata);
+  }
+}
+
 /** whitelist + forbidNonWhitelisted: an unknown field is an error, not silently dropped. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new PlainDataValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

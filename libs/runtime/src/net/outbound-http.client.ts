@@ -69,7 +69,7 @@ export class OutboundHttpClient {
       throw new OutboundError('invalid_url', 'the URL is not valid');
     }
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    // Sockets skip the lookup for IP literals, so those are checked here.
+    // Sockets skip the lookup for IP literals, so those are checked here (naming the literal the user wrote reveals nothing).
     if (!this.options.allowPrivateTargets && isIP(host) && !isPublicAddress(host)) {
       throw new OutboundError('refused_target', `refused: ${host} is not a public address`);
     }

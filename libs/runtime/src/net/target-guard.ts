@@ -7,10 +7,39 @@ export const MAX_TARGET_URL_LENGTH = 2048;
 
 const lookupAll = promisify(dnsLookup);
 
-/** True only for globally routable unicast addresses (IPv4-mapped IPv6 is judged as the IPv4 it carries). */
+/**
+ * Why a target is refused, in one text whatever the reason (a non-public address, or a name that does
+ * not resolve), naming no address: API users must not learn what an internal name resolves to (CONTRACT §2).
+ */
+export const TARGET_REFUSED_PROBLEM = 'points to a non-public address or to a host that does not resolve';
+
+function ipv4Of(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by the transition schemes that route to them: IPv4-compatible
+ * (::a.b.c.d, the WHATWG URL parser writes `[::127.0.0.1]` as `[::7f00:1]`), IPv4-mapped (::ffff:0:0/96),
+ * SIIT (::ffff:0:0:0/96), NAT64's well-known prefix (64:ff9b::/96), 6to4 (2002::/16) and Teredo
+ * (2001::/32: its server, and its client stored inverted). Null for any other address.
+ */
+export function carriedIpv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const p = address.parts;
+  const zeros = (from: number, to: number): boolean => p.slice(from, to).every((part) => part === 0);
+  if (zeros(0, 6) || (zeros(0, 5) && p[5] === 0xffff) || (zeros(0, 4) && p[4] === 0xffff && p[5] === 0)) return [ipv4Of(p[6], p[7])];
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) return [ipv4Of(p[6], p[7])];
+  if (p[0] === 0x2002) return [ipv4Of(p[1], p[2])];
+  if (p[0] === 0x2001 && p[1] === 0) return [ipv4Of(p[2], p[3]), ipv4Of(~p[6] & 0xffff, ~p[7] & 0xffff)];
+  return null;
+}
+
+/** True only for globally routable unicast addresses; an IPv6 address carrying IPv4 is judged as the IPv4 it carries. */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  const parsed = ipaddr.process(address);
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const carried = carriedIpv4(parsed as ipaddr.IPv6);
+  if (carried) return carried.every((ipv4) => ipv4.range() === 'unicast');
   return parsed.range() === 'unicast';
 }
 
@@ -42,9 +71,7 @@ export function describeUrlProblem(url: unknown, allowPrivateTargets: boolean): 
   if (parsed.username || parsed.password) return 'must not contain credentials';
   if (!parsed.hostname) return 'has no host';
   const host = stripBrackets(parsed.hostname);
-  if (!allowPrivateTargets && isIP(host) && !isPublicAddress(host)) {
-    return `points to a non-public address (${host})`;
-  }
+  if (!allowPrivateTargets && isIP(host) && !isPublicAddress(host)) return TARGET_REFUSED_PROBLEM;
   return null;
 }
 
@@ -61,10 +88,9 @@ export async function checkTargetUrl(url: unknown, allowPrivateTargets: boolean)
   try {
     addresses = await lookupAll(host, { all: true });
   } catch {
-    return `host ${host} cannot be resolved`;
+    return TARGET_REFUSED_PROBLEM;
   }
-  const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-  return refused ? `host ${host} resolves to a non-public address (${refused.address})` : null;
+  return addresses.every((entry) => isPublicAddress(entry.address)) ? null : TARGET_REFUSED_PROBLEM;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -76,10 +102,9 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 export function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
-    const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-    if (refused) {
-      const refusal = new TargetRefusedError(`${hostname} resolves to a non-public address (${refused.address})`);
-      return callback(refusal, []);
+    // The address is not named: the error reaches the attempt log, which API users read.
+    if (!addresses.every((entry) => isPublicAddress(entry.address))) {
+      return callback(new TargetRefusedError(`${hostname} resolves to a non-public address`), []);
     }
     if ((options as { all?: boolean }).all) return callback(null, addresses);
     return callback(null, addresses[0].address, addresses[0].family);

@@ -1,8 +1,9 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES, type BotCallOutcome, type BotWebhookType } from '@app/persistence';
 import { IsRecordId, MAX_RECORD_ID, queryInteger } from '@app/payloads';
+import { IsTimestamp } from '../events/timestamp';
 
 export const BOT_TIMEOUT_MIN_MS = 100;
 export const BOT_TIMEOUT_MAX_MS = 30_000;
@@ -65,14 +66,15 @@ export class ListBotCallsQueryDto {
   @IsIn(BOT_CALL_OUTCOMES, { message: `outcome must be one of ${BOT_CALL_OUTCOMES.join(', ')}` })
   outcome?: BotCallOutcome;
 
+  // The events list's timestamps: ISO 8601 calendar dates and date-times only (no week or ordinal dates).
   @ApiPropertyOptional({ format: 'date-time' })
   @IsOptional()
-  @IsISO8601({}, { message: 'since must be an ISO 8601 date-time' })
+  @IsTimestamp()
   since?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
   @IsOptional()
-  @IsISO8601({}, { message: 'until must be an ISO 8601 date-time' })
+  @IsTimestamp()
   until?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: BOT_CALLS_MAX_LIMIT, default: BOT_CALLS_DEFAULT_LIMIT })
