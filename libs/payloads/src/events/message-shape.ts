@@ -1,4 +1,4 @@
-import type { MessageProblem } from './validate-event-message';
+import type { MessageProblem } from './message-problem';
 
 /** How deep a message may nest (CONTRACT §4): the message object is level 1; objects and arrays both count. */
 export const MAX_MESSAGE_DEPTH = 32;

@@ -6,7 +6,7 @@ import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
 import { BotCall, BotWebhook } from '@app/persistence';
 import { ApiError, checkTargetUrl, ENVIRONMENT, type Environment, REDIS, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
 import { requireAccount } from '../require-account';
-import { timeRange } from '../events/timestamp';
+import { timeRange } from '../timestamp';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
 
 function toView(webhook: BotWebhook): BotWebhookView {

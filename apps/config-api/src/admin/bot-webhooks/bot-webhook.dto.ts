@@ -3,7 +3,7 @@ import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength,
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES, type BotCallOutcome, type BotWebhookType } from '@app/persistence';
 import { IsRecordId, MAX_RECORD_ID, queryInteger } from '@app/payloads';
-import { IsTimestamp } from '../events/timestamp';
+import { IsTimestamp } from '../timestamp';
 
 export const BOT_TIMEOUT_MIN_MS = 100;
 export const BOT_TIMEOUT_MAX_MS = 30_000;
