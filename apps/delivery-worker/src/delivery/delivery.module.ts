@@ -18,11 +18,11 @@ import { Reconciler } from './reconciler.service';
     {
       provide: DELIVERY_HTTP_CLIENT,
       inject: [ENVIRONMENT],
-      // One keep-alive pool per origin, as large as the endpoint's share of concurrency.
+      // One keep-alive pool per origin, as large as the origin's cap (several accounts' endpoints may share it).
       useFactory: (environment: Environment) =>
         new OutboundHttpClient({
           allowPrivateTargets: environment.delivery.allowPrivateTargets,
-          connectionsPerOrigin: environment.delivery.endpointConcurrency,
+          connectionsPerOrigin: environment.delivery.originConcurrency,
         }),
     },
     DeliveryStore,

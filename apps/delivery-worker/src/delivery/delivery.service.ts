@@ -156,7 +156,7 @@ export class DeliveryService {
     try {
       let endpointKey: string;
       try {
-        endpointKey = endpointKeyOf(settings.pushUrl);
+        endpointKey = endpointKeyOf(event.accountId, settings.pushUrl);
       } catch {
         // Not a URL at all: nothing to guard; recorded as a failed attempt like any other.
         return await this.attempt(event, settings, callback, null, giveTurn);

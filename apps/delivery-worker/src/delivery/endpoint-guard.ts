@@ -113,6 +113,7 @@ export class EndpointGuard {
       id,
       ttlMs: delivery.timeoutMs + LEASE_MARGIN_MS,
       limit: delivery.endpointConcurrency,
+      originLimit: delivery.originConcurrency,
       force,
     });
     switch (answer.verdict) {
@@ -210,7 +211,8 @@ export class EndpointGuard {
     const averageMs = this.pacing.get(endpointKey)?.averageMs ?? DEFAULT_CALL_MS;
     const { endpointConcurrency, workerConcurrency } = this.environment.delivery;
     return (
-      pool.waiting < workerConcurrency &&
+      // One endpoint's waiters hold turns too: no more of them than it has slots, so other endpoints keep turns.
+      pool.waiting < Math.min(workerConcurrency, endpointConcurrency) &&
       ((pool.waiting + 1) * averageMs) / endpointConcurrency <= MAX_EXPECTED_WAIT_MS &&
       Date.now() - pool.oldestCallSince() <= MAX_EXPECTED_WAIT_MS
     );

@@ -49,7 +49,7 @@ export class AccountModel extends AccountIdentityModel {
   @ApiProperty({ type: 'string', nullable: true })
   disabled_reason!: string | null;
 
-  @ApiProperty({ type: EndpointStateModel, nullable: true, description: 'The circuit breaker of the push_url\'s origin; null without a push_url.' })
+  @ApiProperty({ type: EndpointStateModel, nullable: true, description: 'The circuit breaker of this account\'s endpoint (its push_url); null without a push_url.' })
   endpoint!: EndpointStateModel | null;
 }
 

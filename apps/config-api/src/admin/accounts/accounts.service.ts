@@ -75,7 +75,7 @@ export class AccountsService {
       previous_secret_expires_at: account.previousSecretExpiresAt?.toISOString() ?? null,
       disabled_at: settings?.disabledAt?.toISOString() ?? null,
       disabled_reason: settings?.disabledReason ?? null,
-      endpoint: pushUrl ? await readEndpointState(this.redis, this.environment.redis.prefix, pushUrl) : null,
+      endpoint: pushUrl ? await readEndpointState(this.redis, this.environment.redis.prefix, account.id, pushUrl) : null,
     };
   }
 
