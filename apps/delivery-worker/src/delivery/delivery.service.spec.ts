@@ -124,6 +124,18 @@ class Fakes {
 }
 
 describe('DeliveryService', () => {
+  it('ends an event whose body cannot be encoded failed, saying why, without a call', async () => {
+    const fakes = new Fakes();
+    fakes.settings = accountSettings({ encoding: 'form' });
+    fakes.event = pendingEvent({ messageText: '{"id":' });
+    await expect(fakes.service().deliver(fakes.job(), 'token')).resolves.toBe('failed');
+    expect(fakes.requests).toHaveLength(0);
+    expect(fakes.recorded).toHaveLength(1);
+    expect(fakes.recorded[0].attempt).toBeNull();
+    expect(fakes.recorded[0].change).toMatchObject({ status: 'failed', nextAttemptAt: null });
+    expect(fakes.recorded[0].change.lastError).toMatch(/^cannot encode the callback body \(form\): /);
+  });
+
   it('does nothing for a job whose step the row has left behind', async () => {
     for (const event of [null, pendingEvent({ status: 'delivered' }), pendingEvent({ series: 1 }), pendingEvent({ seriesAttempts: 1 })]) {
       const fakes = new Fakes();
@@ -314,12 +326,17 @@ describe('DeliveryService', () => {
     expect(bug.delayedTo).toHaveLength(0);
   });
 
-  it('frees the slot when something breaks before the call', async () => {
+  it('frees the slot when signing breaks before the call, and ends the event failed saying why (CONTRACT §5)', async () => {
     const fakes = new Fakes();
     // A secret that cannot be used makes signing throw after the slot was taken.
     fakes.settings = accountSettings({ signingSecret: null as unknown as string });
-    await expect(fakes.service().deliver(fakes.job(), 'token')).rejects.toThrow();
+    await expect(fakes.service().deliver(fakes.job(), 'token')).resolves.toBe('failed');
     expect(fakes.released).toEqual([{ lease: expect.objectContaining({ id: 'lease-1' }), signal: 'neutral', error: null }]);
+    expect(fakes.requests).toHaveLength(0);
+    expect(fakes.recorded).toHaveLength(1);
+    expect(fakes.recorded[0].attempt).toBeNull();
+    expect(fakes.recorded[0].change).toMatchObject({ status: 'failed', nextAttemptAt: null });
+    expect(fakes.recorded[0].change.lastError).toMatch(/^cannot sign the callback: /);
   });
 
   it('signs with both secrets while the previous one has not expired', async () => {

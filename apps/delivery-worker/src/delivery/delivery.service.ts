@@ -13,7 +13,7 @@ import {
   type OutboundHttpClient,
 } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
-import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT } from './callback-exchange';
+import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './callback-exchange';
 import { type CallbackBody, encodeCallbackBody } from './callback-request';
 import { CallTurns } from './call-turns';
 import {
@@ -146,7 +146,13 @@ export class DeliveryService {
     const disabled = await this.health.disabled(settings);
     if (disabled) return this.settle(event, 'failed', disabledEndpointError(disabled), 'endpoint_disabled');
 
-    const callback = encodeCallbackBody(settings.encoding, event.action, event.messageText);
+    let callback: CallbackBody;
+    try {
+      callback = encodeCallbackBody(settings.encoding, event.action, event.messageText);
+    } catch (error) {
+      // No attempt could ever encode it: the event ends failed and says why, instead of failing its job for ever (CONTRACT §5).
+      return this.settle(event, 'failed', `cannot encode the callback body (${settings.encoding}): ${(error as Error).message}`, 'unencodable');
+    }
     await this.turns.take();
     let turnHeld = true;
     const giveTurn = (): void => {
@@ -257,6 +263,7 @@ export class DeliveryService {
     } catch (error) {
       // The call itself never throws (failures are results); a bug before it must not strand the slot.
       if (lease) await this.guard.release(lease, 'neutral', null).catch(() => undefined);
+      if (error instanceof UnsignableCallbackError) return this.settle(event, 'failed', error.message, 'unsignable');
       throw error;
     } finally {
       giveTurn();
