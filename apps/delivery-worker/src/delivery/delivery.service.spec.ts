@@ -43,6 +43,8 @@ function accountSettings(overrides: Partial<AccountDeliverySettings> = {}): Acco
     failingSince: null,
     disabledAt: null,
     disabledReason: null,
+    ordering: 'none',
+    maxPerSecond: null,
     ...overrides,
   };
 }
@@ -50,7 +52,7 @@ function accountSettings(overrides: Partial<AccountDeliverySettings> = {}): Acco
 class Fakes {
   event: PendingEvent | null | Error = pendingEvent();
   settings: AccountDeliverySettings | null = accountSettings();
-  admission: Admission = { kind: 'admitted', lease: { endpointKey: 'https://receiver.example', id: 'lease-1', probe: false } };
+  admission: Admission = { kind: 'admitted', lease: { endpointKey: 'https://receiver.example', id: 'lease-1', probe: false, maxPerSecond: null } };
   /** `hang`: the receiver never answers. */
   answer: OutboundResponse | Error | 'hang' = { status: 200, headers: {}, body: 'ok', truncated: false };
   applied = true;
@@ -75,7 +77,7 @@ class Fakes {
     } as unknown as DeliveryStore;
     const cache = { get: () => Promise.resolve(this.settings) } as unknown as AccountSettingsCache;
     const guard = {
-      acquire: (_endpointKey: string, force: boolean) => {
+      acquire: ({ force }: { force: boolean }) => {
         this.forced.push(force);
         return Promise.resolve(this.admission);
       },
@@ -212,10 +214,21 @@ describe('DeliveryService', () => {
 
   it('moves the job to later without an attempt when the endpoint has no free slot', async () => {
     const fakes = new Fakes();
-    fakes.admission = { kind: 'busy' };
+    fakes.admission = { kind: 'busy', waitMs: null };
     const before = Date.now();
     await expect(fakes.service().deliver(fakes.job(), 'token')).rejects.toBeInstanceOf(DelayedError);
     expect(fakes.delayedTo[0]).toBeGreaterThanOrEqual(before + 150);
+    expect(fakes.requests).toHaveLength(0);
+    expect(fakes.recorded).toHaveLength(0);
+  });
+
+  it('waits for the endpoint pace without an attempt, for about as long as the pace says', async () => {
+    const fakes = new Fakes();
+    fakes.admission = { kind: 'busy', waitMs: 2000 };
+    const before = Date.now();
+    await expect(fakes.service().deliver(fakes.job(), 'token')).rejects.toBeInstanceOf(DelayedError);
+    expect(fakes.delayedTo[0]).toBeGreaterThanOrEqual(before + 2000);
+    expect(fakes.delayedTo[0]).toBeLessThanOrEqual(Date.now() + 2400);
     expect(fakes.requests).toHaveLength(0);
     expect(fakes.recorded).toHaveLength(0);
   });

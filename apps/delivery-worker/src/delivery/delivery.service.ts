@@ -168,9 +168,9 @@ export class DeliveryService {
         return await this.attempt(event, settings, callback, null, giveTurn);
       }
 
-      const admission = await this.guard.acquire(endpointKey, isRedeliveryStart(event));
+      const admission = await this.guard.acquire({ endpointKey, force: isRedeliveryStart(event), maxPerSecond: settings.maxPerSecond });
       if (admission.kind !== 'admitted') giveTurn();
-      if (admission.kind === 'busy') return await this.bounce(job, token, endpointKey);
+      if (admission.kind === 'busy') return await this.bounce(job, token, endpointKey, admission.waitMs);
       this.busyHints.delete(stepKey);
       if (admission.kind === 'open') {
         return admission.probing ? await this.awaitProbe(job, token, admission) : await this.skip(event, settings, admission);
@@ -181,10 +181,18 @@ export class DeliveryService {
     }
   }
 
-  /** Every slot of the endpoint is taken: come back shortly, without spending an attempt. */
-  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string): Promise<never> {
+  /**
+   * Every slot of the endpoint is taken, or its pace (max_per_second, a 429/503) lets the next call start
+   * only in `waitMs`: come back then, without spending an attempt (CONTRACT §9).
+   */
+  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string, waitMs: number | null = null): Promise<never> {
     const stepKey = deliveryJobId(job.data);
     this.busyHints.delete(stepKey);
+    if (waitMs !== null) {
+      deliveryJobsWithoutCall.inc({ reason: 'paced' });
+      // Spread over a little more than the wait, so the jobs held by one pace do not all come back at once.
+      return this.postpone(job, token, Math.round(waitMs * (1 + Math.random() * 0.2)));
+    }
     if (this.busyHints.size >= MAX_BUSY_HINTS) this.busyHints.delete(this.busyHints.keys().next().value as string);
     this.busyHints.set(stepKey, endpointKey);
     deliveryJobsWithoutCall.inc({ reason: 'busy' });
@@ -272,7 +280,9 @@ export class DeliveryService {
     const judged = judgeAttempt(result, Date.now());
     // An abandoned call says nothing about the endpoint: neither the breaker nor the disabling clock learn from it.
     const verdict: Verdict = abandoned ? { ...judged, breakerSignal: 'neutral' } : judged;
-    if (lease) await this.releaseLease(lease, verdict, durationMs);
+    // A 429 or 503 slows the endpoint down (honouring Retry-After); the attempt still counts as failed (CONTRACT §9).
+    const slowDown = !abandoned && result.kind === 'response' && (result.status === 429 || result.status === 503) ? { retryAfterMs: verdict.retryAfterMs } : null;
+    if (lease) await this.releaseLease(lease, verdict, durationMs, slowDown);
 
     const attempt: AttemptRow = {
       eventSeq: event.seq,
@@ -323,9 +333,9 @@ export class DeliveryService {
   }
 
   /** The breaker only learns, it never decides the attempt: a Redis hiccup here must not lose the record. */
-  private async releaseLease(lease: EndpointLease, verdict: Verdict, durationMs: number): Promise<void> {
+  private async releaseLease(lease: EndpointLease, verdict: Verdict, durationMs: number, slowDown: { retryAfterMs: number | null } | null): Promise<void> {
     try {
-      const answer = await this.guard.release(lease, verdict.breakerSignal, verdict.error, durationMs);
+      const answer = await this.guard.release(lease, verdict.breakerSignal, verdict.error, durationMs, slowDown);
       await this.guard.indexChange(lease.endpointKey, answer.change);
       if (answer.change === 'opened') {
         breakerOpens.inc();

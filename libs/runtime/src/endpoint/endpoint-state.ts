@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { BreakerState as EndpointState } from '@app/payloads';
 import { endpointOrigin, RedisKeys } from '../redis/redis-keys';
+import { paceAdjustLua, paceCheckLua, paceKey, paceTakeLua } from './endpoint-pace';
 
 /**
  * Circuit-breaker state of one callback endpoint, shared by every worker through Redis.
@@ -61,16 +62,18 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 `;
 
 /**
- * KEYS: breaker hash, leases zset, origin leases zset, origin waiting zset. ARGV: lease id, lease ttl
- * ms, concurrency limit, keep ms, force (1/0), origin limit (0: none), endpoint key, waiting mark ms.
+ * KEYS: breaker hash, leases zset, origin leases zset, origin waiting zset, pace hash. ARGV: lease id,
+ * lease ttl ms, concurrency limit, keep ms, force (1/0), origin limit (0: none), endpoint key, waiting
+ * mark ms, max_per_second (0: none).
  * `force` (a manual redelivery's first call) passes the breaker whatever its state, but not the
  * concurrency limits, and leaves the breaker as it is: only the call's outcome changes it.
  * The origin limit is shared fairly: while other endpoints wait for room at the origin, an endpoint
  * holding its share (limit / endpoints waiting, at least 1) or more is refused, so the next free slot
  * goes to one that holds less.
- * Returns {verdict, now, until, failures, last_error}; verdict is one of
+ * Returns {verdict, now, until, failures, last_error, paced (1 when the endpoint has a pace)}; verdict is one of
  *   open    - cooling down until `until`: do not call;
  *   probing - half open and another worker's probe is in flight until at most `until`;
+ *   paced   - the endpoint's pace (endpoint-pace.ts) lets the next call start at `until`;
  *   busy    - every concurrency slot of the endpoint, or its share of the origin's, is taken;
  *   probe   - admitted as the single half-open probe (lease expires at `until`);
  *   acquired- admitted (lease expires at `until`).
@@ -92,6 +95,8 @@ elseif state == 'half_open' then
   if now < probeUntil then return {'probing', now, probeUntil, failures, lastError} end
   probe = true
 end
+${paceCheckLua('KEYS[5]', 'ARGV[9]')}
+local paced = rate and 1 or 0
 local leaseTtl = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local mine = redis.call('ZCARD', KEYS[2])
@@ -111,6 +116,7 @@ if originLimit > 0 then
   end
   redis.call('ZREM', KEYS[4], ARGV[7])
 end
+${paceTakeLua('KEYS[5]', 'ARGV[4]')}
 local expiresAt = now + leaseTtl
 redis.call('ZADD', KEYS[2], expiresAt, ARGV[1])
 redis.call('PEXPIRE', KEYS[2], leaseTtl + 1000)
@@ -121,14 +127,16 @@ end
 if probe then
   redis.call('HSET', KEYS[1], 'state', 'half_open', 'probe', ARGV[1], 'probe_until', expiresAt)
   redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
-  return {'probe', now, expiresAt, failures, lastError}
+  return {'probe', now, expiresAt, failures, lastError, paced}
 end
-return {'acquired', now, expiresAt, failures, lastError}
+return {'acquired', now, expiresAt, failures, lastError, paced}
 `;
 
 /**
- * KEYS: breaker hash, leases zset, origin leases zset. ARGV: lease id, signal (success|failure|neutral),
- * failure threshold, cooldown ms, error text, keep ms. Frees the lease (at the origin too) and feeds the breaker:
+ * KEYS: breaker hash, leases zset, origin leases zset, pace hash. ARGV: lease id, signal
+ * (success|failure|neutral), failure threshold, cooldown ms, error text, keep ms, slow down (1/0: the
+ * answer was 429/503), Retry-After ms (0: none), max_per_second (0: none). Frees the lease (at the
+ * origin too), adjusts the pace (endpoint-pace.ts) and feeds the breaker:
  *   success - the endpoint answers: close the breaker and reset the count;
  *   failure - count it; open when the count reaches the threshold while closed, or when the
  *             half-open probe itself failed;
@@ -140,6 +148,7 @@ const RELEASE_LUA = `${REDIS_NOW}
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 local signal = ARGV[2]
+${paceAdjustLua({ paceKey: 'KEYS[4]', slow: 'ARGV[7]', retryAfterMs: 'ARGV[8]', maxRate: 'ARGV[9]', signal: 'signal', keep: 'ARGV[6]' })}
 local fields = redis.call('HMGET', KEYS[1], 'state', 'failures', 'probe')
 local state = fields[1] or 'closed'
 if signal == 'neutral' then
@@ -192,7 +201,7 @@ class RedisScript {
 const ACQUIRE = new RedisScript(ACQUIRE_LUA);
 const RELEASE = new RedisScript(RELEASE_LUA);
 
-export type SlotVerdict = 'open' | 'probing' | 'busy' | 'probe' | 'acquired';
+export type SlotVerdict = 'open' | 'probing' | 'paced' | 'busy' | 'probe' | 'acquired';
 
 export interface SlotAnswer {
   verdict: SlotVerdict;
@@ -202,6 +211,8 @@ export interface SlotAnswer {
   until: number;
   consecutiveFailures: number;
   lastError: string | null;
+  /** The endpoint has a pace (max_per_second or a backed-off rate): every call must go through Redis. */
+  paced: boolean;
 }
 
 /**
@@ -212,11 +223,11 @@ export async function acquireEndpointSlot(
   redis: Redis,
   prefix: string,
   endpointKey: string,
-  lease: { id: string; ttlMs: number; limit: number; originLimit?: number; force?: boolean },
+  lease: { id: string; ttlMs: number; limit: number; originLimit?: number; maxPerSecond?: number | null; force?: boolean },
 ): Promise<SlotAnswer> {
   const reply = (await ACQUIRE.run(
     redis,
-    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), ...originKeys(prefix, endpointKey)],
+    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), ...originKeys(prefix, endpointKey), paceKey(prefix, endpointKey)],
     [
       lease.id,
       Math.max(1, Math.round(lease.ttlMs)),
@@ -226,14 +237,16 @@ export async function acquireEndpointSlot(
       lease.originLimit ?? 0,
       endpointKey,
       ORIGIN_WAIT_MARK_MS,
+      lease.maxPerSecond ?? 0,
     ],
-  )) as [SlotVerdict, number, number, number, string];
+  )) as [SlotVerdict, number, number, number, string, number?];
   return {
     verdict: reply[0],
     serverNow: Number(reply[1]),
     until: Number(reply[2]),
     consecutiveFailures: Number(reply[3]),
     lastError: reply[4] === '' ? null : reply[4],
+    paced: reply[0] === 'paced' || Number(reply[5] ?? 0) === 1,
   };
 }
 
@@ -251,11 +264,20 @@ export async function releaseEndpointSlot(
   redis: Redis,
   prefix: string,
   endpointKey: string,
-  release: { leaseId: string; signal: BreakerSignal; failureThreshold: number; cooldownMs: number; error: string | null },
+  release: {
+    leaseId: string;
+    signal: BreakerSignal;
+    failureThreshold: number;
+    cooldownMs: number;
+    error: string | null;
+    /** The answer was 429 or 503: slow the endpoint down, holding it for `retryAfterMs` when given. */
+    slowDown?: { retryAfterMs: number | null } | null;
+    maxPerSecond?: number | null;
+  },
 ): Promise<ReleaseAnswer> {
   const reply = (await RELEASE.run(
     redis,
-    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), originKeys(prefix, endpointKey)[0]],
+    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), originKeys(prefix, endpointKey)[0], paceKey(prefix, endpointKey)],
     [
       release.leaseId,
       release.signal,
@@ -263,6 +285,9 @@ export async function releaseEndpointSlot(
       Math.max(0, Math.round(release.cooldownMs)),
       (release.error ?? '').slice(0, 500),
       BREAKER_KEEP_MS,
+      release.slowDown ? 1 : 0,
+      Math.max(0, Math.round(release.slowDown?.retryAfterMs ?? 0)),
+      release.maxPerSecond ?? 0,
     ],
   )) as [ReleaseAnswer['change'], number, number];
   return { change: reply[0], consecutiveFailures: Number(reply[1]), retryAt: Number(reply[2]) > 0 ? Number(reply[2]) : null };
