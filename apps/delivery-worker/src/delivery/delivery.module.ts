@@ -9,6 +9,7 @@ import { DeliveryStore } from './delivery-store';
 import { EndpointGauges } from './endpoint-gauges';
 import { EndpointGuard } from './endpoint-guard';
 import { EndpointHealth } from './endpoint-health';
+import { SubjectOrder } from './subject-order';
 import { Reconciler } from './reconciler.service';
 
 /** The delivery processor, retries, endpoint isolation (leases and circuit breaker) and the reconciler. */
@@ -29,6 +30,7 @@ import { Reconciler } from './reconciler.service';
     AccountSettingsCache,
     EndpointGuard,
     EndpointHealth,
+    SubjectOrder,
     EndpointGauges,
     DeliveryService,
     DeliveryProcessor,

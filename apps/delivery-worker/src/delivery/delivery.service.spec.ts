@@ -7,6 +7,7 @@ import { type DeliveryJob, DeliveryService } from './delivery.service';
 import type { DeliveryStore, Outcome, PendingEvent } from './delivery-store';
 import type { Admission, EndpointGuard, EndpointLease } from './endpoint-guard';
 import type { EndpointHealth } from './endpoint-health';
+import type { SubjectOrder } from './subject-order';
 
 /**
  * The delivery decisions with in-memory collaborators: no PostgreSQL, Redis or network. The e2e
@@ -65,6 +66,8 @@ class Fakes {
   readonly health: { success: boolean }[] = [];
   /** What EndpointHealth.disabled answers: null while the endpoint is enabled. */
   disabled: AccountDeliverySettings | null = null;
+  /** What SubjectOrder.holdMs answers: null when no earlier event of the subject is pending. */
+  heldMs: number | null = null;
 
   service(schedule = '10s,1m'): DeliveryService {
     const environment = loadEnvironment({ RETRY_SCHEDULE: schedule, DELIVERY_TIMEOUT_MS: '1000', BREAKER_COOLDOWN: '30s' });
@@ -110,7 +113,8 @@ class Fakes {
         return Promise.resolve();
       },
     } as unknown as EndpointHealth;
-    return new DeliveryService(store, cache, guard, http, queues as never, environment, health);
+    const order = { holdMs: () => Promise.resolve(this.heldMs) } as unknown as SubjectOrder;
+    return new DeliveryService(store, cache, guard, http, queues as never, environment, health, order);
   }
 
   job(attempt = 0, series = 0): DeliveryJob {
@@ -231,6 +235,28 @@ describe('DeliveryService', () => {
     expect(fakes.delayedTo[0]).toBeLessThanOrEqual(Date.now() + 2400);
     expect(fakes.requests).toHaveLength(0);
     expect(fakes.recorded).toHaveLength(0);
+  });
+
+  it('holds an event behind an earlier pending event of its subject without an attempt; a manual redelivery goes at once', async () => {
+    const held = new Fakes();
+    held.settings = accountSettings({ ordering: 'subject' });
+    held.heldMs = 700;
+    const before = Date.now();
+    await expect(held.service().deliver(held.job(), 'token')).rejects.toBeInstanceOf(DelayedError);
+    expect(held.delayedTo[0]).toBeGreaterThanOrEqual(before + 700);
+    expect(held.requests).toHaveLength(0);
+    expect(held.recorded).toHaveLength(0);
+
+    const redelivered = new Fakes();
+    redelivered.settings = accountSettings({ ordering: 'subject' });
+    redelivered.heldMs = 700;
+    redelivered.event = pendingEvent({ series: 1, seriesAttempts: 0, attempts: 3 });
+    await expect(redelivered.service().deliver(redelivered.job(0, 1), 'token')).resolves.toBe('delivered');
+    expect(redelivered.requests).toHaveLength(1);
+
+    const unordered = new Fakes();
+    unordered.heldMs = 700;
+    await expect(unordered.service().deliver(unordered.job(), 'token')).resolves.toBe('delivered');
   });
 
   it('records an attempt due while the breaker is open as failed without a call, and keeps to the schedule', async () => {

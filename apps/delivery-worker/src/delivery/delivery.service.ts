@@ -30,6 +30,7 @@ import { type Admission, EndpointGuard, type EndpointLease } from './endpoint-gu
 import { disabledEndpointError, EndpointHealth } from './endpoint-health';
 import { planNextStep, stepGuard } from './event-step';
 import { judgeAttempt, type Verdict } from './retry-policy';
+import { SubjectOrder } from './subject-order';
 
 export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './callback-exchange';
 
@@ -80,6 +81,7 @@ export class DeliveryService {
     private readonly queues: DeliveryQueues,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly health: EndpointHealth,
+    private readonly order: SubjectOrder,
   ) {
     this.sender = new CallbackSender(http, environment.delivery.timeoutMs);
     this.turns = new CallTurns(environment.delivery.workerConcurrency);
@@ -145,6 +147,14 @@ export class DeliveryService {
     // A disabled endpoint is never called, a manual redelivery included: the operator enables it first.
     const disabled = await this.health.disabled(settings);
     if (disabled) return this.settle(event, 'failed', disabledEndpointError(disabled), 'endpoint_disabled');
+    // Ordering "subject": an earlier event of the subject still pending holds this one (no attempt spent); a manual redelivery goes at once.
+    if (settings.ordering === 'subject' && !isRedeliveryStart(event)) {
+      const holdMs = await this.order.holdMs(event);
+      if (holdMs !== null) {
+        deliveryJobsWithoutCall.inc({ reason: 'held_by_subject' });
+        return this.postpone(job, token, holdMs);
+      }
+    }
 
     let callback: CallbackBody;
     try {
