@@ -63,6 +63,12 @@ describe('fair turns between accounts', () => {
     const flood = await insertEvents(worker.app, flooding, customerEvents(FLOOD));
     await enqueueFirstAttempts(deliveryQueueOf(worker.app), flood);
     await waitFor('the flood to be under way', () => slow.requests.length >= 50, { timeoutMs: 60_000 });
+    // The lane gauges (fixed labels only) see the backlog.
+    const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+    const gauge = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    expect(gauge('callback_lanes_waiting')).toBeGreaterThanOrEqual(1);
+    expect(gauge('callback_lane_events_waiting')).toBeGreaterThan(FLOOD / 2);
+    expect(gauge('callback_lane_oldest_wait_seconds')).toBeGreaterThan(0);
 
     const floodCalledBefore = new Set(slow.requests.map((request) => request.headers['webhook-id'])).size;
     const quietEvents: StoredTestEvent[] = (await Promise.all(quiet.map((accountId) => sendEvents(worker.app, accountId, customerEvents(3))))).flat();

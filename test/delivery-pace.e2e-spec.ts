@@ -4,7 +4,7 @@ import { endpointKeyOf, publishSettingsChanged, readEndpointPace, REDIS } from '
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
-import { createAccount, setCallbackSettings } from './support/fixtures';
+import { ADMIN_HEADERS, createAccount, setCallbackSettings } from './support/fixtures';
 import { TestReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { customerEvents, eventRows, sendEvents, type StoredTestEvent, useOwnRedisPrefix } from './support/worker-process';
@@ -99,5 +99,8 @@ describe('endpoint pace', () => {
     expect(pace).not.toBeNull();
     expect(pace ?? 0).toBeGreaterThanOrEqual(50);
     expect(pace ?? 100).toBeLessThan(60);
+    // Operators see the same pace, and no waiting event, in the account view.
+    const view = (await (await fetch(`${configApi.url}/admin/v1/accounts/${accountId}`, { headers: ADMIN_HEADERS })).json()) as { lane: unknown };
+    expect(view.lane).toEqual({ waiting: 0, pace_per_second: pace });
   });
 });

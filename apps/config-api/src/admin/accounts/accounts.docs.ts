@@ -27,6 +27,14 @@ export class CreatedAccountModel extends AccountIdentityModel {
   signing_secret!: string;
 }
 
+class EndpointLaneModel {
+  @ApiProperty({ type: 'integer', description: 'Events of this account due and not yet called.' })
+  waiting!: number;
+
+  @ApiProperty({ type: 'number', nullable: true, description: 'Calls a second the endpoint is allowed now: slowed by 429/503 answers, else max_per_second; null when not paced.' })
+  pace_per_second!: number | null;
+}
+
 export class AccountModel extends AccountIdentityModel {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
@@ -51,6 +59,9 @@ export class AccountModel extends AccountIdentityModel {
 
   @ApiProperty({ type: EndpointStateModel, nullable: true, description: 'The circuit breaker of this account\'s endpoint (its push_url); null without a push_url.' })
   endpoint!: EndpointStateModel | null;
+
+  @ApiProperty({ type: EndpointLaneModel })
+  lane!: EndpointLaneModel;
 }
 
 export class AccountPageModel {
