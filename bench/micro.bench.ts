@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { validateEventMessage } from '@app/payloads';
 import { openApiSign, signWebhook } from '@app/signing';
-import { encodeFormBody } from '../apps/delivery-worker/src/delivery/form-encoder';
+import { encodeFormBody } from '../apps/delivery-worker/src/delivery/request/form-encoder';
 import { SAMPLE_MESSAGES } from '../test/support/sample-messages';
 
 export interface MicroResult {

@@ -4,10 +4,10 @@ import { type DeliveryJobData, deliveryJob, loadEnvironment, OutboundError, type
 import { generateSigningSecret } from '@app/signing';
 import type { AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { type DeliveryJob, DeliveryService } from './delivery.service';
-import type { DeliveryStore, Outcome, PendingEvent } from './delivery-store';
-import type { Admission, EndpointGuard, EndpointLease } from './endpoint-guard';
-import type { EndpointHealth } from './endpoint-health';
-import type { SubjectOrder } from './subject-order';
+import type { DeliveryStore, Outcome, PendingEvent } from './outcome/delivery-store';
+import type { Admission, EndpointAdmission, EndpointLease } from './admission/endpoint-admission';
+import type { EndpointDisabling } from './admission/endpoint-disabling';
+import type { SubjectOrder } from './admission/subject-order';
 
 /**
  * The delivery decisions with in-memory collaborators: no PostgreSQL, Redis or network. The e2e
@@ -64,7 +64,7 @@ class Fakes {
   readonly delayedTo: number[] = [];
   readonly forced: boolean[] = [];
   readonly health: { success: boolean }[] = [];
-  /** What EndpointHealth.disabled answers: null while the endpoint is enabled. */
+  /** What EndpointDisabling.disabled answers: null while the endpoint is enabled. */
   disabled: AccountDeliverySettings | null = null;
   /** What SubjectOrder.holdMs answers: null when no earlier event of the subject is pending. */
   heldMs: number | null = null;
@@ -91,7 +91,7 @@ class Fakes {
         this.released.push({ lease, signal, error });
         return Promise.resolve({ change: 'unchanged', consecutiveFailures: 0, retryAt: null });
       },
-    } as unknown as EndpointGuard;
+    } as unknown as EndpointAdmission;
     const http = {
       post: (request: OutboundRequest) => {
         this.requests.push(request);
@@ -112,7 +112,7 @@ class Fakes {
         this.health.push({ success });
         return Promise.resolve();
       },
-    } as unknown as EndpointHealth;
+    } as unknown as EndpointDisabling;
     const order = { holdMs: () => Promise.resolve(this.heldMs) } as unknown as SubjectOrder;
     return new DeliveryService(store, cache, guard, http, queues as never, environment, health, order);
   }

@@ -11,8 +11,8 @@ import {
   releaseEndpointSlot,
   type ReleaseAnswer,
 } from '@app/runtime';
-import { WorkerStoppingError } from './callback-exchange';
-import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, pacedDelay } from './endpoint-pacing';
+import { WorkerStoppingError } from '../request/callback-exchange';
+import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, pacedDelay } from './busy-delay';
 import { type HeldLease, LocalLeases } from './local-leases';
 
 export interface EndpointLease {
@@ -41,7 +41,7 @@ export type Admission =
 /** Extra lifetime of a lease beyond the HTTP deadline, so a lease never expires under a call still running. */
 const LEASE_MARGIN_MS = 5_000;
 
-export { MAX_BUSY_DELAY_MS, MIN_BUSY_DELAY_MS, type Pace, pacedDelay } from './endpoint-pacing';
+export { MAX_BUSY_DELAY_MS, MIN_BUSY_DELAY_MS, type Pace, pacedDelay } from './busy-delay';
 
 /** How long a lease may serve further calls of this process without asking Redis (the breaker's news reaches it at least this often). */
 export const REUSE_WINDOW_MS = 1_000;
@@ -67,7 +67,7 @@ const UNCHANGED: ReleaseAnswer = { change: 'unchanged', consecutiveFailures: 0, 
  * is expected soon (MAX_EXPECTED_WAIT_MS), instead of a round trip through Redis's delayed set.
  */
 @Injectable()
-export class EndpointGuard {
+export class EndpointAdmission {
   private readonly workerId = randomUUID();
   private sequence = 0;
   private readonly pools = new Map<string, LocalLeases>();

@@ -1,8 +1,8 @@
 import { OutboundError, type OutboundHttpClient } from '@app/runtime';
-import { type AccountDeliverySettings, signingSecretsAt } from './account-settings.cache';
+import { type AccountDeliverySettings, signingSecretsAt } from '../account-settings.cache';
 import { type CallbackBody, callbackHeaders } from './callback-request';
-import type { PendingEvent } from './delivery-store';
-import type { AttemptResult } from './retry-policy';
+import type { PendingEvent } from '../outcome/delivery-store';
+import type { AttemptResult } from '../outcome/retry-policy';
 
 /** Response bodies and header maps are stored up to this many bytes (CONTRACT §3). */
 export const MAX_STORED_RESPONSE_BYTES = 4096;

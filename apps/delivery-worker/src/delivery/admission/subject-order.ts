@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { PendingEvent } from './delivery-store';
+import type { PendingEvent } from '../outcome/delivery-store';
 
 /**
  * The earliest event of the same account and subject accepted before this one that is still pending in
