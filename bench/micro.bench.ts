@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { SAMPLE_MESSAGES, validateEventMessage } from '@app/payloads';
 import { openApiSign, signWebhook } from '@app/signing';
-import { encodeFormBody } from '../apps/delivery-worker/src/delivery/form-encoder';
+import { encodeFormBody } from '../apps/delivery-worker/src/delivery/request/form-encoder';
 
 export interface MicroResult {
   name: string;

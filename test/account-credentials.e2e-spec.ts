@@ -7,7 +7,7 @@ import { type BuiltAppProcess, spawnBuiltApp } from './support/built-app';
 import { freePort } from './support/free-port';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from './support/fixtures';
 import { type ReceivedRequest, TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 import { eventRow, sendEvents, useOwnRedisPrefix } from './support/worker-process';
 

@@ -131,6 +131,7 @@ describe('admin accounts API (/admin/v1/accounts)', () => {
       disabled_at: null,
       disabled_reason: null,
       endpoint: null,
+      lane: { waiting: 0, pace_per_second: null },
     });
     const text = JSON.stringify(view.body);
     expect(text).not.toContain(account.signing_secret);

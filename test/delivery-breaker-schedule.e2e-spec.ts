@@ -101,10 +101,10 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     // The breaker opened after 3 failures, with at most 2 more calls in flight.
     expect(target.requests.length).toBeLessThanOrEqual(5);
     const redis = worker.app.get<Redis>(REDIS);
-    expect((await readEndpointState(redis, PREFIX, target.url)).state).toBe('open');
+    expect((await readEndpointState(redis, PREFIX, account.id, target.url)).state).toBe('open');
     // Operators see it among the open endpoints, and in the worker's gauge.
-    const origin = endpointKeyOf(target.url);
-    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).toContain(origin);
+    const endpoint = endpointKeyOf(account.id, target.url);
+    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).toContain(endpoint);
     const metrics = await (await fetch(`${worker.url}/metrics`)).text();
     expect(Number(/^callbacks_endpoints_breaker_open (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
 
@@ -124,8 +124,8 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     for (const row of delivered) expect(row).toMatchObject({ series: 1, attempts: 5 });
     const deliveredIds = new Set(target.requests.map((request) => request.headers['webhook-id']));
     for (const eventId of eventIds) expect(deliveredIds.has(eventId)).toBe(true);
-    expect((await readEndpointState(redis, PREFIX, target.url)).state).toBe('closed');
-    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).not.toContain(origin);
+    expect((await readEndpointState(redis, PREFIX, account.id, target.url)).state).toBe('closed');
+    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).not.toContain(endpoint);
   });
 
   it('makes the first call of a single manual redelivery even while the breaker is open', async () => {
@@ -135,7 +135,7 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     const eventIds = await ingestEvents(account.id, 4);
     await waitFor('every event to end after its schedule', () => finalStatuses(eventIds), { timeoutMs: 30_000 });
     const redis = worker.app.get<Redis>(REDIS);
-    expect((await readEndpointState(redis, PREFIX, target.url)).state).toBe('open');
+    expect((await readEndpointState(redis, PREFIX, account.id, target.url)).state).toBe('open');
 
     // Still failing: the redelivery's first call is made anyway (and fails); its later attempts are skipped.
     const [eventId] = eventIds;

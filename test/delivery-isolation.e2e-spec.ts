@@ -1,12 +1,11 @@
 import type Redis from 'ioredis';
-import { acquireEndpointSlot, deliveryJobId, type EndpointState, readEndpointState, REDIS, releaseEndpointSlot } from '@app/runtime';
+import { acquireEndpointSlot, deliveryJobId, endpointKeyOf, type EndpointState, readEndpointState, REDIS, releaseEndpointSlot } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryRunner } from '../apps/delivery-worker/src/delivery/delivery-runner.service';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 import {
   deleteKeysUnder,
@@ -14,22 +13,17 @@ import {
   enqueueFirstAttempts,
   eventRows,
   insertEvents,
-  type NewTestEvent,
   sendEvents,
   type StoredTestEvent,
   useOwnRedisPrefix,
+  customerEvents,
 } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('delivery-isolation');
 // The e2e project's testTimeout is not applied per project; these tests wait on real retries and cooldowns.
 jest.setTimeout(60_000);
 
-function events(count: number): NewTestEvent[] {
-  return Array.from({ length: count }, (_, index) => ({
-    action: 'Customer_create',
-    message: { ...structuredClone(SAMPLE_MESSAGES.Customer_create), id: index + 1 },
-  }));
-}
+const events = customerEvents;
 
 describe('endpoint isolation, circuit breaker and reconciler', () => {
   let configApi: RunningApp;
@@ -90,8 +84,10 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
       });
     });
     const healthy = await receiver();
-    const deadEvents = await sendEvents(worker.app, await accountFor(dead), events(24));
-    const healthyEvents = await sendEvents(worker.app, await accountFor(healthy), events(24));
+    const deadAccount = await accountFor(dead);
+    const healthyAccount = await accountFor(healthy);
+    const deadEvents = await sendEvents(worker.app, deadAccount, events(24));
+    const healthyEvents = await sendEvents(worker.app, healthyAccount, events(24));
 
     await waitFor('every healthy event to be delivered', async () => (await statuses(healthyEvents)).every((status) => status === 'delivered'));
     // The dead endpoint's backlog, enqueued first, was not worked through before the healthy events:
@@ -101,13 +97,13 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
 
     const redis = worker.app.get<Redis>(REDIS);
     const opened = await waitFor('the dead endpoint breaker to open', async () => {
-      const state = await readEndpointState(redis, PREFIX, dead.url);
+      const state = await readEndpointState(redis, PREFIX, deadAccount, dead.url);
       return state.state === 'open' ? state : undefined;
     });
     expect(opened.consecutive_failures).toBeGreaterThanOrEqual(3);
     expect(opened.last_error).toBe('time-out: no answer within 1000 ms');
     expect(Date.parse(opened.retry_at ?? '')).toBeGreaterThan(Date.parse(opened.opened_at ?? ''));
-    expect(await readEndpointState(redis, PREFIX, healthy.url)).toMatchObject({ state: 'closed', consecutive_failures: 0 });
+    expect(await readEndpointState(redis, PREFIX, healthyAccount, healthy.url)).toMatchObject({ state: 'closed', consecutive_failures: 0 });
 
     // Attempts falling due while the breaker is open fail without a call and say why (CONTRACT §5).
     await waitFor('an event to record an attempt skipped by the open breaker', async () =>
@@ -120,7 +116,7 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     await waitFor(
       'a half-open probe, then the breaker open again',
       async () => {
-        const { state } = await readEndpointState(redis, PREFIX, dead.url);
+        const { state } = await readEndpointState(redis, PREFIX, deadAccount, dead.url);
         if (state === 'half_open') seen.add(state);
         return seen.has('half_open') && state === 'open';
       },
@@ -136,7 +132,7 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
       async () => (await statuses(deadEvents)).every((status) => status === 'delivered' || status === 'failed'),
       { timeoutMs: 30_000 },
     );
-    expect(await readEndpointState(redis, PREFIX, dead.url)).toMatchObject({ state: 'closed', consecutive_failures: 0, retry_at: null });
+    expect(await readEndpointState(redis, PREFIX, deadAccount, dead.url)).toMatchObject({ state: 'closed', consecutive_failures: 0, retry_at: null });
     const rows = await eventRows(worker.app, deadEvents.map((event) => event.eventId));
     for (const row of rows.filter((candidate) => candidate.status === 'failed')) expect(row.attempts).toBe(13);
     expect(dead.requests.length).toBeLessThan(rows.reduce((sum, row) => sum + row.attempts, 0));
@@ -182,7 +178,8 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
   it('keeps breaker and leases in Redis: threshold, cooldown, single probe, lease expiry', async () => {
     const redis = worker.app.get<Redis>(REDIS);
     const url = `http://breaker-${Date.now()}.example:8080/hook`;
-    const endpoint = new URL(url).origin;
+    const accountId = 7;
+    const endpoint = endpointKeyOf(accountId, url);
     const lease = (id: string, ttlMs = 5000) => acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs, limit: 2 });
     const release = (leaseId: string, signal: 'success' | 'failure' | 'neutral') =>
       releaseEndpointSlot(redis, PREFIX, endpoint, { leaseId, signal, failureThreshold: 2, cooldownMs: 300, error: `${signal} of ${leaseId}` });
@@ -197,12 +194,12 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     // Failures below the threshold only count; a success resets the count.
     expect(await release('b', 'failure')).toMatchObject({ change: 'counted', consecutiveFailures: 1 });
     expect(await release('c', 'success')).toMatchObject({ change: 'unchanged' });
-    expect(await readEndpointState(redis, PREFIX, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, last_error: 'failure of b' });
+    expect(await readEndpointState(redis, PREFIX, accountId, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, last_error: 'failure of b' });
     for (const id of ['d', 'e']) expect((await lease(id)).verdict).toBe('acquired');
     expect(await release('d', 'failure')).toMatchObject({ change: 'counted' });
     const opened = await release('e', 'failure');
     expect(opened).toMatchObject({ change: 'opened', consecutiveFailures: 2 });
-    expect(await readEndpointState(redis, PREFIX, url)).toMatchObject({ state: 'open', consecutive_failures: 2, last_error: 'failure of e' });
+    expect(await readEndpointState(redis, PREFIX, accountId, url)).toMatchObject({ state: 'open', consecutive_failures: 2, last_error: 'failure of e' });
 
     // Open: nobody gets through until the cooldown ends; then exactly one probe.
     const refused = await lease('f');
@@ -212,7 +209,7 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     await new Promise((resolve) => setTimeout(resolve, 320));
     expect((await lease('probe-1')).verdict).toBe('probe');
     expect((await lease('g')).verdict).toBe('probing');
-    expect((await readEndpointState(redis, PREFIX, url)).state).toBe('half_open');
+    expect((await readEndpointState(redis, PREFIX, accountId, url)).state).toBe('half_open');
 
     // A probe that learnt nothing hands over; a failed probe re-opens; a successful one closes.
     expect(await release('probe-1', 'neutral')).toMatchObject({ change: 'unchanged' });
@@ -222,7 +219,7 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     await new Promise((resolve) => setTimeout(resolve, 320));
     expect((await lease('probe-3')).verdict).toBe('probe');
     expect(await release('probe-3', 'success')).toMatchObject({ change: 'closed' });
-    expect(await readEndpointState(redis, PREFIX, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, opened_at: null, retry_at: null });
+    expect(await readEndpointState(redis, PREFIX, accountId, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, opened_at: null, retry_at: null });
     expect((await lease('i')).verdict).toBe('acquired');
   });
 });

@@ -84,4 +84,30 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     expect(failed).toMatchObject({ change: 'counted', consecutiveFailures: 3 });
     expect((await listOpenEndpoints(redis, PREFIX)).some((item) => item.endpoint === endpoint)).toBe(true);
   });
+
+  it('caps calls per origin across endpoints and gives the next free slot to the endpoint holding less', async () => {
+    const origin = 'http://shared-origin.example';
+    const first = `${origin}|1|aaaa`;
+    const second = `${origin}|2|bbbb`;
+    const take = (endpoint: string, id: string) => acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 10, originLimit: 4 });
+    const give = (endpoint: string, leaseId: string) =>
+      releaseEndpointSlot(redis, PREFIX, endpoint, { leaseId, signal: 'success', failureThreshold: 5, cooldownMs: 1000, error: null });
+
+    // Alone at the origin, the first endpoint may use all of it, but not more.
+    for (const id of ['f1', 'f2', 'f3', 'f4']) expect((await take(first, id)).verdict).toBe('acquired');
+    expect((await take(first, 'f5')).verdict).toBe('busy');
+    // The second endpoint finds the origin full and is now waiting for it.
+    expect((await take(second, 's1')).verdict).toBe('busy');
+    // A slot frees: the first endpoint, holding more than its share (4 / 2), does not get it back...
+    await give(first, 'f1');
+    expect((await take(first, 'f6')).verdict).toBe('busy');
+    // ...the waiting endpoint does.
+    expect((await take(second, 's1')).verdict).toBe('acquired');
+    // Slots of the origin are freed by release too: the first endpoint gets room again once the second is served.
+    await give(second, 's1');
+    await give(first, 'f2');
+    expect((await take(second, 's2')).verdict).toBe('acquired');
+    expect((await take(first, 'f7')).verdict).toBe('acquired');
+    expect(await redis.zcard(new RedisKeys(PREFIX).origin('leases', origin))).toBe(4);
+  });
 });

@@ -10,7 +10,7 @@ import { createAccount, setCallbackSettings, type TestAccount } from './support/
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { adminPortalLink } from './support/portal-client';
 import { TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from './support/sample-messages';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 import { eventRows, sendEvents } from './support/worker-process';
 

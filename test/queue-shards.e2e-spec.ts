@@ -4,9 +4,8 @@ import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { TestReceiver } from './support/receiver';
-import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
-import { eventRows, type NewTestEvent, sendEvents, type StoredTestEvent } from './support/worker-process';
+import { customerEvents, eventRows, sendEvents, type StoredTestEvent } from './support/worker-process';
 
 /**
  * WORKER_QUEUE_SHARDS: a worker consumes only the shards it names, so a deployment can split the shards
@@ -20,12 +19,7 @@ const receiver = new TestReceiver();
 let configApi: RunningApp;
 const workers: RunningApp[] = [];
 
-function events(count: number): NewTestEvent[] {
-  return Array.from({ length: count }, (_, index) => ({
-    action: 'Customer_create',
-    message: { ...structuredClone(SAMPLE_MESSAGES.Customer_create), id: index + 1 },
-  }));
-}
+const events = customerEvents;
 
 beforeAll(async () => {
   await namespace.setUp();

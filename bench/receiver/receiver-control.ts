@@ -3,7 +3,8 @@ import { ipcCall, waitReady } from '../support/ipc';
 import type { ProcessSupervisor, SupervisedProcess } from '../support/process-supervisor';
 import { waitFor } from '../../test/support/wait-for';
 
-export type ReceiverMode = 'ok' | 'hang' | 'down';
+/** slow: 200 after SLOW_ANSWER_MS, so an endpoint's capacity is ENDPOINT_CONCURRENCY / 40 ms. */
+export type ReceiverMode = 'ok' | 'hang' | 'down' | 'slow';
 
 export interface ArrivalStats {
   /** Distinct webhook-ids that arrived (answered 200). */

@@ -5,6 +5,7 @@ import { batchScenario, singlePostScenario } from './ingest.scenarios';
 import { isolationScenario } from './isolation.scenario';
 import { latencyScenario } from './latency.scenario';
 import { memoryScenario } from './memory.scenario';
+import { noisyNeighbourScenario } from './noisy-neighbour.scenario';
 import type { Scenario } from './scenario';
 
 /**
@@ -22,5 +23,6 @@ export const SCENARIOS: readonly Scenario[] = [
   latencyScenario,
   botScenario,
   isolationScenario,
+  noisyNeighbourScenario,
   backlogScenario,
 ];

@@ -14,6 +14,10 @@ export class DrillReceiver {
   readonly deliveries = new Map<string, number>();
   calls = 0;
   badSignatures = 0;
+  /** Calls that reached an event of a subject after a later event of that subject (ordering drills). */
+  outOfOrder = 0;
+  private subjects = 0;
+  private readonly lastBySubject = new Map<number, number>();
   private behaviour: ReceiverBehaviour = 'ok';
   private secret = '';
   private readonly server = new TestReceiver();
@@ -32,6 +36,11 @@ export class DrillReceiver {
     return this.behaviour;
   }
 
+  /** Checks every call against the order of event numbers per subject (`n mod subjects`, as EventLoad's `subjects`). */
+  checkOrder(subjects: number): void {
+    this.subjects = subjects;
+  }
+
   /** The account's signing secret; set before the first event is sent. */
   verifyWith(secret: string): void {
     this.secret = secret;
@@ -43,6 +52,7 @@ export class DrillReceiver {
       this.server.requests.length = 0;
       this.calls += 1;
       this.check(request);
+      this.checkSubjectOrder(String(request.headers['webhook-id']));
       const behaviour = this.behaviour;
       if (behaviour === 'error') {
         response.writeHead(500).end('drill: failing');
@@ -64,6 +74,14 @@ export class DrillReceiver {
   /** Distinct webhook-ids delivered so far. */
   get deliveredCount(): number {
     return this.deliveries.size;
+  }
+
+  private checkSubjectOrder(webhookId: string): void {
+    if (this.subjects === 0) return;
+    const number = Number(webhookId.slice(webhookId.lastIndexOf('-') + 1));
+    const subject = number % this.subjects;
+    if (number < (this.lastBySubject.get(subject) ?? -1)) this.outOfOrder += 1;
+    this.lastBySubject.set(subject, Math.max(number, this.lastBySubject.get(subject) ?? -1));
   }
 
   private check(request: ReceivedRequest): void {

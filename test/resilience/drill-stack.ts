@@ -78,14 +78,20 @@ export class DrillStack {
   }
 
   /** A producer posting this drill's events to the given ingest processes. */
-  load(ingest: AppProcess[], batchSize: number): EventLoad {
+  load(ingest: AppProcess[], batchSize: number, subjects?: number): EventLoad {
     return new EventLoad({
       ingestUrls: ingest.map((app) => app.url),
       accountId: this.accountId,
       ingestToken: INGEST_TOKEN,
       idPrefix: `drill-${this.name}`,
       batchSize,
+      subjects,
     });
+  }
+
+  /** Sets the drill account's delivery option straight in its row (before the worker starts, which reads it then). */
+  async orderBySubject(): Promise<void> {
+    await this.query(`UPDATE callback_settings SET delivery_ordering = 'subject', version = version + 1 WHERE account_id = $1`, [this.accountId]);
   }
 
   async query<T>(sql: string, parameters: unknown[] = []): Promise<T[]> {

@@ -17,6 +17,8 @@ export interface LoadOptions {
   /** Event ids are `<prefix>-<n>`, so every event of a drill is known by id before it is sent. */
   idPrefix: string;
   batchSize: number;
+  /** Event n is about customer `n mod subjects` + 1 (ordering drills); unset: every event its own customer. */
+  subjects?: number;
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -96,7 +98,7 @@ export class EventLoad {
       event_id: this.eventId(number),
       account_id: this.options.accountId,
       action: 'Customer_create',
-      message: { ...SAMPLE_MESSAGES.Customer_create, id: number + 1 },
+      message: { ...SAMPLE_MESSAGES.Customer_create, id: this.options.subjects ? (number % this.options.subjects) + 1 : number + 1 },
     }));
     const sentAt = Date.now();
     let status: number | 'error' = 'error';

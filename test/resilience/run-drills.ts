@@ -5,6 +5,7 @@ import { type Drill, type DrillContext, type DrillResult, passed } from './drill
 import { formatDrill, formatSummary } from './drill-report';
 import { DrillStack } from './drill-stack';
 import { flappingReceiverDrill } from './drills/flapping-receiver.drill';
+import { orderingRedisRestartDrill } from './drills/ordering-redis-restart.drill';
 import { postgresOutageDrill } from './drills/postgres-outage.drill';
 import { redisRestartDrill } from './drills/redis-restart.drill';
 import { sigtermOutageDrill } from './drills/sigterm-outage.drill';
@@ -17,7 +18,15 @@ import { PostgresInstance } from './postgres-instance';
  * drill's figures, a summary table and `N passed, M failed`; exits 1 when any drill lost an event or
  * broke a bound.
  */
-const DRILLS: Drill[] = [singleWorkerKillDrill, redisRestartDrill, postgresOutageDrill, flappingReceiverDrill, scaledOutDrill, sigtermOutageDrill];
+const DRILLS: Drill[] = [
+  singleWorkerKillDrill,
+  redisRestartDrill,
+  postgresOutageDrill,
+  flappingReceiverDrill,
+  scaledOutDrill,
+  sigtermOutageDrill,
+  orderingRedisRestartDrill,
+];
 
 function selectedDrills(args: string[]): Drill[] {
   const only = args.find((arg) => arg.startsWith('--only='));

@@ -14,6 +14,7 @@ import {
   waitForReady,
 } from '@app/runtime';
 import { childEnvironment } from './child-environment';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 
 /**
  * Helpers for driving the delivery worker in tests: a Redis prefix of the file's own (so its queue and
@@ -44,6 +45,14 @@ export interface NewTestEvent {
   action: string;
   message: Record<string, unknown>;
   eventId?: string;
+}
+
+/** `count` Customer_create events, customer ids 1…count. */
+export function customerEvents(count: number): NewTestEvent[] {
+  return Array.from({ length: count }, (_, index) => ({
+    action: 'Customer_create',
+    message: { ...structuredClone(SAMPLE_MESSAGES.Customer_create), id: index + 1 },
+  }));
 }
 
 export interface StoredTestEvent {

@@ -191,6 +191,13 @@ export interface AccountView {
   disabled_at: string | null;
   disabled_reason: string | null;
   endpoint: BreakerState | null;
+  /** The endpoint's lane: due events not yet called, and the pace now allowed (calls a second; null: no pace). */
+  lane: EndpointLane;
+}
+
+export interface EndpointLane {
+  waiting: number;
+  pace_per_second: number | null;
 }
 
 export interface RotatedSecret {

@@ -13,6 +13,7 @@ import { RollupRetentionIndex1764300000000 } from './migrations/1764300000000-ro
 import { EventStatusTallies1764400000000 } from './migrations/1764400000000-event-status-tallies';
 import { EventKeysPerStatement1764500000000 } from './migrations/1764500000000-event-keys-per-statement';
 import { DeliveryOptions1764550000000 } from './migrations/1764550000000-delivery-options';
+import { EventSubjects1764600000000 } from './migrations/1764600000000-event-subjects';
 import { SealedSecrets1764700000000 } from './migrations/1764700000000-sealed-secrets';
 import { EventFeed1764800000000 } from './migrations/1764800000000-event-feed';
 import { PortalSessions1764810000000 } from './migrations/1764810000000-portal-sessions';
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   EventStatusTallies1764400000000,
   EventKeysPerStatement1764500000000,
   DeliveryOptions1764550000000,
+  EventSubjects1764600000000,
   SealedSecrets1764700000000,
   EventFeed1764800000000,
   PortalSessions1764810000000,

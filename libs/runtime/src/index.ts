@@ -26,6 +26,7 @@ export * from './queue/delivery-producer.service';
 export * from './async/within';
 export * from './http/database-errors';
 export * from './endpoint/endpoint-state';
+export * from './endpoint/endpoint-pace';
 export * from './redis/change-subscription';
 export * from './shutdown-deadline';
 export * from './tracing/index';

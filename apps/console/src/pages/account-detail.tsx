@@ -40,6 +40,8 @@ function EndpointState({ account, onChanged }: { account: AccountView; onChanged
           ['Opened at', <Time iso={breaker?.opened_at} />],
           ['Retry at', <Time iso={breaker?.retry_at} />],
           ['Last error', breaker?.last_error],
+          ['Events waiting', <span data-field="lane-waiting">{String(account.lane.waiting)}</span>],
+          ['Pace', <span data-field="lane-pace">{account.lane.pace_per_second === null ? 'no limit' : `${account.lane.pace_per_second} calls/s`}</span>],
         ]}
       />
     </Section>

@@ -19,6 +19,9 @@ export interface AccountDeliverySettings {
   /** Set while the endpoint is disabled: no calls are made. */
   disabledAt: Date | null;
   disabledReason: string | null;
+  /** Delivery options (CONTRACT §9). */
+  ordering: 'none' | 'subject';
+  maxPerSecond: number | null;
 }
 
 /** The secrets that sign a callback sent at `nowMs`: the current one, plus the previous one during its overlap. */
@@ -36,7 +39,8 @@ const MAX_ENTRIES = 50_000;
 
 const LOAD_SQL = `
   SELECT a.id AS account_id, a.signing_secret, a.previous_signing_secret, a.previous_secret_expires_at,
-         s.push_url, s.push_content_type, s.permissions, s.failing_since, s.disabled_at, s.disabled_reason
+         s.push_url, s.push_content_type, s.permissions, s.failing_since, s.disabled_at, s.disabled_reason,
+         s.delivery_ordering, s.max_per_second
     FROM accounts a
     LEFT JOIN callback_settings s ON s.account_id = a.id
    WHERE a.id = ANY($1::int[])`;
@@ -52,6 +56,8 @@ interface SettingsRow {
   failing_since: Date | null;
   disabled_at: Date | null;
   disabled_reason: string | null;
+  delivery_ordering: string | null;
+  max_per_second: number | null;
 }
 
 interface Entry {
@@ -165,6 +171,8 @@ export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown
           failingSince: row.failing_since ? row.failing_since.getTime() : null,
           disabledAt: row.disabled_at,
           disabledReason: row.disabled_reason,
+          ordering: row.delivery_ordering === 'subject' ? 'subject' : 'none',
+          maxPerSecond: row.max_per_second,
         },
       };
     });

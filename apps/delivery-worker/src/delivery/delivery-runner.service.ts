@@ -2,10 +2,10 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnAppl
 import type { Worker } from 'bullmq';
 import { type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, type OutboundHttpClient, ReadinessService, within } from '@app/runtime';
 import { AccountSettingsCache } from './account-settings.cache';
-import { DELIVERY_HTTP_CLIENT, WorkerStoppingError } from './callback-exchange';
+import { DELIVERY_HTTP_CLIENT, WorkerStoppingError } from './request/callback-exchange';
 import { DeliveryProcessor, deliveryWorkerOptions } from './delivery.processor';
-import { DeliveryStore } from './delivery-store';
-import { EndpointGuard } from './endpoint-guard';
+import { DeliveryStore } from './outcome/delivery-store';
+import { EndpointAdmission } from './admission/endpoint-admission';
 import { Reconciler } from './reconciler.service';
 
 const READY_POLL_MS = 500;
@@ -44,7 +44,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     private readonly queues: DeliveryQueues,
     private readonly reconciler: Reconciler,
     private readonly store: DeliveryStore,
-    private readonly guard: EndpointGuard,
+    private readonly admission: EndpointAdmission,
     private readonly settings: AccountSettingsCache,
     @Inject(DELIVERY_HTTP_CLIENT) private readonly http: OutboundHttpClient,
     private readonly readiness: ReadinessService,
@@ -74,7 +74,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     // Local only (no Redis round trip): the workers take no further job, and jobs waiting for a turn start no call.
     this.processor.stop();
     // Jobs waiting here for an endpoint lease start no call either; idle leases go back to Redis for the other workers.
-    problems.push(await bounded(this.guard.stop(), SHUTDOWN_BOUNDS.leasesMs, 'returning idle endpoint leases'));
+    problems.push(await bounded(this.admission.stop(), SHUTDOWN_BOUNDS.leasesMs, 'returning idle endpoint leases'));
     await this.pause(true);
     let idle = await this.processor.whenIdle(SHUTDOWN_BOUNDS.callGraceMs);
     if (!idle) {

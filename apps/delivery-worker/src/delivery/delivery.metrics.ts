@@ -3,7 +3,7 @@ import { counter, histogram } from '@app/runtime';
 /** HTTP attempts by result: `delivered`, or the failure class (retryable, throttled, permanent). */
 export const deliveryAttempts = counter('callback_delivery_attempts_total', 'Callback HTTP attempts by outcome', ['outcome']);
 
-/** Jobs that ended without an HTTP call, by reason (filtered, no_endpoint, stale) and deferrals (busy, breaker_open). */
+/** Jobs that ended without an HTTP call, by reason (filtered, no_endpoint, stale, endpoint_disabled, unencodable, unsignable) and deferrals (busy, breaker_open). */
 export const deliveryJobsWithoutCall = counter(
   'callback_delivery_jobs_without_call_total',
   'Delivery jobs that made no HTTP call, by reason',

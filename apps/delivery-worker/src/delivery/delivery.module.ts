@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { DeliveryQueueModule, ENVIRONMENT, type Environment, OutboundHttpClient } from '@app/runtime';
 import { AccountSettingsCache } from './account-settings.cache';
 import { DeliveryProcessor } from './delivery.processor';
-import { DELIVERY_HTTP_CLIENT } from './callback-exchange';
+import { DELIVERY_HTTP_CLIENT } from './request/callback-exchange';
 import { DeliveryService } from './delivery.service';
 import { DeliveryRunner } from './delivery-runner.service';
-import { DeliveryStore } from './delivery-store';
+import { DeliveryStore } from './outcome/delivery-store';
 import { EndpointGauges } from './endpoint-gauges';
-import { EndpointGuard } from './endpoint-guard';
-import { EndpointHealth } from './endpoint-health';
+import { EndpointAdmission } from './admission/endpoint-admission';
+import { EndpointDisabling } from './admission/endpoint-disabling';
+import { SubjectOrder } from './admission/subject-order';
 import { Reconciler } from './reconciler.service';
 
 /** The delivery processor, retries, endpoint isolation (leases and circuit breaker) and the reconciler. */
@@ -18,17 +19,18 @@ import { Reconciler } from './reconciler.service';
     {
       provide: DELIVERY_HTTP_CLIENT,
       inject: [ENVIRONMENT],
-      // One keep-alive pool per origin, as large as the endpoint's share of concurrency.
+      // One keep-alive pool per origin, as large as the origin's cap (several accounts' endpoints may share it).
       useFactory: (environment: Environment) =>
         new OutboundHttpClient({
           allowPrivateTargets: environment.delivery.allowPrivateTargets,
-          connectionsPerOrigin: environment.delivery.endpointConcurrency,
+          connectionsPerOrigin: environment.delivery.originConcurrency,
         }),
     },
     DeliveryStore,
     AccountSettingsCache,
-    EndpointGuard,
-    EndpointHealth,
+    EndpointAdmission,
+    EndpointDisabling,
+    SubjectOrder,
     EndpointGauges,
     DeliveryService,
     DeliveryProcessor,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Job, WorkerOptions } from 'bullmq';
-import { type DeliveryJobData, type Environment, jobSpan } from '@app/runtime';
+import { DelayedError, type Job, type WorkerOptions } from 'bullmq';
+import { type DeliveryJobData, DeliveryQueues, type Environment, jobSpan } from '@app/runtime';
 import { type DeliveryResult, DeliveryService } from './delivery.service';
 
 /**
@@ -42,13 +42,19 @@ export function deliveryWorkerOptions(environment: Environment): Omit<WorkerOpti
 export class DeliveryProcessor {
   private readonly running = new Set<Promise<unknown>>();
 
-  constructor(private readonly delivery: DeliveryService) {}
+  constructor(
+    private readonly delivery: DeliveryService,
+    private readonly queues: DeliveryQueues,
+  ) {}
 
   readonly process = (job: Job<DeliveryJobData>, token?: string): Promise<DeliveryResult> => {
     const run = jobSpan(job.data, () => this.delivery.deliver(job, token));
+    // The job leaves the queue unless it was only moved to later: its account's backlog shrinks (fair turns).
     const tracked = run.then(
-      () => undefined,
-      () => undefined,
+      () => this.queues.settled(job.data.accountId),
+      (error: unknown) => {
+        if (!(error instanceof DelayedError)) this.queues.settled(job.data.accountId);
+      },
     );
     this.running.add(tracked);
     void tracked.finally(() => this.running.delete(tracked));

@@ -4,9 +4,10 @@ import { type DeliveryJobData, deliveryJob, loadEnvironment, OutboundError, type
 import { generateSigningSecret } from '@app/signing';
 import type { AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { type DeliveryJob, DeliveryService } from './delivery.service';
-import type { DeliveryStore, Outcome, PendingEvent } from './delivery-store';
-import type { Admission, EndpointGuard, EndpointLease } from './endpoint-guard';
-import type { EndpointHealth } from './endpoint-health';
+import type { DeliveryStore, Outcome, PendingEvent } from './outcome/delivery-store';
+import type { Admission, EndpointAdmission, EndpointLease } from './admission/endpoint-admission';
+import type { EndpointDisabling } from './admission/endpoint-disabling';
+import type { SubjectOrder } from './admission/subject-order';
 
 /**
  * The delivery decisions with in-memory collaborators: no PostgreSQL, Redis or network. The e2e
@@ -44,6 +45,8 @@ function accountSettings(overrides: Partial<AccountDeliverySettings> = {}): Acco
     failingSince: null,
     disabledAt: null,
     disabledReason: null,
+    ordering: 'none',
+    maxPerSecond: null,
     ...overrides,
   };
 }
@@ -51,7 +54,7 @@ function accountSettings(overrides: Partial<AccountDeliverySettings> = {}): Acco
 class Fakes {
   event: PendingEvent | null | Error = pendingEvent();
   settings: AccountDeliverySettings | null = accountSettings();
-  admission: Admission = { kind: 'admitted', lease: { endpointKey: 'https://receiver.example', id: 'lease-1', probe: false } };
+  admission: Admission = { kind: 'admitted', lease: { endpointKey: 'https://receiver.example', id: 'lease-1', probe: false, maxPerSecond: null } };
   /** `hang`: the receiver never answers. */
   answer: OutboundResponse | Error | 'hang' = { status: 200, headers: {}, body: 'ok', truncated: false };
   applied = true;
@@ -62,8 +65,10 @@ class Fakes {
   readonly delayedTo: number[] = [];
   readonly forced: boolean[] = [];
   readonly health: { success: boolean }[] = [];
-  /** What EndpointHealth.disabled answers: null while the endpoint is enabled. */
+  /** What EndpointDisabling.disabled answers: null while the endpoint is enabled. */
   disabled: AccountDeliverySettings | null = null;
+  /** What SubjectOrder.holdMs answers: null when no earlier event of the subject is pending. */
+  heldMs: number | null = null;
 
   service(schedule = '10s,1m'): DeliveryService {
     const environment = loadEnvironment({ RETRY_SCHEDULE: schedule, DELIVERY_TIMEOUT_MS: '1000', BREAKER_COOLDOWN: '30s' });
@@ -76,7 +81,7 @@ class Fakes {
     } as unknown as DeliveryStore;
     const cache = { get: () => Promise.resolve(this.settings) } as unknown as AccountSettingsCache;
     const guard = {
-      acquire: (_endpointKey: string, force: boolean) => {
+      acquire: ({ force }: { force: boolean }) => {
         this.forced.push(force);
         return Promise.resolve(this.admission);
       },
@@ -87,7 +92,7 @@ class Fakes {
         this.released.push({ lease, signal, error });
         return Promise.resolve({ change: 'unchanged', consecutiveFailures: 0, retryAt: null });
       },
-    } as unknown as EndpointGuard;
+    } as unknown as EndpointAdmission;
     const http = {
       post: (request: OutboundRequest) => {
         this.requests.push(request);
@@ -108,8 +113,9 @@ class Fakes {
         this.health.push({ success });
         return Promise.resolve();
       },
-    } as unknown as EndpointHealth;
-    return new DeliveryService(store, cache, guard, http, queues as never, environment, health);
+    } as unknown as EndpointDisabling;
+    const order = { holdMs: () => Promise.resolve(this.heldMs) } as unknown as SubjectOrder;
+    return new DeliveryService(store, cache, guard, http, queues as never, environment, health, order);
   }
 
   job(attempt = 0, series = 0): DeliveryJob {
@@ -125,6 +131,18 @@ class Fakes {
 }
 
 describe('DeliveryService', () => {
+  it('ends an event whose body cannot be encoded failed, saying why, without a call', async () => {
+    const fakes = new Fakes();
+    fakes.settings = accountSettings({ encoding: 'form' });
+    fakes.event = pendingEvent({ messageText: '{"id":' });
+    await expect(fakes.service().deliver(fakes.job(), 'token')).resolves.toBe('failed');
+    expect(fakes.requests).toHaveLength(0);
+    expect(fakes.recorded).toHaveLength(1);
+    expect(fakes.recorded[0].attempt).toBeNull();
+    expect(fakes.recorded[0].change).toMatchObject({ status: 'failed', nextAttemptAt: null });
+    expect(fakes.recorded[0].change.lastError).toMatch(/^cannot encode the callback body \(form\): /);
+  });
+
   it('does nothing for a job whose step the row has left behind', async () => {
     for (const event of [null, pendingEvent({ status: 'delivered' }), pendingEvent({ series: 1 }), pendingEvent({ seriesAttempts: 1 })]) {
       const fakes = new Fakes();
@@ -215,12 +233,45 @@ describe('DeliveryService', () => {
 
   it('moves the job to later without an attempt when the endpoint has no free slot', async () => {
     const fakes = new Fakes();
-    fakes.admission = { kind: 'busy' };
+    fakes.admission = { kind: 'busy', waitMs: null };
     const before = Date.now();
     await expect(fakes.service().deliver(fakes.job(), 'token')).rejects.toBeInstanceOf(DelayedError);
     expect(fakes.delayedTo[0]).toBeGreaterThanOrEqual(before + 150);
     expect(fakes.requests).toHaveLength(0);
     expect(fakes.recorded).toHaveLength(0);
+  });
+
+  it('waits for the endpoint pace without an attempt, for about as long as the pace says', async () => {
+    const fakes = new Fakes();
+    fakes.admission = { kind: 'busy', waitMs: 2000 };
+    const before = Date.now();
+    await expect(fakes.service().deliver(fakes.job(), 'token')).rejects.toBeInstanceOf(DelayedError);
+    expect(fakes.delayedTo[0]).toBeGreaterThanOrEqual(before + 2000);
+    expect(fakes.delayedTo[0]).toBeLessThanOrEqual(Date.now() + 2400);
+    expect(fakes.requests).toHaveLength(0);
+    expect(fakes.recorded).toHaveLength(0);
+  });
+
+  it('holds an event behind an earlier pending event of its subject without an attempt; a manual redelivery goes at once', async () => {
+    const held = new Fakes();
+    held.settings = accountSettings({ ordering: 'subject' });
+    held.heldMs = 700;
+    const before = Date.now();
+    await expect(held.service().deliver(held.job(), 'token')).rejects.toBeInstanceOf(DelayedError);
+    expect(held.delayedTo[0]).toBeGreaterThanOrEqual(before + 700);
+    expect(held.requests).toHaveLength(0);
+    expect(held.recorded).toHaveLength(0);
+
+    const redelivered = new Fakes();
+    redelivered.settings = accountSettings({ ordering: 'subject' });
+    redelivered.heldMs = 700;
+    redelivered.event = pendingEvent({ series: 1, seriesAttempts: 0, attempts: 3 });
+    await expect(redelivered.service().deliver(redelivered.job(0, 1), 'token')).resolves.toBe('delivered');
+    expect(redelivered.requests).toHaveLength(1);
+
+    const unordered = new Fakes();
+    unordered.heldMs = 700;
+    await expect(unordered.service().deliver(unordered.job(), 'token')).resolves.toBe('delivered');
   });
 
   it('records an attempt due while the breaker is open as failed without a call, and keeps to the schedule', async () => {
@@ -329,12 +380,17 @@ describe('DeliveryService', () => {
     expect(bug.delayedTo).toHaveLength(0);
   });
 
-  it('frees the slot when something breaks before the call', async () => {
+  it('frees the slot when signing breaks before the call, and ends the event failed saying why (CONTRACT §5)', async () => {
     const fakes = new Fakes();
     // A secret that cannot be used makes signing throw after the slot was taken.
     fakes.settings = accountSettings({ signingSecret: null as unknown as string });
-    await expect(fakes.service().deliver(fakes.job(), 'token')).rejects.toThrow();
+    await expect(fakes.service().deliver(fakes.job(), 'token')).resolves.toBe('failed');
     expect(fakes.released).toEqual([{ lease: expect.objectContaining({ id: 'lease-1' }), signal: 'neutral', error: null }]);
+    expect(fakes.requests).toHaveLength(0);
+    expect(fakes.recorded).toHaveLength(1);
+    expect(fakes.recorded[0].attempt).toBeNull();
+    expect(fakes.recorded[0].change).toMatchObject({ status: 'failed', nextAttemptAt: null });
+    expect(fakes.recorded[0].change.lastError).toMatch(/^cannot sign the callback: /);
   });
 
   it('signs with both secrets while the previous one has not expired', async () => {

@@ -15,9 +15,9 @@ import {
   traceCarrier,
 } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
-import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT } from './callback-exchange';
-import { type CallbackBody, encodeCallbackBody } from './callback-request';
-import { CallTurns } from './call-turns';
+import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './request/callback-exchange';
+import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
+import { CallTurns } from './admission/call-turns';
 import {
   breakerOpens,
   deliveryAttemptDuration,
@@ -27,13 +27,14 @@ import {
   deliveryJobsWithoutCall,
   deliveryLatency,
 } from './delivery.metrics';
-import { type AttemptRow, DeliveryStore, type PendingEvent } from './delivery-store';
-import { type Admission, EndpointGuard, type EndpointLease } from './endpoint-guard';
-import { disabledEndpointError, EndpointHealth } from './endpoint-health';
-import { planNextStep, stepGuard } from './event-step';
-import { judgeAttempt, type Verdict } from './retry-policy';
+import { type AttemptRow, DeliveryStore, type PendingEvent } from './outcome/delivery-store';
+import { type Admission, EndpointAdmission, type EndpointLease } from './admission/endpoint-admission';
+import { disabledEndpointError, EndpointDisabling } from './admission/endpoint-disabling';
+import { planNextStep, stepGuard } from './outcome/event-step';
+import { judgeAttempt, type Verdict } from './outcome/retry-policy';
+import { SubjectOrder } from './admission/subject-order';
 
-export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './callback-exchange';
+export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './request/callback-exchange';
 
 const MAX_BUSY_HINTS = 10_000;
 /** Pause of a job that met a database outage (spread ±50 %). */
@@ -77,11 +78,12 @@ export class DeliveryService {
   constructor(
     private readonly store: DeliveryStore,
     private readonly settings: AccountSettingsCache,
-    private readonly guard: EndpointGuard,
+    private readonly admission: EndpointAdmission,
     @Inject(DELIVERY_HTTP_CLIENT) http: Pick<OutboundHttpClient, 'post'>,
     private readonly queues: DeliveryQueues,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
-    private readonly health: EndpointHealth,
+    private readonly disabling: EndpointDisabling,
+    private readonly order: SubjectOrder,
   ) {
     this.sender = new CallbackSender(http, environment.delivery.timeoutMs);
     this.turns = new CallTurns(environment.delivery.workerConcurrency);
@@ -124,7 +126,7 @@ export class DeliveryService {
     const hinted = this.busyHints.get(stepKey);
     // A job that bounced off a full endpoint, and that endpoint is still full with this process's own
     // calls: bounce again at once, without loading anything (a burst to one endpoint cycles its backlog).
-    if (hinted !== undefined && this.guard.isLocallyFull(hinted)) return this.bounce(job, token, hinted);
+    if (hinted !== undefined && this.admission.isLocallyFull(hinted)) return this.bounce(job, token, hinted);
 
     const event = await this.store.loadEvent(step.eventSeq);
     if (
@@ -145,10 +147,24 @@ export class DeliveryService {
     if (!permissionKey) return this.settle(event, 'filtered', `unknown action ${event.action}`);
     if (!event.test && settings.permissions[permissionKey] !== true) return this.settle(event, 'filtered', `permission ${permissionKey} is off`);
     // A disabled endpoint is never called, a manual redelivery included: the operator enables it first.
-    const disabled = await this.health.disabled(settings);
+    const disabled = await this.disabling.disabled(settings);
     if (disabled) return this.settle(event, 'failed', disabledEndpointError(disabled), 'endpoint_disabled');
+    // Ordering "subject": an earlier event of the subject still pending holds this one (no attempt spent); a manual redelivery goes at once.
+    if (settings.ordering === 'subject' && !isRedeliveryStart(event)) {
+      const holdMs = await this.order.holdMs(event);
+      if (holdMs !== null) {
+        deliveryJobsWithoutCall.inc({ reason: 'held_by_subject' });
+        return this.postpone(job, token, holdMs);
+      }
+    }
 
-    const callback = encodeCallbackBody(settings.encoding, event.action, event.messageText);
+    let callback: CallbackBody;
+    try {
+      callback = encodeCallbackBody(settings.encoding, event.action, event.messageText);
+    } catch (error) {
+      // No attempt could ever encode it: the event ends failed and says why, instead of failing its job for ever (CONTRACT §5).
+      return this.settle(event, 'failed', `cannot encode the callback body (${settings.encoding}): ${(error as Error).message}`, 'unencodable');
+    }
     await this.turns.take();
     let turnHeld = true;
     const giveTurn = (): void => {
@@ -158,15 +174,15 @@ export class DeliveryService {
     try {
       let endpointKey: string;
       try {
-        endpointKey = endpointKeyOf(settings.pushUrl);
+        endpointKey = endpointKeyOf(event.accountId, settings.pushUrl);
       } catch {
         // Not a URL at all: nothing to guard; recorded as a failed attempt like any other.
         return await this.attempt(event, settings, callback, null, giveTurn);
       }
 
-      const admission = await inSpan('delivery.admit', () => this.guard.acquire(endpointKey, isRedeliveryStart(event)));
+      const admission = await inSpan('delivery.admit', () => this.admission.acquire({ endpointKey, force: isRedeliveryStart(event), maxPerSecond: settings.maxPerSecond }));
       if (admission.kind !== 'admitted') giveTurn();
-      if (admission.kind === 'busy') return await this.bounce(job, token, endpointKey);
+      if (admission.kind === 'busy') return await this.bounce(job, token, endpointKey, admission.waitMs);
       this.busyHints.delete(stepKey);
       if (admission.kind === 'open') {
         return admission.probing ? await this.awaitProbe(job, token, admission) : await this.skip(event, settings, admission);
@@ -177,14 +193,22 @@ export class DeliveryService {
     }
   }
 
-  /** Every slot of the endpoint is taken: come back shortly, without spending an attempt. */
-  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string): Promise<never> {
+  /**
+   * Every slot of the endpoint is taken, or its pace (max_per_second, a 429/503) lets the next call start
+   * only in `waitMs`: come back then, without spending an attempt (CONTRACT §9).
+   */
+  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string, waitMs: number | null = null): Promise<never> {
     const stepKey = deliveryJobId(job.data);
     this.busyHints.delete(stepKey);
+    if (waitMs !== null) {
+      deliveryJobsWithoutCall.inc({ reason: 'paced' });
+      // Spread over a little more than the wait, so the jobs held by one pace do not all come back at once.
+      return this.postpone(job, token, Math.round(waitMs * (1 + Math.random() * 0.2)));
+    }
     if (this.busyHints.size >= MAX_BUSY_HINTS) this.busyHints.delete(this.busyHints.keys().next().value as string);
     this.busyHints.set(stepKey, endpointKey);
     deliveryJobsWithoutCall.inc({ reason: 'busy' });
-    return this.postpone(job, token, this.guard.busyDelayMs(endpointKey));
+    return this.postpone(job, token, this.admission.busyDelayMs(endpointKey));
   }
 
   /** Moves the job to later and throws DelayedError, which BullMQ does not count as an attempt. */
@@ -258,7 +282,8 @@ export class DeliveryService {
       exchange = await inSpan('delivery.call', () => this.sender.send(event, settings, callback));
     } catch (error) {
       // The call itself never throws (failures are results); a bug before it must not strand the slot.
-      if (lease) await this.guard.release(lease, 'neutral', null).catch(() => undefined);
+      if (lease) await this.admission.release(lease, 'neutral', null).catch(() => undefined);
+      if (error instanceof UnsignableCallbackError) return this.settle(event, 'failed', error.message, 'unsignable');
       throw error;
     } finally {
       giveTurn();
@@ -267,7 +292,9 @@ export class DeliveryService {
     const judged = judgeAttempt(result, Date.now());
     // An abandoned call says nothing about the endpoint: neither the breaker nor the disabling clock learn from it.
     const verdict: Verdict = abandoned ? { ...judged, breakerSignal: 'neutral' } : judged;
-    if (lease) await this.releaseLease(lease, verdict, durationMs);
+    // A 429 or 503 slows the endpoint down (honouring Retry-After); the attempt still counts as failed (CONTRACT §9).
+    const slowDown = !abandoned && result.kind === 'response' && (result.status === 429 || result.status === 503) ? { retryAfterMs: verdict.retryAfterMs } : null;
+    if (lease) await this.releaseLease(lease, verdict, durationMs, slowDown);
 
     const attempt: AttemptRow = {
       eventSeq: event.seq,
@@ -299,7 +326,7 @@ export class DeliveryService {
   ): Promise<DeliveryResult> {
     const { change, retryInMs } = planNextStep(event, verdict, this.environment.delivery.retryScheduleMs);
     // The failure clock moves first (a write only on a transition), so it is never behind the event's status.
-    if (countsForHealth) await this.health.noteOutcome(settings, verdict.success, attempt.startedAt);
+    if (countsForHealth) await this.disabling.noteOutcome(settings, verdict.success, attempt.startedAt);
     const applied = await inSpan('delivery.record', () => this.store.record({ attempt, change }));
     if (!applied) return 'superseded';
     if (change.status === 'delivered') {
@@ -318,10 +345,10 @@ export class DeliveryService {
   }
 
   /** The breaker only learns, it never decides the attempt: a Redis hiccup here must not lose the record. */
-  private async releaseLease(lease: EndpointLease, verdict: Verdict, durationMs: number): Promise<void> {
+  private async releaseLease(lease: EndpointLease, verdict: Verdict, durationMs: number, slowDown: { retryAfterMs: number | null } | null): Promise<void> {
     try {
-      const answer = await this.guard.release(lease, verdict.breakerSignal, verdict.error, durationMs);
-      await this.guard.indexChange(lease.endpointKey, answer.change);
+      const answer = await this.admission.release(lease, verdict.breakerSignal, verdict.error, durationMs, slowDown);
+      await this.admission.indexChange(lease.endpointKey, answer.change);
       if (answer.change === 'opened') {
         breakerOpens.inc();
         this.logger.warn(

@@ -8,10 +8,27 @@ import { countOpenEndpoints, ENVIRONMENT, type Environment, REDIS, within } from
 /** A scrape must not hang on a database or Redis that is away: the gauge keeps its last value then. */
 const READ_TIMEOUT_MS = 1000;
 
+interface LaneReading {
+  lanes: number;
+  events: number;
+  oldestSeconds: number;
+}
+
 interface Source {
   disabled(): Promise<number>;
   open(): Promise<number>;
+  lanes(): Promise<LaneReading>;
 }
+
+/**
+ * Due work not yet called, from the rows (the truth whatever Redis holds): a lane is an endpoint (one
+ * account's push URL) with due events. Served by the status index; read at most once a second.
+ */
+const LANES_SQL = `
+  SELECT count(DISTINCT account_id)::int AS lanes, count(*)::int AS events,
+         COALESCE(EXTRACT(EPOCH FROM now() - min(next_attempt_at)), 0)::float8 AS oldest_seconds
+    FROM events
+   WHERE status IN ('queued', 'retrying') AND next_attempt_at <= now()`;
 
 /** The app currently serving the gauges (tests start several worker apps in one process, one after another). */
 let current: Source | null = null;
@@ -45,6 +62,23 @@ gauge('callbacks_endpoints_breaker_open', 'Callback endpoints whose circuit brea
   source.open(),
 );
 
+/** The three lane gauges share one reading per scrape (prom-client collects them concurrently). */
+let laneReading: { at: number; value: Promise<LaneReading> } | null = null;
+
+function lanesOf(source: Source): Promise<LaneReading> {
+  const now = Date.now();
+  if (!laneReading || now - laneReading.at > 1000) laneReading = { at: now, value: source.lanes() };
+  return laneReading.value;
+}
+
+gauge('callback_lanes_waiting', 'Endpoints (lanes) holding due events not yet called (deployment-wide)', async (source) => (await lanesOf(source)).lanes);
+gauge('callback_lane_events_waiting', 'Due events not yet called, over every lane (deployment-wide)', async (source) => (await lanesOf(source)).events);
+gauge(
+  'callback_lane_oldest_wait_seconds',
+  'Age of the oldest due event not yet called; 0 when none (deployment-wide)',
+  async (source) => (await lanesOf(source)).oldestSeconds,
+);
+
 @Injectable()
 export class EndpointGauges implements OnModuleInit, OnApplicationShutdown {
   private readonly source: Source;
@@ -64,6 +98,14 @@ export class EndpointGauges implements OnModuleInit, OnApplicationShutdown {
         return row?.count ?? 0;
       },
       open: () => within(countOpenEndpoints(redis, environment.redis.prefix), READ_TIMEOUT_MS, 'Redis'),
+      lanes: async () => {
+        const [row] = await within(
+          dataSource.query<{ lanes: number; events: number; oldest_seconds: number }[]>(LANES_SQL),
+          READ_TIMEOUT_MS,
+          'PostgreSQL',
+        );
+        return { lanes: row?.lanes ?? 0, events: row?.events ?? 0, oldestSeconds: Math.max(0, row?.oldest_seconds ?? 0) };
+      },
     };
   }
 

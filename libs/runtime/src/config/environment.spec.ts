@@ -32,6 +32,7 @@ describe('loadEnvironment', () => {
       retryScheduleMs: [10_000, 60_000, 300_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000],
       workerConcurrency: 50,
       endpointConcurrency: 10,
+      originConcurrency: 50,
       breakerFailureThreshold: 5,
       breakerCooldownMs: 30_000,
       reconcileIntervalMs: 15_000,

@@ -31,6 +31,8 @@ export interface Environment {
     retryScheduleMs: number[];
     workerConcurrency: number;
     endpointConcurrency: number;
+    /** ORIGIN_CONCURRENCY: calls in flight to one origin across all accounts and workers. */
+    originConcurrency: number;
     breakerFailureThreshold: number;
     breakerCooldownMs: number;
     reconcileIntervalMs: number;
@@ -226,6 +228,7 @@ export function loadEnvironment(source: Source = process.env): Environment {
       retryScheduleMs,
       workerConcurrency: read.integer('WORKER_CONCURRENCY', 50, 1, 10_000),
       endpointConcurrency: read.integer('ENDPOINT_CONCURRENCY', 10, 1, 10_000),
+      originConcurrency: read.integer('ORIGIN_CONCURRENCY', 50, 1, 100_000),
       breakerFailureThreshold: read.integer('BREAKER_FAILURE_THRESHOLD', 5, 1, 10_000),
       breakerCooldownMs: read.duration('BREAKER_COOLDOWN', '30s'),
       reconcileIntervalMs: read.duration('RECONCILE_INTERVAL', '15s'),

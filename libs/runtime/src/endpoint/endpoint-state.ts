@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { BreakerState as EndpointState } from '@app/payloads';
-import { RedisKeys } from '../redis/redis-keys';
+import { endpointOrigin, RedisKeys } from '../redis/redis-keys';
+import { paceAdjustLua, paceCheckLua, paceKey, paceTakeLua } from './endpoint-pace';
 
 /**
  * Circuit-breaker state of one callback endpoint, shared by every worker through Redis.
@@ -10,9 +11,22 @@ import { RedisKeys } from '../redis/redis-keys';
  */
 export type { EndpointState };
 
-/** Endpoints are keyed by origin: one receiver host shares one breaker and one concurrency share. */
-export function endpointKeyOf(url: string): string {
-  return new URL(url).origin;
+/**
+ * An endpoint is one account's push URL (CONTRACT §5): its breaker, concurrency share and failure clock
+ * are its own, even when another account's URL is on the same origin. The key starts with the origin
+ * (the Redis hash tag, shared with the origin's politeness cap) and names the URL by a digest, so a
+ * long or brace-holding URL never reaches a key. Throws when `url` is not a URL.
+ */
+export function endpointKeyOf(accountId: number, url: string): string {
+  const digest = createHash('sha256').update(url).digest('base64url').slice(0, 16);
+  return `${new URL(url).origin}|${accountId}|${digest}`;
+}
+
+/** The account an endpoint key belongs to (null for a bare origin key). */
+export function accountIdOfEndpoint(endpointKey: string): number | null {
+  const [, account] = endpointKey.split('|');
+  const id = Number(account);
+  return account !== undefined && Number.isSafeInteger(id) ? id : null;
 }
 
 /**
@@ -29,6 +43,16 @@ function leasesKey(prefix: string, endpointKey: string): string {
   return new RedisKeys(prefix).endpoint('leases', endpointKey);
 }
 
+/** The origin's leases (every account's calls there) and the endpoints waiting for room at the origin. */
+function originKeys(prefix: string, endpointKey: string): [string, string] {
+  const keys = new RedisKeys(prefix);
+  const origin = endpointOrigin(endpointKey);
+  return [keys.origin('leases', origin), keys.origin('waiting', origin)];
+}
+
+/** An endpoint refused for want of room at its origin counts as waiting for this long (then it asks again). */
+const ORIGIN_WAIT_MARK_MS = 2_000;
+
 /** Breaker hashes of endpoints nobody delivers to any more disappear after this long. */
 const BREAKER_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -38,13 +62,19 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 `;
 
 /**
- * KEYS: breaker hash, leases zset. ARGV: lease id, lease ttl ms, concurrency limit, keep ms, force (1/0).
+ * KEYS: breaker hash, leases zset, origin leases zset, origin waiting zset, pace hash. ARGV: lease id,
+ * lease ttl ms, concurrency limit, keep ms, force (1/0), origin limit (0: none), endpoint key, waiting
+ * mark ms, max_per_second (0: none).
  * `force` (a manual redelivery's first call) passes the breaker whatever its state, but not the
- * concurrency limit, and leaves the breaker as it is: only the call's outcome changes it.
- * Returns {verdict, now, until, failures, last_error}; verdict is one of
+ * concurrency limits, and leaves the breaker as it is: only the call's outcome changes it.
+ * The origin limit is shared fairly: while other endpoints wait for room at the origin, an endpoint
+ * holding its share (limit / endpoints waiting, at least 1) or more is refused, so the next free slot
+ * goes to one that holds less.
+ * Returns {verdict, now, until, failures, last_error, paced (1 when the endpoint has a pace)}; verdict is one of
  *   open    - cooling down until `until`: do not call;
  *   probing - half open and another worker's probe is in flight until at most `until`;
- *   busy    - every concurrency slot is taken;
+ *   paced   - the endpoint's pace (endpoint-pace.ts) lets the next call start at `until`;
+ *   busy    - every concurrency slot of the endpoint, or its share of the origin's, is taken;
  *   probe   - admitted as the single half-open probe (lease expires at `until`);
  *   acquired- admitted (lease expires at `until`).
  */
@@ -65,23 +95,48 @@ elseif state == 'half_open' then
   if now < probeUntil then return {'probing', now, probeUntil, failures, lastError} end
   probe = true
 end
+${paceCheckLua('KEYS[5]', 'ARGV[9]')}
+local paced = rate and 1 or 0
 local leaseTtl = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return {'busy', now, 0, failures, lastError} end
+local mine = redis.call('ZCARD', KEYS[2])
+if mine >= tonumber(ARGV[3]) then return {'busy', now, 0, failures, lastError} end
+local originLimit = tonumber(ARGV[6])
+if originLimit > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+  local others = redis.call('ZCARD', KEYS[4])
+  if redis.call('ZSCORE', KEYS[4], ARGV[7]) then others = others - 1 end
+  local share = math.max(1, math.floor(originLimit / (others + 1)))
+  if redis.call('ZCARD', KEYS[3]) >= originLimit or (others > 0 and mine >= share) then
+    local markMs = tonumber(ARGV[8])
+    redis.call('ZADD', KEYS[4], now + markMs, ARGV[7])
+    redis.call('PEXPIRE', KEYS[4], markMs + 1000)
+    return {'busy', now, 0, failures, lastError}
+  end
+  redis.call('ZREM', KEYS[4], ARGV[7])
+end
+${paceTakeLua('KEYS[5]', 'ARGV[4]')}
 local expiresAt = now + leaseTtl
 redis.call('ZADD', KEYS[2], expiresAt, ARGV[1])
 redis.call('PEXPIRE', KEYS[2], leaseTtl + 1000)
+if originLimit > 0 then
+  redis.call('ZADD', KEYS[3], expiresAt, ARGV[1])
+  redis.call('PEXPIRE', KEYS[3], leaseTtl + 1000)
+end
 if probe then
   redis.call('HSET', KEYS[1], 'state', 'half_open', 'probe', ARGV[1], 'probe_until', expiresAt)
   redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
-  return {'probe', now, expiresAt, failures, lastError}
+  return {'probe', now, expiresAt, failures, lastError, paced}
 end
-return {'acquired', now, expiresAt, failures, lastError}
+return {'acquired', now, expiresAt, failures, lastError, paced}
 `;
 
 /**
- * KEYS: breaker hash, leases zset. ARGV: lease id, signal (success|failure|neutral), failure threshold,
- * cooldown ms, error text, keep ms. Frees the lease and feeds the breaker:
+ * KEYS: breaker hash, leases zset, origin leases zset, pace hash. ARGV: lease id, signal
+ * (success|failure|neutral), failure threshold, cooldown ms, error text, keep ms, slow down (1/0: the
+ * answer was 429/503), Retry-After ms (0: none), max_per_second (0: none). Frees the lease (at the
+ * origin too), adjusts the pace (endpoint-pace.ts) and feeds the breaker:
  *   success - the endpoint answers: close the breaker and reset the count;
  *   failure - count it; open when the count reaches the threshold while closed, or when the
  *             half-open probe itself failed;
@@ -91,7 +146,9 @@ return {'acquired', now, expiresAt, failures, lastError}
  */
 const RELEASE_LUA = `${REDIS_NOW}
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
 local signal = ARGV[2]
+${paceAdjustLua({ paceKey: 'KEYS[4]', slow: 'ARGV[7]', retryAfterMs: 'ARGV[8]', maxRate: 'ARGV[9]', signal: 'signal', keep: 'ARGV[6]' })}
 local fields = redis.call('HMGET', KEYS[1], 'state', 'failures', 'probe')
 local state = fields[1] or 'closed'
 if signal == 'neutral' then
@@ -144,7 +201,7 @@ class RedisScript {
 const ACQUIRE = new RedisScript(ACQUIRE_LUA);
 const RELEASE = new RedisScript(RELEASE_LUA);
 
-export type SlotVerdict = 'open' | 'probing' | 'busy' | 'probe' | 'acquired';
+export type SlotVerdict = 'open' | 'probing' | 'paced' | 'busy' | 'probe' | 'acquired';
 
 export interface SlotAnswer {
   verdict: SlotVerdict;
@@ -154,26 +211,42 @@ export interface SlotAnswer {
   until: number;
   consecutiveFailures: number;
   lastError: string | null;
+  /** The endpoint has a pace (max_per_second or a backed-off rate): every call must go through Redis. */
+  paced: boolean;
 }
 
-/** One round trip: checks the breaker and, when it lets the call through, takes a concurrency lease. */
+/**
+ * One round trip: checks the breaker and, when it lets the call through, takes a concurrency lease of
+ * the endpoint and (with `originLimit`) of its origin.
+ */
 export async function acquireEndpointSlot(
   redis: Redis,
   prefix: string,
   endpointKey: string,
-  lease: { id: string; ttlMs: number; limit: number; force?: boolean },
+  lease: { id: string; ttlMs: number; limit: number; originLimit?: number; maxPerSecond?: number | null; force?: boolean },
 ): Promise<SlotAnswer> {
   const reply = (await ACQUIRE.run(
     redis,
-    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey)],
-    [lease.id, Math.max(1, Math.round(lease.ttlMs)), lease.limit, BREAKER_KEEP_MS, lease.force ? 1 : 0],
-  )) as [SlotVerdict, number, number, number, string];
+    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), ...originKeys(prefix, endpointKey), paceKey(prefix, endpointKey)],
+    [
+      lease.id,
+      Math.max(1, Math.round(lease.ttlMs)),
+      lease.limit,
+      BREAKER_KEEP_MS,
+      lease.force ? 1 : 0,
+      lease.originLimit ?? 0,
+      endpointKey,
+      ORIGIN_WAIT_MARK_MS,
+      lease.maxPerSecond ?? 0,
+    ],
+  )) as [SlotVerdict, number, number, number, string, number?];
   return {
     verdict: reply[0],
     serverNow: Number(reply[1]),
     until: Number(reply[2]),
     consecutiveFailures: Number(reply[3]),
     lastError: reply[4] === '' ? null : reply[4],
+    paced: reply[0] === 'paced' || Number(reply[5] ?? 0) === 1,
   };
 }
 
@@ -191,11 +264,20 @@ export async function releaseEndpointSlot(
   redis: Redis,
   prefix: string,
   endpointKey: string,
-  release: { leaseId: string; signal: BreakerSignal; failureThreshold: number; cooldownMs: number; error: string | null },
+  release: {
+    leaseId: string;
+    signal: BreakerSignal;
+    failureThreshold: number;
+    cooldownMs: number;
+    error: string | null;
+    /** The answer was 429 or 503: slow the endpoint down, holding it for `retryAfterMs` when given. */
+    slowDown?: { retryAfterMs: number | null } | null;
+    maxPerSecond?: number | null;
+  },
 ): Promise<ReleaseAnswer> {
   const reply = (await RELEASE.run(
     redis,
-    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey)],
+    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), originKeys(prefix, endpointKey)[0], paceKey(prefix, endpointKey)],
     [
       release.leaseId,
       release.signal,
@@ -203,6 +285,9 @@ export async function releaseEndpointSlot(
       Math.max(0, Math.round(release.cooldownMs)),
       (release.error ?? '').slice(0, 500),
       BREAKER_KEEP_MS,
+      release.slowDown ? 1 : 0,
+      Math.max(0, Math.round(release.slowDown?.retryAfterMs ?? 0)),
+      release.maxPerSecond ?? 0,
     ],
   )) as [ReleaseAnswer['change'], number, number];
   return { change: reply[0], consecutiveFailures: Number(reply[1]), retryAt: Number(reply[2]) > 0 ? Number(reply[2]) : null };
@@ -227,11 +312,11 @@ function stateOf(stored: Record<string, string>): EndpointState {
   };
 }
 
-/** The breaker as stored; an endpoint nothing has been recorded for is closed with no failures. */
-export async function readEndpointState(redis: Redis, prefix: string, url: string): Promise<EndpointState> {
+/** The breaker of one account's push URL as stored; an endpoint nothing has been recorded for is closed with no failures. */
+export async function readEndpointState(redis: Redis, prefix: string, accountId: number, url: string): Promise<EndpointState> {
   let endpointKey: string;
   try {
-    endpointKey = endpointKeyOf(url);
+    endpointKey = endpointKeyOf(accountId, url);
   } catch {
     return { ...CLOSED };
   }
@@ -251,7 +336,7 @@ export async function indexBreakerChange(redis: Redis, prefix: string, endpointK
 }
 
 export interface OpenEndpoint {
-  /** The endpoint's origin, e.g. `https://receiver.example.com`. */
+  /** The endpoint's key (endpointKeyOf): its origin, account and URL digest. */
   endpoint: string;
   breaker: EndpointState;
 }

@@ -21,12 +21,14 @@ function dueAt(job: Job | undefined): number | null {
 export async function queueDepth(queues: readonly Queue[], now = Date.now()): Promise<QueueDepth> {
   const perQueue = await Promise.all(
     queues.map(async (queue) => {
-      const [counts, [oldestWaiting], [firstDelayed]] = await Promise.all([
+      const [counts, [oldestWaiting], [firstDelayed], [nextRanked]] = await Promise.all([
         queue.getJobCounts('wait', 'prioritized', 'active', 'delayed', 'failed'),
         queue.getJobs(['wait'], 0, 0, true),
         queue.getJobs(['delayed'], 0, 0, true),
+        // Backlogs beyond an account's first jobs wait ranked (DeliveryQueues); the next of them is a waiting job too.
+        queue.getJobs(['prioritized'], 0, 0, true),
       ]);
-      const candidates = [dueAt(oldestWaiting), dueAt(firstDelayed)].filter((at): at is number => at !== null && at <= now);
+      const candidates = [dueAt(oldestWaiting), dueAt(firstDelayed), dueAt(nextRanked)].filter((at): at is number => at !== null && at <= now);
       return { counts, oldest: candidates.length ? Math.min(...candidates) : null };
     }),
   );

@@ -31,11 +31,16 @@ export function deliveryJobId(data: Pick<DeliveryJobData, 'eventSeq' | 'series' 
   return `e${data.eventSeq}-s${data.series}-a${data.attempt}`;
 }
 
-/** Finished jobs are removed at once: PostgreSQL keeps the history, and a removed id can be enqueued again. */
-export function deliveryJob(data: DeliveryJobData, delayMs = 0): { name: string; data: DeliveryJobData; opts: JobsOptions } {
-  return {
-    name: DELIVERY_JOB_NAME,
-    data,
-    opts: { jobId: deliveryJobId(data), delay: Math.max(0, Math.round(delayMs)), removeOnComplete: true, removeOnFail: true },
-  };
+/** BullMQ's largest priority. */
+export const MAX_JOB_PRIORITY = 2 ** 21 - 1;
+
+/**
+ * Finished jobs are removed at once: PostgreSQL keeps the history, and a removed id can be enqueued again.
+ * `priority` 0 is BullMQ's plain FIFO list, served first; higher numbers wait in its prioritized set,
+ * lowest first (see DeliveryQueues: an account's backlog beyond its first jobs is ranked there).
+ */
+export function deliveryJob(data: DeliveryJobData, delayMs = 0, priority = 0): { name: string; data: DeliveryJobData; opts: JobsOptions } {
+  const opts: JobsOptions = { jobId: deliveryJobId(data), delay: Math.max(0, Math.round(delayMs)), removeOnComplete: true, removeOnFail: true };
+  if (priority > 0) opts.priority = Math.min(MAX_JOB_PRIORITY, Math.round(priority));
+  return { name: DELIVERY_JOB_NAME, data, opts };
 }

@@ -3,6 +3,7 @@ import { type Job, Queue, Worker, type WorkerOptions } from 'bullmq';
 import type { Environment } from '../config/environment';
 import { closeRedisConnection, createRedisConnection, type RedisClient, waitForReady } from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
+import { AccountBacklog } from './account-backlog';
 import { DELIVERY_QUEUE, deliveryJob, type DeliveryJobData } from './delivery-queue';
 
 export type DeliveryQueueRole = 'producer' | 'consumer';
@@ -23,14 +24,16 @@ export function shardOfAccount(accountId: number, shardCount: number): number {
  * tag per shard lets the cluster spread them. Every process of a deployment must use the same shard
  * count, or producers and consumers would disagree about where an account's jobs are.
  *
- * The one routing abstraction: producers add through `queueFor`/`addBulk`, the worker consumes
- * `consumed()`, and whatever counts queue depth sums over `all()`.
+ * The one routing abstraction: producers add through `add`/`addBulk` (which rank each job in its
+ * account's backlog, AccountBacklog: fair turns between accounts), the worker consumes `consumed()` and
+ * reports each job that leaves (`settled`), and whatever counts queue depth sums over `all()`.
  */
 export class DeliveryQueues implements OnApplicationShutdown {
   private readonly logger = new Logger(DeliveryQueues.name);
   private readonly queues: Queue[];
   private readonly keys: RedisKeys;
   private readonly workers: Worker[] = [];
+  private readonly backlog: AccountBacklog;
 
   constructor(
     private readonly connection: RedisClient,
@@ -38,6 +41,7 @@ export class DeliveryQueues implements OnApplicationShutdown {
     private readonly shards: Environment['queueShards'],
   ) {
     this.keys = new RedisKeys(prefix);
+    this.backlog = new AccountBacklog(connection, this.keys);
     this.queues = Array.from({ length: shards.count }, (_, shard) => {
       const queue = new Queue(DELIVERY_QUEUE, { connection, prefix: this.keys.deliveryQueuePrefix(shard) });
       // Without a listener BullMQ prints every reconnect failure to stderr.
@@ -88,23 +92,36 @@ export class DeliveryQueues implements OnApplicationShutdown {
     return this.shards.consumed;
   }
 
-  /** One addBulk per shard touched, in parallel. */
+  /** One rank counter per account touched, then one addBulk per shard touched, in parallel. */
   async addBulk(steps: readonly DeliveryJobData[], delayMs = 0): Promise<void> {
-    const byShard = new Map<number, DeliveryJobData[]>();
+    const byAccount = new Map<number, DeliveryJobData[]>();
     for (const step of steps) {
-      const shard = this.shardOf(step.accountId);
-      const group = byShard.get(shard);
+      const group = byAccount.get(step.accountId);
       if (group) group.push(step);
-      else byShard.set(shard, [step]);
+      else byAccount.set(step.accountId, [step]);
     }
+    const byShard = new Map<number, ReturnType<typeof deliveryJob>[]>();
     await Promise.all(
-      [...byShard].map(([shard, group]) => this.queues[shard].addBulk(group.map((step) => deliveryJob(step, delayMs)))),
+      [...byAccount].map(async ([accountId, group]) => {
+        const priorities = await this.backlog.enqueue(accountId, group.length);
+        const shard = this.shardOf(accountId);
+        const jobs = byShard.get(shard) ?? [];
+        byShard.set(shard, jobs);
+        group.forEach((step, index) => jobs.push(deliveryJob(step, delayMs, priorities[index])));
+      }),
     );
+    await Promise.all([...byShard].map(([shard, jobs]) => this.queues[shard].addBulk(jobs)));
   }
 
   async add(step: DeliveryJobData, delayMs = 0): Promise<void> {
-    const job = deliveryJob(step, delayMs);
+    const [priority] = await this.backlog.enqueue(step.accountId, 1);
+    const job = deliveryJob(step, delayMs, priority);
     await this.queueFor(step.accountId).add(job.name, job.data, job.opts);
+  }
+
+  /** A job of this account left the queue for good (not when it was only moved to later). */
+  settled(accountId: number): void {
+    this.backlog.settled(accountId);
   }
 
   /**
@@ -135,6 +152,7 @@ export class DeliveryQueues implements OnApplicationShutdown {
   async close(): Promise<void> {
     // Workers normally closed already (the delivery runner drains them first); closing twice is harmless.
     await Promise.all(this.workers.map((worker) => worker.close().catch(() => undefined)));
+    await this.backlog.flush();
     await Promise.all(this.queues.map((queue) => queue.close().catch(() => undefined)));
     await closeRedisConnection(this.connection);
   }

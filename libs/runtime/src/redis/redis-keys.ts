@@ -15,12 +15,19 @@ export class RedisKeys {
   }
 
   /**
-   * One endpoint's breaker hash and lease set are read and written together by one script, so on a
-   * Redis Cluster they must share a slot: the endpoint is the hash tag, and the kind comes after it,
-   * so both keys hash the same text even if an origin held a brace.
+   * One endpoint's breaker hash and lease set, and its origin's shared lease set and waiting list, are
+   * read and written together by one script, so on a Redis Cluster they must share a slot: the origin
+   * is the hash tag (endpointOrigin), and the rest of the endpoint key comes after the kind.
    */
   endpoint(kind: string, endpointKey: string): string {
-    return `${this.prefix}:endpoint:{${endpointKey}}:${kind}`;
+    const origin = endpointOrigin(endpointKey);
+    const rest = endpointKey.slice(origin.length);
+    return `${this.prefix}:endpoint:{${origin}}:${kind}${rest}`;
+  }
+
+  /** Keys of one origin (scheme, host, port) shared by every account's endpoint there: same slot as those endpoints. */
+  origin(kind: string, origin: string): string {
+    return `${this.prefix}:endpoint:{${origin}}:origin-${kind}`;
   }
 
   /**
@@ -37,8 +44,22 @@ export class RedisKeys {
     return `${this.prefix}:endpoints:open`;
   }
 
+  /** How many delivery jobs of an account are queued (its rank counter, see DeliveryQueues); read and written alone. */
+  accountBacklog(accountId: number): string {
+    return `${this.prefix}:backlog:${accountId}`;
+  }
+
   /** One key per account, read alone: no hash tag needed on a cluster. */
   botWebhooksStamp(accountId: number): string {
     return `${this.prefix}:bot-webhooks:${accountId}:stamp`;
   }
+}
+
+/**
+ * An endpoint key is `<origin>|<account id>|<digest of the URL>` (endpointKeyOf in endpoint-state); a
+ * key without `|` (used by tests of the scripts) is an origin of its own. `|` cannot occur in an origin.
+ */
+export function endpointOrigin(endpointKey: string): string {
+  const bar = endpointKey.indexOf('|');
+  return bar < 0 ? endpointKey : endpointKey.slice(0, bar);
 }

@@ -29,6 +29,14 @@ export class CreatedAccountModel extends AccountIdentityModel implements Created
   signing_secret!: string;
 }
 
+class EndpointLaneModel {
+  @ApiProperty({ type: 'integer', description: 'Events of this account due and not yet called.' })
+  waiting!: number;
+
+  @ApiProperty({ type: 'number', nullable: true, description: 'Calls a second the endpoint is allowed now: slowed by 429/503 answers, else max_per_second; null when not paced.' })
+  pace_per_second!: number | null;
+}
+
 export class AccountModel extends AccountIdentityModel implements AccountView {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
@@ -57,8 +65,11 @@ export class AccountModel extends AccountIdentityModel implements AccountView {
   @ApiProperty({ type: 'string', nullable: true })
   disabled_reason!: string | null;
 
-  @ApiProperty({ type: EndpointStateModel, nullable: true, description: 'The circuit breaker of the push_url\'s origin; null without a push_url.' })
+  @ApiProperty({ type: EndpointStateModel, nullable: true, description: 'The circuit breaker of this account\'s endpoint (its push_url); null without a push_url.' })
   endpoint!: BreakerState | null;
+
+  @ApiProperty({ type: EndpointLaneModel })
+  lane!: EndpointLaneModel;
 }
 
 export class AccountPageModel implements Page<AccountView> {

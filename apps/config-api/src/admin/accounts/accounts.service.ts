@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { type AccountView, completePermissions, type CreatedAccount, DEFAULT_PUSH_CONTENT_TYPE, type Page } from '@app/payloads';
 import { Account, CallbackSettings } from '@app/persistence';
-import { ApiError, ENVIRONMENT, type Environment, publishSettingsChanged, readEndpointState, REDIS, SecretBox } from '@app/runtime';
+import { ApiError, endpointKeyOf, ENVIRONMENT, type Environment, publishSettingsChanged, readEndpointPace, readEndpointState, REDIS, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import type { CreateAccountDto } from './account.dto';
 import type { ListAccountsQueryDto } from './account-list.dto';
@@ -75,8 +75,26 @@ export class AccountsService {
       previous_secret_expires_at: account.previousSecretExpiresAt?.toISOString() ?? null,
       disabled_at: settings?.disabledAt?.toISOString() ?? null,
       disabled_reason: settings?.disabledReason ?? null,
-      endpoint: pushUrl ? await readEndpointState(this.redis, this.environment.redis.prefix, pushUrl) : null,
+      endpoint: pushUrl ? await readEndpointState(this.redis, this.environment.redis.prefix, account.id, pushUrl) : null,
+      lane: await this.lane(account.id, pushUrl, settings?.maxPerSecond ?? null),
     };
+  }
+
+  /** Due events not yet called (from the rows) and the pace the workers now keep to (from Redis). */
+  private async lane(accountId: number, pushUrl: string | null, maxPerSecond: number | null): Promise<AccountView['lane']> {
+    const [row] = await this.dataSource.query<{ waiting: number }[]>(
+      `SELECT count(*)::int AS waiting FROM events WHERE account_id = $1 AND status IN ('queued', 'retrying') AND next_attempt_at <= now()`,
+      [accountId],
+    );
+    let pace: number | null = null;
+    if (pushUrl) {
+      try {
+        pace = await readEndpointPace(this.redis, this.environment.redis.prefix, endpointKeyOf(accountId, pushUrl), maxPerSecond);
+      } catch {
+        pace = maxPerSecond;
+      }
+    }
+    return { waiting: row?.waiting ?? 0, pace_per_second: pace };
   }
 
   /**

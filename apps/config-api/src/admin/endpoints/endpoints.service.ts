@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { EndpointItem } from '@app/payloads';
-import { ENVIRONMENT, endpointKeyOf, type Environment, listOpenEndpoints, readEndpointState, REDIS } from '@app/runtime';
+import { accountIdOfEndpoint, ENVIRONMENT, endpointKeyOf, type Environment, listOpenEndpoints, readEndpointState, REDIS } from '@app/runtime';
 import type { ListEndpointsQueryDto } from './endpoints.dto';
 
 export const MAX_ENDPOINT_ITEMS = 500;
@@ -19,17 +19,20 @@ interface SettingsRow {
 const SETTINGS_COLUMNS = `s.account_id, a.email, s.push_url, s.disabled_at, s.disabled_reason
   FROM callback_settings s JOIN accounts a ON a.id = s.account_id`;
 
-function originOf(url: string): string | null {
+function keyOf(row: SettingsRow): string | null {
   try {
-    return endpointKeyOf(url);
+    return endpointKeyOf(row.account_id, row.push_url);
   } catch {
     return null;
   }
 }
 
-/** LIKE prefix of an origin (its characters taken literally). */
-function prefixPattern(origin: string): string {
-  return `${origin.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
 
 /**
@@ -52,12 +55,13 @@ export class EndpointsService {
     const breakers = new Map(open.map((item) => [item.endpoint, item.breaker]));
     const rows = new Map<number, SettingsRow>();
     if (open.length > 0) {
-      // Prefix match in SQL narrows the rows; the exact origin check (default ports, letter case) is done here.
+      // An endpoint key names its account; the row counts only while its push_url is still the URL the breaker is about.
+      const accountIds = open.map((item) => accountIdOfEndpoint(item.endpoint)).filter((id): id is number => id !== null);
       const candidates = await this.dataSource.query<SettingsRow[]>(
-        `SELECT ${SETTINGS_COLUMNS} WHERE s.push_url ILIKE ANY($1::text[]) LIMIT 5000`,
-        [open.map((item) => prefixPattern(item.endpoint))],
+        `SELECT ${SETTINGS_COLUMNS} WHERE s.account_id = ANY($1::bigint[]) AND s.push_url IS NOT NULL`,
+        [accountIds],
       );
-      for (const row of candidates) if (breakers.has(originOf(row.push_url) ?? '')) rows.set(row.account_id, row);
+      for (const row of candidates) if (breakers.has(keyOf(row) ?? '')) rows.set(row.account_id, row);
     }
     if (filter !== 'open') {
       const disabled = await this.dataSource.query<SettingsRow[]>(
@@ -68,13 +72,12 @@ export class EndpointsService {
     }
     const items = await Promise.all(
       [...rows.values()].map(async (row): Promise<EndpointItem> => {
-        const origin = originOf(row.push_url) ?? row.push_url;
-        const breaker = breakers.get(origin) ?? (await readEndpointState(this.redis, prefix, row.push_url));
+        const breaker = breakers.get(keyOf(row) ?? '') ?? (await readEndpointState(this.redis, prefix, row.account_id, row.push_url));
         return {
           account_id: row.account_id,
           email: row.email,
           push_url: row.push_url,
-          endpoint: origin,
+          endpoint: originOf(row.push_url),
           breaker: breaker.state,
           consecutive_failures: breaker.consecutive_failures,
           retry_at: breaker.retry_at,
@@ -84,8 +87,8 @@ export class EndpointsService {
         };
       }),
     );
-    const troubleAt = (item: EndpointItem): string =>
-      [item.disabled_at ?? '', breakers.get(item.endpoint)?.opened_at ?? ''].sort().at(-1) ?? '';
+    const openedAt = new Map([...rows.values()].map((row) => [row.account_id, breakers.get(keyOf(row) ?? '')?.opened_at ?? '']));
+    const troubleAt = (item: EndpointItem): string => [item.disabled_at ?? '', openedAt.get(item.account_id) ?? ''].sort().at(-1) ?? '';
     items.sort((a, b) => troubleAt(b).localeCompare(troubleAt(a)) || a.account_id - b.account_id);
     return { items: items.slice(0, MAX_ENDPOINT_ITEMS) };
   }

@@ -1,8 +1,8 @@
 import { callbackTraceHeaders, OutboundError, type OutboundHttpClient } from '@app/runtime';
-import { type AccountDeliverySettings, signingSecretsAt } from './account-settings.cache';
+import { type AccountDeliverySettings, signingSecretsAt } from '../account-settings.cache';
 import { type CallbackBody, callbackHeaders } from './callback-request';
-import type { PendingEvent } from './delivery-store';
-import type { AttemptResult } from './retry-policy';
+import type { PendingEvent } from '../outcome/delivery-store';
+import type { AttemptResult } from '../outcome/retry-policy';
 
 /** Response bodies and header maps are stored up to this many bytes (CONTRACT §3). */
 export const MAX_STORED_RESPONSE_BYTES = 4096;
@@ -53,6 +53,13 @@ export function capHeaders(headers: Record<string, string>, maxBytes = MAX_STORE
  * shutdown `abandon()` ends the calls still waiting for an answer at once, so the worker can record
  * them (as failed attempts, retried per schedule) and exit without waiting out DELIVERY_TIMEOUT_MS.
  */
+/** The callback could not be signed (e.g. an unreadable signing secret): no call can ever be made for it. */
+export class UnsignableCallbackError extends Error {
+  constructor(cause: unknown) {
+    super(`cannot sign the callback: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
 export class CallbackSender {
   private readonly waiting = new Set<() => void>();
   private abandoned = false;
@@ -74,14 +81,17 @@ export class CallbackSender {
   async send(event: PendingEvent, settings: AccountDeliverySettings, callback: CallbackBody): Promise<Exchange> {
     const startedAt = new Date();
     if (this.abandoned) throw new WorkerStoppingError();
-    const headers = {
-      ...callbackHeaders(callback, {
+    let headers: Record<string, string>;
+    try {
+      headers = callbackHeaders(callback, {
         id: event.eventId,
         timestampSeconds: Math.floor(startedAt.getTime() / 1000),
         secrets: signingSecretsAt(settings, startedAt.getTime()),
-      }),
-      ...callbackTraceHeaders(),
-    };
+      });
+      Object.assign(headers, callbackTraceHeaders());
+    } catch (error) {
+      throw new UnsignableCallbackError(error);
+    }
     const started = performance.now();
     const finished = (result: AttemptResult, responseBody: string | null, abandoned = false): Exchange => ({
       startedAt,

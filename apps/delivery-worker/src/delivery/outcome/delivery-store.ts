@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { deliveryRollupCte, type EventStatus } from '@app/persistence';
-import { Batcher, type Settled } from './batcher';
+import { Batcher, type Settled } from '../batcher';
 
 /** The part of an event row a delivery needs; `messageText` is the stored JSON text, byte for byte. */
 export interface PendingEvent {

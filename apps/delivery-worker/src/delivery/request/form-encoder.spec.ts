@@ -1,5 +1,5 @@
-import { asFormParsed, parseFormBody } from '../../../../test/support/form-expectation';
-import { SAMPLE_MESSAGES } from '../../../../test/support/sample-messages';
+import { asFormParsed, parseFormBody } from '../../../../../test/support/form-expectation';
+import { SAMPLE_MESSAGES } from '@app/payloads';
 import { encodeFormBody, formEscape } from './form-encoder';
 
 

@@ -24,7 +24,7 @@ interface Waiter {
 /**
  * One endpoint's leases in this process: the ones in use by calls, the idle ones kept for a moment for
  * the next call (so a busy endpoint costs no Redis script per call), and the jobs waiting here for one
- * of them instead of bouncing through Redis. Pure bookkeeping: EndpointGuard talks to Redis.
+ * of them instead of bouncing through Redis. Pure bookkeeping: EndpointAdmission talks to Redis.
  */
 export class LocalLeases {
   private readonly active = new Set<HeldLease>();

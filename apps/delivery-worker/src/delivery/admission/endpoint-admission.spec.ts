@@ -1,4 +1,4 @@
-import { MAX_BUSY_DELAY_MS, MIN_BUSY_DELAY_MS, type Pace, pacedDelay } from './endpoint-guard';
+import { MAX_BUSY_DELAY_MS, MIN_BUSY_DELAY_MS, type Pace, pacedDelay } from './endpoint-admission';
 
 const NOW = 1_000_000;
 const middle = () => 0.5;

@@ -1,4 +1,4 @@
-import { WorkerStoppingError } from './callback-exchange';
+import { WorkerStoppingError } from '../request/callback-exchange';
 
 /**
  * WORKER_CONCURRENCY: callbacks in flight in this process at once, across every queue shard. A turn

@@ -1,4 +1,4 @@
-import { WorkerStoppingError } from './callback-exchange';
+import { WorkerStoppingError } from '../request/callback-exchange';
 import { CallTurns } from './call-turns';
 
 describe('CallTurns', () => {

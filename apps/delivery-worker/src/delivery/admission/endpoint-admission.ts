@@ -11,27 +11,37 @@ import {
   releaseEndpointSlot,
   type ReleaseAnswer,
 } from '@app/runtime';
-import { WorkerStoppingError } from './callback-exchange';
-import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, pacedDelay } from './endpoint-pacing';
+import { WorkerStoppingError } from '../request/callback-exchange';
+import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, pacedDelay } from './busy-delay';
 import { type HeldLease, LocalLeases } from './local-leases';
 
 export interface EndpointLease {
   endpointKey: string;
   id: string;
   probe: boolean;
+  /** The endpoint's max_per_second when the lease was taken (its release adjusts the pace against it). */
+  maxPerSecond: number | null;
+}
+
+/** What a call needs to know of its endpoint to be admitted. */
+export interface EndpointCall {
+  endpointKey: string;
+  /** A manual redelivery's first call: passes an open breaker, never a full endpoint or its pace. */
+  force: boolean;
+  maxPerSecond: number | null;
 }
 
 export type Admission =
   | { kind: 'admitted'; lease: EndpointLease }
-  /** Every slot of this endpoint is in use: come back shortly. */
-  | { kind: 'busy' }
+  /** Every slot of this endpoint is in use, or its pace lets the next call start only in `waitMs` (null: shortly). */
+  | { kind: 'busy'; waitMs: number | null }
   /** The breaker is open (the attempt fails without a call), or a half-open probe is in flight (`probing`: wait up to `waitMs`). */
   | { kind: 'open'; waitMs: number; retryAt: Date; consecutiveFailures: number; lastError: string | null; probing: boolean };
 
 /** Extra lifetime of a lease beyond the HTTP deadline, so a lease never expires under a call still running. */
 const LEASE_MARGIN_MS = 5_000;
 
-export { MAX_BUSY_DELAY_MS, MIN_BUSY_DELAY_MS, type Pace, pacedDelay } from './endpoint-pacing';
+export { MAX_BUSY_DELAY_MS, MIN_BUSY_DELAY_MS, type Pace, pacedDelay } from './busy-delay';
 
 /** How long a lease may serve further calls of this process without asking Redis (the breaker's news reaches it at least this often). */
 export const REUSE_WINDOW_MS = 1_000;
@@ -57,7 +67,7 @@ const UNCHANGED: ReleaseAnswer = { change: 'unchanged', consecutiveFailures: 0, 
  * is expected soon (MAX_EXPECTED_WAIT_MS), instead of a round trip through Redis's delayed set.
  */
 @Injectable()
-export class EndpointGuard {
+export class EndpointAdmission {
   private readonly workerId = randomUUID();
   private sequence = 0;
   private readonly pools = new Map<string, LocalLeases>();
@@ -78,8 +88,8 @@ export class EndpointGuard {
     return pool !== undefined && pool.inUse >= this.environment.delivery.endpointConcurrency && pool.idleCount === 0 && !this.mayWait(endpointKey, pool);
   }
 
-  /** `force` (a manual redelivery's first call) passes an open breaker, never a full endpoint. */
-  async acquire(endpointKey: string, force = false): Promise<Admission> {
+  /** The one admission call: admitted (with a lease), busy (come back later, no attempt spent) or open (the breaker). */
+  async acquire({ endpointKey, force, maxPerSecond }: EndpointCall): Promise<Admission> {
     const deadline = Date.now() + MAX_WAIT_MS;
     for (;;) {
       if (this.stopped) throw new WorkerStoppingError();
@@ -87,24 +97,24 @@ export class EndpointGuard {
       const now = Date.now();
       const { lease, retired } = pool.takeIdle(now, this.mustOutlive(now));
       void this.retire(endpointKey, retired);
-      if (lease) return admitted(endpointKey, lease);
+      if (lease) return admitted(endpointKey, lease, maxPerSecond);
       if (pool.inUse < this.environment.delivery.endpointConcurrency) {
-        const admission = await this.acquireInRedis(endpointKey, pool, force);
-        if (admission.kind !== 'busy') return admission;
+        const admission = await this.acquireInRedis(endpointKey, pool, force, maxPerSecond);
+        if (admission.kind !== 'busy' || admission.waitMs !== null) return admission;
       }
       if (pool.inUse === 0 || !this.mayWait(endpointKey, pool) || Date.now() >= deadline) {
         this.dropIfEmpty(endpointKey, pool);
-        return { kind: 'busy' };
+        return { kind: 'busy', waitMs: null };
       }
       const outcome = await pool.wait(deadline - Date.now());
-      if (outcome.kind === 'lease') return admitted(endpointKey, outcome.lease);
+      if (outcome.kind === 'lease') return admitted(endpointKey, outcome.lease, maxPerSecond);
       if (outcome.kind === 'stopping') throw new WorkerStoppingError();
-      if (outcome.kind === 'timeout') return { kind: 'busy' };
+      if (outcome.kind === 'timeout') return { kind: 'busy', waitMs: null };
       // 'ask': one of this process's leases went back to Redis; try for it.
     }
   }
 
-  private async acquireInRedis(endpointKey: string, pool: LocalLeases, force: boolean): Promise<Admission> {
+  private async acquireInRedis(endpointKey: string, pool: LocalLeases, force: boolean, maxPerSecond: number | null): Promise<Admission> {
     const { delivery, redis } = this.environment;
     this.sequence += 1;
     const id = `${this.workerId}:${this.sequence}`;
@@ -113,12 +123,15 @@ export class EndpointGuard {
       id,
       ttlMs: delivery.timeoutMs + LEASE_MARGIN_MS,
       limit: delivery.endpointConcurrency,
+      originLimit: delivery.originConcurrency,
+      maxPerSecond,
       force,
     });
     switch (answer.verdict) {
       case 'acquired':
       case 'probe': {
-        const reusable = answer.verdict === 'acquired' && !force && answer.consecutiveFailures === 0;
+        // A paced endpoint's every call takes its place in the pace in Redis: no lease is reused for it.
+        const reusable = answer.verdict === 'acquired' && !force && answer.consecutiveFailures === 0 && !answer.paced;
         const lease: HeldLease = {
           id,
           expiresAt: sentAt + (answer.until - answer.serverNow),
@@ -127,10 +140,12 @@ export class EndpointGuard {
         };
         this.held.set(id, lease);
         pool.add(lease, Date.now());
-        return { kind: 'admitted', lease: { endpointKey, id, probe: answer.verdict === 'probe' } };
+        return { kind: 'admitted', lease: { endpointKey, id, probe: answer.verdict === 'probe', maxPerSecond } };
       }
       case 'busy':
-        return { kind: 'busy' };
+        return { kind: 'busy', waitMs: null };
+      case 'paced':
+        return { kind: 'busy', waitMs: Math.max(1, answer.until - answer.serverNow) };
       case 'open':
       case 'probing':
         return {
@@ -159,7 +174,13 @@ export class EndpointGuard {
    * admitted lease; `durationMs` (the call's duration, when one was made) paces the jobs waiting for
    * this endpoint.
    */
-  async release(lease: EndpointLease, signal: BreakerSignal, error: string | null, durationMs: number | null = null): Promise<ReleaseAnswer> {
+  async release(
+    lease: EndpointLease,
+    signal: BreakerSignal,
+    error: string | null,
+    durationMs: number | null = null,
+    slowDown: { retryAfterMs: number | null } | null = null,
+  ): Promise<ReleaseAnswer> {
     if (durationMs !== null) {
       const pace = this.paceOf(lease.endpointKey);
       pace.averageMs = pace.averageMs * 0.8 + durationMs * 0.2;
@@ -169,7 +190,7 @@ export class EndpointGuard {
     if (pool && held) {
       if (signal === 'failure') void this.retire(lease.endpointKey, pool.stopReuse());
       const now = Date.now();
-      if (signal === 'success' && !this.stopped && pool.reuse(held, now, this.mustOutlive(now))) {
+      if (signal === 'success' && !slowDown && !this.stopped && pool.reuse(held, now, this.mustOutlive(now))) {
         this.scheduleSweep();
         return UNCHANGED;
       }
@@ -183,6 +204,8 @@ export class EndpointGuard {
         failureThreshold: delivery.breakerFailureThreshold,
         cooldownMs: delivery.breakerCooldownMs,
         error,
+        slowDown,
+        maxPerSecond: lease.maxPerSecond,
       });
     } finally {
       // Only now is the slot free in Redis for a job waiting here.
@@ -210,7 +233,8 @@ export class EndpointGuard {
     const averageMs = this.pacing.get(endpointKey)?.averageMs ?? DEFAULT_CALL_MS;
     const { endpointConcurrency, workerConcurrency } = this.environment.delivery;
     return (
-      pool.waiting < workerConcurrency &&
+      // One endpoint's waiters hold turns too: no more of them than it has slots, so other endpoints keep turns.
+      pool.waiting < Math.min(workerConcurrency, endpointConcurrency) &&
       ((pool.waiting + 1) * averageMs) / endpointConcurrency <= MAX_EXPECTED_WAIT_MS &&
       Date.now() - pool.oldestCallSince() <= MAX_EXPECTED_WAIT_MS
     );
@@ -288,6 +312,6 @@ export class EndpointGuard {
   }
 }
 
-function admitted(endpointKey: string, lease: HeldLease): Admission {
-  return { kind: 'admitted', lease: { endpointKey, id: lease.id, probe: false } };
+function admitted(endpointKey: string, lease: HeldLease, maxPerSecond: number | null): Admission {
+  return { kind: 'admitted', lease: { endpointKey, id: lease.id, probe: false, maxPerSecond } };
 }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { ENVIRONMENT, type Environment, publishSettingsChanged, REDIS } from '@app/runtime';
-import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
+import { type AccountDeliverySettings, AccountSettingsCache } from '../account-settings.cache';
 
 /** `432000000` → `5d`: the setting as an operator would write it, for the disabling reason. */
 export function formatDuration(ms: number): string {
@@ -63,8 +63,8 @@ interface SettingsState {
  * transition is announced on the settings channel so the other workers reload the account.
  */
 @Injectable()
-export class EndpointHealth {
-  private readonly logger = new Logger(EndpointHealth.name);
+export class EndpointDisabling {
+  private readonly logger = new Logger(EndpointDisabling.name);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,

@@ -1,0 +1,77 @@
+import type { RedisClient } from '../redis/redis-connection';
+import type { RedisKeys } from '../redis/redis-keys';
+import { MAX_JOB_PRIORITY } from './delivery-queue';
+
+/**
+ * An account's first FIFO_RANKS queued jobs go to the plain FIFO list, which BullMQ serves before its
+ * prioritized set: an account without a backlog is served in arrival order, as before.
+ */
+export const FIFO_RANKS = 50;
+
+/** A counter nobody touched for this long is dropped, so any drift (a lost decrement) heals once the account is idle. */
+const BACKLOG_KEEP_MS = 10 * 60_000;
+
+/** Decrements are summed per account and written this often (one command per account and tick, not per job). */
+const SETTLE_FLUSH_MS = 100;
+
+/** DECRBY that never goes below zero (a decrement for a job counted before Redis was emptied). */
+const SETTLE_LUA = `
+local left = redis.call('DECRBY', KEYS[1], ARGV[1])
+if left < 0 then redis.call('SET', KEYS[1], 0, 'PX', ARGV[2]) return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return left`;
+
+/** Job priority of the job with this rank in its account's backlog (0: the plain FIFO list). */
+export function priorityOfRank(rank: number): number {
+  return rank <= FIFO_RANKS ? 0 : Math.min(MAX_JOB_PRIORITY, rank);
+}
+
+/**
+ * Fair turns between accounts on BullMQ's open-source edition (which has no groups): a counter per
+ * account of its jobs in the queue gives each new job its rank in the account's backlog, and a job
+ * ranked beyond FIFO_RANKS waits in the prioritized set with priority = rank. The k-th waiting job of
+ * every account is taken before the (k+1)-th of any: 20,000 events of one account take ranks 1…20,000
+ * and a quiet account's next event takes rank 1, so it goes ahead of all but the first of the backlog.
+ * The counter is only a scheduling hint: drift (a worker killed before its decrement, a re-added job
+ * that already existed) makes an account's later jobs wait a little longer, never loses one, and
+ * heals when the counter expires.
+ */
+export class AccountBacklog {
+  private readonly pending = new Map<number, number>();
+  private flushTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly connection: RedisClient,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  /** Counts `count` new jobs of the account; answers their priorities, in order. */
+  async enqueue(accountId: number, count: number): Promise<number[]> {
+    const key = this.keys.accountBacklog(accountId);
+    const replies = await this.connection.multi().incrby(key, count).pexpire(key, BACKLOG_KEEP_MS).exec();
+    const last = Number(replies?.[0]?.[1] ?? count);
+    return Array.from({ length: count }, (_, index) => priorityOfRank(last - count + 1 + index));
+  }
+
+  /** A job of the account left the queue (done, stale or failed; not when it was only postponed). */
+  settled(accountId: number): void {
+    this.pending.set(accountId, (this.pending.get(accountId) ?? 0) + 1);
+    if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => void this.flush(), SETTLE_FLUSH_MS);
+      this.flushTimer.unref();
+    }
+  }
+
+  /** Writes the summed decrements; never throws (a lost one is drift, see the class). */
+  async flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const batch = [...this.pending];
+    this.pending.clear();
+    await Promise.all(
+      batch.map(([accountId, count]) =>
+        this.connection.eval(SETTLE_LUA, 1, this.keys.accountBacklog(accountId), count, BACKLOG_KEEP_MS).catch(() => undefined),
+      ),
+    );
+  }
+}

@@ -1,0 +1,101 @@
+import type Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { publishSettingsChanged, REDIS } from '@app/runtime';
+import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { type RunningApp, startApp } from './support/apps';
+import { createAccount, setCallbackSettings } from './support/fixtures';
+import { TestReceiver } from './support/receiver';
+import { SAMPLE_MESSAGES } from '@app/payloads';
+import { waitFor } from './support/wait-for';
+import { eventRows, type NewTestEvent, sendEvents, spawnWorker, useOwnRedisPrefix, type WorkerProcess } from './support/worker-process';
+
+const PREFIX = useOwnRedisPrefix('delivery-ordering');
+// Worker processes (ts-node) start here, and a killed worker's jobs wait for their lock to lapse.
+jest.setTimeout(150_000);
+
+const SUBJECTS = 10;
+const PER_SUBJECT = 12;
+const WORKER_SETTINGS = {
+  WORKER_CONCURRENCY: '8',
+  ENDPOINT_CONCURRENCY: '8',
+  DELIVERY_TIMEOUT_MS: '1000',
+  RETRY_SCHEDULE: Array.from({ length: 10 }, () => '200ms').join(','),
+  RECONCILE_INTERVAL: '1s',
+};
+
+/** CONTRACT §9 ordering "subject": one call at a time per subject, in accepted order, across workers and crashes. */
+describe('ordering by subject', () => {
+  let configApi: RunningApp;
+  const workers: WorkerProcess[] = [];
+  const receiver = new TestReceiver();
+  let calls = 0;
+
+  beforeAll(async () => {
+    await receiver.start();
+    // Three calls in ten fail (500), whatever the event; every answer takes 20 ms.
+    receiver.respondWith(async (_request, response) => {
+      calls += 1;
+      const failing = calls % 10 === 1 || calls % 10 === 4 || calls % 10 === 7;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      response.writeHead(failing ? 500 : 200).end(failing ? 'broken' : 'ok');
+    });
+    configApi = await startApp(ConfigApiModule);
+  });
+
+  afterAll(async () => {
+    for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+    await Promise.all(workers.map((worker) => worker.exited));
+    await configApi?.close();
+    await receiver.stop();
+  });
+
+  function startWorker(): WorkerProcess {
+    const started = spawnWorker(WORKER_SETTINGS);
+    workers.push(started);
+    return started;
+  }
+
+  it('never lets a later event of a subject reach the receiver before an earlier one, with 30 % failed calls, two workers and one SIGKILLed', async () => {
+    const account = await createAccount(configApi);
+    await setCallbackSettings(configApi.app, account.id, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
+    // The delivery option written as the settings code writes it: the row, its version, a notice.
+    await configApi.app.get(DataSource).query(`UPDATE callback_settings SET delivery_ordering = 'subject', version = version + 1 WHERE account_id = $1`, [account.id]);
+    await publishSettingsChanged(configApi.app.get<Redis>(REDIS), PREFIX, account.id);
+
+    // Interleaved subjects (customer ids), accepted in this order.
+    const events: NewTestEvent[] = Array.from({ length: SUBJECTS * PER_SUBJECT }, (_, index) => ({
+      action: 'Customer_update',
+      message: { ...structuredClone(SAMPLE_MESSAGES.Customer_update), id: (index % SUBJECTS) + 1 },
+    }));
+    const first = startWorker();
+    const second = startWorker();
+    await Promise.all([first.started, second.started]);
+    const stored = await sendEvents(configApi.app, account.id, events);
+    const place = new Map(stored.map((event, index) => [event.eventId, { subject: (index % SUBJECTS) + 1, order: Math.floor(index / SUBJECTS) }]));
+
+    await waitFor('the run to be under way', () => receiver.requests.length >= 30, { timeoutMs: 60_000 });
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+
+    await waitFor(
+      'every event to reach a final status',
+      async () => (await eventRows(configApi.app, stored.map((event) => event.eventId))).every((row) => row.status === 'delivered' || row.status === 'failed'),
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
+    const rows = await eventRows(configApi.app, stored.map((event) => event.eventId));
+    expect(rows.every((row) => row.status === 'delivered')).toBe(true);
+    // Some calls failed and were retried while later events of their subject waited.
+    expect(rows.some((row) => row.attempts > 1)).toBe(true);
+
+    // Per subject, the calls the receiver saw (failed ones and repeats included) never go back in order.
+    const lastSeen = new Map<number, number>();
+    for (const request of receiver.requests) {
+      const seen = place.get(String(request.headers['webhook-id']));
+      expect(seen).toBeDefined();
+      if (!seen) continue;
+      expect(seen.order).toBeGreaterThanOrEqual(lastSeen.get(seen.subject) ?? 0);
+      lastSeen.set(seen.subject, seen.order);
+    }
+    expect([...lastSeen.values()]).toEqual(Array.from({ length: SUBJECTS }, () => PER_SUBJECT - 1));
+  });
+});
