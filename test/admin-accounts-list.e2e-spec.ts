@@ -1,5 +1,5 @@
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
-import { adminCall, expectFieldError, type Json } from './support/admin-client';
+import { adminCall, expectQueryError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { IsolatedNamespace } from './support/isolated-namespace';
 
@@ -96,11 +96,11 @@ describe('GET /admin/v1/accounts', () => {
   });
 
   it('refuses bad parameters with 422 naming the field', async () => {
-    await expectFieldError(configApi, 'GET', '/admin/v1/accounts?limit=0', 'limit');
-    await expectFieldError(configApi, 'GET', '/admin/v1/accounts?limit=201', 'limit');
-    await expectFieldError(configApi, 'GET', '/admin/v1/accounts?limit=ten', 'limit');
-    await expectFieldError(configApi, 'GET', '/admin/v1/accounts?cursor=bm90LWEtY3Vyc29y', 'cursor');
-    await expectFieldError(configApi, 'GET', `/admin/v1/accounts?search=${'x'.repeat(321)}`, 'search');
-    await expectFieldError(configApi, 'GET', '/admin/v1/accounts?sort=name', 'sort');
+    await expectQueryError(configApi, 'GET', '/admin/v1/accounts?limit=0', 'limit');
+    await expectQueryError(configApi, 'GET', '/admin/v1/accounts?limit=201', 'limit');
+    await expectQueryError(configApi, 'GET', '/admin/v1/accounts?limit=ten', 'limit');
+    await expectQueryError(configApi, 'GET', '/admin/v1/accounts?cursor=bm90LWEtY3Vyc29y', 'cursor');
+    await expectQueryError(configApi, 'GET', `/admin/v1/accounts?search=${'x'.repeat(321)}`, 'search');
+    await expectQueryError(configApi, 'GET', '/admin/v1/accounts?sort=name', 'sort');
   });
 });

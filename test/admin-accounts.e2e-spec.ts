@@ -138,13 +138,13 @@ describe('admin accounts API (/admin/v1/accounts)', () => {
     expect(text).not.toContain(account.open_api_token);
   });
 
-  it('answers 404 for an account that does not exist and 422 for an id that cannot be one', async () => {
+  it('answers 404 for an account that does not exist and 400 for an id that cannot be one', async () => {
     expect((await admin(api, 'GET', '/accounts/2147483000')).status).toBe(404);
     expect((await admin(api, 'POST', '/accounts/2147483000/rotate-secret')).status).toBe(404);
     expect((await admin(api, 'POST', '/accounts/2147483000/endpoint/enable')).status).toBe(404);
     for (const id of ['99999999999', 'abc', '0']) {
       const answer = await admin(api, 'GET', `/accounts/${id}`);
-      expect(answer.status).toBe(422);
+      expect(answer.status).toBe(400);
       expect(answer.body.details).toEqual([expect.objectContaining({ path: 'id' })]);
     }
   });

@@ -263,10 +263,10 @@ describe('GET /admin/v1/events', () => {
     ['cursor=not-a-cursor', 'cursor'],
     [`cursor=${Buffer.from('v1:abc').toString('base64url')}`, 'cursor'],
     ['colour=blue', 'colour'],
-  ])('answers 422 naming the parameter for %s', async (query, path) => {
+  ])('answers 400 naming the parameter for %s', async (query, path) => {
     const answer = await call('GET', `/admin/v1/events?${query}`);
-    expect(answer.status).toBe(422);
-    expect(answer.body.error).toBe('validation_failed');
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe('invalid_query');
     expect(answer.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
   });
 });
@@ -425,21 +425,21 @@ describe('POST /admin/v1/accounts/:id/redeliver', () => {
     expect(statuses).toEqual(['no_endpoint', 'queued', 'queued', 'no_endpoint']);
   });
 
-  it('answers 0 when nothing matches, 404 for an unknown account and 422 for bad input', async () => {
+  it('answers 0 when nothing matches, 404 for an unknown account, 422 for a bad body and 400 for a bad id', async () => {
     const account = await createAccount(configApi);
     expect((await call('POST', `/admin/v1/accounts/${account.id}/redeliver`, { status: 'filtered' })).body).toEqual({ count: 0, task_id: expect.any(String) });
     const unknown = await call('POST', '/admin/v1/accounts/2000000000/redeliver', { status: 'failed' });
     expect(unknown.status).toBe(404);
-    for (const [path, body, field] of [
-      [`/admin/v1/accounts/${account.id}/redeliver`, { status: 'queued' }, 'status'],
-      [`/admin/v1/accounts/${account.id}/redeliver`, {}, 'status'],
-      [`/admin/v1/accounts/${account.id}/redeliver`, { status: 'failed', since: 'soon' }, 'since'],
-      [`/admin/v1/accounts/${account.id}/redeliver`, { status: 'failed', since: '2024-01-02', until: '2024-01-01' }, 'until'],
-      ['/admin/v1/accounts/abc/redeliver', { status: 'failed' }, 'id'],
-      ['/admin/v1/accounts/99999999999/redeliver', { status: 'failed' }, 'id'],
+    for (const [path, body, field, status] of [
+      [`/admin/v1/accounts/${account.id}/redeliver`, { status: 'queued' }, 'status', 422],
+      [`/admin/v1/accounts/${account.id}/redeliver`, {}, 'status', 422],
+      [`/admin/v1/accounts/${account.id}/redeliver`, { status: 'failed', since: 'soon' }, 'since', 422],
+      [`/admin/v1/accounts/${account.id}/redeliver`, { status: 'failed', since: '2024-01-02', until: '2024-01-01' }, 'until', 422],
+      ['/admin/v1/accounts/abc/redeliver', { status: 'failed' }, 'id', 400],
+      ['/admin/v1/accounts/99999999999/redeliver', { status: 'failed' }, 'id', 400],
     ] as const) {
       const answer = await call('POST', path, body);
-      expect(answer.status).toBe(422);
+      expect(answer.status).toBe(status);
       expect(answer.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: field })]));
     }
   });
@@ -507,7 +507,7 @@ describe('GET /admin/v1/stats', () => {
     expect(Object.keys(everything.body.counts)).toEqual(['queued', 'retrying', 'delivered', 'failed', 'filtered', 'no_endpoint']);
   });
 
-  it('answers 404 for an unknown account and 422 for bad parameters', async () => {
+  it('answers 404 for an unknown account and 400 for bad parameters', async () => {
     expect((await call('GET', '/admin/v1/stats?account_id=2000000000')).status).toBe(404);
     for (const [query, path] of [
       ['account_id=x', 'account_id'],
@@ -515,7 +515,7 @@ describe('GET /admin/v1/stats', () => {
       ['until=2024-01-01', 'until'],
     ]) {
       const answer = await call('GET', `/admin/v1/stats?${query}`);
-      expect(answer.status).toBe(422);
+      expect(answer.status).toBe(400);
       expect(answer.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
     }
   });

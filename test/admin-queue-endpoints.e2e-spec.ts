@@ -1,6 +1,6 @@
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
-import { adminCall, expectFieldError, type Json } from './support/admin-client';
+import { adminCall, expectQueryError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
@@ -132,6 +132,6 @@ describe('GET /admin/v1/endpoints', () => {
   });
 
   it('refuses an unknown state with 422 naming it', async () => {
-    await expectFieldError(configApi, 'GET', '/admin/v1/endpoints?state=broken', 'state');
+    await expectQueryError(configApi, 'GET', '/admin/v1/endpoints?state=broken', 'state');
   });
 });

@@ -1,7 +1,7 @@
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { TASK_STALE_AFTER_S } from '../apps/config-api/src/admin/redeliveries/redelivery-runner.service';
 import { deliveryJobId } from '@app/runtime';
-import { adminCall, expectFieldError, type Json } from './support/admin-client';
+import { adminCall, expectFieldError, expectQueryError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
@@ -87,11 +87,11 @@ describe('q: search inside messages', () => {
   });
 
   it('needs since and a range of at most 31 days', async () => {
-    await expectFieldError(configApi, 'GET', '/admin/v1/events?q=12345', 'since');
-    await expectFieldError(configApi, 'GET', '/admin/v1/events?q=12345&since=2024-01-01T00:00:00Z&until=2024-02-02T00:00:01Z', 'since');
-    await expectFieldError(configApi, 'GET', `/admin/v1/events?q=&since=${new Date().toISOString()}`, 'q');
-    await expectFieldError(configApi, 'GET', `/admin/v1/events?q=${'a'.repeat(257)}&since=2024-01-01`, 'q');
-    await expectFieldError(configApi, 'GET', '/admin/v1/events?q=a%01b&since=2024-01-01', 'q');
+    await expectQueryError(configApi, 'GET', '/admin/v1/events?q=12345', 'since');
+    await expectQueryError(configApi, 'GET', '/admin/v1/events?q=12345&since=2024-01-01T00:00:00Z&until=2024-02-02T00:00:01Z', 'since');
+    await expectQueryError(configApi, 'GET', `/admin/v1/events?q=&since=${new Date().toISOString()}`, 'q');
+    await expectQueryError(configApi, 'GET', `/admin/v1/events?q=${'a'.repeat(257)}&since=2024-01-01`, 'q');
+    await expectQueryError(configApi, 'GET', '/admin/v1/events?q=a%01b&since=2024-01-01', 'q');
   });
 });
 
@@ -217,7 +217,7 @@ describe('bulk redelivery tasks', () => {
     await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'action', { action: 'Nope' });
     await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'until', { since: '2024-01-02', until: '2024-01-01' });
     await expectFieldError(configApi, 'POST', '/admin/v1/events/redeliver', 'color', { status: 'failed', color: 'red' });
-    await expectFieldError(configApi, 'GET', '/admin/v1/redeliveries?limit=0', 'limit');
+    await expectQueryError(configApi, 'GET', '/admin/v1/redeliveries?limit=0', 'limit');
     expect((await adminCall(configApi, 'GET', '/admin/v1/redeliveries/not-a-task')).status).toBe(404);
     expect((await adminCall(configApi, 'GET', '/admin/v1/redeliveries/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await adminCall(configApi, 'POST', '/admin/v1/events/redeliver', { account_id: 2000000000 })).status).toBe(404);

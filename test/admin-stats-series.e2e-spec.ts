@@ -1,5 +1,5 @@
 import { LATENCY_BOUNDS_MS } from '@app/persistence';
-import { adminCall, expectFieldError, type Json } from './support/admin-client';
+import { adminCall, expectQueryError, type Json } from './support/admin-client';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { accountAnswering, settled, useStatsApps } from './support/stats-accounts';
 import { sendEvents } from './support/worker-process';
@@ -93,15 +93,15 @@ describe('GET /admin/v1/stats/series', () => {
   });
 
   it('refuses bad parameters with 422 naming the field, and unknown accounts with 404', async () => {
-    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?bucket=5m', 'bucket');
-    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?since=yesterday', 'since');
-    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?until=soon', 'until');
-    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?account_id=abc', 'account_id');
-    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?bucket=1m&since=2020-01-01T00:00:00Z&until=2020-01-03T00:00:00Z', 'since');
-    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?since=2020-01-02&until=2020-01-01', 'until');
+    await expectQueryError(suite.configApi, 'GET', '/admin/v1/stats/series?bucket=5m', 'bucket');
+    await expectQueryError(suite.configApi, 'GET', '/admin/v1/stats/series?since=yesterday', 'since');
+    await expectQueryError(suite.configApi, 'GET', '/admin/v1/stats/series?until=soon', 'until');
+    await expectQueryError(suite.configApi, 'GET', '/admin/v1/stats/series?account_id=abc', 'account_id');
+    await expectQueryError(suite.configApi, 'GET', '/admin/v1/stats/series?bucket=1m&since=2020-01-01T00:00:00Z&until=2020-01-03T00:00:00Z', 'since');
+    await expectQueryError(suite.configApi, 'GET', '/admin/v1/stats/series?since=2020-01-02&until=2020-01-01', 'until');
     // 1,500 points are fine; 1,501 are not.
     expect((await adminCall(suite.configApi, 'GET', '/admin/v1/stats/series?bucket=1m&since=2020-01-01T00:00:00Z&until=2020-01-02T01:00:00Z')).status).toBe(200);
-    await expectFieldError(suite.configApi, 'GET', '/admin/v1/stats/series?bucket=1m&since=2020-01-01T00:00:00Z&until=2020-01-02T01:00:01Z', 'since');
+    await expectQueryError(suite.configApi, 'GET', '/admin/v1/stats/series?bucket=1m&since=2020-01-01T00:00:00Z&until=2020-01-02T01:00:01Z', 'since');
     expect((await adminCall(suite.configApi, 'GET', '/admin/v1/stats/series?account_id=2000000000')).status).toBe(404);
   });
 });

@@ -183,11 +183,11 @@ describe('bot webhooks', () => {
       const noToken = { 'content-type': 'application/json' };
       const account = await createAccount(configApi);
 
-      // Ids beyond the integer columns are the caller's mistake (422 naming the parameter), not a 500.
+      // Ids beyond the integer columns are the caller's mistake (400 naming the parameter), not a 500.
       const tooLarge = await admin('DELETE', `/admin/v1/accounts/${unknown}/bot-webhooks/99999999999`);
-      expect(tooLarge.status).toBe(422);
+      expect(tooLarge.status).toBe(400);
       expect(tooLarge.body.details).toEqual([expect.objectContaining({ path: 'bot_id' })]);
-      expect((await admin('GET', '/admin/v1/accounts/99999999999/bot-webhooks')).status).toBe(422);
+      expect((await admin('GET', '/admin/v1/accounts/99999999999/bot-webhooks')).status).toBe(400);
 
       expect((await admin('POST', `/admin/v1/accounts/${account.id}/bot-webhooks`, body, noToken)).status).toBe(401);
       expect((await admin('GET', `/admin/v1/accounts/${account.id}/bot-webhooks`, undefined, noToken)).status).toBe(401);
@@ -614,7 +614,7 @@ describe('bot webhooks', () => {
 
       for (const bad of ['limit=501', 'limit=0', 'cursor=abc', 'outcome=great', 'type=x', 'since=yesterday', 'account_id=x', 'account_id=99999999999', 'account_id=0']) {
         const reply = await admin('GET', `/admin/v1/bot-calls?${bad}`);
-        expect([bad, reply.status]).toEqual([bad, 422]);
+        expect([bad, reply.status, reply.body.error]).toEqual([bad, 400, 'invalid_query']);
       }
     });
 

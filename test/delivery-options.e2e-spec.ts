@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { DELIVERY_ORDERINGS, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN } from '@app/payloads';
 import { REDIS } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
-import { adminCall, expectFieldError, type Json } from './support/admin-client';
+import { adminCall, expectFieldError, expectQueryError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, type TestAccount } from './support/fixtures';
 import { signedOpenApiCall } from './support/open-api-client';
@@ -155,7 +155,7 @@ describe('delivery options (CONTRACT §9)', () => {
       const unknown = await adminCall(api, 'PUT', '/admin/v1/accounts/2147483000/delivery-options', { ordering: 'subject' });
       expect(unknown).toEqual({ status: 404, body: { error: 'not_found', message: 'account 2147483000 does not exist' } });
       expect((await settingsRow(2147483000)) ?? null).toBeNull();
-      await expectFieldError(api, 'PUT', '/admin/v1/accounts/abc/delivery-options', 'id', { ordering: 'subject' });
+      await expectQueryError(api, 'PUT', '/admin/v1/accounts/abc/delivery-options', 'id', { ordering: 'subject' });
 
       const account = await createAccount(api);
       const malformed = await fetch(`${api.url}/admin/v1/accounts/${account.id}/delivery-options`, {

@@ -48,7 +48,8 @@ export function ApiIdParam(name = 'id'): MethodDecorator {
 
 /** Descriptions shared by several admin filters. */
 export const TIMESTAMP_DESCRIPTION = 'An ISO 8601 date-time, e.g. `2026-01-31T12:00:00Z`.';
-export const ID_PARAM_PROBLEM = 'A path id that is not an integer from 1 to 2147483647, or a field is invalid (`details` names it).';
+export const ID_PARAM_PROBLEM = 'A path id that is not an integer from 1 to 2147483647 (`details` names it).';
+export const BODY_FIELD_PROBLEM = 'A body field is invalid (`details` names it).';
 
 /** A breaker's state as the workers keep it in Redis. */
 export class EndpointStateModel implements BreakerState {

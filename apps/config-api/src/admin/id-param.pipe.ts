@@ -1,6 +1,6 @@
 import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { MAX_RECORD_ID } from '@app/payloads';
-import { validationFailed } from '@app/runtime';
+import { invalidQuery } from '@app/runtime';
 
 /**
  * Path ids (`:id`, `:bot_id`): a positive integer that fits the integer id columns, else 422 naming the
@@ -12,7 +12,7 @@ export class IdParamPipe implements PipeTransform<string, number> {
     const name = metadata.data ?? 'id';
     const id = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
     if (!Number.isInteger(id) || id < 1 || id > MAX_RECORD_ID) {
-      throw validationFailed([{ path: name, problem: `${name} must be an integer from 1 to ${MAX_RECORD_ID}` }]);
+      throw invalidQuery([{ path: name, problem: `${name} must be an integer from 1 to ${MAX_RECORD_ID}` }]);
     }
     return id;
   }

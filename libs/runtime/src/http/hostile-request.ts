@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, OpenApiError } from './api-error';
 import { errorAnswer, OPEN_API_PREFIX } from './error.filter';
+import { invalidQuery } from './validation';
 
 const NUL = '\u0000';
 
@@ -63,17 +64,21 @@ const CHECKED_BY_ROUTE = ['/v1/events'];
 /**
  * What no route can take (see hostileValueProblem) is refused before any route sees it, wherever it is
  * sent (CONTRACT §2: NUL characters), instead of failing in the database or overflowing the stack with
- * a 500. Open API calls get code 2000 (HTTP 400), every other route a 422 naming the field. Path
- * parameters are left to their routes, which answer 404 for ids that cannot exist.
+ * a 500. Open API calls get code 2000 (HTTP 400), every other route a 400 naming the query parameter
+ * or a 422 naming the body field. Path parameters are left to their routes, which answer 404 for ids
+ * that cannot exist.
  */
 export function refuseHostileRequests(request: Request, response: Response, next: NextFunction): void {
   const path = request.path;
   if (CHECKED_BY_ROUTE.some((prefix) => path.toLowerCase().startsWith(prefix))) return next();
-  const found = hostileValueProblem(request.query) ?? hostileValueProblem(request.body as unknown);
+  const inQuery = hostileValueProblem(request.query);
+  const found = inQuery ?? hostileValueProblem(request.body as unknown);
   if (found === null) return next();
   const refusal = path.startsWith(OPEN_API_PREFIX)
     ? new OpenApiError(400, 2000, found.problem)
-    : new ApiError(422, 'validation_failed', `request is invalid: ${found.problem}`, [found]);
+    : inQuery
+      ? invalidQuery([found])
+      : new ApiError(422, 'validation_failed', `request is invalid: ${found.problem}`, [found]);
   const { status, body } = errorAnswer(refusal, path);
   response.status(status).json(body);
 }

@@ -27,13 +27,43 @@ export function validationFailed(details: ErrorDetail[]): ApiError {
 }
 
 /**
+ * A malformed or out-of-range value in the URL (a query parameter or a path id) is the request's
+ * address being wrong, not its body: 400 naming the parameter (CONTRACT §3), where a body answers 422.
+ */
+export function invalidQuery(details: ErrorDetail[]): ApiError {
+  const summary = details
+    .slice(0, 5)
+    .map((detail) => `${detail.path}: ${detail.problem}`)
+    .join('; ');
+  return new ApiError(400, 'invalid_query', `query is invalid: ${summary}`, details);
+}
+
+/** A body check's refusal (422 with details) said of query values instead: the same details, 400. */
+export function asQueryError(error: unknown): unknown {
+  return error instanceof ApiError && error.getStatus() === 422 && error.details ? invalidQuery(error.details) : error;
+}
+
+/** Runs a check shared by bodies and queries (a time range, an event filter) on query values. */
+export function checkingQuery<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw asQueryError(error);
+  }
+}
+
+/**
  * Hands class-transformer a copy without keys named like Object.prototype's members: it skips them
  * anyway, and crashes (a 500) on an object whose own `constructor` is an object, taking it for the class.
  * Values the pipe does not transform (bodies typed as plain objects, like ingest's) pass untouched.
  */
 class PlainDataValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    return super.transform(this.toValidate(metadata) ? withoutPrototypeMemberKeys(value) : value, metadata);
+    try {
+      return await super.transform(this.toValidate(metadata) ? withoutPrototypeMemberKeys(value) : value, metadata);
+    } catch (error) {
+      throw metadata.type === 'query' || metadata.type === 'param' ? asQueryError(error) : error;
+    }
   }
 }
 

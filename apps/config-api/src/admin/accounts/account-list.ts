@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { MAX_RECORD_ID } from '@app/payloads';
-import { validationFailed } from '@app/runtime';
+import { invalidQuery } from '@app/runtime';
 import { DEFAULT_ACCOUNT_PAGE, type ListAccountsQueryDto } from './account-list.dto';
 
 /** created_at in whole microseconds since the epoch (exact in PostgreSQL, unlike a JS Date) and the id. */
@@ -15,7 +15,7 @@ function encodeAccountCursor(cursor: AccountCursor): string {
 
 function decodeAccountCursor(cursor: string): AccountCursor {
   const match = /^a1:(-?\d{1,18}):(\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw validationFailed([{ path: 'cursor', problem: 'cursor must be a next_cursor value returned by this API' }]);
+  if (!match) throw invalidQuery([{ path: 'cursor', problem: 'cursor must be a next_cursor value returned by this API' }]);
   return { createdUs: match[1], id: Number(match[2]) };
 }
 

@@ -103,27 +103,27 @@ export const ApiCreateAccount = (): MethodDecorator =>
   );
 
 export const ApiListAccounts = (): MethodDecorator =>
-  applyDecorators(ApiAdminOperation('List accounts', 200, AccountPageModel, 'Newest first, in cursor pages.'), ApiErrorResponses(422));
+  applyDecorators(ApiAdminOperation('List accounts', 200, AccountPageModel, 'Newest first, in cursor pages.'), ApiErrorResponses([400, 'A query parameter is malformed or out of range; `details` names it.']));
 
 export const ApiViewAccount = (): MethodDecorator =>
   applyDecorators(
     ApiIdParam(),
     ApiAdminOperation('An account with its settings and endpoint state', 200, AccountModel),
-    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM]),
+    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM]),
   );
 
 export const ApiEnableEndpoint = (): MethodDecorator =>
   applyDecorators(
     ApiIdParam(),
     ApiAdminOperation('Re-enable a disabled endpoint', 200, AccountModel, 'A no-op 200 when it was not disabled. A successful set_url re-enables it too.'),
-    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM]),
+    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM]),
   );
 
 export const ApiRotateSecret = (): MethodDecorator =>
   applyDecorators(
     ApiIdParam(),
     ApiAdminOperation('Rotate the signing secret', 200, RotatedSecretModel, 'The previous secret keeps signing alongside the new one for 24 hours.'),
-    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM]),
+    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM]),
   );
 
 export const ApiSetDeliveryOptions = (): MethodDecorator =>
@@ -137,7 +137,7 @@ export const ApiSetDeliveryOptions = (): MethodDecorator =>
       'The same body and rules as the Open API set_delivery_options: fields not sent keep their value. Answers the account view; the workers apply the options to the next call.',
     ),
     ApiJsonBodyErrors(),
-    ApiErrorResponses([...NOT_FOUND], [422, ADMIN_DELIVERY_OPTIONS_PROBLEM]),
+    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM], [422, ADMIN_DELIVERY_OPTIONS_PROBLEM]),
   );
 
 export const ApiRevokePreviousSecret = (): MethodDecorator =>
@@ -149,12 +149,12 @@ export const ApiRevokePreviousSecret = (): MethodDecorator =>
       AccountModel,
       'The secret replaced by the last rotation stops signing at once (callbacks carry one signature from now on) instead of at the end of its 24 hours. A no-op 200 when there is none.',
     ),
-    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM], [503, 'Revoked in the database, but Redis could not tell the workers; they stop signing with it within 30 s.']),
+    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM], [503, 'Revoked in the database, but Redis could not tell the workers; they stop signing with it within 30 s.']),
   );
 
 export const ApiRotateToken = (): MethodDecorator =>
   applyDecorators(
     ApiIdParam(),
     ApiAdminOperation('Replace the Open API token', 200, RotatedTokenModel, 'A new token, shown once; every config-api process refuses the old one (2059) from this answer on.'),
-    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM]),
+    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM]),
   );

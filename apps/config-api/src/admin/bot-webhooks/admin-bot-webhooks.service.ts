@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
 import { BotCall, BotWebhook } from '@app/persistence';
-import { ApiError, checkTargetUrl, ENVIRONMENT, type Environment, REDIS, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
+import { ApiError, checkingQuery, checkTargetUrl, type Environment, ENVIRONMENT, REDIS, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
 import { requireAccount } from '../require-account';
 import { timeRange } from '../timestamp';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
@@ -120,7 +120,7 @@ export class AdminBotWebhooksService {
     if (query.type !== undefined) builder.andWhere('call.type = :type', { type: query.type });
     if (query.integration_name !== undefined) builder.andWhere('call.integrationName = :name', { name: query.integration_name });
     if (query.outcome !== undefined) builder.andWhere('call.outcome = :outcome', { outcome: query.outcome });
-    const { since, until } = timeRange(query.since, query.until);
+    const { since, until } = checkingQuery(() => timeRange(query.since, query.until));
     if (since) builder.andWhere('call.createdAt >= :since', { since });
     if (until) builder.andWhere('call.createdAt < :until', { until });
     if (query.cursor !== undefined) builder.andWhere('call.id < :cursor', { cursor: query.cursor });

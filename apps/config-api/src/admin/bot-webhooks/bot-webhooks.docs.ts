@@ -3,7 +3,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { BotCallOutcome, BotCallView, BotWebhookType, BotWebhookView, ItemList, Page } from '@app/payloads';
 import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES } from '@app/persistence';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
-import { ApiAdminOperation, ApiIdParam, ID_PARAM_PROBLEM } from '../admin.docs';
+import { ApiAdminOperation, ApiIdParam, BODY_FIELD_PROBLEM, ID_PARAM_PROBLEM } from '../admin.docs';
 
 /* Documentation of an account's bot webhooks and the bot call log (CONTRACT §3, §6). */
 
@@ -94,14 +94,14 @@ export const ApiCreateBotWebhook = (): MethodDecorator =>
     ApiIdParam(),
     ApiAdminOperation('Add a bot webhook to an account', 201, BotWebhookModel, 'The key signs the calls and is never shown again.'),
     ApiJsonBodyErrors(),
-    ApiErrorResponses([...NOT_FOUND], [409, 'The account already has a webhook of this type with this name.'], [422, ID_PARAM_PROBLEM]),
+    ApiErrorResponses([...NOT_FOUND], [409, 'The account already has a webhook of this type with this name.'], [400, ID_PARAM_PROBLEM], [422, BODY_FIELD_PROBLEM]),
   );
 
 export const ApiListBotWebhooks = (): MethodDecorator =>
   applyDecorators(
     ApiIdParam(),
     ApiAdminOperation("An account's bot webhooks", 200, BotWebhookListModel),
-    ApiErrorResponses([...NOT_FOUND], [422, ID_PARAM_PROBLEM]),
+    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM]),
   );
 
 export const ApiRemoveBotWebhook = (): MethodDecorator =>
@@ -109,8 +109,8 @@ export const ApiRemoveBotWebhook = (): MethodDecorator =>
     ApiIdParam(),
     ApiIdParam('bot_id'),
     ApiAdminOperation('Remove a bot webhook', 204, null),
-    ApiErrorResponses([404, 'The account has no such bot webhook.'], [422, ID_PARAM_PROBLEM]),
+    ApiErrorResponses([404, 'The account has no such bot webhook.'], [400, ID_PARAM_PROBLEM]),
   );
 
 export const ApiListBotCalls = (): MethodDecorator =>
-  applyDecorators(ApiAdminOperation('The bot call log', 200, BotCallPageModel, 'Newest first, in cursor pages.'), ApiErrorResponses(422));
+  applyDecorators(ApiAdminOperation('The bot call log', 200, BotCallPageModel, 'Newest first, in cursor pages.'), ApiErrorResponses([400, 'A query parameter is malformed or out of range; `details` names it.']));

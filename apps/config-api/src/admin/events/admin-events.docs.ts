@@ -123,7 +123,7 @@ export const EVENT_NOT_FOUND = [404, 'The event does not exist.'] as const;
 export const ApiListEvents = (): MethodDecorator =>
   applyDecorators(
     ApiAdminOperation('Search the delivery log', 200, EventPageModel, 'Newest first, stable cursor pages. `q` finds events whose message holds a value; it needs `since` and a range of at most 31 days.'),
-    ApiErrorResponses([422, 'A filter is invalid (the parameter is named), or `q` without `since` or over more than 31 days.']),
+    ApiErrorResponses([400, 'A filter is invalid (the parameter is named), or `q` without `since` or over more than 31 days.']),
   );
 
 export const ApiEventDetail = (): MethodDecorator =>

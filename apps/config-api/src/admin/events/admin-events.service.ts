@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AttemptView, EventDetail, EventPage } from '@app/payloads';
 import { type EventStatus, timeWindowedSelect } from '@app/persistence';
-import { ApiError } from '@app/runtime';
+import { ApiError, checkingQuery } from '@app/runtime';
 import { DEFAULT_PAGE_SIZE, type ListEventsQueryDto } from './admin-events.dto';
 import { decodeCursor, encodeCursor } from './event-cursor';
 import { addEventFilter } from './event-filter';
@@ -37,12 +37,12 @@ export class AdminEventsService {
   async list(query: ListEventsQueryDto): Promise<EventPage> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const conditions = new Conditions();
-    addEventFilter(conditions, query);
+    checkingQuery(() => addEventFilter(conditions, query));
     if (query.cursor !== undefined) conditions.add((p) => `seq < ${p}::bigint`, decodeCursor(query.cursor));
     const where = conditions.where();
     const limitPlaceholder = conditions.next(limit + 1);
     // since/until become a seq range too, so only the partitions of that time are read (see timeWindowedSelect).
-    const { since, until } = timeRange(query.since, query.until);
+    const { since, until } = checkingQuery(() => timeRange(query.since, query.until));
     const sql = timeWindowedSelect(
       (extra) => `SELECT seq::text AS seq, event_id, account_id, action, status, attempts, created_at, delivered_at, last_error
                     FROM events ${where ? `${where} AND` : 'WHERE'} ${extra}`,

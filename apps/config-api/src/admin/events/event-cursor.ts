@@ -1,4 +1,4 @@
-import { validationFailed } from '@app/runtime';
+import { invalidQuery } from '@app/runtime';
 
 /**
  * The list cursor is the `seq` of the last item served, base64url-encoded with a version tag: opaque
@@ -14,6 +14,6 @@ const MAX_SEQ = 9223372036854775807n;
 /** The seq to continue below; a cursor this API did not produce (or could not have) is a 422 naming `cursor`. */
 export function decodeCursor(cursor: string): string {
   const match = /^v1:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match || BigInt(match[1]) > MAX_SEQ) throw validationFailed([{ path: 'cursor', problem: 'cursor must be a next_cursor value returned by this API' }]);
+  if (!match || BigInt(match[1]) > MAX_SEQ) throw invalidQuery([{ path: 'cursor', problem: 'cursor must be a next_cursor value returned by this API' }]);
   return match[1];
 }

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import type { EventFilter, EventRedelivered, ItemList, RedeliveryStarted, RedeliveryTaskStatus, RedeliveryTaskView } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
-import { adminEventsOperationId, ApiAdminOperation, ApiIdParam, ID_PARAM_PROBLEM } from '../admin.docs';
+import { adminEventsOperationId, ApiAdminOperation, ApiIdParam, BODY_FIELD_PROBLEM, ID_PARAM_PROBLEM } from '../admin.docs';
 import { EVENT_NOT_FOUND } from '../events/admin-events.docs';
 
 /* Documentation of redelivery: one event, an account's or a filter's events as tasks, and the tasks' progress. */
@@ -62,7 +62,7 @@ export class RedeliveryTaskListModel implements ItemList<RedeliveryTaskView> {
 }
 
 export const ApiListRedeliveries = (): MethodDecorator =>
-  applyDecorators(ApiAdminOperation('Recent bulk redelivery tasks', 200, RedeliveryTaskListModel, 'Newest first.'), ApiErrorResponses(422));
+  applyDecorators(ApiAdminOperation('Recent bulk redelivery tasks', 200, RedeliveryTaskListModel, 'Newest first.'), ApiErrorResponses([400, 'A query parameter is malformed or out of range; `details` names it.']));
 
 export const ApiRedeliveryTask = (): MethodDecorator =>
   applyDecorators(ApiAdminOperation("A bulk redelivery task's progress", 200, RedeliveryTaskModel), ApiErrorResponses([404, 'No task with this id.']));
@@ -82,5 +82,5 @@ export const ApiRedeliverAccount = (): MethodDecorator =>
     ApiIdParam(),
     ApiAdminOperation("Redeliver an account's events in a status", 202, RedeliveryStartedModel, 'A background task; read its progress with the task_id.', adminEventsOperationId('redeliverAccount')),
     ApiJsonBodyErrors(),
-    ApiErrorResponses([404, 'The account does not exist.'], [422, ID_PARAM_PROBLEM]),
+    ApiErrorResponses([404, 'The account does not exist.'], [400, ID_PARAM_PROBLEM], [422, BODY_FIELD_PROBLEM]),
   );

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { checkingQuery } from '@app/runtime';
 import type { EventStats } from '@app/payloads';
 import {
   COUNTED_SPAN_SQL,
@@ -38,7 +39,7 @@ export class EventStatsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async stats(query: StatsQueryDto): Promise<EventStats> {
-    const { since } = timeRange(query.since, undefined);
+    const { since } = checkingQuery(() => timeRange(query.since, undefined));
     const base = { account_id: query.account_id ?? null, since: since ? since.toISOString() : null };
     if (query.account_id === undefined) return { ...base, ...(await this.allAccounts(since)) };
     await requireAccount(this.dataSource, query.account_id);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ALL_ACCOUNTS, histogramPercentiles, HOUR_MS, LATENCY_BUCKETS, type RollupGranularity } from '@app/persistence';
-import { validationFailed } from '@app/runtime';
+import { checkingQuery, invalidQuery } from '@app/runtime';
 import type { SeriesBucket, StatsSeries } from '@app/payloads';
 import type { StatsSeriesQueryDto } from './stats.dto';
 import { requireAccount } from '../require-account';
@@ -57,14 +57,14 @@ export class StatsSeriesService {
   async series(query: StatsSeriesQueryDto): Promise<StatsSeries> {
     const bucket = query.bucket ?? '1m';
     const spec = BUCKETS[bucket];
-    const range = timeRange(query.since, query.until);
+    const range = checkingQuery(() => timeRange(query.since, query.until));
     const until = range.until ?? new Date();
     const since = range.since ?? new Date(until.getTime() - spec.defaultSpanMs);
-    if (until.getTime() <= since.getTime()) throw validationFailed([{ path: 'since', problem: 'since must be earlier than until' }]);
+    if (until.getTime() <= since.getTime()) throw invalidQuery([{ path: 'since', problem: 'since must be earlier than until' }]);
     const first = Math.floor(since.getTime() / spec.stepMs) * spec.stepMs;
     const count = Math.ceil((until.getTime() - first) / spec.stepMs);
     if (count > MAX_SERIES_POINTS) {
-      throw validationFailed([
+      throw invalidQuery([
         { path: 'since', problem: `the range holds ${count} ${bucket} buckets; at most ${MAX_SERIES_POINTS} per answer (move since closer to until or use a larger bucket)` },
       ]);
     }

@@ -77,10 +77,10 @@ export class StatsSeriesModel implements StatsSeries {
 }
 
 export const ApiEventStats = (): MethodDecorator =>
-  applyDecorators(ApiAdminOperation('Counts by status and delivery latency percentiles', 200, EventStatsModel, undefined, adminEventsOperationId('stats')), ApiErrorResponses([404, 'The account does not exist.'], 422));
+  applyDecorators(ApiAdminOperation('Counts by status and delivery latency percentiles', 200, EventStatsModel, undefined, adminEventsOperationId('stats')), ApiErrorResponses([404, 'The account does not exist.'], [400, 'A query parameter is malformed or out of range; `details` names it.']));
 
 export const ApiStatsSeries = (): MethodDecorator =>
   applyDecorators(
     ApiAdminOperation('What happened per minute, hour or day', 200, StatsSeriesModel, 'From rollups written with the attempts. Defaults: until now, since 1 h (1m), 24 h (1h) or 7 d (1d) before.', adminEventsOperationId('series')),
-    ApiErrorResponses([422, 'A parameter is invalid, or more than 1500 points (named `since`).']),
+    ApiErrorResponses([400, 'A query parameter is invalid, or more than 1500 points (named `since`).']),
   );
