@@ -141,6 +141,17 @@ describe('account portal pages', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expectText(page.getByRole('alert'), 'push_url');
 
+    // The delivery options are the endpoint's settings too (CONTRACT §10), saved through the portal API.
+    await page.getByLabel('Ordering', { exact: true }).selectOption('subject');
+    await page.getByLabel('Max per second').fill('30');
+    await page.getByRole('button', { name: 'Save delivery options' }).click();
+    await page.locator('[data-field="max-per-second"]').filter({ hasText: '30 calls per second' }).waitFor();
+    const [options] = await configApi.app.get(DataSource).query<{ delivery_ordering: string; max_per_second: number }[]>(
+      'SELECT delivery_ordering, max_per_second FROM callback_settings WHERE account_id = $1',
+      [owner.id],
+    );
+    expect(options).toEqual({ delivery_ordering: 'subject', max_per_second: 30 });
+
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const secret = (await page.locator('[data-field="new-secret"]').textContent()) ?? '';
     const [account] = await configApi.app.get(DataSource).query<{ signing_secret: string }[]>('SELECT signing_secret FROM accounts WHERE id = $1', [owner.id]);

@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
-import { accountDetail, botWebhooks, enableEndpoint, portalLink, redeliverAccount } from '../api/admin';
+import { accountDetail, botWebhooks, enableEndpoint, portalLink, redeliverAccount, setDeliveryOptions } from '../api/admin';
 import type { ApiError } from '../api/client';
 import type { AccountView, RedeliveryStarted } from '@app/payloads/admin-api.types';
 import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from '../components/bits';
+import { DeliveryOptionsPanel } from '../components/delivery-options-panel';
 import { Link } from '../components/link';
 import { TaskProgress } from '../components/task-progress';
-import { DeliveryOptionsPanel } from './account-delivery-options';
 import { useLoader } from '../lib/use-loader';
 import { link } from '../router';
 import { endpointSummary } from './accounts';
@@ -170,7 +170,7 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
           </Section>
           <AccountCredentials account={account} onChanged={answer.reload} />
           <EndpointState account={account} onChanged={answer.reload} />
-          <DeliveryOptionsPanel account={account} onChanged={answer.reload} />
+          <DeliveryOptionsPanel current={account} save={(change) => setDeliveryOptions(account.id, change)} onChanged={answer.reload} />
           <BulkRedelivery accountId={account.id} onFinished={answer.reload} />
           <BotWebhooks accountId={account.id} />
         </>

@@ -2,6 +2,7 @@ import { EVENT_ACTIONS, PERMISSION_KEYS } from '@app/payloads/actions';
 import { useEffect, useState } from 'preact/hooks';
 import type { ApiError } from '../api/client';
 import { ErrorMessage, Fields, Mono, Section, Time } from '../components/bits';
+import { DeliveryOptionsPanel } from '../components/delivery-options-panel';
 import { Link } from '../components/link';
 import { useLoader } from '../lib/use-loader';
 import { enableEndpoint, health, type PortalSettings, rotateSecret, saveSettings, sendTestEvent, settings } from './portal-api';
@@ -161,6 +162,7 @@ export function EndpointPage() {
         <ErrorMessage error={current.error} />
         {current.data && <SettingsForm current={current.data} onSaved={current.reload} />}
       </Section>
+      {current.data && <DeliveryOptionsPanel current={current.data} save={saveSettings} onChanged={current.reload} />}
       <EndpointState onChange={current.reload} />
       <RotateSecret />
       <TestEvent />

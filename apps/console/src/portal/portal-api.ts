@@ -1,11 +1,11 @@
 import { get, post, type QueryValues, request } from '../api/client';
 import type { Permissions } from '@app/payloads/actions';
-import type { EventDetail, EventPage, EventRedelivered, RotatedSecret, SeriesBucket, StatsSeries } from '@app/payloads/admin-api.types';
+import type { DeliveryOptions, EventDetail, EventPage, EventRedelivered, RotatedSecret, SeriesBucket, StatsSeries } from '@app/payloads/admin-api.types';
 
 /** Every /portal/v1 call the portal page makes. The session token goes as the bearer (api/client.ts). */
 const id = (value: string): string => encodeURIComponent(value);
 
-export interface PortalSettings {
+export interface PortalSettings extends DeliveryOptions {
   push_url: string | null;
   push_content_type: string;
   permissions: Permissions;

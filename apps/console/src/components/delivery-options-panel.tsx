@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
-import { setDeliveryOptions } from '../api/admin';
 import type { ApiError } from '../api/client';
-import { type AccountView, DELIVERY_ORDERINGS, type DeliveryOrdering, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN } from '@app/payloads/admin-api.types';
-import { ErrorMessage, Fields, Section } from '../components/bits';
+import { DELIVERY_ORDERINGS, type DeliveryOptions, type DeliveryOrdering, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN } from '@app/payloads/admin-api.types';
+import { ErrorMessage, Fields, Section } from './bits';
 
 const ORDERING_MEANING: Record<DeliveryOrdering, string> = {
   none: 'none (events are called as soon as they can be)',
@@ -12,12 +11,21 @@ const ORDERING_MEANING: Record<DeliveryOrdering, string> = {
 const paceText = (maxPerSecond: number | null): string => (maxPerSecond === null ? 'no limit' : `${maxPerSecond} calls per second`);
 
 /**
- * The endpoint's delivery options (ordering, max_per_second) and a form to change them. An empty pace
- * field means no limit (null); the server checks every value again and its refusal is shown as sent.
+ * The endpoint's delivery options (ordering, max_per_second) and a form to change them, for the console
+ * (admin API) and the account portal (portal API) alike: each passes its own `save`. An empty pace field
+ * means no limit (null); the server checks every value again and its refusal is shown as sent.
  */
-export function DeliveryOptionsPanel({ account, onChanged }: { account: AccountView; onChanged: () => void }) {
-  const [ordering, setOrdering] = useState<string>(account.ordering);
-  const [pace, setPace] = useState(account.max_per_second === null ? '' : String(account.max_per_second));
+export function DeliveryOptionsPanel({
+  current,
+  save: store,
+  onChanged,
+}: {
+  current: DeliveryOptions;
+  save: (change: DeliveryOptions) => Promise<unknown>;
+  onChanged: () => void;
+}) {
+  const [ordering, setOrdering] = useState<string>(current.ordering);
+  const [pace, setPace] = useState(current.max_per_second === null ? '' : String(current.max_per_second));
   const [error, setError] = useState<ApiError>();
   const [saved, setSaved] = useState(false);
   const save = (event: Event): void => {
@@ -25,7 +33,7 @@ export function DeliveryOptionsPanel({ account, onChanged }: { account: AccountV
     setError(undefined);
     setSaved(false);
     const change = { ordering: ordering as DeliveryOrdering, max_per_second: pace.trim() === '' ? null : Number(pace) };
-    setDeliveryOptions(account.id, change).then(() => {
+    store(change).then(() => {
       setSaved(true);
       onChanged();
     }, setError);
@@ -34,8 +42,8 @@ export function DeliveryOptionsPanel({ account, onChanged }: { account: AccountV
     <Section title="Delivery options">
       <Fields
         rows={[
-          ['Ordering', <span data-field="ordering">{ORDERING_MEANING[account.ordering]}</span>],
-          ['Max per second', <span data-field="max-per-second">{paceText(account.max_per_second)}</span>],
+          ['Ordering', <span data-field="ordering">{ORDERING_MEANING[current.ordering]}</span>],
+          ['Max per second', <span data-field="max-per-second">{paceText(current.max_per_second)}</span>],
         ]}
       />
       <form class="filters" onSubmit={save} aria-label="Delivery options">
