@@ -12,6 +12,7 @@ import {
   inSpan,
   isDatabaseUnavailable,
   type OutboundHttpClient,
+  retryStep,
   traceCarrier,
 } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
@@ -340,7 +341,8 @@ export class DeliveryService {
     }
     // The row says `retrying` with next_attempt_at before the job exists: if this add is lost (crash,
     // Redis away), the reconciler finds the overdue row and enqueues the same job id.
-    await this.queues.add({ eventSeq: event.seq, accountId: event.accountId, series: event.series, attempt: event.seriesAttempts + 1, ...traceCarrier() }, retryInMs ?? 0);
+    const retry = retryStep({ eventSeq: event.seq, accountId: event.accountId, series: event.series, attempt: event.seriesAttempts });
+    await this.queues.add({ ...retry, ...traceCarrier() }, retryInMs ?? 0);
     return 'retrying';
   }
 

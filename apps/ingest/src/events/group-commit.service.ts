@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Context } from '@opentelemetry/api';
-import { ApiError, captureContext, DeliveryProducer, type DeliveryJobData, SharedStepSpans } from '@app/runtime';
+import { ApiError, captureContext, DeliveryProducer, type DeliveryJobData, firstDeliveryStep, SharedStepSpans } from '@app/runtime';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
 
 /** Statements in flight at once: enough to keep PostgreSQL busy while the next group forms, few enough to let groups grow. */
@@ -14,11 +14,6 @@ interface Waiter {
   reject: (error: unknown) => void;
   /** The request's trace context (tracing on only): the shared store and enqueue steps show in each request's trace. */
   trace?: Context;
-}
-
-/** A new event's first delivery step. */
-export function firstAttempt(eventSeq: string, accountId: number): DeliveryJobData {
-  return { eventSeq, accountId, series: 0, attempt: 0 };
 }
 
 function isUnavailable(error: unknown): boolean {
@@ -115,7 +110,7 @@ export class GroupCommitService {
     group.forEach((waiter, position) => {
       const outcome = outcomes[position];
       const traceparent = spans.traceparent(position);
-      if (outcome.kind === 'accepted') steps.push({ ...firstAttempt(outcome.seq, waiter.event.accountId), ...(traceparent ? { traceparent } : {}) });
+      if (outcome.kind === 'accepted') steps.push({ ...firstDeliveryStep(outcome.seq, waiter.event.accountId), ...(traceparent ? { traceparent } : {}) });
     });
     // enqueue() reports failures by its result; the catch only keeps callers from waiting forever.
     await this.producer.enqueue(steps).catch(() => false);

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { deliveryRollupCte, type EventStatus } from '@app/persistence';
+import { atStepSql, deliveryRollupCte, type EventStatus } from '@app/persistence';
 import { Batcher, type Settled } from '../batcher';
 
 /** The part of an event row a delivery needs; `messageText` is the stored JSON text, byte for byte. */
@@ -104,8 +104,7 @@ const RECORD_SQL = `
       FROM unnest($13::bigint[], $14::int[], $15::int[], $16::varchar[], $17::int[], $18::timestamptz[],
                   $19::timestamptz[], $20::text[])
            AS v(seq, series, series_attempts, status, attempted, next_attempt_at, delivered_at, last_error)
-     WHERE e.seq = v.seq AND e.series = v.series AND e.series_attempts = v.series_attempts
-       AND e.status IN ('queued', 'retrying')
+     WHERE e.seq = v.seq AND ${atStepSql('e', 'v')}
     RETURNING v.seq::text AS seq, v.series, v.series_attempts, e.account_id, v.status, v.attempted, e.delivered_at, e.created_at
   ),${deliveryRollupCte('changed')}
   SELECT seq, series, series_attempts FROM changed`;
