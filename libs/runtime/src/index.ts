@@ -24,6 +24,7 @@ export * from './bootstrap';
 export * from './queue/delivery-queue.module';
 export * from './queue/delivery-producer.service';
 export * from './async/within';
+export * from './async/batcher';
 export * from './http/database-errors';
 export * from './endpoint/endpoint-state';
 export * from './endpoint/endpoint-pace';
