@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { PersistenceModule } from '@app/persistence';
-import { ObservabilityModule } from '@app/runtime';
+import { RuntimeModule } from '@app/runtime';
 import { BacklogModule } from './backlog/backlog.module';
 import { DeliveryModule } from './delivery/delivery.module';
 import { RetentionModule } from './retention/retention.module';
 
 /** The only consumer of the delivery queue (registered by DeliveryModule); serves nothing but health and metrics. */
 @Module({
-  imports: [ObservabilityModule, PersistenceModule.forRoot('delivery-worker'), DeliveryModule, RetentionModule, BacklogModule],
+  imports: [RuntimeModule, PersistenceModule.forRoot('delivery-worker'), DeliveryModule, RetentionModule, BacklogModule],
 })
 export class DeliveryWorkerModule {}

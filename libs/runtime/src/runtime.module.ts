@@ -26,10 +26,3 @@ import { TracingShutdown } from './tracing/tracing-shutdown';
   exports: [ReadinessService],
 })
 export class RuntimeModule {}
-
-/**
- * The former name, kept only so delivery-worker.module.ts (part of the worker's rewrite) compiles
- * unchanged; new code imports RuntimeModule.
- * @deprecated use RuntimeModule
- */
-export const ObservabilityModule = RuntimeModule;

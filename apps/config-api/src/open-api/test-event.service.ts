@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { type EventAction, isEventAction, SAMPLE_MESSAGES } from '@app/payloads';
-import { DeliveryProducer } from '@app/runtime';
+import { NEW_EVENT_STEP_VALUES } from '@app/persistence';
+import { DeliveryProducer, firstDeliveryStep } from '@app/runtime';
 
 export const TEST_EVENT_ID_PREFIX = 'test_';
 
@@ -35,12 +36,12 @@ export class TestEventService {
     const eventId = `${TEST_EVENT_ID_PREFIX}${randomBytes(16).toString('hex')}`;
     const rows = await this.dataSource.query<{ seq: string }[]>(
       `INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at, test)
-       VALUES ($1, $2, $3, $4::json, 'queued', now(), true)
+       VALUES ($1, $2, $3, $4::json, ${NEW_EVENT_STEP_VALUES}, true)
        RETURNING seq::text AS seq`,
       [eventId, accountId, action, JSON.stringify(SAMPLE_MESSAGES[action])],
     );
     // Stored first: when Redis is away the worker's reconciler enqueues it.
-    await this.producer.enqueue([{ eventSeq: rows[0].seq, accountId, series: 0, attempt: 0 }]);
+    await this.producer.enqueue([firstDeliveryStep(rows[0].seq, accountId)]);
     return { event_id: eventId };
   }
 }

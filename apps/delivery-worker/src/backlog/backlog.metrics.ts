@@ -1,6 +1,7 @@
 import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { isDueSql, isUndatedSql } from '@app/persistence';
 import { gauge, within } from '@app/runtime';
 
 /** The names the autoscaler (deploy/kubernetes/base/monitoring.yaml) and the alerts read. */
@@ -27,13 +28,13 @@ const READ_TIMEOUT_MS = 3000;
  */
 const BACKLOG_SQL = `
   SELECT (SELECT count(*) FROM (
-            SELECT 1 FROM events WHERE status IN ('queued', 'retrying') AND next_attempt_at <= now() LIMIT ${BACKLOG_COUNT_CAP}
+            SELECT 1 FROM events WHERE ${isDueSql()} LIMIT ${BACKLOG_COUNT_CAP}
           ) due)
        + (SELECT count(*) FROM (
-            SELECT 1 FROM events WHERE status IN ('queued', 'retrying') AND next_attempt_at IS NULL LIMIT ${BACKLOG_COUNT_CAP}
+            SELECT 1 FROM events WHERE ${isUndatedSql()} LIMIT ${BACKLOG_COUNT_CAP}
           ) undated) AS events,
          coalesce(extract(epoch FROM now() - (
-           SELECT min(next_attempt_at) FROM events WHERE status IN ('queued', 'retrying') AND next_attempt_at <= now()
+           SELECT min(next_attempt_at) FROM events WHERE ${isDueSql()}
          )), 0)::float8 AS oldest_due_seconds`;
 
 export interface Backlog {

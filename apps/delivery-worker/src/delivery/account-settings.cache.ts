@@ -2,8 +2,8 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CONTENT_TYPE_JSON } from '@app/payloads';
-import { ChangeSubscription, ENVIRONMENT, type Environment, RedisKeys, SecretBox } from '@app/runtime';
-import { Batcher, type Settled } from './batcher';
+import { Batcher, ENVIRONMENT, type Environment, RedisKeys, SecretBox, type Settled } from '@app/runtime';
+import { ChangeSubscription } from './change-subscription';
 
 /** What delivering to one account needs, secrets included: lives in this process's memory only. */
 export interface AccountDeliverySettings {

@@ -4,6 +4,7 @@ import { AccountSettingsCache } from './account-settings.cache';
 import { DeliveryProcessor } from './delivery.processor';
 import { DELIVERY_HTTP_CLIENT } from './request/callback-exchange';
 import { DeliveryService } from './delivery.service';
+import { OutcomeRecorder } from './outcome/outcome-recorder.service';
 import { DeliveryRunner } from './delivery-runner.service';
 import { DeliveryStore } from './outcome/delivery-store';
 import { EndpointGauges } from './endpoint-gauges';
@@ -32,6 +33,7 @@ import { Reconciler } from './reconciler.service';
     EndpointDisabling,
     SubjectOrder,
     EndpointGauges,
+    OutcomeRecorder,
     DeliveryService,
     DeliveryProcessor,
     Reconciler,

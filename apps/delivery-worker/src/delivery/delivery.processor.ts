@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DelayedError, type Job, type WorkerOptions } from 'bullmq';
 import { type DeliveryJobData, DeliveryQueues, type Environment, jobSpan } from '@app/runtime';
-import { type DeliveryResult, DeliveryService } from './delivery.service';
+import { DeliveryService } from './delivery.service';
+import type { DeliveryResult } from './outcome/outcome-recorder.service';
 
 /**
  * Jobs each shard's BullMQ worker holds per call turn (WORKER_CONCURRENCY): the ones beyond the calls

@@ -4,6 +4,7 @@ import { type DeliveryJobData, deliveryJob, loadEnvironment, OutboundError, type
 import { generateSigningSecret } from '@app/signing';
 import type { AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { type DeliveryJob, DeliveryService } from './delivery.service';
+import { OutcomeRecorder } from './outcome/outcome-recorder.service';
 import type { DeliveryStore, Outcome, PendingEvent } from './outcome/delivery-store';
 import type { Admission, EndpointAdmission, EndpointLease } from './admission/endpoint-admission';
 import type { EndpointDisabling } from './admission/endpoint-disabling';
@@ -115,7 +116,7 @@ class Fakes {
       },
     } as unknown as EndpointDisabling;
     const order = { holdMs: () => Promise.resolve(this.heldMs) } as unknown as SubjectOrder;
-    return new DeliveryService(store, cache, guard, http, queues as never, environment, health, order);
+    return new DeliveryService(store, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order);
   }
 
   job(attempt = 0, series = 0): DeliveryJob {

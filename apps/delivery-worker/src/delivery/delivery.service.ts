@@ -5,32 +5,22 @@ import { isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
 import {
   type DeliveryJobData,
   deliveryJobId,
-  DeliveryQueues,
   endpointKeyOf,
   ENVIRONMENT,
   type Environment,
   inSpan,
   isDatabaseUnavailable,
   type OutboundHttpClient,
-  traceCarrier,
 } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './request/callback-exchange';
 import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
 import { CallTurns } from './admission/call-turns';
-import {
-  breakerOpens,
-  deliveryAttemptDuration,
-  deliveryAttempts,
-  deliveryDatabaseWaits,
-  deliveryEventsSettled,
-  deliveryJobsWithoutCall,
-  deliveryLatency,
-} from './delivery.metrics';
-import { type AttemptRow, DeliveryStore, type PendingEvent } from './outcome/delivery-store';
-import { type Admission, EndpointAdmission, type EndpointLease } from './admission/endpoint-admission';
+import { breakerOpens, deliveryAttemptDuration, deliveryAttempts, deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
+import { DeliveryStore, type PendingEvent } from './outcome/delivery-store';
+import { EndpointAdmission, type EndpointLease } from './admission/endpoint-admission';
 import { disabledEndpointError, EndpointDisabling } from './admission/endpoint-disabling';
-import { planNextStep, stepGuard } from './outcome/event-step';
+import { attemptRowOf, type DeliveryResult, type OpenAdmission, OutcomeRecorder } from './outcome/outcome-recorder.service';
 import { judgeAttempt, type Verdict } from './outcome/retry-policy';
 import { SubjectOrder } from './admission/subject-order';
 
@@ -43,19 +33,6 @@ const DATABASE_WAIT_MS = 5_000;
 /** What the service needs of a BullMQ job; unit tests hand in a plain object. */
 export type DeliveryJob = Pick<Job<DeliveryJobData>, 'data' | 'attemptsStarted' | 'moveToDelayed'>;
 
-export type DeliveryResult = 'stale' | 'superseded' | 'filtered' | 'no_endpoint' | 'delivered' | 'retrying' | 'failed';
-
-type OpenAdmission = Extract<Admission, { kind: 'open' }>;
-
-/** The error of an attempt skipped because the breaker is open (CONTRACT §5: recorded, no call made). */
-export function circuitOpenError(admission: Pick<OpenAdmission, 'retryAt' | 'consecutiveFailures' | 'lastError'>): string {
-  const failures = admission.consecutiveFailures;
-  return (
-    `circuit open until ${admission.retryAt.toISOString()} after ${failures} consecutive failure${failures === 1 ? '' : 's'}` +
-    (admission.lastError ? `: ${admission.lastError}` : '')
-  );
-}
-
 /** A manual redelivery (single or bulk) starts a new series; its first attempt always makes its call. */
 function isRedeliveryStart(event: PendingEvent): boolean {
   return event.series > 0 && event.seriesAttempts === 0;
@@ -64,8 +41,9 @@ function isRedeliveryStart(event: PendingEvent): boolean {
 /**
  * One delivery step of one event: decide (stale, no endpoint, filtered, endpoint disabled), encode and
  * sign once, pass the endpoint's concurrency share and circuit breaker, POST (or record the attempt as
- * failed without a call while the breaker is open), record the attempt and the event's new status, and
- * schedule the next attempt. Knows nothing of BullMQ's worker; the processor hands jobs in.
+ * failed without a call while the breaker is open), then hand the outcome to OutcomeRecorder (the
+ * attempt, the event's new status, the next step's job). Knows nothing of BullMQ's worker; the
+ * processor hands jobs in.
  */
 @Injectable()
 export class DeliveryService {
@@ -80,7 +58,7 @@ export class DeliveryService {
     private readonly settings: AccountSettingsCache,
     private readonly admission: EndpointAdmission,
     @Inject(DELIVERY_HTTP_CLIENT) http: Pick<OutboundHttpClient, 'post'>,
-    private readonly queues: DeliveryQueues,
+    private readonly recorder: OutcomeRecorder,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly disabling: EndpointDisabling,
     private readonly order: SubjectOrder,
@@ -141,14 +119,14 @@ export class DeliveryService {
 
     const settings = await this.settings.get(event.accountId);
     if (!settings?.pushUrl) {
-      return this.settle(event, 'no_endpoint', settings ? 'no push_url is set' : `account ${event.accountId} does not exist`);
+      return this.recorder.settleWithoutCall(event, 'no_endpoint', settings ? 'no push_url is set' : `account ${event.accountId} does not exist`);
     }
     const permissionKey = isEventAction(event.action) ? PERMISSION_KEY_BY_ACTION[event.action] : null;
-    if (!permissionKey) return this.settle(event, 'filtered', `unknown action ${event.action}`);
-    if (!event.test && settings.permissions[permissionKey] !== true) return this.settle(event, 'filtered', `permission ${permissionKey} is off`);
+    if (!permissionKey) return this.recorder.settleWithoutCall(event, 'filtered', `unknown action ${event.action}`);
+    if (!event.test && settings.permissions[permissionKey] !== true) return this.recorder.settleWithoutCall(event, 'filtered', `permission ${permissionKey} is off`);
     // A disabled endpoint is never called, a manual redelivery included: the operator enables it first.
     const disabled = await this.disabling.disabled(settings);
-    if (disabled) return this.settle(event, 'failed', disabledEndpointError(disabled), 'endpoint_disabled');
+    if (disabled) return this.recorder.settleWithoutCall(event, 'failed', disabledEndpointError(disabled), 'endpoint_disabled');
     // Ordering "subject": an earlier event of the subject still pending holds this one (no attempt spent); a manual redelivery goes at once.
     if (settings.ordering === 'subject' && !isRedeliveryStart(event)) {
       const holdMs = await this.order.holdMs(event);
@@ -163,7 +141,7 @@ export class DeliveryService {
       callback = encodeCallbackBody(settings.encoding, event.action, event.messageText);
     } catch (error) {
       // No attempt could ever encode it: the event ends failed and says why, instead of failing its job for ever (CONTRACT §5).
-      return this.settle(event, 'failed', `cannot encode the callback body (${settings.encoding}): ${(error as Error).message}`, 'unencodable');
+      return this.recorder.settleWithoutCall(event, 'failed', `cannot encode the callback body (${settings.encoding}): ${(error as Error).message}`, 'unencodable');
     }
     await this.turns.take();
     let turnHeld = true;
@@ -185,7 +163,7 @@ export class DeliveryService {
       if (admission.kind === 'busy') return await this.bounce(job, token, endpointKey, admission.waitMs);
       this.busyHints.delete(stepKey);
       if (admission.kind === 'open') {
-        return admission.probing ? await this.awaitProbe(job, token, admission) : await this.skip(event, settings, admission);
+        return admission.probing ? await this.awaitProbe(job, token, admission) : await this.recorder.recordSkipped(event, settings, admission);
       }
       return await this.attempt(event, settings, callback, admission.lease, giveTurn);
     } finally {
@@ -218,22 +196,6 @@ export class DeliveryService {
     throw new DelayedError(`delivery postponed by ${delayMs} ms`);
   }
 
-  private async settle(
-    event: PendingEvent,
-    status: 'no_endpoint' | 'filtered' | 'failed',
-    why: string,
-    reason: string = status,
-  ): Promise<DeliveryResult> {
-    const applied = await this.store.record({
-      attempt: null,
-      change: { ...stepGuard(event), status, attempted: 0, nextAttemptAt: null, deliveredAt: null, lastError: why },
-    });
-    if (!applied) return 'superseded';
-    deliveryJobsWithoutCall.inc({ reason });
-    deliveryEventsSettled.inc({ status });
-    return status;
-  }
-
   /**
    * Half open, and another worker's probe is deciding: this attempt waits for the probe's verdict
    * (at most the probe's lease, DELIVERY_TIMEOUT_MS + 5 s) rather than being skipped or piling onto
@@ -243,31 +205,6 @@ export class DeliveryService {
     const ceiling = Math.max(250, this.environment.delivery.breakerCooldownMs);
     deliveryJobsWithoutCall.inc({ reason: 'breaker_probing' });
     return this.postpone(job, token, Math.round(Math.min(Math.max(admission.waitMs, 250), ceiling) * (0.5 + Math.random() * 0.5)));
-  }
-
-  /**
-   * The breaker is open: the attempt falls due now and fails without a call (CONTRACT §5). It is
-   * recorded like any failed attempt (no request headers or body, duration 0) and the schedule goes on.
-   */
-  private skip(event: PendingEvent, settings: AccountDeliverySettings, admission: OpenAdmission): Promise<DeliveryResult> {
-    const error = circuitOpenError(admission);
-    deliveryJobsWithoutCall.inc({ reason: 'breaker_open' });
-    const attempt: AttemptRow = {
-      eventSeq: event.seq,
-      series: event.series,
-      attempt: event.attempts + 1,
-      startedAt: new Date(),
-      durationMs: 0,
-      url: settings.pushUrl ?? '',
-      requestHeaders: {},
-      requestBody: '',
-      responseStatus: null,
-      responseHeaders: null,
-      responseBody: null,
-      error,
-    };
-    const verdict: Verdict = { success: false, failureClass: 'retryable', breakerSignal: 'neutral', retryAfterMs: null, error };
-    return this.finish(event, settings, attempt, verdict, { countsForHealth: true });
   }
 
   private async attempt(
@@ -283,7 +220,7 @@ export class DeliveryService {
     } catch (error) {
       // The call itself never throws (failures are results); a bug before it must not strand the slot.
       if (lease) await this.admission.release(lease, 'neutral', null).catch(() => undefined);
-      if (error instanceof UnsignableCallbackError) return this.settle(event, 'failed', error.message, 'unsignable');
+      if (error instanceof UnsignableCallbackError) return this.recorder.settleWithoutCall(event, 'failed', error.message, 'unsignable');
       throw error;
     } finally {
       giveTurn();
@@ -296,52 +233,20 @@ export class DeliveryService {
     const slowDown = !abandoned && result.kind === 'response' && (result.status === 429 || result.status === 503) ? { retryAfterMs: verdict.retryAfterMs } : null;
     if (lease) await this.releaseLease(lease, verdict, durationMs, slowDown);
 
-    const attempt: AttemptRow = {
-      eventSeq: event.seq,
-      series: event.series,
-      attempt: event.attempts + 1,
+    const attempt = attemptRowOf(event, settings, {
       startedAt,
       durationMs,
-      url: settings.pushUrl ?? '',
       requestHeaders: headers,
       requestBody: callback.body,
       responseStatus: result.kind === 'response' ? result.status : null,
       responseHeaders: result.kind === 'response' ? capHeaders(result.headers) : null,
       responseBody,
       error: verdict.error,
-    };
+    });
     const outcome = verdict.success ? 'delivered' : (verdict.failureClass ?? 'failed');
     deliveryAttempts.inc({ outcome });
     deliveryAttemptDuration.observe({ outcome }, durationMs / 1000);
-    return this.finish(event, settings, attempt, verdict, { countsForHealth: !abandoned });
-  }
-
-  /** Records the attempt and the event's next state, then enqueues the next step or settles. */
-  private async finish(
-    event: PendingEvent,
-    settings: AccountDeliverySettings,
-    attempt: AttemptRow,
-    verdict: Verdict,
-    { countsForHealth }: { countsForHealth: boolean },
-  ): Promise<DeliveryResult> {
-    const { change, retryInMs } = planNextStep(event, verdict, this.environment.delivery.retryScheduleMs);
-    // The failure clock moves first (a write only on a transition), so it is never behind the event's status.
-    if (countsForHealth) await this.disabling.noteOutcome(settings, verdict.success, attempt.startedAt);
-    const applied = await inSpan('delivery.record', () => this.store.record({ attempt, change }));
-    if (!applied) return 'superseded';
-    if (change.status === 'delivered') {
-      deliveryEventsSettled.inc({ status: 'delivered' });
-      deliveryLatency.observe((Date.now() - event.createdAt.getTime()) / 1000);
-      return 'delivered';
-    }
-    if (change.status === 'failed') {
-      deliveryEventsSettled.inc({ status: 'failed' });
-      return 'failed';
-    }
-    // The row says `retrying` with next_attempt_at before the job exists: if this add is lost (crash,
-    // Redis away), the reconciler finds the overdue row and enqueues the same job id.
-    await this.queues.add({ eventSeq: event.seq, accountId: event.accountId, series: event.series, attempt: event.seriesAttempts + 1, ...traceCarrier() }, retryInMs ?? 0);
-    return 'retrying';
+    return this.recorder.recordAttempt(event, settings, attempt, verdict, { countsForHealth: !abandoned });
   }
 
   /** The breaker only learns, it never decides the attempt: a Redis hiccup here must not lose the record. */

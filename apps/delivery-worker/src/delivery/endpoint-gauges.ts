@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { Gauge, register } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { isDueSql } from '@app/persistence';
 import { countOpenEndpoints, ENVIRONMENT, type Environment, REDIS, within } from '@app/runtime';
 
 /** A scrape must not hang on a database or Redis that is away: the gauge keeps its last value then. */
@@ -28,7 +29,7 @@ const LANES_SQL = `
   SELECT count(DISTINCT account_id)::int AS lanes, count(*)::int AS events,
          COALESCE(EXTRACT(EPOCH FROM now() - min(next_attempt_at)), 0)::float8 AS oldest_seconds
     FROM events
-   WHERE status IN ('queued', 'retrying') AND next_attempt_at <= now()`;
+   WHERE ${isDueSql()}`;
 
 /** The app currently serving the gauges (tests start several worker apps in one process, one after another). */
 let current: Source | null = null;

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DeliveryQueues, ENVIRONMENT, type Environment } from '@app/runtime';
+import { isPendingSql, isUndatedSql } from '@app/persistence';
+import { DeliveryQueues, ENVIRONMENT, type Environment, pendingRowStep } from '@app/runtime';
 import { reconcilerRequeued } from './delivery.metrics';
 
 const CLAIM_BATCH = 500;
@@ -18,14 +19,14 @@ const MAX_BATCHES_PER_RUN = 20;
 const CLAIM_SQL = `
   WITH due AS (
     SELECT seq FROM events
-     WHERE status IN ('queued', 'retrying') AND next_attempt_at < $1
+     WHERE ${isPendingSql()} AND next_attempt_at < $1
      ORDER BY next_attempt_at
      LIMIT $2
        FOR UPDATE SKIP LOCKED
   ),
   undated AS (
     SELECT seq FROM events
-     WHERE status IN ('queued', 'retrying') AND next_attempt_at IS NULL
+     WHERE ${isUndatedSql()}
      LIMIT $2
        FOR UPDATE SKIP LOCKED
   )
@@ -83,9 +84,7 @@ export class Reconciler {
       ]);
       if (claimed.length === 0) break;
       // A lost add is not lost work: the rows stay pending and become overdue again after the grace period.
-      await this.queues.addBulk(
-        claimed.map((row) => ({ eventSeq: row.seq, accountId: row.account_id, series: row.series, attempt: row.series_attempts })),
-      );
+      await this.queues.addBulk(claimed.map(pendingRowStep));
       total += claimed.length;
       if (claimed.length < CLAIM_BATCH) break;
     }

@@ -1,8 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { tallyRowsSql } from '@app/persistence';
-
-/** Listed rather than derived from the pending ones, so a status added later is kept until someone decides. */
-const FINAL_STATUSES = `('delivered', 'failed', 'filtered', 'no_endpoint')`;
+import { FINAL_STATUS_LIST, tallyRowsSql } from '@app/persistence';
 
 /** One batch's outcome; `last` is where it stopped (PostgreSQL text, microseconds kept), null when nothing was picked. */
 export interface BatchOutcome {
@@ -25,13 +22,13 @@ export function deleteEventsSql(eventsPartition: string, attemptsPartition: stri
   return `
   WITH picked AS (
     SELECT seq, created_at FROM ${eventsPartition}
-     WHERE created_at < $1 AND created_at >= $2::timestamptz AND status IN ${FINAL_STATUSES}
+     WHERE created_at < $1 AND created_at >= $2::timestamptz AND status IN ${FINAL_STATUS_LIST}
      ORDER BY created_at
      LIMIT $3
   ),
   removed AS (
     DELETE FROM ${eventsPartition}
-     WHERE seq IN (SELECT seq FROM picked) AND status IN ${FINAL_STATUSES} AND created_at < $1
+     WHERE seq IN (SELECT seq FROM picked) AND status IN ${FINAL_STATUS_LIST} AND created_at < $1
     RETURNING seq, created_at, status, delivered_at
   ),
   attempts AS (

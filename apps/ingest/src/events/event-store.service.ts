@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { NEW_EVENT_STEP_VALUES } from '@app/persistence';
 import { ApiError, isDatabaseUnavailable, sqlState } from '@app/runtime';
 
 export interface NewEvent {
@@ -55,7 +56,7 @@ export const STORE_SQL = `
   ),
   inserted AS (
     INSERT INTO events (seq, event_id, account_id, action, message, status, next_attempt_at)
-    SELECT c.event_seq, f.event_id, f.account_id, f.action, f.message::json, 'queued', now()
+    SELECT c.event_seq, f.event_id, f.account_id, f.action, f.message::json, ${NEW_EVENT_STEP_VALUES}
       FROM claimed c JOIN first_items f USING (event_id)
      ORDER BY c.event_seq
     RETURNING seq, event_id, account_id

@@ -6,6 +6,7 @@ import {
   DeliveryProducer,
   type DeliveryJobData,
   type ErrorDetail,
+  firstDeliveryStep,
   inSpan,
   requestSpan,
   traceCarrier,
@@ -13,7 +14,7 @@ import {
 } from '@app/runtime';
 import { generateEventId } from './event-id';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
-import { firstAttempt, GroupCommitService } from './group-commit.service';
+import { GroupCommitService } from './group-commit.service';
 import { batchEnvelope, ingestEnvelope, itemEnvelope } from './ingest-envelope';
 import type { IngestEventDto } from './ingest-event.dto';
 import { ingestedEvents } from './ingest-metrics';
@@ -136,7 +137,7 @@ export class EventsService {
       valid.forEach(({ index, event }, position) => {
         const outcome = outcomes[position];
         results[index] = this.batchResult(index, event, outcome);
-        if (outcome.kind === 'accepted') accepted.push({ ...firstAttempt(outcome.seq, event.accountId), ...traceCarrier() });
+        if (outcome.kind === 'accepted') accepted.push({ ...firstDeliveryStep(outcome.seq, event.accountId), ...traceCarrier() });
       });
       await this.producer.enqueue(accepted);
     });

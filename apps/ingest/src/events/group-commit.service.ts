@@ -1,6 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { Context } from '@opentelemetry/api';
-import { ApiError, captureContext, DeliveryProducer, type DeliveryJobData, SharedStepSpans } from '@app/runtime';
+import {
+  ApiError,
+  Batcher,
+  captureContext,
+  DeliveryProducer,
+  type DeliveryJobData,
+  firstDeliveryStep,
+  oneByOneOnFailure,
+  type Settled,
+  SharedStepSpans,
+} from '@app/runtime';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
 
 /** Statements in flight at once: enough to keep PostgreSQL busy while the next group forms, few enough to let groups grow. */
@@ -8,17 +18,10 @@ export const MAX_COMMITS_IN_FLIGHT = 2;
 /** Upper bound on one group, so one statement stays short and its parameters small. */
 export const MAX_GROUP_EVENTS = 500;
 
-interface Waiter {
+interface Submitted {
   event: NewEvent;
-  resolve: (outcome: StoreOutcome) => void;
-  reject: (error: unknown) => void;
   /** The request's trace context (tracing on only): the shared store and enqueue steps show in each request's trace. */
   trace?: Context;
-}
-
-/** A new event's first delivery step. */
-export function firstAttempt(eventSeq: string, accountId: number): DeliveryJobData {
-  return { eventSeq, accountId, series: 0, attempt: 0 };
 }
 
 function isUnavailable(error: unknown): boolean {
@@ -32,94 +35,58 @@ function isUnavailable(error: unknown): boolean {
  * shard serve many requests; when idle, an event is stored on the next turn of the event loop and waits
  * for nothing. Every caller is answered only after the statement holding its event committed (and its
  * job add was tried), with its own outcome: the store resolves duplicates and conflicts per item,
- * exactly as separate requests would, the first of two equal ids claiming it.
+ * exactly as separate requests would, the first of two equal ids claiming it. The grouping is the
+ * shared Batcher (@app/runtime), the one the worker's reads and records use.
  */
 @Injectable()
 export class GroupCommitService {
-  private pending: Waiter[] = [];
-  private inFlight = 0;
-  private scheduled = false;
+  private readonly batcher: Batcher<Submitted, StoreOutcome>;
 
   constructor(
     private readonly store: EventStore,
     private readonly producer: DeliveryProducer,
-  ) {}
+  ) {
+    // Nothing of a failed group was stored; split it (unless the database is away) so only the request
+    // whose event failed sees the error. The slot is held for the statement only: the queue add runs
+    // beside the next statement.
+    this.batcher = new Batcher(oneByOneOnFailure((group: Submitted[]) => this.storeGroup(group), { splitOn: (error) => !isUnavailable(error) }), {
+      maxBatch: MAX_GROUP_EVENTS,
+      maxInFlight: MAX_COMMITS_IN_FLIGHT,
+      lingerMs: 0,
+      afterBatch: (group, outcomes) => this.enqueueAccepted(group, outcomes),
+    });
+  }
 
   /** Stores one event with whatever else is waiting, enqueues its first step when accepted, and says what became of it. */
   commit(event: NewEvent): Promise<StoreOutcome> {
-    return new Promise<StoreOutcome>((resolve, reject) => {
-      this.pending.push({ event, resolve, reject, trace: captureContext() });
-      this.schedule();
-    });
+    return this.batcher.submit({ event, trace: captureContext() });
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.inFlight >= MAX_COMMITS_IN_FLIGHT || this.pending.length === 0) return;
-    this.scheduled = true;
-    // One turn of the event loop: requests whose bodies were read in the same turn share the statement.
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flush();
-    });
-  }
-
-  private flush(): void {
-    while (this.pending.length > 0 && this.inFlight < MAX_COMMITS_IN_FLIGHT) {
-      const group = this.pending.splice(0, MAX_GROUP_EVENTS);
-      this.inFlight += 1;
-      void this.storeGroup(group).finally(() => {
-        this.inFlight -= 1;
-        this.schedule();
-      });
-    }
-  }
-
-  /** The slot is held for the statement only; the queue add runs beside the next statement. */
-  private async storeGroup(group: readonly Waiter[]): Promise<void> {
-    let outcomes: StoreOutcome[];
-    const spans = new SharedStepSpans('ingest.store', group.map((waiter) => waiter.trace));
+  private async storeGroup(group: readonly Submitted[]): Promise<StoreOutcome[]> {
+    const spans = new SharedStepSpans('ingest.store', group.map((submitted) => submitted.trace));
     try {
-      outcomes = await this.store.store(group.map((waiter) => waiter.event));
+      const outcomes = await this.store.store(group.map((submitted) => submitted.event));
       spans.end();
+      return outcomes;
     } catch (error) {
       spans.end(error);
-      if (group.length === 1 || isUnavailable(error)) {
-        for (const waiter of group) waiter.reject(error);
-      } else {
-        // Nothing of the group was stored. One event may be what failed (an account removed meanwhile, a
-        // value the database refuses): store each on its own so only that request sees the error.
-        void this.storeEach(group);
-      }
-      return;
+      throw error;
     }
-    void this.enqueueAndAnswer(group, outcomes);
-  }
-
-  private async storeEach(group: readonly Waiter[]): Promise<void> {
-    await Promise.all(
-      group.map(async (waiter) => {
-        try {
-          const [outcome] = await this.store.store([waiter.event]);
-          await this.enqueueAndAnswer([waiter], [outcome]);
-        } catch (error) {
-          waiter.reject(error);
-        }
-      }),
-    );
   }
 
   /** The producer never throws: when Redis is away it logs and the reconciler enqueues the stored steps later. */
-  private async enqueueAndAnswer(group: readonly Waiter[], outcomes: readonly StoreOutcome[]): Promise<void> {
+  private async enqueueAccepted(group: readonly Submitted[], outcomes: readonly Settled<StoreOutcome>[]): Promise<void> {
     const steps: DeliveryJobData[] = [];
-    const spans = new SharedStepSpans('ingest.enqueue', group.map((waiter) => waiter.trace));
-    group.forEach((waiter, position) => {
-      const outcome = outcomes[position];
+    const spans = new SharedStepSpans('ingest.enqueue', group.map((submitted) => submitted.trace));
+    group.forEach((submitted, position) => {
+      const settled = outcomes[position];
       const traceparent = spans.traceparent(position);
-      if (outcome.kind === 'accepted') steps.push({ ...firstAttempt(outcome.seq, waiter.event.accountId), ...(traceparent ? { traceparent } : {}) });
+      if (settled?.ok && settled.value.kind === 'accepted') {
+        steps.push({ ...firstDeliveryStep(settled.value.seq, submitted.event.accountId), ...(traceparent ? { traceparent } : {}) });
+      }
     });
     // enqueue() reports failures by its result; the catch only keeps callers from waiting forever.
     await this.producer.enqueue(steps).catch(() => false);
     spans.end();
-    group.forEach((waiter, position) => waiter.resolve(outcomes[position]));
   }
 }

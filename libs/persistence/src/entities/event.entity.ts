@@ -1,9 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-
-export const EVENT_STATUSES = ['queued', 'retrying', 'delivered', 'failed', 'filtered', 'no_endpoint'] as const;
-export type EventStatus = (typeof EVENT_STATUSES)[number];
-/** Statuses a worker still has to act on; everything else is final until an operator redelivers. */
-export const PENDING_EVENT_STATUSES: readonly EventStatus[] = ['queued', 'retrying'];
+import { type EventStatus, FIRST_EVENT_STATUS } from '../events/event-lifecycle';
 
 @Entity({ name: 'events' })
 export class EventRecord {
@@ -29,7 +25,7 @@ export class EventRecord {
   @Column({ type: 'json' })
   message!: Record<string, unknown>;
 
-  @Column({ type: 'varchar', length: 16, default: 'queued' })
+  @Column({ type: 'varchar', length: 16, default: FIRST_EVENT_STATUS })
   status!: EventStatus;
 
   /** Attempts across every series, for operators. */

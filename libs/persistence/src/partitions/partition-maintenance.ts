@@ -12,13 +12,12 @@ import {
   utcDayStart,
 } from './partition-layout';
 import { tallyRowsSql } from '../stats/event-tallies';
+import { isPendingSql } from '../events/event-lifecycle';
 
 /** Partition DDL waits at most this long for its lock, then gives up until the next run instead of queueing every query behind it. */
 export const PARTITION_LOCK_TIMEOUT = '5s';
 /** Days created ahead of today by default (the worker runs the job hourly, migrate once). */
 export const DEFAULT_PARTITIONS_AHEAD_DAYS = 7;
-
-const PENDING = `('queued', 'retrying')`;
 
 async function inTransaction<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
   await runner.startTransaction();
@@ -118,7 +117,7 @@ export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: numbe
       const eventColumns = await columnList(runner, 'events');
       const [{ count }] = (await runner.query(
         `WITH kept AS (
-           INSERT INTO events (${eventColumns}) SELECT ${eventColumns} FROM ${partition.name} WHERE status IN ${PENDING} RETURNING 1
+           INSERT INTO events (${eventColumns}) SELECT ${eventColumns} FROM ${partition.name} WHERE ${isPendingSql()} RETURNING 1
          ) SELECT count(*)::int AS count FROM kept`,
       )) as { count: number }[];
       if (twin) {
@@ -127,7 +126,7 @@ export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: numbe
           await runner.query(
             `INSERT INTO delivery_attempts (${attemptColumns})
              SELECT ${attemptColumns} FROM ${twin.name}
-              WHERE event_seq IN (SELECT seq FROM ${partition.name} WHERE status IN ${PENDING})`,
+              WHERE event_seq IN (SELECT seq FROM ${partition.name} WHERE ${isPendingSql()})`,
           );
         }
         await runner.query(`DROP TABLE ${twin.name}`);

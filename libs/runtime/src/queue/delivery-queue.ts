@@ -23,6 +23,26 @@ export interface DeliveryJobData {
   traceparent?: string;
 }
 
+/** A new event's first delivery step: series 0, no attempt made yet. */
+export function firstDeliveryStep(eventSeq: string, accountId: number): DeliveryJobData {
+  return { eventSeq, accountId, series: 0, attempt: 0 };
+}
+
+/** The first step of a series an operator's redelivery just started (the row's new series). */
+export function restartedSeriesStep(row: { seq: string; account_id: number; series: number }): DeliveryJobData {
+  return { eventSeq: row.seq, accountId: row.account_id, series: row.series, attempt: 0 };
+}
+
+/** The step a pending row is at, as the row says (series and attempts made in it): the reconciler's re-add. */
+export function pendingRowStep(row: { seq: string; account_id: number; series: number; series_attempts: number }): DeliveryJobData {
+  return { eventSeq: row.seq, accountId: row.account_id, series: row.series, attempt: row.series_attempts };
+}
+
+/** The retry after one more attempt in the same series. */
+export function retryStep(step: Pick<DeliveryJobData, 'eventSeq' | 'accountId' | 'series' | 'attempt'>): DeliveryJobData {
+  return { eventSeq: step.eventSeq, accountId: step.accountId, series: step.series, attempt: step.attempt + 1 };
+}
+
 /**
  * Deterministic per (event, series, attempt): enqueueing the same step twice (ingest racing the
  * reconciler) is a no-op in BullMQ, while a retry or a manual redelivery always gets a new id.

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { type AccountView, completePermissions, type CreatedAccount, DEFAULT_PUSH_CONTENT_TYPE, type Page } from '@app/payloads';
-import { Account, CallbackSettings } from '@app/persistence';
+import { Account, CallbackSettings, isDueSql } from '@app/persistence';
 import { ApiError, endpointKeyOf, ENVIRONMENT, type Environment, publishSettingsChanged, readEndpointPace, readEndpointState, REDIS, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import type { CreateAccountDto } from './account.dto';
@@ -83,7 +83,7 @@ export class AccountsService {
   /** Due events not yet called (from the rows) and the pace the workers now keep to (from Redis). */
   private async lane(accountId: number, pushUrl: string | null, maxPerSecond: number | null): Promise<AccountView['lane']> {
     const [row] = await this.dataSource.query<{ waiting: number }[]>(
-      `SELECT count(*)::int AS waiting FROM events WHERE account_id = $1 AND status IN ('queued', 'retrying') AND next_attempt_at <= now()`,
+      `SELECT count(*)::int AS waiting FROM events WHERE account_id = $1 AND ${isDueSql()}`,
       [accountId],
     );
     let pace: number | null = null;

@@ -3,11 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
-import { DeliveryProducer, isDatabaseUnavailable, sqlState } from '@app/runtime';
+import { RESTART_SERIES } from '@app/persistence';
+import { DeliveryProducer, isDatabaseUnavailable, restartedSeriesStep, sqlState } from '@app/runtime';
 import type { EventFilter } from '@app/payloads';
 import { addEventFilter } from '../events/event-filter';
 import { Conditions } from '../sql-conditions';
-import { REDELIVERY_CHUNK, RESTART_SERIES, redeliveryJobs, type RestartedRow } from './restart-series';
+import { REDELIVERY_CHUNK, type RestartedRow } from './restart-series';
 
 /** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */
 export const TASK_STALE_AFTER_S = 30;
@@ -143,7 +144,7 @@ export class RedeliveryRunner implements OnApplicationBootstrap, OnApplicationSh
       return { rows, last };
     });
     if (!restarted) return false;
-    await this.producer.enqueue(redeliveryJobs(restarted.rows));
+    await this.producer.enqueue(restarted.rows.map(restartedSeriesStep));
     return !restarted.last;
   }
 }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiError, DeliveryProducer } from '@app/runtime';
+import { RESTART_SERIES } from '@app/persistence';
+import { ApiError, DeliveryProducer, restartedSeriesStep } from '@app/runtime';
 import { RedeliveryTasks } from './redelivery-tasks.service';
 import type { BulkRedeliverDto } from './redelivery-task.dto';
-import { RESTART_SERIES, redeliveryJobs, type RestartedRow } from './restart-series';
+import type { RestartedRow } from './restart-series';
 import type { EventFilter, EventRedelivered, RedeliveryStarted } from '@app/payloads';
 import { requireAccount } from '../require-account';
 
@@ -27,7 +28,7 @@ export class RedeliveryService {
       [eventId, accountId ?? null],
     );
     if (rows.length === 0) throw new ApiError(404, 'not_found', `event ${eventId} does not exist`);
-    await this.producer.enqueue(redeliveryJobs(rows));
+    await this.producer.enqueue(rows.map(restartedSeriesStep));
     return { event_id: eventId, status: 'queued', series: rows[0].series };
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { isPendingSql } from '@app/persistence';
 import type { PendingEvent } from '../outcome/delivery-store';
 
 /**
@@ -14,7 +15,7 @@ const EARLIER_PENDING_SQL = `
     FROM events e
    WHERE e.account_id = $1
      AND callback_subject(e.action, e.message) = callback_subject($2::text, $3::json)
-     AND e.status IN ('queued', 'retrying') AND e.series = 0
+     AND ${isPendingSql('e')} AND e.series = 0
      AND e.seq < $4::bigint
    ORDER BY e.seq
    LIMIT 1`;

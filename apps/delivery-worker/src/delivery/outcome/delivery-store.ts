@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { deliveryRollupCte, type EventStatus } from '@app/persistence';
-import { Batcher, type Settled } from '../batcher';
+import { atStepSql, deliveryRollupCte, type EventStatus } from '@app/persistence';
+import { Batcher, oneByOneOnFailure, type Settled } from '@app/runtime';
 
 /** The part of an event row a delivery needs; `messageText` is the stored JSON text, byte for byte. */
 export interface PendingEvent {
@@ -104,8 +104,7 @@ const RECORD_SQL = `
       FROM unnest($13::bigint[], $14::int[], $15::int[], $16::varchar[], $17::int[], $18::timestamptz[],
                   $19::timestamptz[], $20::text[])
            AS v(seq, series, series_attempts, status, attempted, next_attempt_at, delivered_at, last_error)
-     WHERE e.seq = v.seq AND e.series = v.series AND e.series_attempts = v.series_attempts
-       AND e.status IN ('queued', 'retrying')
+     WHERE e.seq = v.seq AND ${atStepSql('e', 'v')}
     RETURNING v.seq::text AS seq, v.series, v.series_attempts, e.account_id, v.status, v.attempted, e.delivered_at, e.created_at
   ),${deliveryRollupCte('changed')}
   SELECT seq, series, series_attempts FROM changed`;
@@ -136,7 +135,11 @@ export class DeliveryStore {
     // meanwhile form the next, larger batch. Each statement pays a fixed part (the rollup, the events
     // tally trigger, a commit), and on a small box two in flight per worker, doubled by a second
     // worker, cost PostgreSQL a third more CPU per delivery with no gain in rate (BENCHMARKS.md).
-    this.writer = new Batcher((outcomes) => this.writeMany(outcomes), { maxBatch: 200, maxInFlight: 1, lingerMs: 2 });
+    const writeMany = oneByOneOnFailure((outcomes: Outcome[]) => this.execute(outcomes), {
+      onSplit: (error, size) =>
+        this.logger.warn(`writing ${size} delivery outcomes at once failed (${(error as Error).message}); writing them one by one`),
+    });
+    this.writer = new Batcher(writeMany, { maxBatch: 200, maxInFlight: 1, lingerMs: 2 });
   }
 
   loadEvent(seq: string): Promise<PendingEvent | null> {
@@ -175,27 +178,6 @@ export class DeliveryStore {
       ]),
     );
     return seqs.map((seq) => ({ ok: true, value: bySeq.get(seq) ?? null }));
-  }
-
-  private async writeMany(outcomes: Outcome[]): Promise<Settled<boolean>[]> {
-    try {
-      const applied = await this.execute(outcomes);
-      return applied.map((value) => ({ ok: true, value }));
-    } catch (error) {
-      if (outcomes.length === 1) return [{ ok: false, error }];
-      // One bad row must not fail its neighbours: write them one by one, so only the culprit fails.
-      this.logger.warn(`writing ${outcomes.length} delivery outcomes at once failed (${(error as Error).message}); writing them one by one`);
-      const results: Settled<boolean>[] = [];
-      for (const outcome of outcomes) {
-        try {
-          const [value] = await this.execute([outcome]);
-          results.push({ ok: true, value });
-        } catch (single) {
-          results.push({ ok: false, error: single });
-        }
-      }
-      return results;
-    }
   }
 
   private async execute(outcomes: Outcome[]): Promise<boolean[]> {

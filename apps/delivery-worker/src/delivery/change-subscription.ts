@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Environment } from '../config/environment';
-import { createRedisConnection, type RedisClient } from './redis-connection';
+import { createRedisConnection, type Environment, type RedisClient } from '@app/runtime';
 
 export interface ChangeListener {
   /** One account's entries changed. */

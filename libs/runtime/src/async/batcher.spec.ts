@@ -1,4 +1,4 @@
-import { Batcher, type Settled } from './batcher';
+import { Batcher, oneByOneOnFailure, type Settled } from './batcher';
 
 function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve: (value: T) => void = () => undefined;
@@ -70,5 +70,81 @@ describe('Batcher', () => {
     expect(seen.sort()).toEqual([1, 2, 3, 4, 5]);
     expect(batcher.pending).toBe(0);
     await Promise.all(submitted);
+  });
+});
+
+describe('Batcher afterBatch', () => {
+  it('runs once per batch, after the call and outside its slot, before any caller is answered', async () => {
+    const events: string[] = [];
+    const afterGate = deferred<void>();
+    const batcher = new Batcher<number, number>(
+      (items) => {
+        events.push(`call ${items.join(',')}`);
+        return Promise.resolve(items.map((item): Settled<number> => ({ ok: true, value: item })));
+      },
+      {
+        maxBatch: 10,
+        maxInFlight: 1,
+        lingerMs: 0,
+        afterBatch: async (items, results) => {
+          events.push(`after ${items.join(',')} ok=${results.filter((result) => result.ok).length}`);
+          if (items[0] === 1) await afterGate.promise;
+        },
+      },
+    );
+    let firstAnswered = false;
+    const first = Promise.all([batcher.submit(1), batcher.submit(2)]).then((values) => {
+      firstAnswered = true;
+      return values;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The first batch's afterBatch still waits, yet the slot is free: the next batch's call goes out.
+    const second = batcher.submit(3);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(events).toEqual(['call 1,2', 'after 1,2 ok=2', 'call 3', 'after 3 ok=1']);
+    expect(firstAnswered).toBe(false);
+    afterGate.resolve();
+    expect(await first).toEqual([1, 2]);
+    expect(await second).toBe(3);
+  });
+});
+
+describe('oneByOneOnFailure', () => {
+  const refuseSeven = (items: number[]): Promise<number[]> =>
+    items.includes(7) ? Promise.reject(new Error('seven refused')) : Promise.resolve(items.map((item) => item * 10));
+
+  it('answers a whole batch from one call when it succeeds', async () => {
+    const calls: number[][] = [];
+    const run = oneByOneOnFailure((items: number[]) => {
+      calls.push(items);
+      return refuseSeven(items);
+    });
+    expect(await run([1, 2])).toEqual([
+      { ok: true, value: 10 },
+      { ok: true, value: 20 },
+    ]);
+    expect(calls).toEqual([[1, 2]]);
+  });
+
+  it('splits a failed batch so only the culprit fails, saying so first', async () => {
+    const splits: number[] = [];
+    const run = oneByOneOnFailure(refuseSeven, { onSplit: (_error, size) => splits.push(size) });
+    const results = await run([1, 7, 3]);
+    expect(results.map((result) => (result.ok ? result.value : (result.error as Error).message))).toEqual([10, 'seven refused', 30]);
+    expect(splits).toEqual([3]);
+  });
+
+  it('does not split a single item or an error the caller says splitting cannot help', async () => {
+    await expect(oneByOneOnFailure(refuseSeven)([7])).rejects.toThrow('seven refused');
+    const calls: number[][] = [];
+    const run = oneByOneOnFailure(
+      (items: number[]) => {
+        calls.push(items);
+        return Promise.reject(new Error('database away'));
+      },
+      { splitOn: (error) => (error as Error).message !== 'database away' },
+    );
+    await expect(run([1, 2])).rejects.toThrow('database away');
+    expect(calls).toEqual([[1, 2]]);
   });
 });

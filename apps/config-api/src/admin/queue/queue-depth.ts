@@ -1,7 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import type { QueueState as QueueDepth } from '@app/payloads';
-import { within } from '../async/within';
-import { gauge } from './metrics';
+import { gauge, within } from '@app/runtime';
 
 /**
  * `GET /admin/v1/queue` and the queue gauges: the delivery queue summed over every queue (shard) given;
