@@ -1,6 +1,7 @@
 import type { BenchContext } from '../support/bench-context';
 import { latencyAtRate, settleMs } from './measure';
 import { atMost, type Scenario } from './scenario';
+import { stageComparison, stageTimings } from './stage-timings';
 
 /** The noisy account's receiver answers after 40 ms; ENDPOINT_CONCURRENCY 10 makes its capacity 250 calls/s. */
 const NOISY_CAPACITY_PER_SECOND = 250;
@@ -48,6 +49,8 @@ export const noisyNeighbourScenario: Scenario = {
       await bench.receiver.forget('nn');
     }
     const ratio = beside.endToEndMs.p99 / Math.max(1, quiet.endToEndMs.p99);
+    // Where the others' time went, stage by stage, quiet → beside the flood (docs/lanes.md).
+    const [quietStages, besideStages] = await Promise.all([stageTimings(bench, quiet.samples), stageTimings(bench, beside.samples)]);
     return {
       name: this.name,
       title: this.title,
@@ -58,6 +61,7 @@ export const noisyNeighbourScenario: Scenario = {
       ],
       notes: [
         `${flooded} events of one account (10× its receiver's ${NOISY_CAPACITY_PER_SECOND}/s for ${durationMs / 1000} s, in batches of ${FLOOD_BATCH}) beside ${QUIET_RATE}/s over 20 other accounts; others matched ${beside.matched}, p50 quiet ${quiet.endToEndMs.p50.toFixed(1)} ms, beside ${beside.endToEndMs.p50.toFixed(1)} ms`,
+        `stages, quiet → beside: ${stageComparison(quietStages, besideStages)}`,
       ],
     };
   },
