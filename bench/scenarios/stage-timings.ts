@@ -10,12 +10,13 @@ export interface Arrival {
 }
 
 /** Where an event's time went between POST sent and callback arrived, from the rows the service wrote. */
-export const STAGES = ['sent → row written', 'row written → call started', 'call started → arrived', 'arrived → answer recorded'] as const;
+export const STAGES = ['sent → arrived', 'sent → row written', 'row written → call started', 'call started → arrived', 'arrived → answer recorded'] as const;
 export type Stage = (typeof STAGES)[number];
 export type StageTimings = Record<Stage, { p50: number; p99: number }>;
 
 interface Row {
   event_id: string;
+  account_id: number;
   written: number;
   started: number;
   recorded: number | null;
@@ -27,13 +28,13 @@ interface Row {
  * `delivered_at` (when the worker's batched write recorded the answer). One clock: every process runs
  * on this machine.
  */
-export async function stageTimings(bench: BenchContext, arrivals: Arrival[]): Promise<StageTimings> {
+export async function stageTimings(bench: BenchContext, arrivals: Arrival[], ofAccount: (accountId: number) => boolean = () => true): Promise<StageTimings> {
   const db = new Client({ connectionString: bench.environment.databaseUrl });
   await db.connect();
   let rows: Row[];
   try {
     const result = await db.query<Row>(
-      `SELECT e.event_id, extract(epoch FROM e.created_at) * 1000 AS written,
+      `SELECT e.event_id, e.account_id, extract(epoch FROM e.created_at) * 1000 AS written,
               extract(epoch FROM a.started_at) * 1000 AS started, extract(epoch FROM e.delivered_at) * 1000 AS recorded
          FROM events e
          JOIN LATERAL (SELECT started_at FROM delivery_attempts WHERE event_seq = e.seq ORDER BY started_at LIMIT 1) a ON true
@@ -50,7 +51,8 @@ export async function stageTimings(bench: BenchContext, arrivals: Arrival[]): Pr
   const record = (stage: Stage, ms: number): void => histograms.get(stage)?.record(Math.max(1, Math.round(ms * 1000)));
   for (const arrival of arrivals) {
     const row = byId.get(arrival.id);
-    if (!row) continue;
+    if (!row || !ofAccount(row.account_id)) continue;
+    record('sent → arrived', arrival.arrivedAt - arrival.sentAt);
     record('sent → row written', Number(row.written) - arrival.sentAt);
     record('row written → call started', Number(row.started) - Number(row.written));
     record('call started → arrived', arrival.arrivedAt - Number(row.started));
