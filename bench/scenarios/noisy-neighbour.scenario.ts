@@ -6,11 +6,10 @@ import { shardOfAccount } from '@app/runtime/queue/delivery-queues';
 
 /** DELIVERY_QUEUE_SHARDS's default (README's settings table). */
 const DEFAULT_QUEUE_SHARDS = 8;
-import { metricSample } from '../support/metric-scrape';
+import { jobsWithoutCall } from '../support/metric-scrape';
 
-/** Jobs the worker took and put back because their endpoint was full (prom-client: no sample yet is zero). */
-const bouncedBusy = async (bench: BenchContext): Promise<number> =>
-  (await metricSample(bench.worker.url, 'callback_delivery_jobs_without_call_total{reason="busy"}')) ?? 0;
+/** Jobs the worker took and put back because their endpoint was full. */
+const bouncedBusy = (bench: BenchContext): Promise<number> => jobsWithoutCall(bench.worker.url, 'busy');
 
 /** The noisy account's receiver answers after 40 ms; ENDPOINT_CONCURRENCY 10 makes its capacity 250 calls/s. */
 const NOISY_CAPACITY_PER_SECOND = 250;

@@ -1,5 +1,5 @@
 import type { BenchContext } from '../support/bench-context';
-import { metricSample } from '../support/metric-scrape';
+import { jobsWithoutCall } from '../support/metric-scrape';
 import { endToEnd } from './measure';
 import { atLeast, type Scenario } from './scenario';
 
@@ -13,9 +13,7 @@ async function setOrdering(bench: BenchContext, ordering: 'none' | 'subject'): P
 }
 
 /** Jobs the worker took and put back because an earlier event of their subject was still pending. */
-const heldBySubject = (bench: BenchContext): Promise<number | null> =>
-  // prom-client shows a labelled counter only once it was counted: no sample yet is zero holds.
-  metricSample(bench.worker.url, 'callback_delivery_jobs_without_call_total{reason="held_by_subject"}').then((value) => value ?? 0);
+const heldBySubject = (bench: BenchContext): Promise<number> => jobsWithoutCall(bench.worker.url, 'held_by_subject');
 
 /**
  * Ordering "subject" (CONTRACT §9) against the same load unordered, measured one after the other in
@@ -28,13 +26,13 @@ export const orderedScenario: Scenario = {
     const total = bench.size(4_000, 20_000);
     const unordered = await endToEnd(bench, bench.service(), 'ou', total, total, SUBJECTS);
     let ordered: Awaited<ReturnType<typeof endToEnd>>;
-    let holds: number | null = null;
+    let holds = 0;
     await setOrdering(bench, 'subject');
     try {
       const holdsBefore = await heldBySubject(bench);
       ordered = await endToEnd(bench, bench.service(), 'os', total, total, SUBJECTS);
       const holdsAfter = await heldBySubject(bench);
-      holds = holdsBefore === null || holdsAfter === null ? null : holdsAfter - holdsBefore;
+      holds = holdsAfter - holdsBefore;
     } finally {
       await setOrdering(bench, 'none');
     }
@@ -49,7 +47,7 @@ export const orderedScenario: Scenario = {
         { label: 'CPU per event, ordered', value: ordered.cpuUsPerEvent, unit: 'µs', reference: { label: 'unordered', value: unordered.cpuUsPerEvent } },
       ],
       notes: [
-        `${total} Customer_update events each way, customer ids cycling over ${SUBJECTS} (${total / SUBJECTS} events per subject, ${SUBJECTS / bench.mainAccounts.length} subjects per endpoint); unordered first, then ordered; jobs taken and put back while an earlier event of their subject was pending: ${holds ?? 'unknown'} (${holds === null ? '?' : (holds / total).toFixed(1)} per ordered event)`,
+        `${total} Customer_update events each way, customer ids cycling over ${SUBJECTS} (${total / SUBJECTS} events per subject, ${SUBJECTS / bench.mainAccounts.length} subjects per endpoint); unordered first, then ordered; jobs taken and put back while an earlier event of their subject was pending: ${holds} (${(holds / total).toFixed(1)} per ordered event)`,
       ],
     };
   },

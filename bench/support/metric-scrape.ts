@@ -12,3 +12,11 @@ export async function metricSample(appUrl: string, sample: string): Promise<numb
     return null;
   }
 }
+
+/**
+ * The worker's count of jobs it took and put back without a call for `reason` (busy, paced,
+ * held_by_subject, …). prom-client shows a labelled counter only once it was counted: no sample is zero.
+ */
+export async function jobsWithoutCall(workerUrl: string, reason: string): Promise<number> {
+  return (await metricSample(workerUrl, `callback_delivery_jobs_without_call_total{reason="${reason}"}`)) ?? 0;
+}
