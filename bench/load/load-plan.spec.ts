@@ -28,6 +28,15 @@ describe('bodyBuilder', () => {
     expect(second.ids).toEqual(['bt-3', 'bt-4', 'bt-5']);
   });
 
+  it('with subjects, builds valid Customer_update events whose customer ids cycle over that many', () => {
+    const build = bodyBuilder({ kind: 'batch', tag: 'os', accounts: [4, 5], size: 3, subjects: 4 });
+    const events = [0, 1].flatMap((n) => (JSON.parse(build(n).body) as { events: { account_id: number; action: string; message: { id: number } }[] }).events);
+    expect(events.map((event) => event.message.id)).toEqual([1, 2, 3, 4, 1, 2]);
+    expect(events.map((event) => event.account_id)).toEqual([4, 5, 4, 5, 4, 5]);
+    expect(new Set(events.map((event) => event.action))).toEqual(new Set(['Customer_update']));
+    expect(validateEventMessage('Customer_update', events[0]?.message)).toEqual([]);
+  });
+
   it('signs direct bot calls so the webhook accepts them, and a wrong key is refused', () => {
     const trigger = bodyBuilder({ kind: 'direct-message-trigger', integrationName: 'bench', key: 'k1' })(5);
     const query = Object.fromEntries(new URLSearchParams(trigger.query));

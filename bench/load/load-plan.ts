@@ -5,8 +5,12 @@ import { SAMPLE_MESSAGES } from '@app/payloads';
 export type BodySpec =
   /** `POST /v1/events`, event ids `<tag>-<n>`, accounts taken in turn. */
   | { kind: 'event'; tag: string; accounts: number[] }
-  /** `POST /v1/events/batch` with `size` events per request. */
-  | { kind: 'batch'; tag: string; accounts: number[]; size: number }
+  /**
+   * `POST /v1/events/batch` with `size` events per request. With `subjects`, the events are
+   * `Customer_update` whose `message.id` cycles over that many customers (event n is about customer
+   * 1 + n mod subjects), so ordering "subject" has sequences to keep.
+   */
+  | { kind: 'batch'; tag: string; accounts: number[]; size: number; subjects?: number }
   | { kind: 'message-trigger'; accountId: number; integrationName: string }
   | { kind: 'task-push'; accountId: number; integrationName: string }
   /** The bot webhook called directly, signed as the service signs it: the webhook's own latency. */
@@ -69,10 +73,14 @@ export interface BuiltRequest {
 /** Builds request bodies cheaply: the sample message is serialized once and spliced in. */
 export function bodyBuilder(spec: BodySpec): (sequence: number) => BuiltRequest {
   const message = JSON.stringify(SAMPLE_MESSAGES.Customer_create);
+  // The update message without its `{"id":…`: the customer id is spliced in per event.
+  const updateTail = JSON.stringify({ ...SAMPLE_MESSAGES.Customer_update, id: undefined }).slice(1);
+  const subjects = spec.kind === 'batch' ? spec.subjects : undefined;
   const event = (accounts: number[], tag: string, n: number): { json: string; id: string } => {
     const id = `${tag}-${n}`;
     const account = accounts[n % accounts.length] ?? 0;
-    return { id, json: `{"account_id":${account},"action":"Customer_create","event_id":"${id}","message":${message}}` };
+    if (subjects === undefined) return { id, json: `{"account_id":${account},"action":"Customer_create","event_id":"${id}","message":${message}}` };
+    return { id, json: `{"account_id":${account},"action":"Customer_update","event_id":"${id}","message":{"id":${1 + (n % subjects)},${updateTail}}` };
   };
   switch (spec.kind) {
     case 'event':

@@ -1,5 +1,6 @@
 import { waitFor } from '../../test/support/wait-for';
 import type { BenchContext } from '../support/bench-context';
+import { jobsWithoutCall } from '../support/metric-scrape';
 import { batches, cpuMeter, settleMs } from './measure';
 import type { Scenario } from './scenario';
 
@@ -52,8 +53,11 @@ export const backlogScenario: Scenario = {
     const refused = (await bench.receiver.stats('bk')).refused;
     const cpu = cpuMeter({ processes: [bench.worker.process, bench.configApi.process] });
     const started = performance.timeOrigin + performance.now();
+    const putBack = () => Promise.all([jobsWithoutCall(bench.worker.url, 'busy'), jobsWithoutCall(bench.worker.url, 'paced')]);
+    const [busyBefore, pacedBefore] = await putBack();
     const task = await bench.accounts.admin('POST', '/events/redeliver', { status: 'failed', since });
     const arrived = await bench.receiver.waitFor('bk', total, 120_000 + total * 20);
+    const [busyAfter, pacedAfter] = await putBack();
     await bench.receiver.forget('bk');
     const drained = total / (((arrived.last ?? started) - started) / 1000);
     const cpuUsPerEvent = (cpu() * 1000) / total;
@@ -66,7 +70,7 @@ export const backlogScenario: Scenario = {
         { label: 'drained once up', value: drained, unit: 'events/s', reference: { label: 'baseline ×1 draining the same backlog', value: baseline.perSecond } },
         { label: 'CPU per event, worker + config-api', value: cpuUsPerEvent, unit: 'µs', reference: { label: 'baseline ×1', value: baseline.cpuUsPerEvent } },
       ],
-      notes: [`${total} events over 20 endpoints; ${refused} calls refused while down (the breakers opened); redelivery task matched ${String(task.count)}; no target in the issue`],
+      notes: [`${total} events over 20 endpoints; ${refused} calls refused while down (the breakers opened); redelivery task matched ${String(task.count)}; during the drain the worker put back ${busyAfter - busyBefore} jobs for a full endpoint and ${pacedAfter - pacedBefore} for the pace; no target in the issue`],
     };
   },
 };

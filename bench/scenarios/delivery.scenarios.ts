@@ -1,3 +1,4 @@
+import { jobsWithoutCall } from '../support/metric-scrape';
 import { endToEnd } from './measure';
 import { atLeast, type Scenario } from './scenario';
 import type { BenchContext } from '../support/bench-context';
@@ -61,7 +62,10 @@ export const oneEndpointScenario: Scenario = {
   title: '10,000 events for one endpoint, default ENDPOINT_CONCURRENCY (10)',
   async run(bench) {
     const total = bench.size(2_000, 10_000);
+    const putBack = () => Promise.all([jobsWithoutCall(bench.worker.url, 'busy'), jobsWithoutCall(bench.worker.url, 'paced')]);
+    const [busyBefore, pacedBefore] = await putBack();
     const service = await endToEnd(bench, bench.service(undefined, [bench.singleEndpoint.account]), 'one', total);
+    const [busyAfter, pacedAfter] = await putBack();
     const baseline = await bench.baseline.once('one-endpoint', async () => {
       const target = await bench.baselineTarget(1);
       return endToEnd(bench, { ...target, accounts: [target.accounts[0] ?? 1] }, 'bone', total);
@@ -79,7 +83,7 @@ export const oneEndpointScenario: Scenario = {
         },
         { label: 'CPU per event, ingest + worker', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: 'baseline ×1, one endpoint', value: baseline.cpuUsPerEvent } },
       ],
-      notes: [`${total} events`],
+      notes: [`${total} events; the worker put back ${busyAfter - busyBefore} jobs for a full endpoint and ${pacedAfter - pacedBefore} for the pace`],
     };
   },
 };

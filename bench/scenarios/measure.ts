@@ -1,6 +1,7 @@
 import { createHistogram } from 'node:perf_hooks';
 import type { LatencySummary, LoadMode, LoadResult } from '../load/load-plan';
 import type { BenchContext, ServiceTarget } from '../support/bench-context';
+import type { Arrival } from './stage-timings';
 
 /** Generous, but bounded: the time `count` callbacks may take to arrive at a slow 100/s, plus a minute. */
 export const settleMs = (count: number): number => 60_000 + count * 10;
@@ -45,14 +46,17 @@ export async function singlePosts(bench: BenchContext, target: ServiceTarget, ta
   return { acceptedPerSecond: result.accepted / (result.elapsedMs / 1000), latency: result.latency, cpuUsPerEvent, firstCpuUsPerEvent, result };
 }
 
-/** `total` events in batches of `size`, `inFlight` requests at a time; accepted events per second. */
-export async function batches(bench: BenchContext, target: ServiceTarget, tag: string, total: number, size = 500, inFlight = 4) {
+/**
+ * `total` events in batches of `size`, `inFlight` requests at a time; accepted events per second.
+ * With `subjects`, the events are about that many customers in turn (bodyBuilder).
+ */
+export async function batches(bench: BenchContext, target: ServiceTarget, tag: string, total: number, size = 500, inFlight = 4, subjects?: number) {
   const cpus = target.processes.map((entry) => cpuMeter({ processes: [entry] }));
   const result = await bench.load.run({
     targets: target.urls,
     path: target.batchPath,
     headers: target.headers,
-    body: { kind: 'batch', tag, accounts: target.accounts, size },
+    body: { kind: 'batch', tag, accounts: target.accounts, size, subjects },
     mode: { kind: 'concurrency', inFlight, total: Math.ceil(total / size) },
     connections: inFlight,
     deadlineMs: 300_000,
@@ -66,11 +70,11 @@ export async function batches(bench: BenchContext, target: ServiceTarget, tag: s
 
 /**
  * Ingest → delivered: from the first batch sent until the last of `expected` callbacks (by default
- * all `total`) arrived.
+ * all `total`) arrived. With `subjects`, the events are about that many customers in turn.
  */
-export async function endToEnd(bench: BenchContext, target: ServiceTarget, tag: string, total: number, expected = total) {
+export async function endToEnd(bench: BenchContext, target: ServiceTarget, tag: string, total: number, expected = total, subjects?: number) {
   const cpu = cpuMeter(target);
-  const ingest = await batches(bench, target, tag, total);
+  const ingest = await batches(bench, target, tag, total, undefined, undefined, subjects);
   const stats = await bench.receiver.waitFor(tag, expected, settleMs(total));
   const cpuUsPerEvent = (cpu() * 1000) / expected;
   await bench.receiver.forget(tag);
@@ -89,11 +93,14 @@ export async function latencyAtRate(bench: BenchContext, target: ServiceTarget, 
   // Microsecond buckets: the same histogram the load generator keeps for request latency.
   const delays = createHistogram();
   let matched = 0;
+  const samples: Arrival[] = [];
   sends.ids.forEach((id, index) => {
     const arrived = arrivals.get(id);
     if (arrived === undefined) return;
     matched += 1;
-    delays.record(Math.max(1, Math.round((arrived - (sends.at[index] ?? arrived)) * 1000)));
+    const sentAt = sends.at[index] ?? arrived;
+    samples.push({ id, sentAt, arrivedAt: arrived });
+    delays.record(Math.max(1, Math.round((arrived - sentAt) * 1000)));
   });
   const ms = (value: number): number => (matched ? value / 1000 : 0);
   const endToEndMs: LatencySummary = {
@@ -104,5 +111,5 @@ export async function latencyAtRate(bench: BenchContext, target: ServiceTarget, 
     mean: ms(delays.mean),
   };
   const achievedPerSecond = result.requests / (result.elapsedMs / 1000);
-  return { endToEndMs, requestLatency: result.latency, matched, achievedPerSecond, result };
+  return { endToEndMs, requestLatency: result.latency, matched, achievedPerSecond, result, samples };
 }

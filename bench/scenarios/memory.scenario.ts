@@ -1,3 +1,4 @@
+import { metricSample } from '../support/metric-scrape';
 import type { SupervisedProcess } from '../support/process-supervisor';
 import { endToEnd, settleMs } from './measure';
 import { atMost, type Scenario } from './scenario';
@@ -50,13 +51,8 @@ class RssSampler {
 
 /** The ingest's V8 heap in use (prom-client's default metric), in MB, or null when /metrics does not answer. */
 async function heapUsedMb(url: string): Promise<number | null> {
-  try {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    const line = text.split('\n').find((candidate) => candidate.startsWith('nodejs_heap_size_used_bytes '));
-    return line ? Number(line.split(' ')[1]) / MB : null;
-  } catch {
-    return null;
-  }
+  const bytes = await metricSample(url, 'nodejs_heap_size_used_bytes');
+  return bytes === null ? null : bytes / MB;
 }
 
 /**

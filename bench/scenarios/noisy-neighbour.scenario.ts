@@ -1,6 +1,15 @@
 import type { BenchContext } from '../support/bench-context';
 import { latencyAtRate, settleMs } from './measure';
 import { atMost, type Scenario } from './scenario';
+import { type Stage, stageComparison, stageTimings } from './stage-timings';
+import { shardOfAccount } from '@app/runtime/queue/delivery-queues';
+
+/** DELIVERY_QUEUE_SHARDS's default (README's settings table). */
+const DEFAULT_QUEUE_SHARDS = 8;
+import { jobsWithoutCall } from '../support/metric-scrape';
+
+/** Jobs the worker took and put back because their endpoint was full. */
+const bouncedBusy = (bench: BenchContext): Promise<number> => jobsWithoutCall(bench.worker.url, 'busy');
 
 /** The noisy account's receiver answers after 40 ms; ENDPOINT_CONCURRENCY 10 makes its capacity 250 calls/s. */
 const NOISY_CAPACITY_PER_SECOND = 250;
@@ -37,17 +46,32 @@ export const noisyNeighbourScenario: Scenario = {
     await bench.receiver.setMode([noisyHost], 'slow');
     let beside: Awaited<ReturnType<typeof latencyAtRate>>;
     let flooded = 0;
+    const bouncesBefore = await bouncedBusy(bench);
+    let bounces = 0;
     try {
       // The flood and the quiet accounts' steady load run side by side for the same time.
       const [accepted, measured] = await Promise.all([flood(bench, noisy, durationMs), latencyAtRate(bench, bench.service(), 'nb', QUIET_RATE, durationMs)]);
       beside = measured;
       flooded = accepted;
       await bench.receiver.waitFor('nn', flooded, settleMs(flooded));
+      bounces = (await bouncedBusy(bench)) - bouncesBefore;
     } finally {
       await bench.receiver.setMode([noisyHost], 'ok');
       await bench.receiver.forget('nn');
     }
     const ratio = beside.endToEndMs.p99 / Math.max(1, quiet.endToEndMs.p99);
+    // Where the others' time went, stage by stage, quiet → beside the flood (docs/lanes.md).
+    // Split by queue shard too: whether the others wait because they share the flood's BullMQ queue.
+    const shards = Number(bench.stack.setting('DELIVERY_QUEUE_SHARDS') ?? DEFAULT_QUEUE_SHARDS);
+    const sharesFloodShard = (account: number): boolean => shardOfAccount(account, shards) === shardOfAccount(noisy, shards);
+    const [quietStages, besideStages, besideSameShard, besideOtherShards] = await Promise.all([
+      stageTimings(bench, quiet.samples),
+      stageTimings(bench, beside.samples),
+      stageTimings(bench, beside.samples, sharesFloodShard),
+      stageTimings(bench, beside.samples, (account) => !sharesFloodShard(account)),
+    ]);
+    const shardSplit = (stage: Stage): string =>
+      `p99 ${besideSameShard[stage].p99.toFixed(1)} ms on the flood's shard vs ${besideOtherShards[stage].p99.toFixed(1)} ms on the others`;
     return {
       name: this.name,
       title: this.title,
@@ -58,6 +82,9 @@ export const noisyNeighbourScenario: Scenario = {
       ],
       notes: [
         `${flooded} events of one account (10× its receiver's ${NOISY_CAPACITY_PER_SECOND}/s for ${durationMs / 1000} s, in batches of ${FLOOD_BATCH}) beside ${QUIET_RATE}/s over 20 other accounts; others matched ${beside.matched}, p50 quiet ${quiet.endToEndMs.p50.toFixed(1)} ms, beside ${beside.endToEndMs.p50.toFixed(1)} ms`,
+        `stages, quiet → beside: ${stageComparison(quietStages, besideStages)}`,
+        `beside the flood, by queue shard (${shards} shards): sent → arrived ${shardSplit('sent → arrived')}; row written → call started ${shardSplit('row written → call started')}`,
+        `jobs taken and put back because their endpoint was full, during the flood and its drain: ${bounces} (${(bounces / Math.max(1, flooded)).toFixed(1)} per flood event)`,
       ],
     };
   },

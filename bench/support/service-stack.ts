@@ -36,6 +36,11 @@ export class ServiceStack {
     private readonly options: StackOptions,
   ) {}
 
+  /** A setting as the apps get it from --env, or undefined when the bench leaves it at the app's default. */
+  setting(name: string): string | undefined {
+    return this.options.env[name];
+  }
+
   async start(app: AppName, extraEnv: Record<string, string> = {}): Promise<RunningApp> {
     const port = await freePort();
     const name = `${app}#${++this.count}`;

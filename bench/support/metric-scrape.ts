@@ -1,0 +1,22 @@
+/**
+ * The value of the Prometheus sample whose name and labels are exactly `sample` (e.g.
+ * `nodejs_heap_size_used_bytes` or `name{reason="busy"}`) on an app's /metrics; null when the app does
+ * not answer or has no such sample yet.
+ */
+export async function metricSample(appUrl: string, sample: string): Promise<number | null> {
+  try {
+    const text = await (await fetch(`${appUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+    const line = text.split('\n').find((candidate) => candidate.startsWith(`${sample} `));
+    return line ? Number(line.slice(sample.length + 1)) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The worker's count of jobs it took and put back without a call for `reason` (busy, paced,
+ * held_by_subject, …). prom-client shows a labelled counter only once it was counted: no sample is zero.
+ */
+export async function jobsWithoutCall(workerUrl: string, reason: string): Promise<number> {
+  return (await metricSample(workerUrl, `callback_delivery_jobs_without_call_total{reason="${reason}"}`)) ?? 0;
+}
