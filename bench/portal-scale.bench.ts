@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { PERMISSION_KEYS } from '@app/payloads';
 import { openApiSign } from '@app/signing';
 import { STORE_SQL } from '../apps/ingest/src/events/event-store.service';
-import { percentiles, startConfigApiProcess, stopProcess } from './support/config-api-process';
+import { percentiles, startConfigApiProcess, stopProcess, timedGet as timedGetFrom } from './support/config-api-process';
 
 /**
  * `npm run bench:portal -- --database URL`: the account portal's calls and the pull feed on a database
@@ -40,13 +40,8 @@ function startConfigApi(): Promise<ChildProcess> {
   );
 }
 
-async function timedGet(path: string, authorization?: string): Promise<{ ms: number; body: Record<string, unknown> }> {
-  const started = performance.now();
-  const response = await fetch(`${base}${path}`, { headers: authorization ? { authorization } : {} });
-  const body = (await response.json()) as Record<string, unknown>;
-  const ms = performance.now() - started;
-  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
-  return { ms, body };
+function timedGet(path: string, authorization?: string): Promise<{ ms: number; body: Record<string, unknown> }> {
+  return timedGetFrom(base, path, authorization);
 }
 
 function summary(samples: number[]): string {

@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { createDataSource, DAY_MS, dropExpiredPartitions, utcDayStart } from '@app/persistence';
 import { DELETE_EVENT_KEYS_SQL } from '../apps/delivery-worker/src/retention/residual-trim';
 import { STORE_SQL } from '../apps/ingest/src/events/event-store.service';
-import { percentiles, startConfigApiProcess, stopProcess } from '../bench/support/config-api-process';
+import { percentiles, startConfigApiProcess, stopProcess, timedGet } from '../bench/support/config-api-process';
 
 /**
  * Measures a database filled by `npm run seed` through the real config-api (started from source on
@@ -43,13 +43,8 @@ function startConfigApi(): Promise<ChildProcess> {
 
 const stop = stopProcess;
 
-async function get(path: string): Promise<{ ms: number; body: Record<string, unknown> }> {
-  const started = performance.now();
-  const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  const body = (await response.json()) as Record<string, unknown>;
-  const ms = performance.now() - started;
-  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
-  return { ms, body };
+function get(path: string): Promise<{ ms: number; body: Record<string, unknown> }> {
+  return timedGet(base, path, `Bearer ${TOKEN}`);
 }
 
 function summary(samples: number[]): string {

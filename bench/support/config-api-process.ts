@@ -26,6 +26,16 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /** Median, p95 and max of the samples in ms. */
+/** One GET against the measured process, timed as the client sees it; a refusal stops the measurement. */
+export async function timedGet(base: string, path: string, authorization?: string): Promise<{ ms: number; body: Record<string, unknown> }> {
+  const started = performance.now();
+  const response = await fetch(`${base}${path}`, { headers: authorization ? { authorization } : {} });
+  const body = (await response.json()) as Record<string, unknown>;
+  const ms = performance.now() - started;
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+  return { ms, body };
+}
+
 export function percentiles(samples: number[]): { median: number; p95: number; max: number } {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
