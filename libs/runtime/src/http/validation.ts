@@ -18,12 +18,16 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   return details;
 }
 
-export function validationFailed(details: ErrorDetail[]): ApiError {
-  const summary = details
+/** The first few problems in one line, for the error's message (details carry them all). */
+function summaryOf(details: ErrorDetail[]): string {
+  return details
     .slice(0, 5)
     .map((detail) => `${detail.path}: ${detail.problem}`)
     .join('; ');
-  return new ApiError(422, 'validation_failed', `request body is invalid: ${summary}`, details);
+}
+
+export function validationFailed(details: ErrorDetail[]): ApiError {
+  return new ApiError(422, 'validation_failed', `request body is invalid: ${summaryOf(details)}`, details);
 }
 
 /**
@@ -31,11 +35,7 @@ export function validationFailed(details: ErrorDetail[]): ApiError {
  * address being wrong, not its body: 400 naming the parameter (CONTRACT §3), where a body answers 422.
  */
 export function invalidQuery(details: ErrorDetail[]): ApiError {
-  const summary = details
-    .slice(0, 5)
-    .map((detail) => `${detail.path}: ${detail.problem}`)
-    .join('; ');
-  return new ApiError(400, 'invalid_query', `query is invalid: ${summary}`, details);
+  return new ApiError(400, 'invalid_query', `query is invalid: ${summaryOf(details)}`, details);
 }
 
 /** A body check's refusal (422 with details) said of query values instead: the same details, 400. */
