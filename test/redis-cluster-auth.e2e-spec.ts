@@ -2,11 +2,10 @@ import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
-import { createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fixtures';
+import { createAccount, ingestSampleEvent, setCallbackSettings } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { TestReceiver } from './support/receiver';
 import { type RedisClusterHandle, startRedisCluster } from './support/redis-deployments';
-import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 
 /**
@@ -48,13 +47,7 @@ it('delivers through a password-protected cluster given REDIS_PASSWORD', async (
   const account = await createAccount(configApi);
   await setCallbackSettings(configApi.app, account.id, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
 
-  const response = await fetch(`${ingest.url}/v1/events`, {
-    method: 'POST',
-    headers: INGEST_HEADERS,
-    body: JSON.stringify({ account_id: account.id, action: 'Customer_create', message: SAMPLE_MESSAGES.Customer_create }),
-  });
-  expect(response.status).toBe(202);
-  const { event_id: eventId } = (await response.json()) as { event_id: string };
+  const eventId = await ingestSampleEvent(ingest, account.id);
   await waitFor('the callback to arrive', () => receiver.requests.some((request) => request.headers['webhook-id'] === eventId));
   expect((await fetch(`${ingest.url}/health/ready`)).status).toBe(200);
   expect(await cluster.keysPerNode()).not.toEqual([0, 0, 0]);

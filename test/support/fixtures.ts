@@ -1,12 +1,23 @@
 import type { INestApplication } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { completePermissions, type Permissions, type PushContentType } from '@app/payloads';
+import { completePermissions, type Permissions, type PushContentType, SAMPLE_MESSAGES } from '@app/payloads';
 import { publishSettingsChanged, REDIS } from '@app/runtime';
 import type { RunningApp } from './apps';
 
 export const ADMIN_HEADERS = { authorization: `Bearer ${process.env.ADMIN_TOKEN ?? ''}`, 'content-type': 'application/json' };
 export const INGEST_HEADERS = { authorization: `Bearer ${(process.env.INGEST_TOKEN ?? '').split(',')[0]}`, 'content-type': 'application/json' };
+
+/** POSTs one sample Customer_create to ingest for the account, expects 202, and answers its event_id. */
+export async function ingestSampleEvent(ingest: RunningApp, accountId: number): Promise<string> {
+  const response = await fetch(`${ingest.url}/v1/events`, {
+    method: 'POST',
+    headers: INGEST_HEADERS,
+    body: JSON.stringify({ account_id: accountId, action: 'Customer_create', message: SAMPLE_MESSAGES.Customer_create }),
+  });
+  expect(response.status).toBe(202);
+  return ((await response.json()) as { event_id: string }).event_id;
+}
 
 export interface TestAccount {
   id: number;

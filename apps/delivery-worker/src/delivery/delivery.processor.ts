@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DelayedError, type Job, type WorkerOptions } from 'bullmq';
-import { type DeliveryJobData, DeliveryQueues, type Environment, jobSpan } from '@app/runtime';
+import { type DeliveryJobData, DeliveryQueues, type Environment, jobSpan, workerStageStamps } from '@app/runtime';
 import { DeliveryService } from './delivery.service';
 import type { DeliveryResult } from './outcome/outcome-recorder.service';
 
@@ -49,12 +49,18 @@ export class DeliveryProcessor {
   ) {}
 
   readonly process = (job: Job<DeliveryJobData>, token?: string): Promise<DeliveryResult> => {
+    workerStageStamps.taken(job);
     const run = jobSpan(job.data, () => this.delivery.deliver(job, token));
     // The job leaves the queue unless it was only moved to later: its account's backlog shrinks (fair turns).
     const tracked = run.then(
-      () => this.queues.settled(job.data.accountId),
+      () => {
+        this.queues.settled(job.data.accountId);
+        workerStageStamps.forget(job.data.eventSeq);
+      },
       (error: unknown) => {
-        if (!(error instanceof DelayedError)) this.queues.settled(job.data.accountId);
+        if (error instanceof DelayedError) return;
+        this.queues.settled(job.data.accountId);
+        workerStageStamps.forget(job.data.eventSeq);
       },
     );
     this.running.add(tracked);

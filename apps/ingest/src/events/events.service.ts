@@ -9,6 +9,8 @@ import {
   firstDeliveryStep,
   inSpan,
   requestSpan,
+  stampNow,
+  stampStage,
   traceCarrier,
   validationFailed,
 } from '@app/runtime';
@@ -80,12 +82,13 @@ export class EventsService {
    * statement: see GroupCommitService). Counts the outcome; 5xx answers are not a verdict on the event.
    */
   ingestOne(body: unknown, headers?: IncomingHttpHeaders): Promise<IngestResult> {
-    return requestSpan('POST /v1/events', headers, () => this.ingestOneTraced(body));
+    const acceptedAt = stampNow();
+    return requestSpan('POST /v1/events', headers, () => this.ingestOneTraced(body, acceptedAt));
   }
 
-  private async ingestOneTraced(body: unknown): Promise<IngestResult> {
+  private async ingestOneTraced(body: unknown, acceptedAt: number): Promise<IngestResult> {
     try {
-      const result = await this.storeOne(await inSpan('ingest.validate', () => ingestEnvelope(body)));
+      const result = await this.storeOne(await inSpan('ingest.validate', () => ingestEnvelope(body)), acceptedAt);
       ingestedEvents.inc({ outcome: result.status });
       return result;
     } catch (error) {
@@ -94,11 +97,11 @@ export class EventsService {
     }
   }
 
-  private async storeOne(dto: IngestEventDto): Promise<IngestResult> {
+  private async storeOne(dto: IngestEventDto, acceptedAt: number): Promise<IngestResult> {
     const problems = validateEventMessage(dto.action, dto.message);
     if (problems.length > 0) throw validationFailed(messageDetails(problems, 'message'));
     const event = toNewEvent(dto);
-    const outcome = await this.groupCommit.commit(event);
+    const outcome = await this.groupCommit.commit(event, acceptedAt);
     switch (outcome.kind) {
       case 'accepted':
         return { event_id: event.eventId, status: 'accepted' };
@@ -121,6 +124,7 @@ export class EventsService {
    * statement and enqueued with one Redis call, and each item gets its own result.
    */
   async ingestBatch(items: readonly unknown[]): Promise<BatchItemResult[]> {
+    const acceptedAt = stampNow();
     const results: BatchItemResult[] = new Array<BatchItemResult>(items.length);
     const valid: { index: number; event: NewEvent }[] = [];
     await inSpan('ingest.validate', () =>
@@ -132,6 +136,7 @@ export class EventsService {
     );
 
     const outcomes: StoreOutcome[] = await inSpan('ingest.store', () => this.store.store(valid.map((entry) => entry.event)));
+    const committedAt = stampNow();
     await inSpan('ingest.enqueue', async () => {
       const accepted: DeliveryJobData[] = [];
       valid.forEach(({ index, event }, position) => {
@@ -140,6 +145,7 @@ export class EventsService {
         if (outcome.kind === 'accepted') accepted.push({ ...firstDeliveryStep(outcome.seq, event.accountId), ...traceCarrier() });
       });
       await this.producer.enqueue(accepted);
+      stampBoth(acceptedAt, committedAt, accepted.length);
     });
 
     const tally = { accepted: 0, duplicate: 0, rejected: 0 };
@@ -169,6 +175,12 @@ export class EventsService {
         };
     }
   }
+}
+
+/** Each of `count` events of one statement and one add: its accepted → committed and committed → enqueued. */
+function stampBoth(acceptedAt: number, committedAt: number, count: number): void {
+  const enqueuedAt = stampNow();
+  for (let index = 0; index < count; index += 1) stampStage('committed_enqueued', stampStage('accepted_committed', acceptedAt, committedAt), enqueuedAt);
 }
 
 function optionalEventId(eventId: string | undefined): { event_id?: string } {

@@ -10,6 +10,8 @@ import {
   oneByOneOnFailure,
   type Settled,
   SharedStepSpans,
+  stampNow,
+  stampStage,
 } from '@app/runtime';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
 
@@ -22,6 +24,9 @@ interface Submitted {
   event: NewEvent;
   /** The request's trace context (tracing on only): the shared store and enqueue steps show in each request's trace. */
   trace?: Context;
+  /** When the request was handed to ingest (epoch ms), then when its statement committed: the stage stamps. */
+  acceptedAt: number;
+  committedAt?: number;
 }
 
 function isUnavailable(error: unknown): boolean {
@@ -58,14 +63,16 @@ export class GroupCommitService {
   }
 
   /** Stores one event with whatever else is waiting, enqueues its first step when accepted, and says what became of it. */
-  commit(event: NewEvent): Promise<StoreOutcome> {
-    return this.batcher.submit({ event, trace: captureContext() });
+  commit(event: NewEvent, acceptedAt: number = stampNow()): Promise<StoreOutcome> {
+    return this.batcher.submit({ event, trace: captureContext(), acceptedAt });
   }
 
   private async storeGroup(group: readonly Submitted[]): Promise<StoreOutcome[]> {
     const spans = new SharedStepSpans('ingest.store', group.map((submitted) => submitted.trace));
     try {
       const outcomes = await this.store.store(group.map((submitted) => submitted.event));
+      const committedAt = stampNow();
+      for (const submitted of group) submitted.committedAt = committedAt;
       spans.end();
       return outcomes;
     } catch (error) {
@@ -87,6 +94,12 @@ export class GroupCommitService {
     });
     // enqueue() reports failures by its result; the catch only keeps callers from waiting forever.
     await this.producer.enqueue(steps).catch(() => false);
+    const enqueuedAt = stampNow();
+    group.forEach((submitted, position) => {
+      const settled = outcomes[position];
+      if (!settled?.ok || settled.value.kind !== 'accepted' || submitted.committedAt === undefined) return;
+      stampStage('committed_enqueued', stampStage('accepted_committed', submitted.acceptedAt, submitted.committedAt), enqueuedAt);
+    });
     spans.end();
   }
 }

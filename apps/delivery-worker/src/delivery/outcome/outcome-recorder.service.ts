@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DeliveryQueues, ENVIRONMENT, type Environment, inSpan, retryStep, traceCarrier } from '@app/runtime';
+import { DeliveryQueues, ENVIRONMENT, type Environment, inSpan, retryStep, traceCarrier, workerStageStamps } from '@app/runtime';
 import type { AccountDeliverySettings } from '../account-settings.cache';
 import type { Admission } from '../admission/endpoint-admission';
 import { EndpointDisabling } from '../admission/endpoint-disabling';
@@ -90,6 +90,7 @@ export class OutcomeRecorder {
     if (countsForHealth) await this.disabling.noteOutcome(settings, verdict.success, attempt.startedAt);
     const applied = await inSpan('delivery.record', () => this.store.record({ attempt, change }));
     if (!applied) return 'superseded';
+    workerStageStamps.recorded(event.seq);
     if (change.status === 'delivered') {
       deliveryEventsSettled.inc({ status: 'delivered' });
       deliveryLatency.observe((Date.now() - event.createdAt.getTime()) / 1000);

@@ -1,4 +1,4 @@
-import { callbackTraceHeaders, OutboundError, type OutboundHttpClient } from '@app/runtime';
+import { callbackTraceHeaders, OutboundError, type OutboundHttpClient, workerStageStamps } from '@app/runtime';
 import { type AccountDeliverySettings, signingSecretsAt } from '../account-settings.cache';
 import { type CallbackBody, callbackHeaders } from './callback-request';
 import type { PendingEvent } from '../outcome/delivery-store';
@@ -92,6 +92,7 @@ export class CallbackSender {
     } catch (error) {
       throw new UnsignableCallbackError(error);
     }
+    workerStageStamps.callStarted(event.seq);
     const started = performance.now();
     const finished = (result: AttemptResult, responseBody: string | null, abandoned = false): Exchange => ({
       startedAt,
@@ -131,6 +132,7 @@ export class CallbackSender {
       );
     } finally {
       this.waiting.delete(stop);
+      workerStageStamps.answered(event.seq);
     }
   }
 }
