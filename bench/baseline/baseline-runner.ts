@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { freePort } from '../support/bench-environment';
+import { FigureMemo } from '../support/figure-memo';
 import type { BenchEnvironment } from '../support/bench-environment';
 import { waitReady } from '../support/ipc';
 import type { ProcessSupervisor, SupervisedProcess } from '../support/process-supervisor';
@@ -12,7 +13,7 @@ import { createBaselineTables } from './baseline-schema';
  */
 export class BaselineRunner {
   private readonly running: Array<{ process: SupervisedProcess; url: string }> = [];
-  private readonly figures = new Map<string, Promise<unknown>>();
+  private readonly figures = new FigureMemo();
   private tablesReady: Promise<void> | null = null;
 
   constructor(
@@ -66,11 +67,6 @@ export class BaselineRunner {
 
   /** The figure named `key`, measured by `measure` the first time it is asked for. */
   once<T>(key: string, measure: () => Promise<T>): Promise<T> {
-    let figure = this.figures.get(key) as Promise<T> | undefined;
-    if (!figure) {
-      figure = measure();
-      this.figures.set(key, figure);
-    }
-    return figure;
+    return this.figures.once(key, measure);
   }
 }

@@ -1,11 +1,23 @@
 import { jobsWithoutCall } from '../support/metric-scrape';
+import { redisText, withRedisCounts } from '../support/redis-stats';
 import { endToEnd } from './measure';
 import { atLeast, type Scenario } from './scenario';
-import type { BenchContext } from '../support/bench-context';
+import type { BenchContext, ServiceTarget } from '../support/bench-context';
+
+/** endToEnd with the Redis commands and bytes per delivery around it. */
+async function countedEndToEnd(bench: BenchContext, target: ServiceTarget, tag: string, total: number) {
+  const { result, redis } = await withRedisCounts(bench.environment.redisUrl, () => endToEnd(bench, target, tag, total), () => total);
+  return { ...result, redis };
+}
 
 /** The framework-free pipeline end to end with `processes` processes over the 20 endpoints (measured once per run). */
 export function baselineEndToEnd(bench: BenchContext, processes: number, total: number) {
-  return bench.baseline.once(`e2e-${processes}`, async () => endToEnd(bench, await bench.baselineTarget(processes), `be${processes}`, total));
+  return bench.baseline.once(`e2e-${processes}`, async () => countedEndToEnd(bench, await bench.baselineTarget(processes), `be${processes}`, total));
+}
+
+/** The service's end-to-end figure of this run (one ingest, one worker), measured once: the backlog drain compares against it. */
+export function steadyEndToEnd(bench: BenchContext) {
+  return bench.serviceFigures.once('end-to-end', () => countedEndToEnd(bench, bench.service(), 'e2e', bench.size(4_000, 20_000)));
 }
 
 export const endToEndScenario: Scenario = {
@@ -13,7 +25,7 @@ export const endToEndScenario: Scenario = {
   title: '20,000 events for 20 endpoints (distinct origins), ingest → delivered, one ingest and one worker',
   async run(bench) {
     const total = bench.size(4_000, 20_000);
-    const service = await endToEnd(bench, bench.service(), 'e2e', total);
+    const service = await steadyEndToEnd(bench);
     const baseline = await baselineEndToEnd(bench, 1, total);
     const share = service.deliveredPerSecond / baseline.deliveredPerSecond;
     return {
@@ -23,8 +35,14 @@ export const endToEndScenario: Scenario = {
         { label: 'delivered', value: service.deliveredPerSecond, unit: 'events/s', reference: { label: 'baseline ×1', value: baseline.deliveredPerSecond }, target: atLeast(service.deliveredPerSecond, 3_000, '≥ 3,000/s with one worker') },
         { label: 'share of the baseline', value: share, unit: 'ratio', target: atLeast(share, 0.6, '≥ 0.60 of the framework-free pipeline') },
         { label: 'CPU per event, ingest + worker', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: 'baseline ×1', value: baseline.cpuUsPerEvent } },
+        { label: 'Redis commands per delivery', value: service.redis.commands, unit: 'commands', reference: { label: 'baseline ×1', value: baseline.redis.commands } },
+        { label: 'Redis bytes per delivery (in + out)', value: service.redis.inputBytes + service.redis.outputBytes, unit: 'bytes', reference: { label: 'baseline ×1', value: baseline.redis.inputBytes + baseline.redis.outputBytes } },
       ],
-      notes: [`${total} events (${service.duplicates} duplicate arrivals); accepted at ${Math.round(service.acceptedPerSecond)}/s while delivering`],
+      notes: [
+        `${total} events (${service.duplicates} duplicate arrivals); accepted at ${Math.round(service.acceptedPerSecond)}/s while delivering`,
+        redisText('service', service.redis),
+        redisText('baseline ×1', baseline.redis),
+      ],
     };
   },
 };

@@ -1,53 +1,10 @@
 import { metricSample } from '../support/metric-scrape';
 import type { SupervisedProcess } from '../support/process-supervisor';
+import { RssSampler } from '../support/rss-sampler';
 import { endToEnd, settleMs } from './measure';
 import { atMost, type Scenario } from './scenario';
 
 const MB = 1024 * 1024;
-
-/** Highest RSS seen per process while sampling runs. */
-class RssSampler {
-  readonly peak = new Map<string, number>();
-  /** Every sample, by process: [ms since the sampler started, RSS]. */
-  readonly samples = new Map<string, [number, number][]>();
-  private readonly timer: NodeJS.Timeout;
-  private readonly started = Date.now();
-
-  constructor(private readonly processes: SupervisedProcess[]) {
-    this.timer = setInterval(() => this.sample(), 250);
-  }
-
-  sample(): Map<string, number> {
-    const now = new Map<string, number>();
-    for (const entry of this.processes) {
-      const rss = entry.rss() ?? 0;
-      now.set(entry.name, rss);
-      this.peak.set(entry.name, Math.max(this.peak.get(entry.name) ?? 0, rss));
-      const samples = this.samples.get(entry.name) ?? [];
-      samples.push([Date.now() - this.started, rss]);
-      this.samples.set(entry.name, samples);
-    }
-    return now;
-  }
-
-  /**
-   * Growth of the highest RSS in the last third of [fromMs, end] over the highest in its first third, in %.
-   * The heap grows and is collected in a sawtooth; two single samples land anywhere on it, peaks do not.
-   */
-  peakGrowth(name: string, fromMs: number): number | null {
-    const samples = (this.samples.get(name) ?? []).filter(([at]) => at >= fromMs);
-    if (samples.length < 3) return null;
-    const third = (samples[samples.length - 1][0] - fromMs) / 3;
-    const peakOf = (from: number, to: number) => Math.max(0, ...samples.filter(([at]) => at >= from && at <= to).map(([, rss]) => rss));
-    const first = peakOf(fromMs, fromMs + third);
-    const last = peakOf(fromMs + 2 * third, Number.POSITIVE_INFINITY);
-    return first > 0 ? ((last - first) / first) * 100 : null;
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
-}
 
 /** The ingest's V8 heap in use (prom-client's default metric), in MB, or null when /metrics does not answer. */
 async function heapUsedMb(url: string): Promise<number | null> {

@@ -1,6 +1,6 @@
 import type { BenchContext } from '../support/bench-context';
 
-export type Unit = 'events/s' | 'calls/s' | 'ms' | 'µs' | 'MB' | '%' | 'ratio';
+export type Unit = 'events/s' | 'calls/s' | 'ms' | 'µs' | 'MB' | '%' | 'ratio' | 'commands' | 'bytes';
 
 /** One number a scenario reports, with what it is compared against and the target for it. */
 export interface Figure {

@@ -2,6 +2,7 @@ import { BaselineRunner } from '../baseline/baseline-runner';
 import { LoadControl } from '../load/load-control';
 import { ReceiverControl } from '../receiver/receiver-control';
 import { BenchAccounts } from './bench-accounts';
+import { FigureMemo } from './figure-memo';
 import { type BenchEnvironment, prepareEnvironment } from './bench-environment';
 import type { ProcessSupervisor, SupervisedProcess } from './process-supervisor';
 import { type RunningApp, ServiceStack, type StackOptions } from './service-stack';
@@ -27,6 +28,8 @@ export interface ServiceTarget {
  */
 export class BenchContext {
   private warmUps = 0;
+  /** The service's own figures that later scenarios compare against (e.g. the steady end-to-end rate for the drain). */
+  readonly serviceFigures = new FigureMemo();
 
   private constructor(
     readonly quick: boolean,

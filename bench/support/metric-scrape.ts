@@ -1,16 +1,21 @@
+/** An app's /metrics text (Prometheus exposition), or null when it does not answer. */
+export async function metricsText(appUrl: string): Promise<string | null> {
+  try {
+    return await (await fetch(`${appUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The value of the Prometheus sample whose name and labels are exactly `sample` (e.g.
  * `nodejs_heap_size_used_bytes` or `name{reason="busy"}`) on an app's /metrics; null when the app does
  * not answer or has no such sample yet.
  */
 export async function metricSample(appUrl: string, sample: string): Promise<number | null> {
-  try {
-    const text = await (await fetch(`${appUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-    const line = text.split('\n').find((candidate) => candidate.startsWith(`${sample} `));
-    return line ? Number(line.slice(sample.length + 1)) : null;
-  } catch {
-    return null;
-  }
+  const text = await metricsText(appUrl);
+  const line = text?.split('\n').find((candidate) => candidate.startsWith(`${sample} `));
+  return line ? Number(line.slice(sample.length + 1)) : null;
 }
 
 /**
