@@ -3,8 +3,8 @@ import { ipcCall, waitReady } from '../support/ipc';
 import type { ProcessSupervisor, SupervisedProcess } from '../support/process-supervisor';
 import { waitFor } from '../../test/support/wait-for';
 
-/** slow: 200 after SLOW_ANSWER_MS, so an endpoint's capacity is ENDPOINT_CONCURRENCY / 40 ms. */
-export type ReceiverMode = 'ok' | 'hang' | 'down' | 'slow';
+/** slow / crawl: 200 after 40 / 400 ms, so an endpoint's capacity is ENDPOINT_CONCURRENCY / 40 ms (or / 400 ms). */
+export type ReceiverMode = 'ok' | 'hang' | 'down' | 'slow' | 'crawl';
 
 export interface ArrivalStats {
   /** Distinct webhook-ids that arrived (answered 200). */

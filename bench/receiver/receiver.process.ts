@@ -8,9 +8,11 @@ import type { ArrivalStats, ReceiverMode } from './receiver-control';
  * per-endpoint limits apply as in production), all on one port. It answers 200 at once, or never
  * ("hang"), or 503 ("down"), per address; it records the first arrival time of every webhook-id,
  * grouped by the id's tag (the part before the first "-"), and reports over IPC. "slow" answers 200
- * after SLOW_ANSWER_MS (a receiver of bounded capacity, for the noisy-neighbour scenario).
+ * after SLOW_ANSWER_MS and "crawl" after CRAWL_ANSWER_MS (receivers of bounded capacity, for the
+ * noisy-neighbour scenario).
  */
 const SLOW_ANSWER_MS = 40;
+const CRAWL_ANSWER_MS = 400;
 const hosts = (process.env.RECEIVER_HOSTS ?? '127.0.0.2').split(',');
 const modes = new Map<string, ReceiverMode>(hosts.map((host) => [host, 'ok']));
 const held = new Map<string, Set<ServerResponse>>(hosts.map((host) => [host, new Set()]));
@@ -55,7 +57,8 @@ function handle(host: string, request: IncomingMessage, response: ServerResponse
     if (record.arrivals.has(id)) record.duplicates += 1;
     else record.arrivals.set(id, at);
     record.byHost.set(host, (record.byHost.get(host) ?? 0) + 1);
-    if (mode === 'slow') setTimeout(() => response.writeHead(200, { 'content-length': '0' }).end(), SLOW_ANSWER_MS);
+    const answerAfterMs = mode === 'slow' ? SLOW_ANSWER_MS : mode === 'crawl' ? CRAWL_ANSWER_MS : 0;
+    if (answerAfterMs > 0) setTimeout(() => response.writeHead(200, { 'content-length': '0' }).end(), answerAfterMs);
     else response.writeHead(200, { 'content-length': '0' }).end();
   });
 }
