@@ -15,7 +15,6 @@ import {
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './request/callback-exchange';
 import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
-import { CallTurns } from './admission/call-turns';
 import { breakerOpens, deliveryAttemptDuration, deliveryAttempts, deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
 import { DeliveryStore, type PendingEvent } from './outcome/delivery-store';
 import { EndpointAdmission, type EndpointLease } from './admission/endpoint-admission';
@@ -51,7 +50,6 @@ export class DeliveryService {
   /** Job step → endpoint it last bounced off (bounded; only ever a shortcut, never a decision). */
   private readonly busyHints = new Map<string, string>();
   private readonly sender: CallbackSender;
-  private readonly turns: CallTurns;
 
   constructor(
     private readonly store: DeliveryStore,
@@ -64,12 +62,11 @@ export class DeliveryService {
     private readonly order: SubjectOrder,
   ) {
     this.sender = new CallbackSender(http, environment.delivery.timeoutMs);
-    this.turns = new CallTurns(environment.delivery.workerConcurrency);
   }
 
   /** No call starts from now on (shutdown): jobs that reach their call end with WorkerStoppingError. */
   stop(): void {
-    this.turns.stop();
+    this.admission.turns.stop();
   }
 
   /** Calls still waiting for an answer end now and are recorded as failed attempts (shutdown). */
@@ -118,6 +115,10 @@ export class DeliveryService {
     }
 
     const settings = await this.settings.get(event.accountId);
+    return this.deliverEvent(job, token, event, settings);
+  }
+
+  private async deliverEvent(job: DeliveryJob, token: string | undefined, event: PendingEvent, settings: AccountDeliverySettings | null): Promise<DeliveryResult> {
     if (!settings?.pushUrl) {
       return this.recorder.settleWithoutCall(event, 'no_endpoint', settings ? 'no push_url is set' : `account ${event.accountId} does not exist`);
     }
@@ -143,45 +144,35 @@ export class DeliveryService {
       // No attempt could ever encode it: the event ends failed and says why, instead of failing its job for ever (CONTRACT §5).
       return this.recorder.settleWithoutCall(event, 'failed', `cannot encode the callback body (${settings.encoding}): ${(error as Error).message}`, 'unencodable');
     }
-    await this.turns.take();
-    let turnHeld = true;
-    const giveTurn = (): void => {
-      if (turnHeld) this.turns.give();
-      turnHeld = false;
-    };
+    let endpointKey: string;
     try {
-      let endpointKey: string;
-      try {
-        endpointKey = endpointKeyOf(event.accountId, settings.pushUrl);
-      } catch {
-        // Not a URL at all: nothing to guard; recorded as a failed attempt like any other.
-        return await this.attempt(event, settings, callback, null, giveTurn);
-      }
-
-      const admission = await inSpan('delivery.admit', () => this.admission.acquire({ endpointKey, force: isRedeliveryStart(event), maxPerSecond: settings.maxPerSecond }));
-      if (admission.kind !== 'admitted') giveTurn();
-      if (admission.kind === 'busy') return await this.bounce(job, token, endpointKey, admission.waitMs);
-      this.busyHints.delete(stepKey);
-      if (admission.kind === 'open') {
-        return admission.probing ? await this.awaitProbe(job, token, admission) : await this.recorder.recordSkipped(event, settings, admission);
-      }
-      return await this.attempt(event, settings, callback, admission.lease, giveTurn);
-    } finally {
-      giveTurn();
+      endpointKey = endpointKeyOf(event.accountId, settings.pushUrl);
+    } catch {
+      // Not a URL at all: nothing to guard; recorded as a failed attempt like any other.
+      await this.admission.turns.take();
+      return this.attempt(event, settings, callback, null);
     }
+
+    // Admitted means a lease and a call turn, both given back by the lease's release (in attempt).
+    const admission = await inSpan('delivery.admit', () => this.admission.acquire({ endpointKey, force: isRedeliveryStart(event), maxPerSecond: settings.maxPerSecond }));
+    if (admission.kind === 'busy') return this.bounce(job, token, endpointKey, admission.pace);
+    this.busyHints.delete(deliveryJobId(job.data));
+    if (admission.kind === 'open') {
+      return admission.probing ? this.awaitProbe(job, token, admission) : this.recorder.recordSkipped(event, settings, admission);
+    }
+    return this.attempt(event, settings, callback, admission.lease);
   }
 
   /**
    * Every slot of the endpoint is taken, or its pace (max_per_second, a 429/503) lets the next call start
-   * only in `waitMs`: come back then, without spending an attempt (CONTRACT §9).
+   * only later: come back at this job's place in line, without spending an attempt (CONTRACT §9).
    */
-  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string, waitMs: number | null = null): Promise<never> {
+  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string, pace: { waitMs: number; intervalMs: number } | null = null): Promise<never> {
     const stepKey = deliveryJobId(job.data);
     this.busyHints.delete(stepKey);
-    if (waitMs !== null) {
+    if (pace !== null) {
       deliveryJobsWithoutCall.inc({ reason: 'paced' });
-      // Spread over a little more than the wait, so the jobs held by one pace do not all come back at once.
-      return this.postpone(job, token, Math.round(waitMs * (1 + Math.random() * 0.2)));
+      return this.postpone(job, token, this.admission.busyDelayMs(endpointKey, pace));
     }
     if (this.busyHints.size >= MAX_BUSY_HINTS) this.busyHints.delete(this.busyHints.keys().next().value as string);
     this.busyHints.set(stepKey, endpointKey);
@@ -212,7 +203,6 @@ export class DeliveryService {
     settings: AccountDeliverySettings,
     callback: CallbackBody,
     lease: EndpointLease | null,
-    giveTurn: () => void,
   ): Promise<DeliveryResult> {
     let exchange: Awaited<ReturnType<CallbackSender['send']>>;
     try {
@@ -223,7 +213,8 @@ export class DeliveryService {
       if (error instanceof UnsignableCallbackError) return this.recorder.settleWithoutCall(event, 'failed', error.message, 'unsignable');
       throw error;
     } finally {
-      giveTurn();
+      // Without a lease the turn is this call's own; with one, the lease's release gives it back (or hands it on).
+      if (!lease) this.admission.turns.give();
     }
     const { startedAt, headers, durationMs, result, responseBody, abandoned } = exchange;
     const judged = judgeAttempt(result, Date.now());
