@@ -285,6 +285,21 @@ describe('DeliveryService', () => {
     await expect(unordered.service().deliver(unordered.job(), 'token')).resolves.toBe('delivered');
   });
 
+  it('releases the next event of an ordered subject when an event ends, never while it only goes to retrying', async () => {
+    const ends = async (setup: (fakes: Fakes) => void): Promise<string[]> => {
+      const fakes = new Fakes();
+      fakes.settings = accountSettings({ ordering: 'subject' });
+      setup(fakes);
+      await fakes.service().deliver(fakes.job(), 'token');
+      return fakes.releasedAfter;
+    };
+    expect(await ends(() => undefined)).toEqual(['42']);
+    expect(await ends((fakes) => (fakes.settings = accountSettings({ ordering: 'subject', permissions: {} })))).toEqual(['42']);
+    expect(await ends((fakes) => (fakes.answer = { status: 500, headers: {}, body: '', truncated: false }))).toEqual([]);
+    expect(await ends((fakes) => (fakes.applied = false))).toEqual([]);
+    expect(await ends((fakes) => (fakes.settings = accountSettings()))).toEqual([]);
+  });
+
   it('records an attempt due while the breaker is open as failed without a call, and keeps to the schedule', async () => {
     const fakes = new Fakes();
     const retryAt = new Date(Date.now() + 20_000);

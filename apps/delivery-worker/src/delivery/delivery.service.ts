@@ -26,6 +26,8 @@ import { SubjectOrder } from './admission/subject-order';
 export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './request/callback-exchange';
 
 const MAX_BUSY_HINTS = 10_000;
+/** The results that end an event (its row is final): the next held event of its subject may go. */
+const ENDING_RESULTS: ReadonlySet<DeliveryResult> = new Set(['delivered', 'failed', 'filtered', 'no_endpoint']);
 /** Pause of a job that met a database outage (spread ±50 %). */
 const DATABASE_WAIT_MS = 5_000;
 
@@ -115,7 +117,10 @@ export class DeliveryService {
     }
 
     const settings = await this.settings.get(event.accountId);
-    return this.deliverEvent(job, token, event, settings);
+    const result = await this.deliverEvent(job, token, event, settings);
+    // Ordering "subject": the event ended (not merely retrying), so the next event of its subject goes now.
+    if (settings?.ordering === 'subject' && ENDING_RESULTS.has(result)) await this.order.release(event);
+    return result;
   }
 
   private async deliverEvent(job: DeliveryJob, token: string | undefined, event: PendingEvent, settings: AccountDeliverySettings | null): Promise<DeliveryResult> {
