@@ -198,11 +198,12 @@ export class EndpointAdmission {
 
   /**
    * How long a job that found this endpoint full (`pace` null), or held by its pace, should wait before
-   * trying again: behind the jobs this process already sent back for the same reason (busy-delay.ts).
+   * trying again: behind the jobs this process already sent back for the same reason (busy-delay.ts);
+   * `returning`: the job was sent back for the pace by this process before.
    */
-  busyDelayMs(endpointKey: string, pace: { waitMs: number; intervalMs: number } | null = null): number {
+  busyDelayMs(endpointKey: string, pace: { waitMs: number; intervalMs: number } | null = null, returning = false): number {
     const now = Date.now();
-    if (pace) return pacedSlotDelay(this.paceOf(endpointKey), now, pace.waitMs, pace.intervalMs);
+    if (pace) return pacedSlotDelay(this.paceOf(endpointKey), now, pace.waitMs, pace.intervalMs, returning);
     return pacedDelay(this.paceOf(endpointKey), now, this.environment.delivery.endpointConcurrency);
   }
 
