@@ -51,8 +51,6 @@ export class DeliveryService {
   private readonly logger = new Logger(DeliveryService.name);
   /** Job step → endpoint it last bounced off (bounded; only ever a shortcut, never a decision). */
   private readonly busyHints = new Map<string, string>();
-  /** Job steps this process sent back for their endpoint's pace (bounded, like busyHints). */
-  private readonly pacedSteps = new Set<string>();
   private readonly sender: CallbackSender;
 
   constructor(
@@ -164,7 +162,6 @@ export class DeliveryService {
     const admission = await inSpan('delivery.admit', () => this.admission.acquire({ endpointKey, force: isRedeliveryStart(event), maxPerSecond: settings.maxPerSecond }));
     if (admission.kind === 'busy') return this.bounce(job, token, endpointKey, admission.pace);
     this.busyHints.delete(deliveryJobId(job.data));
-    this.pacedSteps.delete(deliveryJobId(job.data));
     if (admission.kind === 'open') {
       return admission.probing ? this.awaitProbe(job, token, admission) : this.recorder.recordSkipped(event, settings, admission);
     }
@@ -180,10 +177,7 @@ export class DeliveryService {
     this.busyHints.delete(stepKey);
     if (pace !== null) {
       deliveryJobsWithoutCall.inc({ reason: 'paced' });
-      const returning = this.pacedSteps.delete(stepKey);
-      if (this.pacedSteps.size >= MAX_BUSY_HINTS) this.pacedSteps.delete(this.pacedSteps.values().next().value as string);
-      this.pacedSteps.add(stepKey);
-      return this.postpone(job, token, this.admission.busyDelayMs(endpointKey, pace, returning));
+      return this.postpone(job, token, this.admission.busyDelayMs(endpointKey, pace));
     }
     if (this.busyHints.size >= MAX_BUSY_HINTS) this.busyHints.delete(this.busyHints.keys().next().value as string);
     this.busyHints.set(stepKey, endpointKey);

@@ -50,16 +50,6 @@ describe('pacedSlotDelay', () => {
     expect(pacedSlotDelay(paced, NOW + 10, 5_000, 100)).toBe(5_110);
   });
 
-  it('gives a job back from its slot the next opening when that is within one slot, leaving the line as it is', () => {
-    const paced = pace();
-    Array.from({ length: 3 }, () => pacedSlotDelay(paced, NOW, 30, 100));
-    const lineEnd = paced.pacedAt;
-    expect(pacedSlotDelay(paced, NOW + 30, 8, 100, true)).toBe(8);
-    expect(paced.pacedAt).toBe(lineEnd);
-    // Further off than a slot (the pace slowed down): to the end of the line like any other.
-    expect(pacedSlotDelay(paced, NOW + 30, 200, 100, true)).toBe(lineEnd + 110 - (NOW + 30));
-  });
-
   it('never parks a job longer than the maximum', () => {
     const paced = pace();
     const delays = Array.from({ length: 10 }, () => pacedSlotDelay(paced, NOW, 1, 5_000));

@@ -35,16 +35,12 @@ export function pacedDelay(pace: Pace, now: number, endpointConcurrency: number,
 /**
  * When a job held by the endpoint's pace (max_per_second, or a 429/503's slower pace) should come back:
  * at its own slot, one interval behind the last job this process sent back for the pace, or at the
- * pace's next opening (`waitMs`) when that is later; a job `returning` from its slot that finds the
- * pace opening within one slot takes that opening. So a paced backlog costs about one trip through
+ * pace's next opening (`waitMs`) when that is later. So a paced backlog costs about one trip through
  * Redis's delayed set per job, instead of every job coming back at each opening where one starts. The
  * pace across workers stays Redis's (the acquire script); this only chooses when a job asks again.
  */
-export function pacedSlotDelay(pace: Pace, now: number, waitMs: number, intervalMs: number, returning = false): number {
+export function pacedSlotDelay(pace: Pace, now: number, waitMs: number, intervalMs: number): number {
   const spacing = intervalMs * (1 + PACED_SLOT_MARGIN);
-  // Back from its slot, but the call before it started late and moved the pace on: its turn is the next
-  // opening, not the end of the line (which would hold it back behind every job lined up since).
-  if (returning && waitMs <= spacing) return Math.max(1, Math.round(waitMs));
   const due = Math.min(Math.max(now + waitMs, pace.pacedAt + spacing), now + MAX_BUSY_DELAY_MS);
   pace.pacedAt = due;
   return Math.max(1, Math.round(due - now));

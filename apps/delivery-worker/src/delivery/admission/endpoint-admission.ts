@@ -198,12 +198,11 @@ export class EndpointAdmission {
 
   /**
    * How long a job that found this endpoint full (`pace` null), or held by its pace, should wait before
-   * trying again: behind the jobs this process already sent back for the same reason (busy-delay.ts);
-   * `returning`: the job was sent back for the pace by this process before.
+   * trying again: behind the jobs this process already sent back for the same reason (busy-delay.ts).
    */
-  busyDelayMs(endpointKey: string, pace: { waitMs: number; intervalMs: number } | null = null, returning = false): number {
+  busyDelayMs(endpointKey: string, pace: { waitMs: number; intervalMs: number } | null = null): number {
     const now = Date.now();
-    if (pace) return pacedSlotDelay(this.paceOf(endpointKey), now, pace.waitMs, pace.intervalMs, returning);
+    if (pace) return pacedSlotDelay(this.paceOf(endpointKey), now, pace.waitMs, pace.intervalMs);
     return pacedDelay(this.paceOf(endpointKey), now, this.environment.delivery.endpointConcurrency);
   }
 
