@@ -121,6 +121,7 @@ class Fakes {
     } as unknown as EndpointDisabling;
     const order = {
       holdMs: () => Promise.resolve(this.heldMs),
+      afterHold: () => Promise.resolve(),
       release: (event: PendingEvent) => {
         this.releasedAfter.push(event.seq);
         return Promise.resolve();

@@ -138,7 +138,8 @@ export class DeliveryService {
       const holdMs = await this.order.holdMs(event);
       if (holdMs !== null) {
         deliveryJobsWithoutCall.inc({ reason: 'held_by_subject' });
-        return this.postpone(job, token, holdMs);
+        // Once in the delayed set, the job takes a release the event ahead left meanwhile (SubjectOrder).
+        return this.postpone(job, token, holdMs, () => this.order.afterHold(event.accountId, deliveryJobId(job.data)));
       }
     }
 
@@ -186,9 +187,10 @@ export class DeliveryService {
   }
 
   /** Moves the job to later and throws DelayedError, which BullMQ does not count as an attempt. */
-  private async postpone(job: DeliveryJob, token: string | undefined, delayMs: number): Promise<never> {
+  private async postpone(job: DeliveryJob, token: string | undefined, delayMs: number, moved?: () => Promise<void>): Promise<never> {
     if (!token) throw new Error('cannot delay a job without its lock token');
     await job.moveToDelayed(Date.now() + delayMs, token);
+    if (moved) await moved();
     throw new DelayedError(`delivery postponed by ${delayMs} ms`);
   }
 

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { isPendingSql } from '@app/persistence';
-import { DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment } from '@app/runtime';
+import { DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
 import type { PendingEvent } from '../outcome/delivery-store';
 
 /**
@@ -34,11 +35,8 @@ interface PendingNeighbour {
   series_attempts: number;
 }
 
-/**
- * A promote that found the job not (yet) delayed is tried again after these pauses: the held job may be
- * between its check and its move to the delayed set when the event ahead ends.
- */
-const PROMOTE_RETRY_MS = [25, 100, 400];
+/** How long a release mark waits for the held job it names to reach the delayed set. */
+const RELEASE_MARK_MS = 30_000;
 
 /**
  * Ordering "subject" (CONTRACT §9): an event is called only when no earlier event of its subject is
@@ -49,18 +47,25 @@ const PROMOTE_RETRY_MS = [25, 100, 400];
  * A held event's job waits in BullMQ's delayed set. The worker that records the end of the event ahead
  * promotes the next one's job at once (`release`), so a subject's chain costs no polling; the timed
  * re-check (ORDERING_RECHECK) only covers a promote that was lost (a crash between the two, Redis away).
+ * The held job may still be on its way to the delayed set (checked before the end was committed, not
+ * yet moved): the release first leaves a mark, and a held job looks for its mark once it is in the
+ * delayed set (`afterHold`), so one of the two always promotes it, whichever comes first.
  */
 @Injectable()
 export class SubjectOrder {
   private readonly logger = new Logger(SubjectOrder.name);
   private readonly recheckMs: number;
 
+  private readonly keys: RedisKeys;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queues: DeliveryQueues,
+    @Inject(REDIS) private readonly redis: Redis,
     @Inject(ENVIRONMENT) environment: Environment,
   ) {
     this.recheckMs = environment.delivery.orderingRecheckMs;
+    this.keys = new RedisKeys(environment.redis.prefix);
   }
 
   /** Null when the event may be called now; else how long to wait before asking again (ms), unless released sooner. */
@@ -84,9 +89,24 @@ export class SubjectOrder {
       const next = await this.neighbour(NEXT_PENDING_SQL, event);
       // A next event waiting for its own later attempt keeps its time: only a due one is released.
       if (!next || (next.status === 'retrying' && next.next_attempt_at && next.next_attempt_at.getTime() > now)) return;
-      this.promote(event.accountId, deliveryJobId({ eventSeq: next.seq, series: 0, attempt: next.series_attempts }), 0);
+      const jobId = deliveryJobId({ eventSeq: next.seq, series: 0, attempt: next.series_attempts });
+      // The mark first: a held job that reaches the delayed set after the promote below still finds it.
+      await this.redis.set(this.keys.subjectRelease(jobId), '1', 'PX', RELEASE_MARK_MS);
+      await this.promote(event.accountId, jobId);
     } catch (error) {
       this.logger.warn(`could not release the next event of the subject of event ${event.seq}: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * The held job is now in the delayed set: when the event ahead ended meanwhile (its release left a
+   * mark, taken here so it serves once), the job promotes itself. Never throws (the re-check remains).
+   */
+  async afterHold(accountId: number, jobId: string): Promise<void> {
+    try {
+      if ((await this.redis.getdel(this.keys.subjectRelease(jobId))) !== null) await this.promote(accountId, jobId);
+    } catch (error) {
+      this.logger.warn(`could not look for a release of job ${jobId}: ${(error as Error).message}`);
     }
   }
 
@@ -97,18 +117,13 @@ export class SubjectOrder {
 
   /**
    * Moves the job from the delayed set to waiting (BullMQ's promote script, in the job's shard queue, so
-   * every key has the shard's hash tag). A job not in the delayed set is either on its way there (tried
-   * again shortly) or already waiting or running, which needs nothing.
+   * every key has the shard's hash tag). A job not in the delayed set is on its way there (its mark
+   * serves then), or already waiting or running, which needs nothing.
    */
-  private promote(accountId: number, jobId: string, tried: number): void {
-    const queue = this.queues.queueFor(accountId);
-    queue.scripts.promote(jobId).then(
-      () => undefined,
-      () => {
-        const pause = PROMOTE_RETRY_MS[tried];
-        if (pause === undefined) return;
-        setTimeout(() => this.promote(accountId, jobId, tried + 1), pause).unref();
-      },
-    );
+  private async promote(accountId: number, jobId: string): Promise<void> {
+    await this.queues
+      .queueFor(accountId)
+      .scripts.promote(jobId)
+      .catch(() => undefined);
   }
 }
