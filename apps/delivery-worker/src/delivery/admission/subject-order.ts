@@ -4,6 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { isPendingSql } from '@app/persistence';
 import { DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
+import { subjectReleases } from '../delivery.metrics';
 import type { PendingEvent } from '../outcome/delivery-store';
 
 /**
@@ -88,11 +89,14 @@ export class SubjectOrder {
     try {
       const next = await this.neighbour(NEXT_PENDING_SQL, event);
       // A next event waiting for its own later attempt keeps its time: only a due one is released.
-      if (!next || (next.status === 'retrying' && next.next_attempt_at && next.next_attempt_at.getTime() > now)) return;
+      if (!next || (next.status === 'retrying' && next.next_attempt_at && next.next_attempt_at.getTime() > now)) {
+        subjectReleases.inc({ outcome: 'none' });
+        return;
+      }
       const jobId = deliveryJobId({ eventSeq: next.seq, series: 0, attempt: next.series_attempts });
       // The mark first: a held job that reaches the delayed set after the promote below still finds it.
       await this.redis.set(this.keys.subjectRelease(jobId), '1', 'PX', RELEASE_MARK_MS);
-      await this.promote(event.accountId, jobId);
+      subjectReleases.inc({ outcome: (await this.promote(event.accountId, jobId)) ? 'promoted' : 'not_delayed' });
     } catch (error) {
       this.logger.warn(`could not release the next event of the subject of event ${event.seq}: ${(error as Error).message}`);
     }
@@ -104,7 +108,7 @@ export class SubjectOrder {
    */
   async afterHold(accountId: number, jobId: string): Promise<void> {
     try {
-      if ((await this.redis.getdel(this.keys.subjectRelease(jobId))) !== null) await this.promote(accountId, jobId);
+      if ((await this.redis.getdel(this.keys.subjectRelease(jobId))) !== null && (await this.promote(accountId, jobId))) subjectReleases.inc({ outcome: 'self' });
     } catch (error) {
       this.logger.warn(`could not look for a release of job ${jobId}: ${(error as Error).message}`);
     }
@@ -120,10 +124,13 @@ export class SubjectOrder {
    * every key has the shard's hash tag). A job not in the delayed set is on its way there (its mark
    * serves then), or already waiting or running, which needs nothing.
    */
-  private async promote(accountId: number, jobId: string): Promise<void> {
-    await this.queues
+  private async promote(accountId: number, jobId: string): Promise<boolean> {
+    return this.queues
       .queueFor(accountId)
       .scripts.promote(jobId)
-      .catch(() => undefined);
+      .then(
+        () => true,
+        () => false,
+      );
   }
 }
