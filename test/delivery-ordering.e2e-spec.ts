@@ -29,13 +29,15 @@ describe('ordering by subject', () => {
   const workers: WorkerProcess[] = [];
   const receiver = new TestReceiver();
   let calls = 0;
+  /** Which calls the receiver fails (500), by their number since the last reset. */
+  let fails = (call: number): boolean => call % 10 === 1 || call % 10 === 4 || call % 10 === 7;
 
   beforeAll(async () => {
     await receiver.start();
-    // Three calls in ten fail (500), whatever the event; every answer takes 20 ms.
+    // Three calls in ten fail (500), whatever the event, unless a test says otherwise; every answer takes 20 ms.
     receiver.respondWith(async (_request, response) => {
       calls += 1;
-      const failing = calls % 10 === 1 || calls % 10 === 4 || calls % 10 === 7;
+      const failing = fails(calls);
       await new Promise((resolve) => setTimeout(resolve, 20));
       response.writeHead(failing ? 500 : 200).end(failing ? 'broken' : 'ok');
     });
@@ -49,18 +51,23 @@ describe('ordering by subject', () => {
     await receiver.stop();
   });
 
-  function startWorker(): WorkerProcess {
-    const started = spawnWorker(WORKER_SETTINGS);
+  function startWorker(extra: Record<string, string> = {}): WorkerProcess {
+    const started = spawnWorker({ ...WORKER_SETTINGS, ...extra });
     workers.push(started);
     return started;
   }
 
-  it('never lets a later event of a subject reach the receiver before an earlier one, with 30 % failed calls, two workers and one SIGKILLed', async () => {
+  async function orderedAccount(): Promise<number> {
     const account = await createAccount(configApi);
     await setCallbackSettings(configApi.app, account.id, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
     // The delivery option written as the settings code writes it: the row, its version, a notice.
     await configApi.app.get(DataSource).query(`UPDATE callback_settings SET delivery_ordering = 'subject', version = version + 1 WHERE account_id = $1`, [account.id]);
     await publishSettingsChanged(configApi.app.get<Redis>(REDIS), PREFIX, account.id);
+    return account.id;
+  }
+
+  it('never lets a later event of a subject reach the receiver before an earlier one, with 30 % failed calls, two workers and one SIGKILLed', async () => {
+    const accountId = await orderedAccount();
 
     // Interleaved subjects (customer ids), accepted in this order.
     const events: NewTestEvent[] = Array.from({ length: SUBJECTS * PER_SUBJECT }, (_, index) => ({
@@ -70,7 +77,7 @@ describe('ordering by subject', () => {
     const first = startWorker();
     const second = startWorker();
     await Promise.all([first.started, second.started]);
-    const stored = await sendEvents(configApi.app, account.id, events);
+    const stored = await sendEvents(configApi.app, accountId, events);
     const place = new Map(stored.map((event, index) => [event.eventId, { subject: (index % SUBJECTS) + 1, order: Math.floor(index / SUBJECTS) }]));
 
     await waitFor('the run to be under way', () => receiver.requests.length >= 30, { timeoutMs: 60_000 });
@@ -97,5 +104,35 @@ describe('ordering by subject', () => {
       lastSeen.set(seen.subject, seen.order);
     }
     expect([...lastSeen.values()]).toEqual(Array.from({ length: SUBJECTS }, () => PER_SUBJECT - 1));
+  });
+
+  it('releases a held event when the event ahead of it ends, with no timed re-check to fall back on', async () => {
+    // Only workers whose held events would look again after an hour: a chain that completes was released.
+    for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+    await Promise.all(workers.map((worker) => worker.exited));
+    const accountId = await orderedAccount();
+    const first = startWorker({ ORDERING_RECHECK: '1h' });
+    const second = startWorker({ ORDERING_RECHECK: '1h' });
+    await Promise.all([first.started, second.started]);
+    receiver.requests.length = 0;
+    // The chain's first call fails, so the second event is held while the first waits for its retry.
+    calls = 0;
+    fails = (call) => call === 1;
+
+    const chain: NewTestEvent[] = Array.from({ length: 5 }, () => ({
+      action: 'Customer_update',
+      message: { ...structuredClone(SAMPLE_MESSAGES.Customer_update), id: 4242 },
+    }));
+    const stored = await sendEvents(configApi.app, accountId, chain);
+    const ids = stored.map((event) => event.eventId);
+
+    await waitFor('the chain of five events to be delivered', async () => (await eventRows(configApi.app, ids)).every((row) => row.status === 'delivered'), {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+    const rows = await eventRows(configApi.app, ids);
+    expect(rows.map((row) => row.attempts)).toEqual([2, 1, 1, 1, 1]);
+    // The receiver saw the chain in accepted order, the first event twice (its failed call, then its retry).
+    expect(receiver.requests.map((request) => ids.indexOf(String(request.headers['webhook-id'])))).toEqual([0, 0, 1, 2, 3, 4]);
   });
 });

@@ -1,5 +1,5 @@
 import type { BenchContext } from '../support/bench-context';
-import { jobsWithoutCall } from '../support/metric-scrape';
+import { jobsWithoutCall, metricSample } from '../support/metric-scrape';
 import { endToEnd } from './measure';
 import { atLeast, type Scenario } from './scenario';
 
@@ -15,6 +15,13 @@ async function setOrdering(bench: BenchContext, ordering: 'none' | 'subject'): P
 /** Jobs the worker took and put back because an earlier event of their subject was still pending. */
 const heldBySubject = (bench: BenchContext): Promise<number> => jobsWithoutCall(bench.worker.url, 'held_by_subject');
 
+const RELEASE_OUTCOMES = ['promoted', 'not_delayed', 'none', 'self'] as const;
+
+/** The worker's releases of held events by outcome (delivery.metrics.ts `callback_subject_releases_total`). */
+async function releases(bench: BenchContext): Promise<number[]> {
+  return Promise.all(RELEASE_OUTCOMES.map(async (outcome) => (await metricSample(bench.worker.url, `callback_subject_releases_total{outcome="${outcome}"}`)) ?? 0));
+}
+
 /**
  * Ordering "subject" (CONTRACT §9) against the same load unordered, measured one after the other in
  * the same run (issue 15: ordered ≥ 80% of unordered throughput).
@@ -27,12 +34,14 @@ export const orderedScenario: Scenario = {
     const unordered = await endToEnd(bench, bench.service(), 'ou', total, total, SUBJECTS);
     let ordered: Awaited<ReturnType<typeof endToEnd>>;
     let holds = 0;
+    let released: number[] = [];
     await setOrdering(bench, 'subject');
     try {
-      const holdsBefore = await heldBySubject(bench);
+      const [holdsBefore, releasesBefore] = await Promise.all([heldBySubject(bench), releases(bench)]);
       ordered = await endToEnd(bench, bench.service(), 'os', total, total, SUBJECTS);
-      const holdsAfter = await heldBySubject(bench);
+      const [holdsAfter, releasesAfter] = await Promise.all([heldBySubject(bench), releases(bench)]);
       holds = holdsAfter - holdsBefore;
+      released = releasesAfter.map((count, index) => count - (releasesBefore[index] ?? 0));
     } finally {
       await setOrdering(bench, 'none');
     }
@@ -48,6 +57,7 @@ export const orderedScenario: Scenario = {
       ],
       notes: [
         `${total} Customer_update events each way, customer ids cycling over ${SUBJECTS} (${total / SUBJECTS} events per subject, ${SUBJECTS / bench.mainAccounts.length} subjects per endpoint); unordered first, then ordered; jobs taken and put back while an earlier event of their subject was pending: ${holds} (${(holds / total).toFixed(1)} per ordered event)`,
+        `releases when an event ended: ${RELEASE_OUTCOMES.map((outcome, index) => `${outcome} ${released[index] ?? 0}`).join(', ')}`,
       ],
     };
   },

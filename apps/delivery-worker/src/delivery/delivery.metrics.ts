@@ -10,6 +10,13 @@ export const deliveryJobsWithoutCall = counter(
   ['reason'],
 );
 
+/**
+ * Ordering "subject": what the end of an event did for the next one of its subject (`promoted`: its held
+ * job left the delayed set; `not_delayed`: its job was not in the delayed set, a mark was left; `none`:
+ * no later event pending), and `self`: held jobs that found a mark and promoted themselves.
+ */
+export const subjectReleases = counter('callback_subject_releases_total', 'Ordering "subject": releases of the next held event of a subject, by outcome', ['outcome']);
+
 /** Final event statuses reached (delivered, failed, filtered, no_endpoint). */
 export const deliveryEventsSettled = counter('callback_delivery_events_settled_total', 'Events reaching a final status', ['status']);
 

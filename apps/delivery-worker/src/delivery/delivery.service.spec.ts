@@ -6,6 +6,7 @@ import type { AccountDeliverySettings, AccountSettingsCache } from './account-se
 import { type DeliveryJob, DeliveryService } from './delivery.service';
 import { OutcomeRecorder } from './outcome/outcome-recorder.service';
 import type { DeliveryStore, Outcome, PendingEvent } from './outcome/delivery-store';
+import { CallTurns } from './admission/call-turns';
 import type { Admission, EndpointAdmission, EndpointLease } from './admission/endpoint-admission';
 import type { EndpointDisabling } from './admission/endpoint-disabling';
 import type { SubjectOrder } from './admission/subject-order';
@@ -70,6 +71,8 @@ class Fakes {
   disabled: AccountDeliverySettings | null = null;
   /** What SubjectOrder.holdMs answers: null when no earlier event of the subject is pending. */
   heldMs: number | null = null;
+  /** The events SubjectOrder.release was asked to release the next of. */
+  readonly releasedAfter: string[] = [];
 
   service(schedule = '10s,1m'): DeliveryService {
     const environment = loadEnvironment({ RETRY_SCHEDULE: schedule, DELIVERY_TIMEOUT_MS: '1000', BREAKER_COOLDOWN: '30s' });
@@ -86,8 +89,9 @@ class Fakes {
         this.forced.push(force);
         return Promise.resolve(this.admission);
       },
+      turns: new CallTurns(50),
       isLocallyFull: () => false,
-      busyDelayMs: () => 150,
+      busyDelayMs: (_endpointKey: string, pace: { waitMs: number } | null) => pace?.waitMs ?? 150,
       indexChange: () => Promise.resolve(),
       release: (lease: EndpointLease, signal: string, error: string | null) => {
         this.released.push({ lease, signal, error });
@@ -115,7 +119,14 @@ class Fakes {
         return Promise.resolve();
       },
     } as unknown as EndpointDisabling;
-    const order = { holdMs: () => Promise.resolve(this.heldMs) } as unknown as SubjectOrder;
+    const order = {
+      holdMs: () => Promise.resolve(this.heldMs),
+      afterHold: () => Promise.resolve(),
+      release: (event: PendingEvent) => {
+        this.releasedAfter.push(event.seq);
+        return Promise.resolve();
+      },
+    } as unknown as SubjectOrder;
     return new DeliveryService(store, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order);
   }
 
@@ -234,7 +245,7 @@ describe('DeliveryService', () => {
 
   it('moves the job to later without an attempt when the endpoint has no free slot', async () => {
     const fakes = new Fakes();
-    fakes.admission = { kind: 'busy', waitMs: null };
+    fakes.admission = { kind: 'busy', pace: null };
     const before = Date.now();
     await expect(fakes.service().deliver(fakes.job(), 'token')).rejects.toBeInstanceOf(DelayedError);
     expect(fakes.delayedTo[0]).toBeGreaterThanOrEqual(before + 150);
@@ -242,9 +253,9 @@ describe('DeliveryService', () => {
     expect(fakes.recorded).toHaveLength(0);
   });
 
-  it('waits for the endpoint pace without an attempt, for about as long as the pace says', async () => {
+  it('waits for the endpoint pace without an attempt, until its place in the pace\'s line', async () => {
     const fakes = new Fakes();
-    fakes.admission = { kind: 'busy', waitMs: 2000 };
+    fakes.admission = { kind: 'busy', pace: { waitMs: 2000, intervalMs: 100 } };
     const before = Date.now();
     await expect(fakes.service().deliver(fakes.job(), 'token')).rejects.toBeInstanceOf(DelayedError);
     expect(fakes.delayedTo[0]).toBeGreaterThanOrEqual(before + 2000);
@@ -273,6 +284,21 @@ describe('DeliveryService', () => {
     const unordered = new Fakes();
     unordered.heldMs = 700;
     await expect(unordered.service().deliver(unordered.job(), 'token')).resolves.toBe('delivered');
+  });
+
+  it('releases the next event of an ordered subject when an event ends, never while it only goes to retrying', async () => {
+    const ends = async (setup: (fakes: Fakes) => void): Promise<string[]> => {
+      const fakes = new Fakes();
+      fakes.settings = accountSettings({ ordering: 'subject' });
+      setup(fakes);
+      await fakes.service().deliver(fakes.job(), 'token');
+      return fakes.releasedAfter;
+    };
+    expect(await ends(() => undefined)).toEqual(['42']);
+    expect(await ends((fakes) => (fakes.settings = accountSettings({ ordering: 'subject', permissions: {} })))).toEqual(['42']);
+    expect(await ends((fakes) => (fakes.answer = { status: 500, headers: {}, body: '', truncated: false }))).toEqual([]);
+    expect(await ends((fakes) => (fakes.applied = false))).toEqual([]);
+    expect(await ends((fakes) => (fakes.settings = accountSettings()))).toEqual([]);
   });
 
   it('records an attempt due while the breaker is open as failed without a call, and keeps to the schedule', async () => {

@@ -15,7 +15,6 @@ import {
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './request/callback-exchange';
 import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
-import { CallTurns } from './admission/call-turns';
 import { breakerOpens, deliveryAttemptDuration, deliveryAttempts, deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
 import { DeliveryStore, type PendingEvent } from './outcome/delivery-store';
 import { EndpointAdmission, type EndpointLease } from './admission/endpoint-admission';
@@ -27,6 +26,8 @@ import { SubjectOrder } from './admission/subject-order';
 export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './request/callback-exchange';
 
 const MAX_BUSY_HINTS = 10_000;
+/** The results that end an event (its row is final): the next held event of its subject may go. */
+const ENDING_RESULTS: ReadonlySet<DeliveryResult> = new Set(['delivered', 'failed', 'filtered', 'no_endpoint']);
 /** Pause of a job that met a database outage (spread ±50 %). */
 const DATABASE_WAIT_MS = 5_000;
 
@@ -51,7 +52,6 @@ export class DeliveryService {
   /** Job step → endpoint it last bounced off (bounded; only ever a shortcut, never a decision). */
   private readonly busyHints = new Map<string, string>();
   private readonly sender: CallbackSender;
-  private readonly turns: CallTurns;
 
   constructor(
     private readonly store: DeliveryStore,
@@ -64,12 +64,11 @@ export class DeliveryService {
     private readonly order: SubjectOrder,
   ) {
     this.sender = new CallbackSender(http, environment.delivery.timeoutMs);
-    this.turns = new CallTurns(environment.delivery.workerConcurrency);
   }
 
   /** No call starts from now on (shutdown): jobs that reach their call end with WorkerStoppingError. */
   stop(): void {
-    this.turns.stop();
+    this.admission.turns.stop();
   }
 
   /** Calls still waiting for an answer end now and are recorded as failed attempts (shutdown). */
@@ -118,6 +117,13 @@ export class DeliveryService {
     }
 
     const settings = await this.settings.get(event.accountId);
+    const result = await this.deliverEvent(job, token, event, settings);
+    // Ordering "subject": the event ended (not merely retrying), so the next event of its subject goes now.
+    if (settings?.ordering === 'subject' && ENDING_RESULTS.has(result)) await this.order.release(event);
+    return result;
+  }
+
+  private async deliverEvent(job: DeliveryJob, token: string | undefined, event: PendingEvent, settings: AccountDeliverySettings | null): Promise<DeliveryResult> {
     if (!settings?.pushUrl) {
       return this.recorder.settleWithoutCall(event, 'no_endpoint', settings ? 'no push_url is set' : `account ${event.accountId} does not exist`);
     }
@@ -132,7 +138,8 @@ export class DeliveryService {
       const holdMs = await this.order.holdMs(event);
       if (holdMs !== null) {
         deliveryJobsWithoutCall.inc({ reason: 'held_by_subject' });
-        return this.postpone(job, token, holdMs);
+        // Once in the delayed set, the job takes a release the event ahead left meanwhile (SubjectOrder).
+        return this.postpone(job, token, holdMs, () => this.order.afterHold(event.accountId, deliveryJobId(job.data)));
       }
     }
 
@@ -143,45 +150,35 @@ export class DeliveryService {
       // No attempt could ever encode it: the event ends failed and says why, instead of failing its job for ever (CONTRACT §5).
       return this.recorder.settleWithoutCall(event, 'failed', `cannot encode the callback body (${settings.encoding}): ${(error as Error).message}`, 'unencodable');
     }
-    await this.turns.take();
-    let turnHeld = true;
-    const giveTurn = (): void => {
-      if (turnHeld) this.turns.give();
-      turnHeld = false;
-    };
+    let endpointKey: string;
     try {
-      let endpointKey: string;
-      try {
-        endpointKey = endpointKeyOf(event.accountId, settings.pushUrl);
-      } catch {
-        // Not a URL at all: nothing to guard; recorded as a failed attempt like any other.
-        return await this.attempt(event, settings, callback, null, giveTurn);
-      }
-
-      const admission = await inSpan('delivery.admit', () => this.admission.acquire({ endpointKey, force: isRedeliveryStart(event), maxPerSecond: settings.maxPerSecond }));
-      if (admission.kind !== 'admitted') giveTurn();
-      if (admission.kind === 'busy') return await this.bounce(job, token, endpointKey, admission.waitMs);
-      this.busyHints.delete(stepKey);
-      if (admission.kind === 'open') {
-        return admission.probing ? await this.awaitProbe(job, token, admission) : await this.recorder.recordSkipped(event, settings, admission);
-      }
-      return await this.attempt(event, settings, callback, admission.lease, giveTurn);
-    } finally {
-      giveTurn();
+      endpointKey = endpointKeyOf(event.accountId, settings.pushUrl);
+    } catch {
+      // Not a URL at all: nothing to guard; recorded as a failed attempt like any other.
+      await this.admission.turns.take();
+      return this.attempt(event, settings, callback, null);
     }
+
+    // Admitted means a lease and a call turn, both given back by the lease's release (in attempt).
+    const admission = await inSpan('delivery.admit', () => this.admission.acquire({ endpointKey, force: isRedeliveryStart(event), maxPerSecond: settings.maxPerSecond }));
+    if (admission.kind === 'busy') return this.bounce(job, token, endpointKey, admission.pace);
+    this.busyHints.delete(deliveryJobId(job.data));
+    if (admission.kind === 'open') {
+      return admission.probing ? this.awaitProbe(job, token, admission) : this.recorder.recordSkipped(event, settings, admission);
+    }
+    return this.attempt(event, settings, callback, admission.lease);
   }
 
   /**
    * Every slot of the endpoint is taken, or its pace (max_per_second, a 429/503) lets the next call start
-   * only in `waitMs`: come back then, without spending an attempt (CONTRACT §9).
+   * only later: come back at this job's place in line, without spending an attempt (CONTRACT §9).
    */
-  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string, waitMs: number | null = null): Promise<never> {
+  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string, pace: { waitMs: number; intervalMs: number } | null = null): Promise<never> {
     const stepKey = deliveryJobId(job.data);
     this.busyHints.delete(stepKey);
-    if (waitMs !== null) {
+    if (pace !== null) {
       deliveryJobsWithoutCall.inc({ reason: 'paced' });
-      // Spread over a little more than the wait, so the jobs held by one pace do not all come back at once.
-      return this.postpone(job, token, Math.round(waitMs * (1 + Math.random() * 0.2)));
+      return this.postpone(job, token, this.admission.busyDelayMs(endpointKey, pace));
     }
     if (this.busyHints.size >= MAX_BUSY_HINTS) this.busyHints.delete(this.busyHints.keys().next().value as string);
     this.busyHints.set(stepKey, endpointKey);
@@ -190,9 +187,10 @@ export class DeliveryService {
   }
 
   /** Moves the job to later and throws DelayedError, which BullMQ does not count as an attempt. */
-  private async postpone(job: DeliveryJob, token: string | undefined, delayMs: number): Promise<never> {
+  private async postpone(job: DeliveryJob, token: string | undefined, delayMs: number, moved?: () => Promise<void>): Promise<never> {
     if (!token) throw new Error('cannot delay a job without its lock token');
     await job.moveToDelayed(Date.now() + delayMs, token);
+    if (moved) await moved();
     throw new DelayedError(`delivery postponed by ${delayMs} ms`);
   }
 
@@ -212,7 +210,6 @@ export class DeliveryService {
     settings: AccountDeliverySettings,
     callback: CallbackBody,
     lease: EndpointLease | null,
-    giveTurn: () => void,
   ): Promise<DeliveryResult> {
     let exchange: Awaited<ReturnType<CallbackSender['send']>>;
     try {
@@ -223,7 +220,8 @@ export class DeliveryService {
       if (error instanceof UnsignableCallbackError) return this.recorder.settleWithoutCall(event, 'failed', error.message, 'unsignable');
       throw error;
     } finally {
-      giveTurn();
+      // Without a lease the turn is this call's own; with one, the lease's release gives it back (or hands it on).
+      if (!lease) this.admission.turns.give();
     }
     const { startedAt, headers, durationMs, result, responseBody, abandoned } = exchange;
     const judged = judgeAttempt(result, Date.now());

@@ -37,6 +37,7 @@ describe('loadEnvironment', () => {
       breakerCooldownMs: 30_000,
       reconcileIntervalMs: 15_000,
       endpointDisableAfterMs: 5 * 24 * 3_600_000,
+      orderingRecheckMs: 5_000,
     });
     expect(environment.retention).toEqual({ days: 30 });
   });

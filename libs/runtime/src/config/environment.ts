@@ -38,6 +38,8 @@ export interface Environment {
     reconcileIntervalMs: number;
     /** An endpoint whose attempts have all failed for this long is disabled (CONTRACT §5). */
     endpointDisableAfterMs: number;
+    /** ORDERING_RECHECK: how long an event held by ordering "subject" waits before looking again, unless the event ahead releases it first. */
+    orderingRecheckMs: number;
   };
   /** Final events (with their attempts) and bot calls older than this many days are deleted by the worker. */
   retention: { days: number };
@@ -233,6 +235,7 @@ export function loadEnvironment(source: Source = process.env): Environment {
       breakerCooldownMs: read.duration('BREAKER_COOLDOWN', '30s'),
       reconcileIntervalMs: read.duration('RECONCILE_INTERVAL', '15s'),
       endpointDisableAfterMs: read.longDuration('ENDPOINT_DISABLE_AFTER', '5d'),
+      orderingRecheckMs: read.duration('ORDERING_RECHECK', '5s'),
     },
     retention: { days: read.integer('RETENTION_DAYS', 30, 1, 3650) },
     redisTopology: readRedisTopology(source, read.problems),

@@ -33,7 +33,8 @@ export const MAX_PACE_HOLD_MS = 60_000;
 /**
  * Lua, inside the acquire script after the breaker: `PACE_KEY` and `MAX_RATE` name the pace hash and
  * max_per_second (0: none). Sets `rate` (nil: no pace), `tat`, `interval`, `tolerance`; returns
- * {'paced', now, until, failures, lastError} when the call must wait.
+ * {'paced', now, until, failures, lastError, interval ms (0: no rate)} when the call must wait, so the
+ * worker can line its waiting jobs up one interval apart.
  */
 export function paceCheckLua(paceKeyRef: string, maxRateRef: string): string {
   return `
@@ -41,16 +42,16 @@ local paceFields = redis.call('HMGET', ${paceKeyRef}, 'rate', 'tat', 'hold_until
 local rate = tonumber(paceFields[1])
 local maxRate = tonumber(${maxRateRef})
 if maxRate > 0 and (rate == nil or rate > maxRate) then rate = maxRate end
-local holdUntil = tonumber(paceFields[3] or '0') or 0
-if now < holdUntil then return {'paced', now, holdUntil, failures, lastError} end
-local tat = tonumber(paceFields[2] or '0') or 0
 local interval = 0
 local tolerance = 0
 if rate then
   interval = 1000 / rate
   tolerance = math.max(0, math.floor(rate / 20) - 1) * interval
-  if now < tat - tolerance then return {'paced', now, math.ceil(tat - tolerance), failures, lastError} end
 end
+local holdUntil = tonumber(paceFields[3] or '0') or 0
+if now < holdUntil then return {'paced', now, holdUntil, failures, lastError, math.ceil(interval)} end
+local tat = tonumber(paceFields[2] or '0') or 0
+if rate and now < tat - tolerance then return {'paced', now, math.ceil(tat - tolerance), failures, lastError, math.ceil(interval)} end
 `;
 }
 

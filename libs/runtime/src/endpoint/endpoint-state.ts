@@ -70,7 +70,8 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
  * The origin limit is shared fairly: while other endpoints wait for room at the origin, an endpoint
  * holding its share (limit / endpoints waiting, at least 1) or more is refused, so the next free slot
  * goes to one that holds less.
- * Returns {verdict, now, until, failures, last_error, paced (1 when the endpoint has a pace)}; verdict is one of
+ * Returns {verdict, now, until, failures, last_error, paced (1 when the endpoint has a pace; for the
+ * verdict paced: the pace's interval in ms)}; verdict is one of
  *   open    - cooling down until `until`: do not call;
  *   probing - half open and another worker's probe is in flight until at most `until`;
  *   paced   - the endpoint's pace (endpoint-pace.ts) lets the next call start at `until`;
@@ -213,6 +214,8 @@ export interface SlotAnswer {
   lastError: string | null;
   /** The endpoint has a pace (max_per_second or a backed-off rate): every call must go through Redis. */
   paced: boolean;
+  /** Verdict paced: the pace's interval between two call starts (ms; 0 when only a Retry-After holds the endpoint). */
+  intervalMs: number;
 }
 
 /**
@@ -247,6 +250,7 @@ export async function acquireEndpointSlot(
     consecutiveFailures: Number(reply[3]),
     lastError: reply[4] === '' ? null : reply[4],
     paced: reply[0] === 'paced' || Number(reply[5] ?? 0) === 1,
+    intervalMs: reply[0] === 'paced' ? Number(reply[5] ?? 0) : 0,
   };
 }
 

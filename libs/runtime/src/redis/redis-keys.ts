@@ -53,6 +53,11 @@ export class RedisKeys {
   botWebhooksStamp(accountId: number): string {
     return `${this.prefix}:bot-webhooks:${accountId}:stamp`;
   }
+
+  /** Mark that a held delivery job (ordering "subject") was released before it reached the delayed set; read alone. */
+  subjectRelease(jobId: string): string {
+    return `${this.prefix}:subject-release:${jobId}`;
+  }
 }
 
 /**

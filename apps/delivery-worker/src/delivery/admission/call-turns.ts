@@ -2,9 +2,11 @@ import { WorkerStoppingError } from '../request/callback-exchange';
 
 /**
  * WORKER_CONCURRENCY: callbacks in flight in this process at once, across every queue shard. A turn
- * covers taking the endpoint's lease, the call and giving the lease back; loading the event and
- * recording the outcome happen outside it, so jobs waiting for a group commit do not keep others from
- * calling (and the commits' batches grow with the load instead of being capped by the turns).
+ * covers asking Redis for the endpoint's lease, the call and giving the lease back; loading the event
+ * and recording the outcome happen outside it, so jobs waiting for a group commit do not keep others
+ * from calling (and the commits' batches grow with the load instead of being capped by the turns). A job
+ * waiting for one of this process's leases holds no turn: it gets the lease together with the turn of
+ * the call that hands it over (EndpointAdmission).
  */
 export class CallTurns {
   private readonly waiting: (() => void)[] = [];

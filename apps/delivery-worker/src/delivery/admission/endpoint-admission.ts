@@ -12,8 +12,10 @@ import {
   type ReleaseAnswer,
 } from '@app/runtime';
 import { WorkerStoppingError } from '../request/callback-exchange';
-import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, pacedDelay } from './busy-delay';
-import { type HeldLease, LocalLeases } from './local-leases';
+import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, pacedDelay, pacedSlotDelay } from './busy-delay';
+import { CallTurns } from './call-turns';
+import { LeasePools } from './lease-pools';
+import type { HeldLease, LocalLeases } from './local-leases';
 
 export interface EndpointLease {
   endpointKey: string;
@@ -33,20 +35,20 @@ export interface EndpointCall {
 
 export type Admission =
   | { kind: 'admitted'; lease: EndpointLease }
-  /** Every slot of this endpoint is in use, or its pace lets the next call start only in `waitMs` (null: shortly). */
-  | { kind: 'busy'; waitMs: number | null }
+  /**
+   * Every slot of this endpoint is in use (`pace` null: come back shortly), or its pace lets the next
+   * call start only in `pace.waitMs`, one every `pace.intervalMs` after that.
+   */
+  | { kind: 'busy'; pace: { waitMs: number; intervalMs: number } | null }
   /** The breaker is open (the attempt fails without a call), or a half-open probe is in flight (`probing`: wait up to `waitMs`). */
   | { kind: 'open'; waitMs: number; retryAt: Date; consecutiveFailures: number; lastError: string | null; probing: boolean };
 
 /** Extra lifetime of a lease beyond the HTTP deadline, so a lease never expires under a call still running. */
 const LEASE_MARGIN_MS = 5_000;
 
-export { MAX_BUSY_DELAY_MS, MIN_BUSY_DELAY_MS, type Pace, pacedDelay } from './busy-delay';
 
 /** How long a lease may serve further calls of this process without asking Redis (the breaker's news reaches it at least this often). */
 export const REUSE_WINDOW_MS = 1_000;
-/** An idle lease goes back to Redis after this long unused, so other workers get the slot. */
-export const IDLE_KEEP_MS = 50;
 /** A job waits here for one of this process's leases only when one is expected within this long... */
 export const MAX_EXPECTED_WAIT_MS = 500;
 /** ...and gives up (sent back through Redis) after this long. */
@@ -65,22 +67,31 @@ const UNCHANGED: ReleaseAnswer = { change: 'unchanged', consecutiveFailures: 0, 
  * another worker's news (the breaker opened elsewhere) reaches a reused lease within REUSE_WINDOW_MS.
  * A job finding the endpoint full with this process's own calls waits here for one of them when that
  * is expected soon (MAX_EXPECTED_WAIT_MS), instead of a round trip through Redis's delayed set.
+ *
+ * Every admitted lease comes with one of the process's call turns (WORKER_CONCURRENCY), and `release`
+ * gives both back. A job waiting here for a lease holds no turn: a lease handed over from an ending call
+ * brings that call's turn with it, and a job that may ask Redis again first queues for a turn. So one
+ * endpoint's waiters never keep other endpoints' jobs from calling (a hanging endpoint holds at most its
+ * ENDPOINT_CONCURRENCY turns, those of its calls), and no lease is ever held by a job still waiting for
+ * a turn (its TTL covers one call, and other workers would wait on it).
  */
 @Injectable()
 export class EndpointAdmission {
   private readonly workerId = randomUUID();
   private sequence = 0;
-  private readonly pools = new Map<string, LocalLeases>();
-  /** Every lease this process holds in Redis (in use or idle), by id. */
-  private readonly held = new Map<string, HeldLease>();
+  private readonly pools: LeasePools;
   private readonly pacing = new Map<string, Pace>();
-  private sweeper: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** The process's call turns: one per call in flight, plus one per job asking Redis for a lease. */
+  readonly turns: CallTurns;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
-  ) {}
+  ) {
+    this.turns = new CallTurns(environment.delivery.workerConcurrency);
+    this.pools = new LeasePools(redis, environment);
+  }
 
   /** True when a job for this endpoint would be sent back at once: every slot is this process's, none idle, no room to wait. */
   isLocallyFull(endpointKey: string): boolean {
@@ -88,30 +99,51 @@ export class EndpointAdmission {
     return pool !== undefined && pool.inUse >= this.environment.delivery.endpointConcurrency && pool.idleCount === 0 && !this.mayWait(endpointKey, pool);
   }
 
-  /** The one admission call: admitted (with a lease), busy (come back later, no attempt spent) or open (the breaker). */
-  async acquire({ endpointKey, force, maxPerSecond }: EndpointCall): Promise<Admission> {
+  /**
+   * The one admission call: admitted (with a lease and a call turn, both given back by `release`), busy
+   * (come back later, no attempt spent) or open (the breaker). Throws WorkerStoppingError at shutdown.
+   */
+  async acquire(call: EndpointCall): Promise<Admission> {
     const deadline = Date.now() + MAX_WAIT_MS;
     for (;;) {
       if (this.stopped) throw new WorkerStoppingError();
-      const pool = this.poolOf(endpointKey);
-      const now = Date.now();
-      const { lease, retired } = pool.takeIdle(now, this.mustOutlive(now));
-      void this.retire(endpointKey, retired);
-      if (lease) return admitted(endpointKey, lease, maxPerSecond);
-      if (pool.inUse < this.environment.delivery.endpointConcurrency) {
-        const admission = await this.acquireInRedis(endpointKey, pool, force, maxPerSecond);
-        if (admission.kind !== 'busy' || admission.waitMs !== null) return admission;
+      await this.turns.take();
+      let admission: Admission | 'wait';
+      try {
+        admission = await this.admitWithTurn(call, deadline);
+      } catch (error) {
+        this.turns.give();
+        throw error;
       }
-      if (pool.inUse === 0 || !this.mayWait(endpointKey, pool) || Date.now() >= deadline) {
-        this.dropIfEmpty(endpointKey, pool);
-        return { kind: 'busy', waitMs: null };
-      }
-      const outcome = await pool.wait(deadline - Date.now());
-      if (outcome.kind === 'lease') return admitted(endpointKey, outcome.lease, maxPerSecond);
+      if (admission !== 'wait' && admission.kind === 'admitted') return admission;
+      // Not admitted, or about to wait for one of this process's leases: the turn goes back first.
+      this.turns.give();
+      if (admission !== 'wait') return admission;
+      const outcome = await this.pools.of(call.endpointKey).wait(deadline - Date.now());
+      // Handed over by an ending call, with that call's turn.
+      if (outcome.kind === 'lease') return admitted(call.endpointKey, outcome.lease, call.maxPerSecond);
       if (outcome.kind === 'stopping') throw new WorkerStoppingError();
-      if (outcome.kind === 'timeout') return { kind: 'busy', waitMs: null };
+      if (outcome.kind === 'timeout') return { kind: 'busy', pace: null };
       // 'ask': one of this process's leases went back to Redis; try for it.
     }
+  }
+
+  /** One look while holding a turn: an idle lease of this process, a lease from Redis, or 'wait' for one of this process's. */
+  private async admitWithTurn({ endpointKey, force, maxPerSecond }: EndpointCall, deadline: number): Promise<Admission | 'wait'> {
+    const pool = this.pools.of(endpointKey);
+    const now = Date.now();
+    const { lease, retired } = pool.takeIdle(now, this.pools.mustOutlive(now));
+    void this.pools.retire(endpointKey, retired);
+    if (lease) return admitted(endpointKey, lease, maxPerSecond);
+    if (pool.inUse < this.environment.delivery.endpointConcurrency) {
+      const admission = await this.acquireInRedis(endpointKey, pool, force, maxPerSecond);
+      if (admission.kind !== 'busy' || admission.pace !== null) return admission;
+    }
+    if (pool.inUse === 0 || !this.mayWait(endpointKey, pool) || Date.now() >= deadline) {
+      this.pools.dropIfEmpty(endpointKey, pool);
+      return { kind: 'busy', pace: null };
+    }
+    return 'wait';
   }
 
   private async acquireInRedis(endpointKey: string, pool: LocalLeases, force: boolean, maxPerSecond: number | null): Promise<Admission> {
@@ -138,14 +170,14 @@ export class EndpointAdmission {
           reusableUntil: reusable ? sentAt + REUSE_WINDOW_MS : 0,
           busySince: sentAt,
         };
-        this.held.set(id, lease);
+        this.pools.track(lease);
         pool.add(lease, Date.now());
         return { kind: 'admitted', lease: { endpointKey, id, probe: answer.verdict === 'probe', maxPerSecond } };
       }
       case 'busy':
-        return { kind: 'busy', waitMs: null };
+        return { kind: 'busy', pace: null };
       case 'paced':
-        return { kind: 'busy', waitMs: Math.max(1, answer.until - answer.serverNow) };
+        return { kind: 'busy', pace: { waitMs: Math.max(1, answer.until - answer.serverNow), intervalMs: answer.intervalMs } };
       case 'open':
       case 'probing':
         return {
@@ -164,15 +196,20 @@ export class EndpointAdmission {
     if (change === 'opened' || change === 'closed') await indexBreakerChange(this.redis, this.environment.redis.prefix, endpointKey, change);
   }
 
-  /** How long a job that found this endpoint full should wait before trying again. */
-  busyDelayMs(endpointKey: string): number {
-    return pacedDelay(this.paceOf(endpointKey), Date.now(), this.environment.delivery.endpointConcurrency);
+  /**
+   * How long a job that found this endpoint full (`pace` null), or held by its pace, should wait before
+   * trying again: behind the jobs this process already sent back for the same reason (busy-delay.ts).
+   */
+  busyDelayMs(endpointKey: string, pace: { waitMs: number; intervalMs: number } | null = null): number {
+    const now = Date.now();
+    if (pace) return pacedSlotDelay(this.paceOf(endpointKey), now, pace.waitMs, pace.intervalMs);
+    return pacedDelay(this.paceOf(endpointKey), now, this.environment.delivery.endpointConcurrency);
   }
 
   /**
-   * Frees the lease (or passes it on, see the class) and feeds the breaker. Always call it once per
-   * admitted lease; `durationMs` (the call's duration, when one was made) paces the jobs waiting for
-   * this endpoint.
+   * Frees the lease (or passes it on, with the call turn, see the class), gives the turn back and feeds
+   * the breaker. Always call it once per admitted lease; `durationMs` (the call's duration, when one was
+   * made) paces the jobs waiting for this endpoint.
    */
   async release(
     lease: EndpointLease,
@@ -186,16 +223,21 @@ export class EndpointAdmission {
       pace.averageMs = pace.averageMs * 0.8 + durationMs * 0.2;
     }
     const pool = this.pools.get(lease.endpointKey);
-    const held = this.held.get(lease.id);
+    const held = this.pools.heldLease(lease.id);
     if (pool && held) {
-      if (signal === 'failure') void this.retire(lease.endpointKey, pool.stopReuse());
+      if (signal === 'failure') void this.pools.retire(lease.endpointKey, pool.stopReuse());
       const now = Date.now();
-      if (signal === 'success' && !slowDown && !this.stopped && pool.reuse(held, now, this.mustOutlive(now))) {
-        this.scheduleSweep();
+      const reused = signal === 'success' && !slowDown && !this.stopped ? pool.reuse(held, now, this.pools.mustOutlive(now)) : null;
+      // Handed over: the waiting job has the lease and this call's turn.
+      if (reused === 'handed') return UNCHANGED;
+      if (reused === 'idle') {
+        this.turns.give();
+        this.pools.scheduleSweep();
         return UNCHANGED;
       }
     }
-    this.held.delete(lease.id);
+    this.turns.give();
+    this.pools.forget(lease.id);
     const { delivery, redis } = this.environment;
     try {
       return await releaseEndpointSlot(this.redis, redis.prefix, lease.endpointKey, {
@@ -211,7 +253,7 @@ export class EndpointAdmission {
       // Only now is the slot free in Redis for a job waiting here.
       if (pool && held) {
         pool.freed(held);
-        this.dropIfEmpty(lease.endpointKey, pool);
+        this.pools.dropIfEmpty(lease.endpointKey, pool);
       }
     }
   }
@@ -219,96 +261,33 @@ export class EndpointAdmission {
   /** Shutdown: jobs waiting for a lease start no call, idle leases go back to Redis (resolves once they have). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.sweeper) clearTimeout(this.sweeper);
-    this.sweeper = null;
-    await Promise.all([...this.pools].map(([endpointKey, pool]) => this.retire(endpointKey, pool.stop())));
+    await this.pools.stop();
   }
 
   /**
    * Waiting here pays when a slot is expected soon: calls to this endpoint are fast on average and none
-   * has run for long (an endpoint that just started to hang gets no new waiters, so it cannot hold many
-   * of the process's WORKER_CONCURRENCY turns for long).
+   * has run for long (an endpoint that just started to hang gets no new waiters, which would only time
+   * out). Waiters hold no turn, so up to WORKER_CONCURRENCY of them may wait (as before lanes): a burst
+   * to one endpoint stays in the process instead of going through Redis's delayed set.
    */
   private mayWait(endpointKey: string, pool: LocalLeases): boolean {
     const averageMs = this.pacing.get(endpointKey)?.averageMs ?? DEFAULT_CALL_MS;
     const { endpointConcurrency, workerConcurrency } = this.environment.delivery;
     return (
-      // One endpoint's waiters hold turns too: no more of them than it has slots, so other endpoints keep turns.
-      pool.waiting < Math.min(workerConcurrency, endpointConcurrency) &&
+      pool.waiting < workerConcurrency &&
       ((pool.waiting + 1) * averageMs) / endpointConcurrency <= MAX_EXPECTED_WAIT_MS &&
       Date.now() - pool.oldestCallSince() <= MAX_EXPECTED_WAIT_MS
     );
-  }
-
-  /** A reused lease must outlive the longest call it may serve. */
-  private mustOutlive(now: number): number {
-    return now + this.environment.delivery.timeoutMs + 1_000;
-  }
-
-  private poolOf(endpointKey: string): LocalLeases {
-    let pool = this.pools.get(endpointKey);
-    if (!pool) {
-      pool = new LocalLeases();
-      this.pools.set(endpointKey, pool);
-    }
-    return pool;
-  }
-
-  private dropIfEmpty(endpointKey: string, pool: LocalLeases): void {
-    if (pool.empty && this.pools.get(endpointKey) === pool) this.pools.delete(endpointKey);
   }
 
   private paceOf(endpointKey: string): Pace {
     let pace = this.pacing.get(endpointKey);
     if (!pace) {
       if (this.pacing.size >= MAX_PACED_ENDPOINTS) this.pacing.delete(this.pacing.keys().next().value as string);
-      pace = { averageMs: DEFAULT_CALL_MS, nextAt: 0 };
+      pace = { averageMs: DEFAULT_CALL_MS, nextAt: 0, pacedAt: 0 };
       this.pacing.set(endpointKey, pace);
     }
     return pace;
-  }
-
-  /**
-   * Idle leases back to Redis, as plain returns ('neutral'): their successes are old news, and reporting
-   * them now could reset a count of failures other workers saw since. Never throws: a lease that could
-   * not be returned expires by itself.
-   */
-  private async retire(endpointKey: string, leases: HeldLease[]): Promise<void> {
-    const { delivery, redis } = this.environment;
-    await Promise.all(
-      leases.map(async (lease) => {
-        this.held.delete(lease.id);
-        try {
-          await releaseEndpointSlot(this.redis, redis.prefix, endpointKey, {
-            leaseId: lease.id,
-            signal: 'neutral',
-            failureThreshold: delivery.breakerFailureThreshold,
-            cooldownMs: delivery.breakerCooldownMs,
-            error: null,
-          });
-        } catch {
-          // expires by itself
-        } finally {
-          const pool = this.pools.get(endpointKey);
-          if (pool) this.dropIfEmpty(endpointKey, pool);
-        }
-      }),
-    );
-  }
-
-  private scheduleSweep(): void {
-    if (this.sweeper || this.stopped) return;
-    this.sweeper = setTimeout(() => {
-      this.sweeper = null;
-      const now = Date.now();
-      let idleLeft = false;
-      for (const [endpointKey, pool] of this.pools) {
-        void this.retire(endpointKey, pool.sweep(now, now - IDLE_KEEP_MS, this.mustOutlive(now)));
-        if (pool.idleCount > 0) idleLeft = true;
-      }
-      if (idleLeft) this.scheduleSweep();
-    }, IDLE_KEEP_MS);
-    this.sweeper.unref();
   }
 }
 

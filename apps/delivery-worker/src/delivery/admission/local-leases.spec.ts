@@ -14,7 +14,7 @@ describe('LocalLeases', () => {
     pool.add(held, NOW);
     const first = pool.wait(1_000);
     const second = pool.wait(1_000);
-    expect(pool.reuse(held, NOW + 5, OUTLIVE)).toBe(true);
+    expect(pool.reuse(held, NOW + 5, OUTLIVE)).toBe('handed');
     await expect(first).resolves.toEqual({ kind: 'lease', lease: held });
     expect(held.busySince).toBe(NOW + 5);
     expect(pool.inUse).toBe(1);
@@ -28,7 +28,7 @@ describe('LocalLeases', () => {
     const pool = new LocalLeases();
     const held = lease('a');
     pool.add(held, NOW);
-    expect(pool.reuse(held, NOW + 5, OUTLIVE)).toBe(true);
+    expect(pool.reuse(held, NOW + 5, OUTLIVE)).toBe('idle');
     expect({ inUse: pool.inUse, idle: pool.idleCount }).toEqual({ inUse: 0, idle: 1 });
     expect(pool.takeIdle(NOW + 10, OUTLIVE)).toEqual({ lease: held, retired: [] });
     expect(pool.inUse).toBe(1);
@@ -44,8 +44,8 @@ describe('LocalLeases', () => {
     const short = lease('short', NOW + 1_000, NOW + 5_000);
     pool.add(late, NOW);
     pool.add(short, NOW);
-    expect(pool.reuse(late, NOW + 200, OUTLIVE)).toBe(false);
-    expect(pool.reuse(short, NOW + 10, OUTLIVE)).toBe(false);
+    expect(pool.reuse(late, NOW + 200, OUTLIVE)).toBeNull();
+    expect(pool.reuse(short, NOW + 10, OUTLIVE)).toBeNull();
     expect(pool.inUse).toBe(2);
   });
 
@@ -57,7 +57,7 @@ describe('LocalLeases', () => {
     pool.add(idle, NOW);
     pool.reuse(idle, NOW + 1, OUTLIVE);
     expect(pool.stopReuse()).toEqual([idle]);
-    expect(pool.reuse(busy, NOW + 2, OUTLIVE)).toBe(false);
+    expect(pool.reuse(busy, NOW + 2, OUTLIVE)).toBeNull();
     expect(pool.takeIdle(NOW + 3, OUTLIVE).lease).toBeNull();
   });
 

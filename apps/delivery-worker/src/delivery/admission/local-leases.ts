@@ -78,21 +78,21 @@ export class LocalLeases {
   }
 
   /**
-   * A call ended with this reusable lease: hands it to the longest-waiting job (it stays in use), or
-   * keeps it idle. Returns false when the lease cannot serve again (the caller releases it in Redis).
+   * A call ended with this reusable lease: hands it to the longest-waiting job (`handed`: it stays in
+   * use), or keeps it idle (`idle`). Null when the lease cannot serve again (the caller releases it in Redis).
    */
-  reuse(lease: HeldLease, now: number, mustOutlive: number): boolean {
-    if (!usable(lease, now, mustOutlive)) return false;
+  reuse(lease: HeldLease, now: number, mustOutlive: number): 'handed' | 'idle' | null {
+    if (!usable(lease, now, mustOutlive)) return null;
     const waiter = this.waiters.shift();
     if (waiter) {
       clearTimeout(waiter.timer);
       lease.busySince = now;
       waiter.resolve({ kind: 'lease', lease });
-      return true;
+      return 'handed';
     }
     this.active.delete(lease);
     this.idle.push({ lease, since: now });
-    return true;
+    return 'idle';
   }
 
   /** A lease went back to Redis: the longest-waiting job may now ask Redis for a slot itself. */

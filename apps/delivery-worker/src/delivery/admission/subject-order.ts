@@ -1,50 +1,136 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { isPendingSql } from '@app/persistence';
+import { DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
+import { subjectReleases } from '../delivery.metrics';
 import type { PendingEvent } from '../outcome/delivery-store';
 
 /**
- * The earliest event of the same account and subject accepted before this one that is still pending in
- * its first series (redeliveries go outside the order). `callback_subject` (migration
- * 1764600000000-event-subjects) is the one definition of an event's subject; a null subject matches
- * nothing, so events without one are never held. Served by the partial index over pending rows.
+ * The nearest event of the same account and subject on one side of this one (`<`: the earliest accepted
+ * before it, `>`: the next accepted after it) that is still pending in its first series (redeliveries go
+ * outside the order). `callback_subject` (migration 1764600000000-event-subjects) is the one definition
+ * of an event's subject; a null subject matches nothing, so events without one are never held. Both
+ * directions are served by the partial index over pending rows (account, subject, seq).
  */
-const EARLIER_PENDING_SQL = `
-  SELECT e.seq::text AS seq, e.status, e.next_attempt_at
+function pendingNeighbourSql(side: '<' | '>'): string {
+  return `
+  SELECT e.seq::text AS seq, e.status, e.next_attempt_at, e.series_attempts
     FROM events e
    WHERE e.account_id = $1
      AND callback_subject(e.action, e.message) = callback_subject($2::text, $3::json)
      AND ${isPendingSql('e')} AND e.series = 0
-     AND e.seq < $4::bigint
+     AND e.seq ${side} $4::bigint
    ORDER BY e.seq
    LIMIT 1`;
+}
 
-/** How soon a held event looks again when the event ahead of it is about to be called (queued). */
-export const HELD_RECHECK_MS = 200;
+const EARLIER_PENDING_SQL = pendingNeighbourSql('<');
+const NEXT_PENDING_SQL = pendingNeighbourSql('>');
+
+interface PendingNeighbour {
+  seq: string;
+  status: string;
+  next_attempt_at: Date | null;
+  series_attempts: number;
+}
+
+/** How long a release mark waits for the held job it names to reach the delayed set. */
+const RELEASE_MARK_MS = 30_000;
 
 /**
  * Ordering "subject" (CONTRACT §9): an event is called only when no earlier event of its subject is
  * still pending. The rows are the only state, so the order holds across any number of workers and
  * through crashes (a call repeated after a crash is still never overtaken); an event that waits for its
  * next attempt holds the later events of its subject until it ends.
+ *
+ * A held event's job waits in BullMQ's delayed set. The worker that records the end of the event ahead
+ * promotes the next one's job at once (`release`), so a subject's chain costs no polling; the timed
+ * re-check (ORDERING_RECHECK) only covers a promote that was lost (a crash between the two, Redis away).
+ * The held job may still be on its way to the delayed set (checked before the end was committed, not
+ * yet moved): the release first leaves a mark, and a held job looks for its mark once it is in the
+ * delayed set (`afterHold`), so one of the two always promotes it, whichever comes first.
  */
 @Injectable()
 export class SubjectOrder {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly logger = new Logger(SubjectOrder.name);
+  private readonly recheckMs: number;
 
-  /** Null when the event may be called now; else how long to wait before asking again (ms). */
+  private readonly keys: RedisKeys;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly queues: DeliveryQueues,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(ENVIRONMENT) environment: Environment,
+  ) {
+    this.recheckMs = environment.delivery.orderingRecheckMs;
+    this.keys = new RedisKeys(environment.redis.prefix);
+  }
+
+  /** Null when the event may be called now; else how long to wait before asking again (ms), unless released sooner. */
   async holdMs(event: PendingEvent, now = Date.now()): Promise<number | null> {
     if (event.series !== 0) return null;
-    const [ahead] = await this.dataSource.query<{ seq: string; status: string; next_attempt_at: Date | null }[]>(EARLIER_PENDING_SQL, [
-      event.accountId,
-      event.action,
-      event.messageText,
-      event.seq,
-    ]);
+    const ahead = await this.neighbour(EARLIER_PENDING_SQL, event);
     if (!ahead) return null;
     // The event ahead waits for a later attempt: nothing can change before then.
     const dueIn = ahead.status === 'retrying' && ahead.next_attempt_at ? ahead.next_attempt_at.getTime() - now : 0;
-    return Math.max(HELD_RECHECK_MS, dueIn + HELD_RECHECK_MS);
+    return Math.max(this.recheckMs, dueIn + this.recheckMs);
+  }
+
+  /**
+   * The event just ended (delivered, failed, filtered, no endpoint; its row is committed): the next
+   * pending event of its subject may go now, so its held job is promoted. Never throws: a release that
+   * does not happen only leaves the held event to its timed re-check.
+   */
+  async release(event: PendingEvent, now = Date.now()): Promise<void> {
+    if (event.series !== 0) return;
+    try {
+      const next = await this.neighbour(NEXT_PENDING_SQL, event);
+      // A next event waiting for its own later attempt keeps its time: only a due one is released.
+      if (!next || (next.status === 'retrying' && next.next_attempt_at && next.next_attempt_at.getTime() > now)) {
+        subjectReleases.inc({ outcome: 'none' });
+        return;
+      }
+      const jobId = deliveryJobId({ eventSeq: next.seq, series: 0, attempt: next.series_attempts });
+      // The mark first: a held job that reaches the delayed set after the promote below still finds it.
+      await this.redis.set(this.keys.subjectRelease(jobId), '1', 'PX', RELEASE_MARK_MS);
+      subjectReleases.inc({ outcome: (await this.promote(event.accountId, jobId)) ? 'promoted' : 'not_delayed' });
+    } catch (error) {
+      this.logger.warn(`could not release the next event of the subject of event ${event.seq}: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * The held job is now in the delayed set: when the event ahead ended meanwhile (its release left a
+   * mark, taken here so it serves once), the job promotes itself. Never throws (the re-check remains).
+   */
+  async afterHold(accountId: number, jobId: string): Promise<void> {
+    try {
+      if ((await this.redis.getdel(this.keys.subjectRelease(jobId))) !== null && (await this.promote(accountId, jobId))) subjectReleases.inc({ outcome: 'self' });
+    } catch (error) {
+      this.logger.warn(`could not look for a release of job ${jobId}: ${(error as Error).message}`);
+    }
+  }
+
+  private async neighbour(sql: string, event: PendingEvent): Promise<PendingNeighbour | undefined> {
+    const [row] = await this.dataSource.query<PendingNeighbour[]>(sql, [event.accountId, event.action, event.messageText, event.seq]);
+    return row;
+  }
+
+  /**
+   * Moves the job from the delayed set to waiting (BullMQ's promote script, in the job's shard queue, so
+   * every key has the shard's hash tag). A job not in the delayed set is on its way there (its mark
+   * serves then), or already waiting or running, which needs nothing.
+   */
+  private async promote(accountId: number, jobId: string): Promise<boolean> {
+    return this.queues
+      .queueFor(accountId)
+      .scripts.promote(jobId)
+      .then(
+        () => true,
+        () => false,
+      );
   }
 }

@@ -1,0 +1,64 @@
+import { MAX_BUSY_DELAY_MS, MIN_BUSY_DELAY_MS, type Pace, pacedDelay, pacedSlotDelay } from './busy-delay';
+
+const NOW = 1_000_000;
+const middle = () => 0.5;
+
+describe('pacedDelay', () => {
+  it('sends the first job back for the minimum delay', () => {
+    const pace: Pace = { averageMs: 100, nextAt: 0, pacedAt: 0 };
+    expect(pacedDelay(pace, NOW, 10, middle)).toBe(MIN_BUSY_DELAY_MS);
+    expect(pace.nextAt).toBe(NOW + MIN_BUSY_DELAY_MS);
+  });
+
+  it('lines later jobs up behind it, one slot-time apart', () => {
+    const pace: Pace = { averageMs: 100, nextAt: 0, pacedAt: 0 };
+    const delays = Array.from({ length: 5 }, () => pacedDelay(pace, NOW, 10, middle));
+    // 100 ms per call over 10 slots: a slot frees every 10 ms.
+    expect(delays).toEqual([50, 60, 70, 80, 90]);
+  });
+
+  it('starts over once the line has drained', () => {
+    const pace: Pace = { averageMs: 100, nextAt: NOW + 500, pacedAt: 0 };
+    expect(pacedDelay(pace, NOW + 10_000, 10, middle)).toBe(MIN_BUSY_DELAY_MS);
+  });
+
+  it('never parks a job longer than the maximum, and spreads by ±10 %', () => {
+    const pace: Pace = { averageMs: 10_000, nextAt: NOW + 10 * MAX_BUSY_DELAY_MS, pacedAt: 0 };
+    expect(pacedDelay(pace, NOW, 1, middle)).toBe(MAX_BUSY_DELAY_MS);
+    const low = pacedDelay({ averageMs: 100, nextAt: 0, pacedAt: 0 }, NOW, 10, () => 0);
+    const high = pacedDelay({ averageMs: 100, nextAt: 0, pacedAt: 0 }, NOW, 10, () => 0.999999);
+    expect(low).toBe(Math.round(MIN_BUSY_DELAY_MS * 0.9));
+    expect(high).toBe(Math.round(MIN_BUSY_DELAY_MS * 1.1));
+  });
+});
+
+describe('pacedSlotDelay', () => {
+  const pace = (): Pace => ({ averageMs: 100, nextAt: 0, pacedAt: 0 });
+
+  it('sends each job held by the pace to its own slot, an interval (and a tenth) behind the one before', () => {
+    const paced = pace();
+    // The pace opens in 30 ms, then lets a call start every 100 ms.
+    const delays = Array.from({ length: 4 }, () => pacedSlotDelay(paced, NOW, 30, 100));
+    expect(delays).toEqual([30, 140, 250, 360]);
+  });
+
+  it('starts the line at the pace\'s next opening once the line is behind it', () => {
+    const paced = pace();
+    pacedSlotDelay(paced, NOW, 30, 100);
+    // A Retry-After holds the endpoint for 5 s: nobody comes back before then.
+    expect(pacedSlotDelay(paced, NOW + 10, 5_000, 100)).toBe(5_000);
+    expect(pacedSlotDelay(paced, NOW + 10, 5_000, 100)).toBe(5_110);
+  });
+
+  it('never parks a job longer than the maximum', () => {
+    const paced = pace();
+    const delays = Array.from({ length: 10 }, () => pacedSlotDelay(paced, NOW, 1, 5_000));
+    expect(Math.max(...delays)).toBe(MAX_BUSY_DELAY_MS);
+  });
+
+  it('keeps its line apart from the line of jobs sent back for a full endpoint', () => {
+    const both = pace();
+    pacedSlotDelay(both, NOW, 1_000, 100);
+    expect(pacedDelay(both, NOW, 10, () => 0.5)).toBe(MIN_BUSY_DELAY_MS);
+  });
+});

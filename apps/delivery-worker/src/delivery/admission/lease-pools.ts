@@ -1,0 +1,111 @@
+import type Redis from 'ioredis';
+import { type Environment, releaseEndpointSlot } from '@app/runtime';
+import { type HeldLease, LocalLeases } from './local-leases';
+
+/** An idle lease goes back to Redis after this long unused, so other workers get the slot. */
+export const IDLE_KEEP_MS = 50;
+
+/**
+ * Every endpoint's LocalLeases in this process and every lease it holds in Redis (in use or idle), by
+ * id; idle leases go back to Redis once unused for IDLE_KEEP_MS, or at shutdown. EndpointAdmission
+ * decides who gets a lease; this keeps the books and returns the idle ones.
+ */
+export class LeasePools {
+  private readonly pools = new Map<string, LocalLeases>();
+  private readonly held = new Map<string, HeldLease>();
+  private sweeper: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly environment: Environment,
+  ) {}
+
+  get(endpointKey: string): LocalLeases | undefined {
+    return this.pools.get(endpointKey);
+  }
+
+  of(endpointKey: string): LocalLeases {
+    let pool = this.pools.get(endpointKey);
+    if (!pool) {
+      pool = new LocalLeases();
+      this.pools.set(endpointKey, pool);
+    }
+    return pool;
+  }
+
+  /** A lease just taken in Redis. */
+  track(lease: HeldLease): void {
+    this.held.set(lease.id, lease);
+  }
+
+  heldLease(id: string): HeldLease | undefined {
+    return this.held.get(id);
+  }
+
+  /** The lease is going back to Redis. */
+  forget(id: string): void {
+    this.held.delete(id);
+  }
+
+  dropIfEmpty(endpointKey: string, pool: LocalLeases): void {
+    if (pool.empty && this.pools.get(endpointKey) === pool) this.pools.delete(endpointKey);
+  }
+
+  /** A reused lease must outlive the longest call it may serve. */
+  mustOutlive(now: number): number {
+    return now + this.environment.delivery.timeoutMs + 1_000;
+  }
+
+  /**
+   * Idle leases back to Redis, as plain returns ('neutral'): their successes are old news, and reporting
+   * them now could reset a count of failures other workers saw since. Never throws: a lease that could
+   * not be returned expires by itself.
+   */
+  async retire(endpointKey: string, leases: HeldLease[]): Promise<void> {
+    const { delivery, redis } = this.environment;
+    await Promise.all(
+      leases.map(async (lease) => {
+        this.held.delete(lease.id);
+        try {
+          await releaseEndpointSlot(this.redis, redis.prefix, endpointKey, {
+            leaseId: lease.id,
+            signal: 'neutral',
+            failureThreshold: delivery.breakerFailureThreshold,
+            cooldownMs: delivery.breakerCooldownMs,
+            error: null,
+          });
+        } catch {
+          // expires by itself
+        } finally {
+          const pool = this.pools.get(endpointKey);
+          if (pool) this.dropIfEmpty(endpointKey, pool);
+        }
+      }),
+    );
+  }
+
+  /** A lease just went idle: it goes back to Redis unless reused within IDLE_KEEP_MS. */
+  scheduleSweep(): void {
+    if (this.sweeper || this.stopped) return;
+    this.sweeper = setTimeout(() => {
+      this.sweeper = null;
+      const now = Date.now();
+      let idleLeft = false;
+      for (const [endpointKey, pool] of this.pools) {
+        void this.retire(endpointKey, pool.sweep(now, now - IDLE_KEEP_MS, this.mustOutlive(now)));
+        if (pool.idleCount > 0) idleLeft = true;
+      }
+      if (idleLeft) this.scheduleSweep();
+    }, IDLE_KEEP_MS);
+    this.sweeper.unref();
+  }
+
+  /** Shutdown: jobs waiting for a lease start no call, idle leases go back to Redis (resolves once they have). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.sweeper) clearTimeout(this.sweeper);
+    this.sweeper = null;
+    await Promise.all([...this.pools].map(([endpointKey, pool]) => this.retire(endpointKey, pool.stop())));
+  }
+}
