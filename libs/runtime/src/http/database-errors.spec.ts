@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { loggableError, statementName } from './database-errors';
+import { loggableError, loggableErrorText, statementName } from './database-errors';
 
 /** A node-postgres error as the driver raises it: the server's message quotes the value. */
 function driverError(code: string, message: string): Error {
@@ -25,6 +25,17 @@ describe('loggableError', () => {
   it('passes other errors through for the logger to serialize', () => {
     const error = new TypeError('x is not a function');
     expect(loggableError(error)).toEqual({ err: error });
+  });
+});
+
+describe('loggableErrorText', () => {
+  it('names the SQLSTATE and the statement of a failed query, none of its values', () => {
+    const error = new QueryFailedError('UPDATE events SET message = $1', ['secret-value'], driverError('22P02', 'invalid input syntax for type json: "secret-value"'));
+    expect(loggableErrorText(error)).toBe('database error 22P02 in UPDATE events');
+  });
+
+  it('is the message of any other error', () => {
+    expect(loggableErrorText(new Error('connection refused'))).toBe('connection refused');
   });
 });
 

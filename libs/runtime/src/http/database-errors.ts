@@ -59,3 +59,11 @@ export function loggableError(error: unknown): Record<string, unknown> {
   }
   return { err: error };
 }
+
+/** loggableError as one line of text, for the Nest loggers that take a message (a database error's SQLSTATE and statement only). */
+export function loggableErrorText(error: unknown): string {
+  const loggable = loggableError(error);
+  const database = loggable.database_error as { sqlstate: string | null; statement?: string } | undefined;
+  if (database) return `database error ${database.sqlstate ?? 'without SQLSTATE'}${database.statement ? ` in ${database.statement}` : ''}`;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { isPendingSql } from '@app/persistence';
-import { DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
+import { DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys } from '@app/runtime';
 import { subjectReleases } from '../delivery.metrics';
 import type { PendingEvent } from '../outcome/delivery-store';
 
@@ -98,7 +98,7 @@ export class SubjectOrder {
       await this.redis.set(this.keys.subjectRelease(jobId), '1', 'PX', RELEASE_MARK_MS);
       subjectReleases.inc({ outcome: (await this.promote(event.accountId, jobId)) ? 'promoted' : 'not_delayed' });
     } catch (error) {
-      this.logger.warn(`could not release the next event of the subject of event ${event.seq}: ${(error as Error).message}`);
+      this.logger.warn(`could not release the next event of the subject of event ${event.seq}: ${loggableErrorText(error)}`);
     }
   }
 
@@ -110,7 +110,7 @@ export class SubjectOrder {
     try {
       if ((await this.redis.getdel(this.keys.subjectRelease(jobId))) !== null && (await this.promote(accountId, jobId))) subjectReleases.inc({ outcome: 'self' });
     } catch (error) {
-      this.logger.warn(`could not look for a release of job ${jobId}: ${(error as Error).message}`);
+      this.logger.warn(`could not look for a release of job ${jobId}: ${loggableErrorText(error)}`);
     }
   }
 

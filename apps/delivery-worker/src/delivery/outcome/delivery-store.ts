@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { atStepSql, deliveryRollupCte, type EventStatus } from '@app/persistence';
-import { Batcher, oneByOneOnFailure, type Settled } from '@app/runtime';
+import { Batcher, loggableErrorText, oneByOneOnFailure, type Settled } from '@app/runtime';
 
 /** The part of an event row a delivery needs; `messageText` is the stored JSON text, byte for byte. */
 export interface PendingEvent {
@@ -137,7 +137,7 @@ export class DeliveryStore {
     // worker, cost PostgreSQL a third more CPU per delivery with no gain in rate (BENCHMARKS.md).
     const writeMany = oneByOneOnFailure((outcomes: Outcome[]) => this.execute(outcomes), {
       onSplit: (error, size) =>
-        this.logger.warn(`writing ${size} delivery outcomes at once failed (${(error as Error).message}); writing them one by one`),
+        this.logger.warn(`writing ${size} delivery outcomes at once failed (${loggableErrorText(error)}); writing them one by one`),
     });
     this.writer = new Batcher(writeMany, { maxBatch: 200, maxInFlight: 1, lingerMs: 2 });
   }
