@@ -132,9 +132,10 @@ export class DeliveryStore {
     this.loader = new Batcher((seqs) => this.loadMany(seqs), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
     // Callers wait for their batch to commit before their job is reported done. One statement at a
     // time: outcomes arriving meanwhile form the next, larger batch, so batches grow with the load
-    // without a linger (a 2 ms one made every lone outcome, and its job's turn, wait for company). Each statement pays a fixed part (the rollup, the events
-    // tally trigger, a commit), and on a small box two in flight per worker, doubled by a second
-    // worker, cost PostgreSQL a third more CPU per delivery with no gain in rate (BENCHMARKS.md).
+    // and no linger is needed (one would only make a lone outcome, and its job, wait for company).
+    // Each statement pays a fixed part (the rollup, the events tally trigger, a commit), and on a
+    // small box two in flight per worker, doubled by a second worker, cost PostgreSQL a third more
+    // CPU per delivery with no gain in rate (BENCHMARKS.md).
     const writeMany = oneByOneOnFailure((outcomes: Outcome[]) => this.execute(outcomes), {
       onSplit: (error, size) =>
         this.logger.warn(`writing ${size} delivery outcomes at once failed (${(error as Error).message}); writing them one by one`),
