@@ -1,4 +1,6 @@
+import type { Redis } from 'ioredis';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { EVENTS_STREAM_MAX_LEN, firstDeliveryStep } from '@app/runtime';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
@@ -63,4 +65,22 @@ it('consumes only the configured shards; a second worker takes the others', asyn
   await waitFor('shard 1 to be delivered by the second worker', async () => (await statuses(shardOne)).every((status) => status === 'delivered'));
   const delivered = new Set(receiver.requests.map((request) => request.headers['webhook-id']));
   expect([...shardZero, ...shardOne].filter((event) => !delivered.has(event.eventId))).toEqual([]);
+});
+
+it("keeps each shard's BullMQ event stream (read by nothing) short", async () => {
+  // Steps of events that do not exist: each job is added, taken and finished (stale), and every one of
+  // those state changes appends to its shard's stream, three times as many entries as the cap. Accounts
+  // 8 and 9 fall into shards 0 and 1 whether counted among 8 shards (namespace.queues) or 2 (the workers).
+  const steps = Array.from({ length: 3 * EVENTS_STREAM_MAX_LEN * 2 }, (_, index) => firstDeliveryStep(String(9_000_000_000 + index), 8 + (index % 2)));
+  await namespace.queues.addBulk(steps);
+  await waitFor('every job to be taken and finished', async () => {
+    const counts = await Promise.all(namespace.queues.all().map((queue) => queue.getJobCounts('wait', 'prioritized', 'active')));
+    return counts.every((count) => count.wait + count.prioritized + count.active === 0);
+  });
+  for (const queue of namespace.queues.all().slice(0, 2)) {
+    const client = (await queue.client) as unknown as Redis;
+    expect(await client.hget(queue.keys.meta, 'opts.maxLenEvents')).toBe(String(EVENTS_STREAM_MAX_LEN));
+    // Trimmed with `~`: whole stream nodes of 100 entries go, so a little more than the cap may stay.
+    expect(await client.xlen(queue.keys.events)).toBeLessThanOrEqual(3 * EVENTS_STREAM_MAX_LEN);
+  }
 });

@@ -35,6 +35,23 @@ describe('Batcher', () => {
     expect(await Promise.all(rest)).toEqual([4, 6, 8]);
   });
 
+  it('sends a lone item without waiting for a timer, while items submitted together share its batch', async () => {
+    const order: string[] = [];
+    const batcher = new Batcher<number, number>(
+      (items) => {
+        order.push(`batch ${items.join(',')}`);
+        return Promise.resolve(items.map((item): Settled<number> => ({ ok: true, value: item })));
+      },
+      { maxBatch: 10, maxInFlight: 2, lingerMs: 0 },
+    );
+    // A 0 ms timer armed before the submit fires before any timer the batcher could arm after it.
+    const timerFired = new Promise<void>((resolve) => setTimeout(() => resolve(void order.push('timer')), 0));
+    const lone = batcher.submit(1);
+    const together = batcher.submit(2);
+    await Promise.all([lone, together, timerFired]);
+    expect(order).toEqual(['batch 1,2', 'timer']);
+  });
+
   it('splits at maxBatch and settles each item on its own', async () => {
     const sizes: number[] = [];
     const batcher = new Batcher<number, number>(

@@ -6,7 +6,12 @@ export interface BatcherOptions<I, O> {
   maxBatch: number;
   /** Batch calls running at once; further items wait and join the next batch (group commit). */
   maxInFlight: number;
-  /** How long the first waiting item holds the door open for others; 0 means the next turn of the event loop. */
+  /**
+   * How long the first waiting item holds the door open for others. 0 (what every caller uses) waits
+   * for no timer: the batch goes out right after the I/O callbacks of the current loop turn
+   * (setImmediate; a 0 ms setTimeout is 1 ms), so a lone item waits for nobody while items arriving
+   * together still share a batch, and under load batches grow while earlier ones run.
+   */
   lingerMs: number;
   /**
    * Work for a whole batch after its call (ingest: one queue add for the stored events). It runs
@@ -35,7 +40,7 @@ export class Batcher<I, O> {
   private waiting: Waiting<I, O>[] = [];
   private readonly running = new Set<Promise<void>>();
   private readonly answering = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
+  private timer: { kind: 'timeout'; handle: NodeJS.Timeout } | { kind: 'immediate'; handle: NodeJS.Immediate } | null = null;
 
   constructor(
     private readonly run: (items: I[]) => Promise<Settled<O>[]>,
@@ -70,14 +75,19 @@ export class Batcher<I, O> {
       return;
     }
     if (this.timer) return;
-    this.timer = setTimeout(() => {
+    const fire = (): void => {
       this.timer = null;
       if (this.waiting.length > 0 && this.running.size < this.options.maxInFlight) this.launch();
-    }, this.options.lingerMs);
+    };
+    this.timer =
+      this.options.lingerMs > 0
+        ? { kind: 'timeout', handle: setTimeout(fire, this.options.lingerMs) }
+        : { kind: 'immediate', handle: setImmediate(fire) };
   }
 
   private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer?.kind === 'timeout') clearTimeout(this.timer.handle);
+    else if (this.timer?.kind === 'immediate') clearImmediate(this.timer.handle);
     this.timer = null;
   }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { BreakerState as EndpointState } from '@app/payloads';
 import { endpointOrigin, RedisKeys } from '../redis/redis-keys';
+import { RedisScript } from '../redis/redis-script';
 import { paceAdjustLua, paceCheckLua, paceKey, paceTakeLua } from './endpoint-pace';
 
 /**
@@ -181,23 +182,6 @@ if state == 'closed' then redis.call('HSET', KEYS[1], 'state', 'closed') end
 redis.call('PEXPIRE', KEYS[1], keep)
 return {'counted', failures, 0}
 `;
-
-/** EVALSHA with a fallback to EVAL when the server does not know the script yet (first use, restart, SCRIPT FLUSH). */
-class RedisScript {
-  private readonly sha: string;
-  constructor(private readonly lua: string) {
-    this.sha = createHash('sha1').update(lua).digest('hex');
-  }
-
-  async run(redis: Redis, keys: string[], args: (string | number)[]): Promise<unknown> {
-    try {
-      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return redis.eval(this.lua, keys.length, ...keys, ...args);
-    }
-  }
-}
 
 const ACQUIRE = new RedisScript(ACQUIRE_LUA);
 const RELEASE = new RedisScript(RELEASE_LUA);

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../redis/redis-connection';
 import type { RedisKeys } from '../redis/redis-keys';
+import { RedisScript } from '../redis/redis-script';
 import { MAX_JOB_PRIORITY } from './delivery-queue';
 
 /**
@@ -14,12 +15,21 @@ const BACKLOG_KEEP_MS = 10 * 60_000;
 /** Decrements are summed per account and written this often (one command per account and tick, not per job). */
 const SETTLE_FLUSH_MS = 100;
 
+/**
+ * INCRBY and its expiry in one command on the wire (was MULTI, INCRBY, PEXPIRE, EXEC: four commands,
+ * one round trip): answers the account's backlog after the new jobs.
+ */
+const ENQUEUE = new RedisScript(`
+local last = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return last`);
+
 /** DECRBY that never goes below zero (a decrement for a job counted before Redis was emptied). */
-const SETTLE_LUA = `
+const SETTLE = new RedisScript(`
 local left = redis.call('DECRBY', KEYS[1], ARGV[1])
 if left < 0 then redis.call('SET', KEYS[1], 0, 'PX', ARGV[2]) return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return left`;
+return left`);
 
 /** Job priority of the job with this rank in its account's backlog (0: the plain FIFO list). */
 export function priorityOfRank(rank: number): number {
@@ -47,9 +57,7 @@ export class AccountBacklog {
 
   /** Counts `count` new jobs of the account; answers their priorities, in order. */
   async enqueue(accountId: number, count: number): Promise<number[]> {
-    const key = this.keys.accountBacklog(accountId);
-    const replies = await this.connection.multi().incrby(key, count).pexpire(key, BACKLOG_KEEP_MS).exec();
-    const last = Number(replies?.[0]?.[1] ?? count);
+    const last = Number((await ENQUEUE.run(this.connection, [this.keys.accountBacklog(accountId)], [count, BACKLOG_KEEP_MS])) ?? count);
     return Array.from({ length: count }, (_, index) => priorityOfRank(last - count + 1 + index));
   }
 
@@ -70,7 +78,7 @@ export class AccountBacklog {
     this.pending.clear();
     await Promise.all(
       batch.map(([accountId, count]) =>
-        this.connection.eval(SETTLE_LUA, 1, this.keys.accountBacklog(accountId), count, BACKLOG_KEEP_MS).catch(() => undefined),
+        SETTLE.run(this.connection, [this.keys.accountBacklog(accountId)], [count, BACKLOG_KEEP_MS]).catch(() => undefined),
       ),
     );
   }

@@ -9,6 +9,14 @@ import { DELIVERY_QUEUE, deliveryJob, type DeliveryJobData } from './delivery-qu
 export type DeliveryQueueRole = 'producer' | 'consumer';
 
 /**
+ * Length BullMQ keeps of each shard's event stream (its default is 10,000). BullMQ appends to it on
+ * every job state change and nothing in the service reads it: at the default, the eight streams held
+ * three quarters of Redis's memory after a few thousand deliveries (docs/benchmarks-method.md). Trimmed
+ * with `~`, a few hundred recent entries stay for whoever debugs with `XRANGE`.
+ */
+export const EVENTS_STREAM_MAX_LEN = 100;
+
+/**
  * An event's shard. The shard should follow the endpoint, but producers (ingest, redelivery, the
  * reconciler, retries) know the event's account and not its push_url; an endpoint belongs to one
  * account, so all of an endpoint's events still land in one shard. Account ids are sequential, so the
@@ -43,7 +51,11 @@ export class DeliveryQueues implements OnApplicationShutdown {
     this.keys = new RedisKeys(prefix);
     this.backlog = new AccountBacklog(connection, this.keys);
     this.queues = Array.from({ length: shards.count }, (_, shard) => {
-      const queue = new Queue(DELIVERY_QUEUE, { connection, prefix: this.keys.deliveryQueuePrefix(shard) });
+      const queue = new Queue(DELIVERY_QUEUE, {
+        connection,
+        prefix: this.keys.deliveryQueuePrefix(shard),
+        streams: { events: { maxLen: EVENTS_STREAM_MAX_LEN } },
+      });
       // Without a listener BullMQ prints every reconnect failure to stderr.
       queue.on('error', (error: Error) => this.logger.debug(`delivery queue ${shard}: ${error.message}`));
       return queue;

@@ -130,16 +130,17 @@ export class DeliveryStore {
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.loader = new Batcher((seqs) => this.loadMany(seqs), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
-    // A short linger lets outcomes of concurrent jobs share one statement; callers wait for their
-    // batch to commit before their job is reported done. One statement at a time: outcomes arriving
-    // meanwhile form the next, larger batch. Each statement pays a fixed part (the rollup, the events
-    // tally trigger, a commit), and on a small box two in flight per worker, doubled by a second
-    // worker, cost PostgreSQL a third more CPU per delivery with no gain in rate (BENCHMARKS.md).
+    // Callers wait for their batch to commit before their job is reported done. One statement at a
+    // time: outcomes arriving meanwhile form the next, larger batch, so batches grow with the load
+    // and no linger is needed (one would only make a lone outcome, and its job, wait for company).
+    // Each statement pays a fixed part (the rollup, the events tally trigger, a commit), and on a
+    // small box two in flight per worker, doubled by a second worker, cost PostgreSQL a third more
+    // CPU per delivery with no gain in rate (BENCHMARKS.md).
     const writeMany = oneByOneOnFailure((outcomes: Outcome[]) => this.execute(outcomes), {
       onSplit: (error, size) =>
         this.logger.warn(`writing ${size} delivery outcomes at once failed (${loggableErrorText(error)}); writing them one by one`),
     });
-    this.writer = new Batcher(writeMany, { maxBatch: 200, maxInFlight: 1, lingerMs: 2 });
+    this.writer = new Batcher(writeMany, { maxBatch: 200, maxInFlight: 1, lingerMs: 0 });
   }
 
   loadEvent(seq: string): Promise<PendingEvent | null> {
