@@ -135,11 +135,17 @@ export class EndpointAdmission {
     const { lease, retired } = pool.takeIdle(now, this.pools.mustOutlive(now));
     void this.pools.retire(endpointKey, retired);
     if (lease) return admitted(endpointKey, lease, maxPerSecond);
-    if (pool.inUse < this.environment.delivery.endpointConcurrency) {
-      const admission = await this.acquireInRedis(endpointKey, pool, force, maxPerSecond);
+    if (pool.inUse + pool.asking < this.environment.delivery.endpointConcurrency) {
+      pool.asking += 1;
+      let admission: Admission;
+      try {
+        admission = await this.acquireInRedis(endpointKey, pool, force, maxPerSecond);
+      } finally {
+        pool.asking -= 1;
+      }
       if (admission.kind !== 'busy' || admission.pace !== null) return admission;
     }
-    if (pool.inUse === 0 || !this.mayWait(endpointKey, pool) || Date.now() >= deadline) {
+    if (pool.inUse + pool.asking === 0 || !this.mayWait(endpointKey, pool) || Date.now() >= deadline) {
       this.pools.dropIfEmpty(endpointKey, pool);
       return { kind: 'busy', pace: null };
     }
@@ -267,14 +273,16 @@ export class EndpointAdmission {
   /**
    * Waiting here pays when a slot is expected soon: calls to this endpoint are fast on average and none
    * has run for long (an endpoint that just started to hang gets no new waiters, which would only time
-   * out). Waiters hold no turn, so up to WORKER_CONCURRENCY of them may wait (as before lanes): a burst
-   * to one endpoint stays in the process instead of going through Redis's delayed set.
+   * out). Waiters hold no turn, so their number is bounded by the expected wait alone (and by the jobs
+   * a shard's worker holds): before lanes the jobs beyond the turns queued for a turn instead, so a
+   * burst to one endpoint stayed in the process; a count cap here sent every job past it through Redis's
+   * delayed set (0.8 put-backs per event). A waiting job holds a job slot of its shard's worker only:
+   * the next job that worker takes is still chosen by rank, so another account's event goes first.
    */
   private mayWait(endpointKey: string, pool: LocalLeases): boolean {
     const averageMs = this.pacing.get(endpointKey)?.averageMs ?? DEFAULT_CALL_MS;
-    const { endpointConcurrency, workerConcurrency } = this.environment.delivery;
+    const { endpointConcurrency } = this.environment.delivery;
     return (
-      pool.waiting < workerConcurrency &&
       ((pool.waiting + 1) * averageMs) / endpointConcurrency <= MAX_EXPECTED_WAIT_MS &&
       Date.now() - pool.oldestCallSince() <= MAX_EXPECTED_WAIT_MS
     );

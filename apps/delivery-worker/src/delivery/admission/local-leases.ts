@@ -45,8 +45,15 @@ export class LocalLeases {
   }
 
   /** Nothing held, nothing waiting: the entry can go. */
+  /**
+   * Jobs of this process asking Redis for a lease of this endpoint right now: with the leases in use they
+   * are what may come back, so a burst's jobs do not all ask at once (all but the endpoint's share would
+   * be refused and sent back through Redis's delayed set) but wait here for one of them.
+   */
+  asking = 0;
+
   get empty(): boolean {
-    return this.active.size === 0 && this.idle.length === 0 && this.waiters.length === 0;
+    return this.active.size === 0 && this.idle.length === 0 && this.waiters.length === 0 && this.asking === 0;
   }
 
   /** A lease just acquired in Redis, now serving a call. */
