@@ -35,11 +35,15 @@ async function portIsFree(port: number): Promise<boolean> {
 
 const taken = new Set<number>();
 
-/** Free loopback ports; a cluster node also needs port + 10000 for its bus, hence the range. */
+/**
+ * Free loopback ports; a cluster node also needs port + 10000 for its bus. Both stay below Linux's
+ * ephemeral range (32768 and up by default), where any outgoing connection of a busy machine may take
+ * a port between the check below and redis-server's bind (seen: "bind: Address already in use" on a bus port).
+ */
 async function freePorts(count: number): Promise<number[]> {
   const ports: number[] = [];
   while (ports.length < count) {
-    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    const port = 12_000 + Math.floor(Math.random() * 10_000);
     if (taken.has(port) || taken.has(port + 10_000)) continue;
     if ((await portIsFree(port)) && (await portIsFree(port + 10_000))) {
       taken.add(port);
