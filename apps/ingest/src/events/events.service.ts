@@ -9,8 +9,8 @@ import {
   firstDeliveryStep,
   inSpan,
   requestSpan,
+  stampIngestStages,
   stampNow,
-  stampStage,
   traceCarrier,
   validationFailed,
 } from '@app/runtime';
@@ -145,7 +145,8 @@ export class EventsService {
         if (outcome.kind === 'accepted') accepted.push({ ...firstDeliveryStep(outcome.seq, event.accountId), ...traceCarrier() });
       });
       await this.producer.enqueue(accepted);
-      stampBoth(acceptedAt, committedAt, accepted.length);
+      const enqueuedAt = stampNow();
+      for (let index = 0; index < accepted.length; index += 1) stampIngestStages(acceptedAt, committedAt, enqueuedAt);
     });
 
     const tally = { accepted: 0, duplicate: 0, rejected: 0 };
@@ -175,12 +176,6 @@ export class EventsService {
         };
     }
   }
-}
-
-/** Each of `count` events of one statement and one add: its accepted → committed and committed → enqueued. */
-function stampBoth(acceptedAt: number, committedAt: number, count: number): void {
-  const enqueuedAt = stampNow();
-  for (let index = 0; index < count; index += 1) stampStage('committed_enqueued', stampStage('accepted_committed', acceptedAt, committedAt), enqueuedAt);
 }
 
 function optionalEventId(eventId: string | undefined): { event_id?: string } {

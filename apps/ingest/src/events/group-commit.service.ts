@@ -10,8 +10,8 @@ import {
   oneByOneOnFailure,
   type Settled,
   SharedStepSpans,
+  stampIngestStages,
   stampNow,
-  stampStage,
 } from '@app/runtime';
 import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
 
@@ -98,7 +98,7 @@ export class GroupCommitService {
     group.forEach((submitted, position) => {
       const settled = outcomes[position];
       if (!settled?.ok || settled.value.kind !== 'accepted' || submitted.committedAt === undefined) return;
-      stampStage('committed_enqueued', stampStage('accepted_committed', submitted.acceptedAt, submitted.committedAt), enqueuedAt);
+      stampIngestStages(submitted.acceptedAt, submitted.committedAt, enqueuedAt);
     });
     spans.end();
   }

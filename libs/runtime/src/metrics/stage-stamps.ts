@@ -33,6 +33,11 @@ export function stampStage(stage: DeliveryStage, sinceMs: number, atMs: number =
   return atMs;
 }
 
+/** Ingest's two stages of one accepted event: accepted → committed → enqueued. */
+export function stampIngestStages(acceptedAt: number, committedAt: number, enqueuedAt: number): void {
+  stampStage('committed_enqueued', stampStage('accepted_committed', acceptedAt, committedAt), enqueuedAt);
+}
+
 /** A job as the worker takes it: the fields BullMQ keeps anyway. */
 export interface StampedJob {
   data: { eventSeq: string };
