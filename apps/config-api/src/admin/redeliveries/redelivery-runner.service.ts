@@ -135,16 +135,25 @@ export class RedeliveryRunner implements OnApplicationBootstrap, OnApplicationSh
       const lowest = rows.reduce<string | null>((low, row) => (low === null || BigInt(row.seq) < BigInt(low) ? row.seq : low), null);
       await manager.query(
         `UPDATE redelivery_tasks
-            SET done = done + $2, below_seq = COALESCE($3::bigint, below_seq), heartbeat_at = now(),
-                status = CASE WHEN $4 THEN 'done' ELSE status END,
-                finished_at = CASE WHEN $4 THEN now() END
+            SET done = done + $2, below_seq = COALESCE($3::bigint, below_seq), heartbeat_at = now()
           WHERE id = $1`,
-        [taskId, rows.length, lowest, last],
+        [taskId, rows.length, lowest],
       );
       return { rows, last };
     });
     if (!restarted) return false;
     await this.producer.enqueue(restarted.rows.map(restartedSeriesStep));
+    // "done" only once the last chunk's jobs are in the queue: a reader that sees it may count on them.
+    // A runner dying in between leaves the task running; whoever resumes it finds nothing left and ends it.
+    if (restarted.last) await this.finish(taskId);
     return !restarted.last;
+  }
+
+  private async finish(taskId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE redelivery_tasks SET status = 'done', finished_at = now()
+        WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
+      [taskId, this.owner],
+    );
   }
 }
