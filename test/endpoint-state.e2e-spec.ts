@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { acquireEndpointSlot, indexBreakerChange, listOpenEndpoints, RedisKeys, releaseEndpointSlot } from '@app/runtime';
+import { acquireEndpointSlot, indexBreakerChange, listOpenEndpoints, readEndpointPace, RedisKeys, releaseEndpointSlot } from '@app/runtime';
 import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('endpoint-state');
@@ -83,6 +83,51 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     });
     expect(failed).toMatchObject({ change: 'counted', consecutiveFailures: 3 });
     expect((await listOpenEndpoints(redis, PREFIX)).some((item) => item.endpoint === endpoint)).toBe(true);
+  });
+
+  it('halves the pace on a 503 while the breaker is closed, not on a refused probe, and climbs back by a quarter of the ceiling per second of successes', async () => {
+    const endpoint = 'http://paced.example|1|aaaa';
+    const call = async (id: string, signal: 'success' | 'failure', slow: boolean) => {
+      let acquired = await acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 5 });
+      // A paced endpoint: wait for the call's place, as a worker's job would.
+      while (acquired.verdict === 'paced') {
+        await new Promise((resolve) => setTimeout(resolve, Math.max(1, acquired.until - acquired.serverNow)));
+        acquired = await acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 5 });
+      }
+      expect(['acquired', 'probe']).toContain(acquired.verdict);
+      return releaseEndpointSlot(redis, PREFIX, endpoint, {
+        leaseId: id,
+        signal,
+        failureThreshold: 2,
+        cooldownMs: 1,
+        error: slow ? 'HTTP 503' : null,
+        slowDown: slow ? { retryAfterMs: null } : null,
+      });
+    };
+    // Closed breaker: the 503 halves the unpaced start (100 a second).
+    await call('first-503', 'failure', true);
+    expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBe(50);
+    // A second 503 opens the breaker; it comes within the same second, so the pace is one signal and stays.
+    expect((await call('second-503', 'failure', true)).change).toBe('opened');
+    expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBe(50);
+    // Past the cooldown and the once-a-second limit, the half-open probe is refused too: the breaker
+    // reopens, the pace is left where it was.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await call('probe-503', 'failure', true)).change).toBe('opened');
+    expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBe(50);
+    // Successes climb by 25 calls a second per second: each one by 25 / rate.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await call('probe-ok', 'success', false)).change).toBe('closed');
+    expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBeCloseTo(50.5, 6);
+    // From 50.5 to the ceiling: the rate's square grows by 2 × 25 per success, so about 150 calls
+    // (a step of ceiling / 10 would take 373).
+    let successes = 0;
+    while ((await readEndpointPace(redis, PREFIX, endpoint, null)) !== null && successes < 400) {
+      successes += 1;
+      await call(`ok-${successes}`, 'success', false);
+    }
+    expect(successes).toBeGreaterThanOrEqual(140);
+    expect(successes).toBeLessThanOrEqual(155);
   });
 
   it('caps calls per origin across endpoints and gives the next free slot to the endpoint holding less', async () => {

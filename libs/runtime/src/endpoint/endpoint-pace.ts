@@ -66,13 +66,25 @@ end
 }
 
 /**
- * Lua, in the release script: a 429/503 (`SLOW == '1'`) halves the pace (from max_per_second, the
- * current backed-off rate, or UNPACED_START_PER_SECOND; at most once per DECREASE_EVERY_MS) and holds
- * the endpoint for its Retry-After;
- * a success raises a backed-off pace by max(1, ceiling / 10) calls a second per second of successes,
- * and drops it once it is back at the ceiling (max_per_second, or no pace).
+ * Seconds of successful calls in which a backed-off pace climbs by the whole ceiling (additive increase:
+ * by ceiling / PACE_CLIMB_SECONDS calls a second per second). One halving is undone in 2 s: a receiver
+ * back from a short overload is paced for a moment, not for the 5 s (10 s from the floor) a step of
+ * ceiling / 10 took. With the probe rule below, a bench drain of 100,000 events after an outage put
+ * 3,714 jobs back for the pace instead of 26,890 (docs/delivery-options.md).
  */
-export function paceAdjustLua(refs: { paceKey: string; slow: string; retryAfterMs: string; maxRate: string; signal: string; keep: string }): string {
+export const PACE_CLIMB_SECONDS = 4;
+
+/**
+ * Lua, in the release script: a 429/503 (`SLOW == '1'`) halves the pace (from max_per_second, the
+ * current backed-off rate, or UNPACED_START_PER_SECOND; at most once per DECREASE_EVERY_MS) while the
+ * breaker is closed (`BREAKER_CLOSED`: a half-open probe refused, or a call that was in flight when the
+ * breaker opened, says the endpoint is down, which the breaker already handles; cutting the pace on
+ * every probe of a long outage would leave the receiver at the floor pace once it is back), and holds
+ * the endpoint for its Retry-After whatever the breaker's state;
+ * a success raises a backed-off pace by max(1, ceiling / PACE_CLIMB_SECONDS) calls a second per second
+ * of successes, and drops it once it is back at the ceiling (max_per_second, or no pace).
+ */
+export function paceAdjustLua(refs: { paceKey: string; slow: string; retryAfterMs: string; maxRate: string; signal: string; keep: string; breakerClosed: string }): string {
   return `
 do
   local maxRate = tonumber(${refs.maxRate})
@@ -80,7 +92,7 @@ do
   local backedOff = tonumber(redis.call('HGET', ${refs.paceKey}, 'rate'))
   if ${refs.slow} == '1' then
     local cutAt = tonumber(redis.call('HGET', ${refs.paceKey}, 'cut_at') or '0') or 0
-    if now - cutAt >= ${DECREASE_EVERY_MS} then
+    if (${refs.breakerClosed}) and now - cutAt >= ${DECREASE_EVERY_MS} then
       local current = backedOff or ceiling
       if current > ceiling then current = ceiling end
       redis.call('HSET', ${refs.paceKey}, 'rate', math.max(${MIN_PER_SECOND}, current / 2), 'cut_at', now)
@@ -89,7 +101,7 @@ do
     if hold > 0 then redis.call('HSET', ${refs.paceKey}, 'hold_until', now + hold) end
     redis.call('PEXPIRE', ${refs.paceKey}, tonumber(${refs.keep}))
   elseif ${refs.signal} == 'success' and backedOff then
-    local raised = backedOff + math.max(1, ceiling / 10) / backedOff
+    local raised = backedOff + math.max(1, ceiling / ${PACE_CLIMB_SECONDS}) / backedOff
     if raised >= ceiling then redis.call('HDEL', ${refs.paceKey}, 'rate') else redis.call('HSET', ${refs.paceKey}, 'rate', raised) end
   end
 end

@@ -150,9 +150,9 @@ const RELEASE_LUA = `${REDIS_NOW}
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 local signal = ARGV[2]
-${paceAdjustLua({ paceKey: 'KEYS[4]', slow: 'ARGV[7]', retryAfterMs: 'ARGV[8]', maxRate: 'ARGV[9]', signal: 'signal', keep: 'ARGV[6]' })}
 local fields = redis.call('HMGET', KEYS[1], 'state', 'failures', 'probe')
 local state = fields[1] or 'closed'
+${paceAdjustLua({ paceKey: 'KEYS[4]', slow: 'ARGV[7]', retryAfterMs: 'ARGV[8]', maxRate: 'ARGV[9]', signal: 'signal', keep: 'ARGV[6]', breakerClosed: "state == 'closed'" })}
 if signal == 'neutral' then
   -- A probe that learnt nothing hands the probe role to the next caller instead of blocking it.
   if state == 'half_open' and fields[3] == ARGV[1] then redis.call('HDEL', KEYS[1], 'probe', 'probe_until') end
