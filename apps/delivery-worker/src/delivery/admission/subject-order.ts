@@ -3,33 +3,37 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { isPendingSql } from '@app/persistence';
-import { DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys } from '@app/runtime';
+import { Batcher, DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys } from '@app/runtime';
 import { subjectReleases } from '../delivery.metrics';
 import type { PendingEvent } from '../outcome/delivery-store';
 
 /**
- * The nearest event of the same account and subject on one side of this one (`<`: the earliest accepted
- * before it, `>`: the next accepted after it) that is still pending in its first series (redeliveries go
- * outside the order). `callback_subject` (migration 1764600000000-event-subjects) is the one definition
- * of an event's subject; a null subject matches nothing, so events without one are never held. Both
- * directions are served by the partial index over pending rows (account, subject, seq).
+ * For each asked event, the nearest event of the same account and subject on one side of it (`<`: the
+ * earliest accepted before it, `>`: the next accepted after it) that is still pending in its first
+ * series (redeliveries go outside the order), or no row. One statement answers a whole batch of jobs'
+ * questions (a lone ask goes out at once): an ordered endpoint asks once per take and once per end, so
+ * a statement each would cost more than the event's own load and outcome write, which are batched.
+ * `callback_subject` (migration 1764600000000-event-subjects) is the one definition of an event's
+ * subject; a null subject matches nothing, so events without one are never held. Both directions are
+ * served by the partial index over pending rows (account, subject, seq).
  */
-function pendingNeighbourSql(side: '<' | '>'): string {
+function pendingNeighboursSql(side: '<' | '>'): string {
   return `
-  SELECT e.seq::text AS seq, e.status, e.next_attempt_at, e.series_attempts
-    FROM events e
-   WHERE e.account_id = $1
-     AND callback_subject(e.action, e.message) = callback_subject($2::text, $3::json)
-     AND ${isPendingSql('e')} AND e.series = 0
-     AND e.seq ${side} $4::bigint
-   ORDER BY e.seq
-   LIMIT 1`;
+  SELECT q.i::int AS i, n.seq::text AS seq, n.status, n.next_attempt_at, n.series_attempts
+    FROM unnest($1::int[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS q(account_id, action, message, seq, i)
+    CROSS JOIN LATERAL (
+      SELECT e.seq, e.status, e.next_attempt_at, e.series_attempts
+        FROM events e
+       WHERE e.account_id = q.account_id
+         AND callback_subject(e.action, e.message) = callback_subject(q.action, q.message::json)
+         AND ${isPendingSql('e')} AND e.series = 0
+         AND e.seq ${side} q.seq
+       ORDER BY e.seq
+       LIMIT 1) n`;
 }
 
-const EARLIER_PENDING_SQL = pendingNeighbourSql('<');
-const NEXT_PENDING_SQL = pendingNeighbourSql('>');
-
 interface PendingNeighbour {
+  i: number;
   seq: string;
   status: string;
   next_attempt_at: Date | null;
@@ -58,6 +62,8 @@ export class SubjectOrder {
   private readonly recheckMs: number;
 
   private readonly keys: RedisKeys;
+  private readonly earlier: Batcher<PendingEvent, PendingNeighbour | undefined>;
+  private readonly next: Batcher<PendingEvent, PendingNeighbour | undefined>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -67,12 +73,14 @@ export class SubjectOrder {
   ) {
     this.recheckMs = environment.delivery.orderingRecheckMs;
     this.keys = new RedisKeys(environment.redis.prefix);
+    this.earlier = neighbourBatcher(dataSource, pendingNeighboursSql('<'));
+    this.next = neighbourBatcher(dataSource, pendingNeighboursSql('>'));
   }
 
   /** Null when the event may be called now; else how long to wait before asking again (ms), unless released sooner. */
   async holdMs(event: PendingEvent, now = Date.now()): Promise<number | null> {
     if (event.series !== 0) return null;
-    const ahead = await this.neighbour(EARLIER_PENDING_SQL, event);
+    const ahead = await this.earlier.submit(event);
     if (!ahead) return null;
     // The event ahead waits for a later attempt: nothing can change before then.
     const dueIn = ahead.status === 'retrying' && ahead.next_attempt_at ? ahead.next_attempt_at.getTime() - now : 0;
@@ -87,7 +95,7 @@ export class SubjectOrder {
   async release(event: PendingEvent, now = Date.now()): Promise<void> {
     if (event.series !== 0) return;
     try {
-      const next = await this.neighbour(NEXT_PENDING_SQL, event);
+      const next = await this.next.submit(event);
       // A next event waiting for its own later attempt keeps its time: only a due one is released.
       if (!next || (next.status === 'retrying' && next.next_attempt_at && next.next_attempt_at.getTime() > now)) {
         subjectReleases.inc({ outcome: 'none' });
@@ -114,11 +122,6 @@ export class SubjectOrder {
     }
   }
 
-  private async neighbour(sql: string, event: PendingEvent): Promise<PendingNeighbour | undefined> {
-    const [row] = await this.dataSource.query<PendingNeighbour[]>(sql, [event.accountId, event.action, event.messageText, event.seq]);
-    return row;
-  }
-
   /**
    * Moves the job from the delayed set to waiting (BullMQ's promote script, in the job's shard queue, so
    * every key has the shard's hash tag). A job not in the delayed set is on its way there (its mark
@@ -133,4 +136,21 @@ export class SubjectOrder {
         () => false,
       );
   }
+}
+
+/** Group commit of one side's neighbour questions (Batcher): each job gets its own row, or undefined. */
+function neighbourBatcher(dataSource: DataSource, sql: string): Batcher<PendingEvent, PendingNeighbour | undefined> {
+  return new Batcher(
+    async (events) => {
+      const rows = await dataSource.query<PendingNeighbour[]>(sql, [
+        events.map((event) => event.accountId),
+        events.map((event) => event.action),
+        events.map((event) => event.messageText),
+        events.map((event) => event.seq),
+      ]);
+      const byIndex = new Map(rows.map((row) => [row.i, row]));
+      return events.map((_, index) => ({ ok: true as const, value: byIndex.get(index + 1) }));
+    },
+    { maxBatch: 200, maxInFlight: 2, lingerMs: 0 },
+  );
 }

@@ -1,0 +1,75 @@
+import { DataSource } from 'typeorm';
+import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { SubjectOrder } from '../apps/delivery-worker/src/delivery/admission/subject-order';
+import { DeliveryStore, type PendingEvent } from '../apps/delivery-worker/src/delivery/outcome/delivery-store';
+import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
+import { type RunningApp, startApp } from './support/apps';
+import { createAccount } from './support/fixtures';
+import { insertEvents, type NewTestEvent, useOwnRedisPrefix } from './support/worker-process';
+
+useOwnRedisPrefix('subject-order');
+
+const RECHECK_MS = 7_000;
+
+/**
+ * SubjectOrder answers many jobs' questions with one statement (a batch of asks): each job must still
+ * get the answer for its own subject, whatever the others in its batch are about.
+ */
+describe('SubjectOrder, many jobs asking at once', () => {
+  let configApi: RunningApp;
+  let worker: RunningApp;
+
+  beforeAll(async () => {
+    configApi = await startApp(ConfigApiModule);
+    worker = await startApp(DeliveryWorkerModule, { ORDERING_RECHECK: `${RECHECK_MS}ms` });
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    await configApi?.close();
+  });
+
+  async function pending(accountId: number, events: NewTestEvent[]): Promise<PendingEvent[]> {
+    const stored = await insertEvents(configApi.app, accountId, events);
+    const store = worker.app.get(DeliveryStore);
+    const loaded = await Promise.all(stored.map((event) => store.loadEvent(event.seq)));
+    return loaded.map((event) => {
+      if (!event) throw new Error('a stored event did not load');
+      return event;
+    });
+  }
+
+  it('holds each event only behind an earlier pending event of its own subject', async () => {
+    const account = await createAccount(configApi);
+    const other = await createAccount(configApi);
+    // Three customers interleaved, four events each, then one without a subject (no id).
+    const interleaved: NewTestEvent[] = [];
+    for (let round = 0; round < 4; round += 1) for (const id of [101, 102, 103]) interleaved.push({ action: 'Customer_update', message: { id, round } });
+    const events = await pending(account.id, [...interleaved, { action: 'Customer_update', message: { round: 9 } }]);
+    // The same subject in another account holds nothing here.
+    await pending(other.id, [{ action: 'Customer_update', message: { id: 104 } }]);
+    const [lateOfOther] = await pending(account.id, [{ action: 'Customer_update', message: { id: 104 } }]);
+
+    const order = worker.app.get(SubjectOrder);
+    const holds = await Promise.all([...events, lateOfOther].map((event) => order.holdMs(event)));
+    expect(holds).toEqual([null, null, null, ...Array.from({ length: 9 }, () => RECHECK_MS), null, null]);
+
+    // Customer 102's first event ends: its second goes, the others keep their answers.
+    await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [events[1].seq]);
+    const after = await Promise.all(events.slice(3, 6).map((event) => order.holdMs(event)));
+    expect(after).toEqual([RECHECK_MS, null, RECHECK_MS]);
+  });
+
+  it('holds an event behind a retrying one until that retry is due, plus the re-check', async () => {
+    const account = await createAccount(configApi);
+    const [first, second] = await pending(account.id, [
+      { action: 'Organization_update', message: { id: 7 } },
+      { action: 'Organization_update', message: { id: 7 } },
+    ]);
+    const dueInMs = 60_000;
+    await worker.app.get(DataSource).query(`UPDATE events SET status = 'retrying', next_attempt_at = now() + $2 * interval '1 millisecond' WHERE seq = $1`, [first.seq, dueInMs]);
+    const hold = await worker.app.get(SubjectOrder).holdMs(second);
+    expect(hold).toBeGreaterThan(dueInMs + RECHECK_MS - 5_000);
+    expect(hold).toBeLessThanOrEqual(dueInMs + RECHECK_MS);
+  });
+});
