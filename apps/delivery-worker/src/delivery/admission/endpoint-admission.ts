@@ -49,10 +49,21 @@ const LEASE_MARGIN_MS = 5_000;
 
 /** How long a lease may serve further calls of this process without asking Redis (the breaker's news reaches it at least this often). */
 export const REUSE_WINDOW_MS = 1_000;
-/** A job waits here for one of this process's leases only when one is expected within this long... */
-export const MAX_EXPECTED_WAIT_MS = 500;
+/**
+ * A job waits here for one of this process's leases only when one is expected within this long... With
+ * 500 ms, a burst to one fast endpoint on a loaded machine (calls of 25 ms: 190 waiters × 25 ms / 10
+ * slots) sent a tenth of its jobs back through Redis's delayed set, and they came back ≥ 50 ms later, at
+ * the end of the line: a quick one-endpoint bench ran at 0.22–0.61× its baseline, 0.96–1.03× with 2 s.
+ */
+export const MAX_EXPECTED_WAIT_MS = 2_000;
 /** ...and gives up (sent back through Redis) after this long. */
-export const MAX_WAIT_MS = 1_000;
+export const MAX_WAIT_MS = 2_500;
+/**
+ * No new job waits while one of the endpoint's calls here has run this long, or three average calls if
+ * that is longer: the endpoint has started to hang, and its waiters would only hold its shard's job
+ * slots until they time out.
+ */
+export const STUCK_CALL_MS = 500;
 
 const UNCHANGED: ReleaseAnswer = { change: 'unchanged', consecutiveFailures: 0, retryAt: null };
 
@@ -271,21 +282,22 @@ export class EndpointAdmission {
   }
 
   /**
-   * Waiting here pays when a slot is expected soon: calls to this endpoint are fast on average and none
-   * has run for long (an endpoint that just started to hang gets no new waiters, which would only time
-   * out). Waiters hold no turn, so their number is bounded by the expected wait alone (and by the jobs
-   * a shard's worker holds): before lanes the jobs beyond the turns queued for a turn instead, so a
-   * burst to one endpoint stayed in the process; a count cap here sent every job past it through Redis's
-   * delayed set (0.8 put-backs per event). A waiting job holds a job slot of its shard's worker only:
-   * the next job that worker takes is still chosen by rank, so another account's event goes first.
+   * Waiting here pays when a slot is expected soon (MAX_EXPECTED_WAIT_MS) and none of the endpoint's calls
+   * here looks stuck (STUCK_CALL_MS): an endpoint that just started to hang gets no new waiters, and the
+   * ones it has are sent back at once instead of holding their shard's job slots until their deadline.
+   * Waiters hold no turn, so their number is bounded by the expected wait alone (and by the jobs a
+   * shard's worker holds): a count cap sent every job past it through Redis's delayed set (0.8
+   * put-backs per event). A waiting job holds a job slot of its shard's worker only: the next job that
+   * worker takes is still chosen by rank, so another account's event goes first.
    */
   private mayWait(endpointKey: string, pool: LocalLeases): boolean {
     const averageMs = this.pacing.get(endpointKey)?.averageMs ?? DEFAULT_CALL_MS;
-    const { endpointConcurrency } = this.environment.delivery;
-    return (
-      ((pool.waiting + 1) * averageMs) / endpointConcurrency <= MAX_EXPECTED_WAIT_MS &&
-      Date.now() - pool.oldestCallSince() <= MAX_EXPECTED_WAIT_MS
-    );
+    if (Date.now() - pool.oldestCallSince() > Math.max(STUCK_CALL_MS, 3 * averageMs)) {
+      // The jobs already waiting would hold their shard's job slots until their deadline: back they go too.
+      pool.sendBackWaiters();
+      return false;
+    }
+    return ((pool.waiting + 1) * averageMs) / this.environment.delivery.endpointConcurrency <= MAX_EXPECTED_WAIT_MS;
   }
 
   private paceOf(endpointKey: string): Pace {

@@ -127,6 +127,16 @@ export class LocalLeases {
     });
   }
 
+  /** Every waiting job gives up now (sent back through Redis): the endpoint's calls have started to hang. */
+  sendBackWaiters(): number {
+    const waiters = this.waiters.splice(0);
+    for (const waiter of waiters) {
+      clearTimeout(waiter.timer);
+      waiter.resolve({ kind: 'timeout' });
+    }
+    return waiters.length;
+  }
+
   /** This process failed a call here: no lease serves another call without asking Redis (the breaker counts). */
   stopReuse(): HeldLease[] {
     for (const lease of this.active) lease.reusableUntil = 0;
