@@ -72,4 +72,23 @@ describe('SubjectOrder, many jobs asking at once', () => {
     expect(hold).toBeGreaterThan(dueInMs + RECHECK_MS - 5_000);
     expect(hold).toBeLessThanOrEqual(dueInMs + RECHECK_MS);
   });
+
+  it('lets a job wait in the worker for the end of the event ahead when this worker is working on it', async () => {
+    const account = await createAccount(configApi);
+    const [first, second] = await pending(account.id, [
+      { action: 'Customer_update', message: { id: 55, round: 1 } },
+      { action: 'Customer_update', message: { id: 55, round: 2 } },
+    ]);
+    const order = worker.app.get(SubjectOrder);
+    const over = order.startWorking(first);
+    let answer: number | null | undefined;
+    const asked = order.holdMs(second).then((hold) => (answer = hold));
+    // Asked, and waiting: the event ahead is still pending and this worker is on it.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(answer).toBeUndefined();
+    await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [first.seq]);
+    over();
+    await asked;
+    expect(answer).toBeNull();
+  });
 });

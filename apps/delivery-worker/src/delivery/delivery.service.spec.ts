@@ -122,6 +122,7 @@ class Fakes {
     const order = {
       holdMs: () => Promise.resolve(this.heldMs),
       afterHold: () => Promise.resolve(),
+      startWorking: () => () => undefined,
       release: (event: PendingEvent) => {
         this.releasedAfter.push(event.seq);
         return Promise.resolve();

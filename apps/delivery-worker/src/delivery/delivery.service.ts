@@ -117,10 +117,17 @@ export class DeliveryService {
     }
 
     const settings = await this.settings.get(event.accountId);
-    const result = await this.deliverEvent(job, token, event, settings);
-    // Ordering "subject": the event ended (not merely retrying), so the next event of its subject goes now.
-    if (settings?.ordering === 'subject' && ENDING_RESULTS.has(result)) await this.order.release(event);
-    return result;
+    if (settings?.ordering !== 'subject') return this.deliverEvent(job, token, event, settings);
+    // A later job of the subject taken meanwhile waits here for this one's end (SubjectOrder.holdMs).
+    const over = this.order.startWorking(event);
+    try {
+      const result = await this.deliverEvent(job, token, event, settings);
+      // The event ended (not merely retrying), so the next event of its subject goes now.
+      if (ENDING_RESULTS.has(result)) await this.order.release(event);
+      return result;
+    } finally {
+      over();
+    }
   }
 
   private async deliverEvent(job: DeliveryJob, token: string | undefined, event: PendingEvent, settings: AccountDeliverySettings | null): Promise<DeliveryResult> {

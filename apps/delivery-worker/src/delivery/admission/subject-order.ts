@@ -42,6 +42,11 @@ interface PendingNeighbour {
 
 /** How long a release mark waits for the held job it names to reach the delayed set. */
 const RELEASE_MARK_MS = 30_000;
+/**
+ * How long a job may wait in this process for the event ahead of it to end, when this process is working
+ * on that event: beyond it (a slow or hanging call), the job is held in the delayed set as usual.
+ */
+export const LOCAL_HOLD_MS = 2_000;
 
 /**
  * Ordering "subject" (CONTRACT §9): an event is called only when no earlier event of its subject is
@@ -55,6 +60,10 @@ const RELEASE_MARK_MS = 30_000;
  * The held job may still be on its way to the delayed set (checked before the end was committed, not
  * yet moved): the release first leaves a mark, and a held job looks for its mark once it is in the
  * delayed set (`afterHold`), so one of the two always promotes it, whichever comes first.
+ *
+ * When the event ahead is one this worker is working on (a subject's events are often in one worker's
+ * hands together), the later job waits here for its end instead (`holdMs`, at most LOCAL_HOLD_MS), and
+ * then asks the rows again: one take per event instead of two, and no trip through the delayed set.
  */
 @Injectable()
 export class SubjectOrder {
@@ -64,6 +73,10 @@ export class SubjectOrder {
   private readonly keys: RedisKeys;
   private readonly earlier: Batcher<PendingEvent, PendingNeighbour | undefined>;
   private readonly next: Batcher<PendingEvent, PendingNeighbour | undefined>;
+  /** The ordered events this process is working on now, by seq: resolved when the work is over. */
+  private readonly working = new Map<string, Promise<void>>();
+  /** Events whose job waits in `holdMs` for the end of the event ahead, by seq. */
+  private readonly waitingHere = new Set<string>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -77,14 +90,46 @@ export class SubjectOrder {
     this.next = neighbourBatcher(dataSource, pendingNeighboursSql('>'));
   }
 
-  /** Null when the event may be called now; else how long to wait before asking again (ms), unless released sooner. */
-  async holdMs(event: PendingEvent, now = Date.now()): Promise<number | null> {
+  /**
+   * This process starts working on an event of an ordered endpoint; the returned function says it is over
+   * (after its release). A later job of the subject that finds this event ahead of it waits for that
+   * here (`holdMs`) instead of going through the delayed set and being taken again.
+   */
+  startWorking(event: PendingEvent): () => void {
+    if (event.series !== 0 || this.working.has(event.seq)) return () => undefined;
+    let end: () => void = () => undefined;
+    this.working.set(event.seq, new Promise<void>((resolve) => (end = resolve)));
+    return () => {
+      this.working.delete(event.seq);
+      end();
+    };
+  }
+
+  /**
+   * Null when the event may be called now; else how long to wait before asking again (ms), unless
+   * released sooner. While the event ahead is one this process is working on, waits for its end (at
+   * most LOCAL_HOLD_MS) and asks again: the rows stay the only judge, this only saves the trip.
+   */
+  async holdMs(event: PendingEvent): Promise<number | null> {
     if (event.series !== 0) return null;
-    const ahead = await this.earlier.submit(event);
-    if (!ahead) return null;
-    // The event ahead waits for a later attempt: nothing can change before then.
-    const dueIn = ahead.status === 'retrying' && ahead.next_attempt_at ? ahead.next_attempt_at.getTime() - now : 0;
-    return Math.max(this.recheckMs, dueIn + this.recheckMs);
+    const waitUntil = Date.now() + LOCAL_HOLD_MS;
+    for (;;) {
+      const ahead = await this.earlier.submit(event);
+      if (!ahead) return null;
+      const ending = this.working.get(ahead.seq);
+      const left = waitUntil - Date.now();
+      if (ending && left > 0) {
+        // Only while it waits: a release that sees it here leaves it to look again by itself, which it
+        // does after the end (or its timeout), so after the ended row was committed.
+        this.waitingHere.add(event.seq);
+        await endedOrTimeout(ending, left);
+        this.waitingHere.delete(event.seq);
+        continue;
+      }
+      // The event ahead waits for a later attempt: nothing can change before then.
+      const dueIn = ahead.status === 'retrying' && ahead.next_attempt_at ? ahead.next_attempt_at.getTime() - Date.now() : 0;
+      return Math.max(this.recheckMs, dueIn + this.recheckMs);
+    }
   }
 
   /**
@@ -99,6 +144,11 @@ export class SubjectOrder {
       // A next event waiting for its own later attempt keeps its time: only a due one is released.
       if (!next || (next.status === 'retrying' && next.next_attempt_at && next.next_attempt_at.getTime() > now)) {
         subjectReleases.inc({ outcome: 'none' });
+        return;
+      }
+      // The next one's job waits in this worker for this end, and looks again by itself once it is over.
+      if (this.waitingHere.has(next.seq)) {
+        subjectReleases.inc({ outcome: 'waiting_here' });
         return;
       }
       const jobId = deliveryJobId({ eventSeq: next.seq, series: 0, attempt: next.series_attempts });
@@ -153,4 +203,10 @@ function neighbourBatcher(dataSource: DataSource, sql: string): Batcher<PendingE
     },
     { maxBatch: 200, maxInFlight: 2, lingerMs: 0 },
   );
+}
+
+async function endedOrTimeout(ended: Promise<void>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
 }
