@@ -256,7 +256,7 @@ describe('DeliveryService', () => {
 
   it('waits for the endpoint pace without an attempt, until its place in the pace\'s line', async () => {
     const fakes = new Fakes();
-    fakes.admission = { kind: 'busy', pace: { waitMs: 2000, intervalMs: 100 } };
+    fakes.admission = { kind: 'busy', pace: { waitMs: 2000, intervalMs: 100, climbPerSecond: 0, ceilingPerSecond: Infinity } };
     const before = Date.now();
     await expect(fakes.service().deliver(fakes.job(), 'token')).rejects.toBeInstanceOf(DelayedError);
     expect(fakes.delayedTo[0]).toBeGreaterThanOrEqual(before + 2000);

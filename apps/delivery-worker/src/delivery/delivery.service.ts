@@ -17,7 +17,7 @@ import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackErr
 import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
 import { breakerOpens, deliveryAttemptDuration, deliveryAttempts, deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
 import { DeliveryStore, type PendingEvent } from './outcome/delivery-store';
-import { EndpointAdmission, type EndpointLease } from './admission/endpoint-admission';
+import { EndpointAdmission, type EndpointLease, type PacedAnswer } from './admission/endpoint-admission';
 import { disabledEndpointError, EndpointDisabling } from './admission/endpoint-disabling';
 import { attemptRowOf, type DeliveryResult, type OpenAdmission, OutcomeRecorder } from './outcome/outcome-recorder.service';
 import { judgeAttempt, type Verdict } from './outcome/retry-policy';
@@ -180,7 +180,7 @@ export class DeliveryService {
    * Every slot of the endpoint is taken, or its pace (max_per_second, a 429/503) lets the next call start
    * only later: come back at this job's place in line, without spending an attempt (CONTRACT §9).
    */
-  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string, pace: { waitMs: number; intervalMs: number } | null = null): Promise<never> {
+  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string, pace: PacedAnswer | null = null): Promise<never> {
     const stepKey = deliveryJobId(job.data);
     this.busyHints.delete(stepKey);
     if (pace !== null) {

@@ -5,35 +5,35 @@ const middle = () => 0.5;
 
 describe('pacedDelay', () => {
   it('sends the first job back for the minimum delay', () => {
-    const pace: Pace = { averageMs: 100, nextAt: 0, pacedAt: 0 };
+    const pace: Pace = { averageMs: 100, nextAt: 0, pacedAt: 0, lineRate: 0 };
     expect(pacedDelay(pace, NOW, 10, middle)).toBe(MIN_BUSY_DELAY_MS);
     expect(pace.nextAt).toBe(NOW + MIN_BUSY_DELAY_MS);
   });
 
   it('lines later jobs up behind it, one slot-time apart', () => {
-    const pace: Pace = { averageMs: 100, nextAt: 0, pacedAt: 0 };
+    const pace: Pace = { averageMs: 100, nextAt: 0, pacedAt: 0, lineRate: 0 };
     const delays = Array.from({ length: 5 }, () => pacedDelay(pace, NOW, 10, middle));
     // 100 ms per call over 10 slots: a slot frees every 10 ms.
     expect(delays).toEqual([50, 60, 70, 80, 90]);
   });
 
   it('starts over once the line has drained', () => {
-    const pace: Pace = { averageMs: 100, nextAt: NOW + 500, pacedAt: 0 };
+    const pace: Pace = { averageMs: 100, nextAt: NOW + 500, pacedAt: 0, lineRate: 0 };
     expect(pacedDelay(pace, NOW + 10_000, 10, middle)).toBe(MIN_BUSY_DELAY_MS);
   });
 
   it('never parks a job longer than the maximum, and spreads by ±10 %', () => {
-    const pace: Pace = { averageMs: 10_000, nextAt: NOW + 10 * MAX_BUSY_DELAY_MS, pacedAt: 0 };
+    const pace: Pace = { averageMs: 10_000, nextAt: NOW + 10 * MAX_BUSY_DELAY_MS, pacedAt: 0, lineRate: 0 };
     expect(pacedDelay(pace, NOW, 1, middle)).toBe(MAX_BUSY_DELAY_MS);
-    const low = pacedDelay({ averageMs: 100, nextAt: 0, pacedAt: 0 }, NOW, 10, () => 0);
-    const high = pacedDelay({ averageMs: 100, nextAt: 0, pacedAt: 0 }, NOW, 10, () => 0.999999);
+    const low = pacedDelay({ averageMs: 100, nextAt: 0, pacedAt: 0, lineRate: 0 }, NOW, 10, () => 0);
+    const high = pacedDelay({ averageMs: 100, nextAt: 0, pacedAt: 0, lineRate: 0 }, NOW, 10, () => 0.999999);
     expect(low).toBe(Math.round(MIN_BUSY_DELAY_MS * 0.9));
     expect(high).toBe(Math.round(MIN_BUSY_DELAY_MS * 1.1));
   });
 });
 
 describe('pacedSlotDelay', () => {
-  const pace = (): Pace => ({ averageMs: 100, nextAt: 0, pacedAt: 0 });
+  const pace = (): Pace => ({ averageMs: 100, nextAt: 0, pacedAt: 0, lineRate: 0 });
 
   it('sends each job held by the pace to its own slot, an interval (and a tenth) behind the one before', () => {
     const paced = pace();
@@ -48,6 +48,19 @@ describe('pacedSlotDelay', () => {
     // A Retry-After holds the endpoint for 5 s: nobody comes back before then.
     expect(pacedSlotDelay(paced, NOW + 10, 5_000, 100)).toBe(5_000);
     expect(pacedSlotDelay(paced, NOW + 10, 5_000, 100)).toBe(5_110);
+  });
+
+  it('spaces the line of a backed-off pace by the pace expected at each slot, as it climbs back to its ceiling', () => {
+    const paced = pace();
+    // 5 calls a second now, climbing by 25 a second per second up to 100 (a 503's pace recovering).
+    const delays = Array.from({ length: 300 }, () => pacedSlotDelay(paced, NOW, 0, 200, 25, 100));
+    const gaps = delays.slice(1).map((delay, index) => delay - delays[index]);
+    expect(gaps[0]).toBe(219);
+    // Each gap no longer than the one before (give or take the rounding to whole ms), down to the ceiling's 11 ms.
+    for (let index = 1; index < gaps.length; index += 1) expect(gaps[index]).toBeLessThanOrEqual(gaps[index - 1] + 1);
+    expect(gaps[gaps.length - 1]).toBe(11);
+    // 300 jobs within 7 s, where the pace of the moment (5 a second) would have taken 66 s.
+    expect(delays[delays.length - 1]).toBeLessThan(7_000);
   });
 
   it('never parks a job longer than the maximum', () => {

@@ -12,7 +12,9 @@ import {
   type ReleaseAnswer,
 } from '@app/runtime';
 import { WorkerStoppingError } from '../request/callback-exchange';
-import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, pacedDelay, pacedSlotDelay } from './busy-delay';
+import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, type PacedAnswer, pacedAnswer, pacedDelay, pacedSlotDelay } from './busy-delay';
+
+export type { PacedAnswer } from './busy-delay';
 import { CallTurns } from './call-turns';
 import { LeasePools } from './lease-pools';
 import type { HeldLease, LocalLeases } from './local-leases';
@@ -39,7 +41,7 @@ export type Admission =
    * Every slot of this endpoint is in use (`pace` null: come back shortly), or its pace lets the next
    * call start only in `pace.waitMs`, one every `pace.intervalMs` after that.
    */
-  | { kind: 'busy'; pace: { waitMs: number; intervalMs: number } | null }
+  | { kind: 'busy'; pace: PacedAnswer | null }
   /** The breaker is open (the attempt fails without a call), or a half-open probe is in flight (`probing`: wait up to `waitMs`). */
   | { kind: 'open'; waitMs: number; retryAt: Date; consecutiveFailures: number; lastError: string | null; probing: boolean };
 
@@ -53,11 +55,14 @@ export const REUSE_WINDOW_MS = 1_000;
  * A job waits here for one of this process's leases only when one is expected within this long... With
  * 500 ms, a burst to one fast endpoint on a loaded machine (calls of 25 ms: 190 waiters × 25 ms / 10
  * slots) sent a tenth of its jobs back through Redis's delayed set, and they came back ≥ 50 ms later, at
- * the end of the line: a quick one-endpoint bench ran at 0.22–0.61× its baseline, 0.96–1.03× with 2 s.
+ * the end of the line: a quick one-endpoint bench ran at 0.22–0.61× its baseline. With 2 s, one worker
+ * kept an endpoint's leases to itself (handed from call to waiting job) while another worker's jobs for
+ * it bounced: two workers delivered 0.24–0.29× their baseline, against 0.35–0.69× with 500 ms. 1 s: one
+ * endpoint 0.64–0.70×, two workers 0.69–0.73× (same session, quick runs).
  */
-export const MAX_EXPECTED_WAIT_MS = 2_000;
+export const MAX_EXPECTED_WAIT_MS = 1_000;
 /** ...and gives up (sent back through Redis) after this long. */
-export const MAX_WAIT_MS = 2_500;
+export const MAX_WAIT_MS = 1_500;
 /**
  * No new job waits while one of the endpoint's calls here has run this long, or three average calls if
  * that is longer: the endpoint has started to hang, and its waiters would only hold its shard's job
@@ -194,7 +199,7 @@ export class EndpointAdmission {
       case 'busy':
         return { kind: 'busy', pace: null };
       case 'paced':
-        return { kind: 'busy', pace: { waitMs: Math.max(1, answer.until - answer.serverNow), intervalMs: answer.intervalMs } };
+        return { kind: 'busy', pace: pacedAnswer(Math.max(1, answer.until - answer.serverNow), answer.intervalMs, maxPerSecond) };
       case 'open':
       case 'probing':
         return {
@@ -217,9 +222,9 @@ export class EndpointAdmission {
    * How long a job that found this endpoint full (`pace` null), or held by its pace, should wait before
    * trying again: behind the jobs this process already sent back for the same reason (busy-delay.ts).
    */
-  busyDelayMs(endpointKey: string, pace: { waitMs: number; intervalMs: number } | null = null): number {
+  busyDelayMs(endpointKey: string, pace: PacedAnswer | null = null): number {
     const now = Date.now();
-    if (pace) return pacedSlotDelay(this.paceOf(endpointKey), now, pace.waitMs, pace.intervalMs);
+    if (pace) return pacedSlotDelay(this.paceOf(endpointKey), now, pace.waitMs, pace.intervalMs, pace.climbPerSecond, pace.ceilingPerSecond);
     return pacedDelay(this.paceOf(endpointKey), now, this.environment.delivery.endpointConcurrency);
   }
 
@@ -304,7 +309,7 @@ export class EndpointAdmission {
     let pace = this.pacing.get(endpointKey);
     if (!pace) {
       if (this.pacing.size >= MAX_PACED_ENDPOINTS) this.pacing.delete(this.pacing.keys().next().value as string);
-      pace = { averageMs: DEFAULT_CALL_MS, nextAt: 0, pacedAt: 0 };
+      pace = { averageMs: DEFAULT_CALL_MS, nextAt: 0, pacedAt: 0, lineRate: 0 };
       this.pacing.set(endpointKey, pace);
     }
     return pace;
