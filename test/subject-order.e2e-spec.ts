@@ -91,4 +91,20 @@ describe('SubjectOrder, many jobs asking at once', () => {
     await asked;
     expect(answer).toBeNull();
   });
+
+  it("lets the waiting job go from the release of the event ahead, whose question names it as the next", async () => {
+    const account = await createAccount(configApi);
+    const [first, second] = await pending(account.id, [
+      { action: 'Customer_update', message: { id: 56, round: 1 } },
+      { action: 'Customer_update', message: { id: 56, round: 2 } },
+    ]);
+    const order = worker.app.get(SubjectOrder);
+    const over = order.startWorking(first);
+    const asked = order.holdMs(second);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The release alone lets it go: the first row is left pending here, so asking again would hold it.
+    await order.release(first);
+    await expect(asked).resolves.toBeNull();
+    over();
+  });
 });

@@ -75,8 +75,8 @@ export class SubjectOrder {
   private readonly next: Batcher<PendingEvent, PendingNeighbour | undefined>;
   /** The ordered events this process is working on now, by seq: resolved when the work is over. */
   private readonly working = new Map<string, Promise<void>>();
-  /** Events whose job waits in `holdMs` for the end of the event ahead, by seq. */
-  private readonly waitingHere = new Set<string>();
+  /** Events whose job waits in `holdMs` for the end of the event ahead, by seq: what lets it go at once. */
+  private readonly waitingHere = new Map<string, () => void>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -108,7 +108,9 @@ export class SubjectOrder {
   /**
    * Null when the event may be called now; else how long to wait before asking again (ms), unless
    * released sooner. While the event ahead is one this process is working on, waits for its end (at
-   * most LOCAL_HOLD_MS) and asks again: the rows stay the only judge, this only saves the trip.
+   * most LOCAL_HOLD_MS): the release of that event lets it go when its own question (the next pending
+   * event after the one that ended) names this one; otherwise it asks again. The rows stay the only
+   * judge, this only saves the trip through the delayed set and, mostly, the second question.
    */
   async holdMs(event: PendingEvent): Promise<number | null> {
     if (event.series !== 0) return null;
@@ -119,11 +121,14 @@ export class SubjectOrder {
       const ending = this.working.get(ahead.seq);
       const left = waitUntil - Date.now();
       if (ending && left > 0) {
-        // Only while it waits: a release that sees it here leaves it to look again by itself, which it
-        // does after the end (or its timeout), so after the ended row was committed.
-        this.waitingHere.add(event.seq);
-        await endedOrTimeout(ending, left);
+        // Registered only while it waits: a release that finds it here lets it go; one that does not
+        // promotes as usual, and this job asks again after the end (or its timeout).
+        let letGo: () => void = () => undefined;
+        const released = new Promise<'released'>((resolve) => (letGo = () => resolve('released')));
+        this.waitingHere.set(event.seq, letGo);
+        const woken = await firstOf(ending, released, left);
         this.waitingHere.delete(event.seq);
+        if (woken === 'released') return null;
         continue;
       }
       // The event ahead waits for a later attempt: nothing can change before then.
@@ -146,8 +151,12 @@ export class SubjectOrder {
         subjectReleases.inc({ outcome: 'none' });
         return;
       }
-      // The next one's job waits in this worker for this end, and looks again by itself once it is over.
-      if (this.waitingHere.has(next.seq)) {
+      // The next one's job waits in this worker for this end: it may go now. This event was the earliest
+      // pending one of the subject when it asked, and nothing is pending between the two (this question).
+      const letGo = this.waitingHere.get(next.seq);
+      if (letGo) {
+        this.waitingHere.delete(next.seq);
+        letGo();
         subjectReleases.inc({ outcome: 'waiting_here' });
         return;
       }
@@ -205,8 +214,14 @@ function neighbourBatcher(dataSource: DataSource, sql: string): Batcher<PendingE
   );
 }
 
-async function endedOrTimeout(ended: Promise<void>, timeoutMs: number): Promise<void> {
+/** Whichever comes first: the work on the event ahead is over, its release let this job go, or the wait ran out. */
+async function firstOf(ended: Promise<void>, released: Promise<'released'>, timeoutMs: number): Promise<'ended' | 'released' | 'timeout'> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  const woken = await Promise.race([
+    released,
+    ended.then(() => 'ended' as const),
+    new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs))),
+  ]);
   clearTimeout(timer);
+  return woken;
 }
