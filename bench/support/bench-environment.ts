@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import { freePort } from '../../test/support/free-port';
 import type { ProcessSupervisor } from './process-supervisor';
+
+export { freePort };
 
 /** The compiled tree: this file runs as dist/bench/support/bench-environment.js. */
 const DIST = join(__dirname, '..', '..');
@@ -73,15 +75,3 @@ async function removeRedisKeys(url: string, prefix: string): Promise<void> {
   }
 }
 
-/** A free TCP port on 127.0.0.1, for an app whose port must be known before it starts. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
