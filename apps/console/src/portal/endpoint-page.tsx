@@ -1,5 +1,5 @@
 import { EVENT_ACTIONS, PERMISSION_KEYS } from '@app/payloads/actions';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../api/client';
 import { ErrorMessage, Fields, Mono, Section, Time } from '../components/bits';
 import { DeliveryOptionsPanel } from '../components/delivery-options-panel';
@@ -14,7 +14,16 @@ function SettingsForm({ current, onSaved }: { current: PortalSettings; onSaved: 
   const [draft, setDraft] = useState(current);
   const [error, setError] = useState<ApiError>();
   const [saved, setSaved] = useState(false);
-  useEffect(() => setDraft(current), [current]);
+  // "Saved." shows once the reloaded settings are in the form: shown earlier, what the user typed next
+  // was overwritten when the reload landed (the portal e2e caught it).
+  const confirmOnReload = useRef(false);
+  useEffect(() => {
+    setDraft(current);
+    if (confirmOnReload.current) {
+      confirmOnReload.current = false;
+      setSaved(true);
+    }
+  }, [current]);
   const submit = (event: Event): void => {
     event.preventDefault();
     setError(undefined);
@@ -22,7 +31,7 @@ function SettingsForm({ current, onSaved }: { current: PortalSettings; onSaved: 
     const changes: Partial<PortalSettings> = { push_content_type: draft.push_content_type, permissions: draft.permissions };
     if (draft.push_url) changes.push_url = draft.push_url;
     saveSettings(changes).then(() => {
-      setSaved(true);
+      confirmOnReload.current = true;
       onSaved();
     }, setError);
   };
