@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { loadEnvironment } from '@app/runtime';
+import { loadEnvironment, RedisKeys } from '@app/runtime';
 import { EndpointAdmission, STUCK_CALL_MS } from '../apps/delivery-worker/src/delivery/admission/endpoint-admission';
 import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
 
@@ -42,12 +42,12 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   });
 
   it('lets no more jobs ask Redis at once than the endpoint has slots: a burst waits here for the leases coming back', async () => {
-    // The same real Redis, with the endpoint acquire scripts (the only ones with five keys) counted.
+    // The same real Redis, with the endpoint acquire scripts (the only ones with six keys) counted.
     const counted = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     let acquires = 0;
     const evalsha = counted.evalsha.bind(counted) as (...args: unknown[]) => Promise<unknown>;
     (counted as unknown as { evalsha: (...args: unknown[]) => Promise<unknown> }).evalsha = (...args: unknown[]) => {
-      if (args[1] === 5) acquires += 1;
+      if (args[1] === 6) acquires += 1;
       return evalsha(...args);
     };
     const burst = new EndpointAdmission(counted, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '2' }));
@@ -69,6 +69,38 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
     } finally {
       await burst.stop();
       counted.disconnect();
+    }
+  });
+
+  it("gives a lease back to Redis, instead of passing it to its own waiting job, while it holds more than its share of an endpoint another worker wants", async () => {
+    const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '3' });
+    const [first, second, third] = [1, 2, 3].map(() => new EndpointAdmission(redis, environment));
+    const call = { endpointKey: 'http://two-workers.example|1|aaaa', force: false, maxPerSecond: null };
+    const leases = new RedisKeys(PREFIX).endpoint('leases', call.endpointKey);
+    try {
+      const [a1, a2, b1] = [await first.acquire(call), await first.acquire(call), await second.acquire(call)];
+      // The endpoint is full. A third worker, holding none of it, is refused at once and marked as wanting it.
+      expect((await third.acquire(call)).kind).toBe('busy');
+      // The first worker's next job is refused too, and learns its share: 3 slots / 2 workers wanting = 1. It waits here.
+      let waiterGot: string | null = null;
+      const waiter = first.acquire(call).then((answer) => {
+        waiterGot = answer.kind;
+        return answer;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(waiterGot).toBeNull();
+      // A call of the first worker ends: holding 2 where its share is 1, its lease goes back to Redis...
+      if (a1.kind !== 'admitted') throw new Error(`expected a lease, got ${a1.kind}`);
+      await first.release(a1.lease, 'success', null, 1);
+      expect(await redis.zcard(leases)).toBe(2);
+      // ...and is not handed to its own waiting job, which still waits: the slot is for the worker that wants it.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(waiterGot).toBeNull();
+      expect((await third.acquire(call)).kind).toBe('admitted');
+      expect((await waiter).kind).toBe('busy');
+      for (const [admission, answer] of [[first, a2], [second, b1]] as const) if (answer.kind === 'admitted') await admission.release(answer.lease, 'neutral', null);
+    } finally {
+      await Promise.all([first, second, third].map((admission) => admission.stop()));
     }
   });
 });

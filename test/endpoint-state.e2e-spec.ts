@@ -155,4 +155,31 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     expect((await take(first, 'f7')).verdict).toBe('acquired');
     expect(await redis.zcard(new RedisKeys(PREFIX).origin('leases', origin))).toBe(4);
   });
+
+  it("shares an endpoint's slots between the workers that want it: one holding its share gets no more while another is refused", async () => {
+    const endpoint = 'http://shared-endpoint.example|3|cccc';
+    const take = (worker: string, n: number) => acquireEndpointSlot(redis, PREFIX, endpoint, { id: `${worker}:${n}`, ttlMs: 5000, limit: 4, worker });
+    const give = (worker: string, n: number) =>
+      releaseEndpointSlot(redis, PREFIX, endpoint, { leaseId: `${worker}:${n}`, signal: 'success', failureThreshold: 5, cooldownMs: 1000, error: null });
+
+    // Worker a alone may hold every slot, and is told of no share.
+    for (const n of [1, 2, 3, 4]) expect(await take('a', n)).toMatchObject({ verdict: 'acquired', workerShare: null });
+    // Worker b finds the endpoint full: refused, and now marked as wanting it.
+    expect(await take('b', 1)).toMatchObject({ verdict: 'busy' });
+    // A slot frees. Worker a, holding 3 where its share is 4 / 2, does not get it back, and learns its share...
+    await give('a', 1);
+    expect(await take('a', 5)).toMatchObject({ verdict: 'busy', workerShare: 2 });
+    // ...worker b does.
+    expect(await take('b', 2)).toMatchObject({ verdict: 'acquired', workerShare: 2 });
+    // Worker a goes down to its share; the slot it frees goes to b, which then holds its share and wants no more.
+    await give('a', 2);
+    expect(await take('b', 3)).toMatchObject({ verdict: 'acquired', workerShare: 2 });
+    await give('a', 3);
+    expect(await take('a', 6)).toMatchObject({ verdict: 'acquired', workerShare: null });
+    expect(await take('b', 4)).toMatchObject({ verdict: 'busy' });
+    const holders = (await redis.zrange(new RedisKeys(PREFIX).endpoint('leases', endpoint), 0, -1)).map((id) => id.split(':')[0]).sort();
+    expect(holders).toEqual(['a', 'a', 'b', 'b']);
+    // Calls without a worker id (no sharing) still obey the endpoint's limit.
+    expect((await acquireEndpointSlot(redis, PREFIX, endpoint, { id: 'anonymous', ttlMs: 5000, limit: 4 })).verdict).toBe('busy');
+  });
 });

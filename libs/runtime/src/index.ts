@@ -26,6 +26,8 @@ export * from './queue/delivery-producer.service';
 export * from './async/within';
 export * from './async/batcher';
 export * from './http/database-errors';
+export { accountIdOfEndpoint, endpointKeyOf, WAIT_MARK_MS } from './endpoint/endpoint-keys';
+export * from './endpoint/endpoint-slot';
 export * from './endpoint/endpoint-state';
 export * from './endpoint/endpoint-pace';
 export * from './shutdown-deadline';

@@ -10,6 +10,7 @@ import {
   REDIS,
   releaseEndpointSlot,
   type ReleaseAnswer,
+  WAIT_MARK_MS,
 } from '@app/runtime';
 import { WorkerStoppingError } from '../request/callback-exchange';
 import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, type PacedAnswer, pacedAnswer, pacedDelay, pacedSlotDelay } from './busy-delay';
@@ -82,7 +83,9 @@ const UNCHANGED: ReleaseAnswer = { change: 'unchanged', consecutiveFailures: 0, 
  * until Redis says the count is back to zero, so the breaker counts exactly what this process sees;
  * another worker's news (the breaker opened elsewhere) reaches a reused lease within REUSE_WINDOW_MS.
  * A job finding the endpoint full with this process's own calls waits here for one of them when that
- * is expected soon (MAX_EXPECTED_WAIT_MS), instead of a round trip through Redis's delayed set.
+ * is expected soon (MAX_EXPECTED_WAIT_MS), instead of a round trip through Redis's delayed set. While
+ * another worker wants the endpoint too, Redis tells this process its share of the slots: it asks for
+ * no more, and a lease ending a call beyond the share goes back to Redis rather than to a job here.
  *
  * Every admitted lease comes with one of the process's call turns (WORKER_CONCURRENCY), and `release`
  * gives both back. A job waiting here for a lease holds no turn: a lease handed over from an ending call
@@ -112,7 +115,7 @@ export class EndpointAdmission {
   /** True when a job for this endpoint would be sent back at once: every slot is this process's, none idle, no room to wait. */
   isLocallyFull(endpointKey: string): boolean {
     const pool = this.pools.get(endpointKey);
-    return pool !== undefined && pool.inUse >= this.environment.delivery.endpointConcurrency && pool.idleCount === 0 && !this.mayWait(endpointKey, pool);
+    return pool !== undefined && pool.inUse >= this.slotsOf(pool) && pool.idleCount === 0 && !this.mayWait(endpointKey, pool);
   }
 
   /**
@@ -151,7 +154,7 @@ export class EndpointAdmission {
     const { lease, retired } = pool.takeIdle(now, this.pools.mustOutlive(now));
     void this.pools.retire(endpointKey, retired);
     if (lease) return admitted(endpointKey, lease, maxPerSecond);
-    if (pool.inUse + pool.asking < this.environment.delivery.endpointConcurrency) {
+    if (pool.inUse + pool.asking < this.slotsOf(pool)) {
       pool.asking += 1;
       let admission: Admission;
       try {
@@ -180,7 +183,9 @@ export class EndpointAdmission {
       originLimit: delivery.originConcurrency,
       maxPerSecond,
       force,
+      worker: this.workerId,
     });
+    if (answer.verdict === 'acquired' || answer.verdict === 'probe' || answer.verdict === 'busy') pool.learnShare(answer.workerShare, Date.now(), WAIT_MARK_MS);
     switch (answer.verdict) {
       case 'acquired':
       case 'probe': {
@@ -249,7 +254,9 @@ export class EndpointAdmission {
     if (pool && held) {
       if (signal === 'failure') void this.pools.retire(lease.endpointKey, pool.stopReuse());
       const now = Date.now();
-      const reused = signal === 'success' && !slowDown && !this.stopped ? pool.reuse(held, now, this.pools.mustOutlive(now)) : null;
+      // Beyond its share (another worker wants the endpoint too), the lease goes back to Redis for it.
+      const mayReuse = signal === 'success' && !slowDown && !this.stopped && pool.inUse <= this.slotsOf(pool);
+      const reused = mayReuse ? pool.reuse(held, now, this.pools.mustOutlive(now)) : null;
       // Handed over: the waiting job has the lease and this call's turn.
       if (reused === 'handed') return UNCHANGED;
       if (reused === 'idle') {
@@ -302,7 +309,12 @@ export class EndpointAdmission {
       pool.sendBackWaiters();
       return false;
     }
-    return ((pool.waiting + 1) * averageMs) / this.environment.delivery.endpointConcurrency <= MAX_EXPECTED_WAIT_MS;
+    return ((pool.waiting + 1) * averageMs) / this.slotsOf(pool) <= MAX_EXPECTED_WAIT_MS;
+  }
+
+  /** The endpoint's slots this process may hold now (its share while other workers want the endpoint too). */
+  private slotsOf(pool: LocalLeases): number {
+    return pool.slots(this.environment.delivery.endpointConcurrency, Date.now());
   }
 
   private paceOf(endpointKey: string): Pace {

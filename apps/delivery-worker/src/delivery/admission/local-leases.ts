@@ -52,6 +52,24 @@ export class LocalLeases {
    */
   asking = 0;
 
+  /**
+   * While other workers want this endpoint too (Redis said so at the last acquire), this process's share
+   * of its slots, until `shareUntil` (local epoch ms); past it, the whole ENDPOINT_CONCURRENCY.
+   */
+  private share = 0;
+  private shareUntil = 0;
+
+  /** Redis's word on the share at an acquire: a share while other workers want the endpoint, null when none does. */
+  learnShare(share: number | null, now: number, keepMs: number): void {
+    this.share = share ?? 0;
+    this.shareUntil = share === null ? 0 : now + keepMs;
+  }
+
+  /** The slots this process may hold now: its share while other workers want the endpoint, else `limit`. */
+  slots(limit: number, now: number): number {
+    return this.shareUntil > now ? Math.min(limit, this.share) : limit;
+  }
+
   get empty(): boolean {
     return this.active.size === 0 && this.idle.length === 0 && this.waiters.length === 0 && this.asking === 0;
   }

@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { endpointOrigin, RedisKeys } from '../redis/redis-keys';
+
+/**
+ * An endpoint is one account's push URL (CONTRACT §5): its breaker, concurrency share and failure clock
+ * are its own, even when another account's URL is on the same origin. The key starts with the origin
+ * (the Redis hash tag, shared with the origin's politeness cap) and names the URL by a digest, so a
+ * long or brace-holding URL never reaches a key. Throws when `url` is not a URL.
+ */
+export function endpointKeyOf(accountId: number, url: string): string {
+  const digest = createHash('sha256').update(url).digest('base64url').slice(0, 16);
+  return `${new URL(url).origin}|${accountId}|${digest}`;
+}
+
+/** The account an endpoint key belongs to (null for a bare origin key). */
+export function accountIdOfEndpoint(endpointKey: string): number | null {
+  const [, account] = endpointKey.split('|');
+  const id = Number(account);
+  return account !== undefined && Number.isSafeInteger(id) ? id : null;
+}
+
+/**
+ * Storage: one hash per endpoint (`state`, `failures`, `opened_at`/`retry_at`/`probe_until` in epoch ms,
+ * `probe` lease id, `last_error`) and one sorted set of concurrency leases scored by their expiry, so a
+ * lease of a worker that died is reclaimed once it expires. Times come from the Redis server clock
+ * (TIME), so workers with skewed clocks agree on when a cooldown ends.
+ */
+export function breakerKey(prefix: string, endpointKey: string): string {
+  return new RedisKeys(prefix).endpoint('breaker', endpointKey);
+}
+
+export function leasesKey(prefix: string, endpointKey: string): string {
+  return new RedisKeys(prefix).endpoint('leases', endpointKey);
+}
+
+/**
+ * The workers (by id) that were refused a lease of this endpoint lately, scored by when their mark
+ * lapses: while others want it, a worker holding its share of the endpoint's slots gets no more.
+ */
+export function wantingKey(prefix: string, endpointKey: string): string {
+  return new RedisKeys(prefix).endpoint('wanting', endpointKey);
+}
+
+/** The origin's leases (every account's calls there) and the endpoints waiting for room at the origin. */
+export function originKeys(prefix: string, endpointKey: string): [string, string] {
+  const keys = new RedisKeys(prefix);
+  const origin = endpointOrigin(endpointKey);
+  return [keys.origin('leases', origin), keys.origin('waiting', origin)];
+}
+
+/** An endpoint refused for want of room at its origin (a worker refused a lease of an endpoint) counts as waiting for this long. */
+export const WAIT_MARK_MS = 2_000;
+
+/** Breaker hashes of endpoints nobody delivers to any more disappear after this long. */
+export const BREAKER_KEEP_MS = 7 * 24 * 60 * 60 * 1000;

@@ -1,0 +1,276 @@
+import type Redis from 'ioredis';
+import { RedisScript } from '../redis/redis-script';
+import { paceAdjustLua, paceCheckLua, paceKey, paceTakeLua } from './endpoint-pace';
+import { BREAKER_KEEP_MS, breakerKey, leasesKey, WAIT_MARK_MS, originKeys, wantingKey } from './endpoint-keys';
+
+/**
+ * The two scripts every call of the delivery worker runs against its endpoint's state in Redis: the
+ * acquire (breaker, concurrency leases, origin share, pace) and the release (lease back, breaker fed,
+ * pace adjusted). One round trip each.
+ */
+const REDIS_NOW = `
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+`;
+
+/**
+ * KEYS: breaker hash, leases zset, origin leases zset, origin waiting zset, pace hash, endpoint wanting
+ * zset. ARGV: lease id, lease ttl ms, concurrency limit, keep ms, force (1/0), origin limit (0: none),
+ * endpoint key, waiting mark ms, max_per_second (0: none), worker id ('': no share between workers;
+ * lease ids of a worker start with `<worker id>:`).
+ * The endpoint's slots are shared between workers the same way: a worker refused a lease is marked as
+ * wanting the endpoint for the mark's length, and while another worker is marked, one holding its share
+ * (limit / workers wanting, at least 1) or more is refused. Without it, one worker that keeps handing its
+ * leases from call to call holds every slot while another worker's jobs for the endpoint bounce.
+ * `force` (a manual redelivery's first call) passes the breaker whatever its state, but not the
+ * concurrency limits, and leaves the breaker as it is: only the call's outcome changes it.
+ * The origin limit is shared fairly: while other endpoints wait for room at the origin, an endpoint
+ * holding its share (limit / endpoints waiting, at least 1) or more is refused, so the next free slot
+ * goes to one that holds less.
+ * Returns {verdict, now, until, failures, last_error, paced (1 when the endpoint has a pace; for the
+ * verdict paced: the pace's interval in ms), share (this worker's share of the slots while other workers
+ * want the endpoint; 0 when none does)}; verdict is one of
+ *   open    - cooling down until `until`: do not call;
+ *   probing - half open and another worker's probe is in flight until at most `until`;
+ *   paced   - the endpoint's pace (endpoint-pace.ts) lets the next call start at `until`;
+ *   busy    - every concurrency slot of the endpoint, or its share of the origin's, is taken;
+ *   probe   - admitted as the single half-open probe (lease expires at `until`);
+ *   acquired- admitted (lease expires at `until`).
+ */
+const ACQUIRE_LUA = `${REDIS_NOW}
+local fields = redis.call('HMGET', KEYS[1], 'state', 'retry_at', 'probe_until', 'failures', 'last_error')
+local state = fields[1] or 'closed'
+local failures = tonumber(fields[4] or '0') or 0
+local lastError = fields[5] or ''
+local probe = false
+if ARGV[5] == '1' then
+  -- forced: the breaker does not decide this call
+elseif state == 'open' then
+  local retryAt = tonumber(fields[2] or '0') or 0
+  if now < retryAt then return {'open', now, retryAt, failures, lastError} end
+  probe = true
+elseif state == 'half_open' then
+  local probeUntil = tonumber(fields[3] or '0') or 0
+  if now < probeUntil then return {'probing', now, probeUntil, failures, lastError} end
+  probe = true
+end
+${paceCheckLua('KEYS[5]', 'ARGV[9]')}
+local paced = rate and 1 or 0
+local leaseTtl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local mine = redis.call('ZCARD', KEYS[2])
+local limit = tonumber(ARGV[3])
+local worker = ARGV[10]
+local workerShare = 0
+if worker ~= '' then
+  local othersWanting = 0
+  local marked = false
+  -- Uncontended (nobody marked), this costs one ZCARD.
+  if redis.call('ZCARD', KEYS[6]) > 0 then
+    redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
+    othersWanting = redis.call('ZCARD', KEYS[6])
+    if redis.call('ZSCORE', KEYS[6], worker) then
+      othersWanting = othersWanting - 1
+      marked = true
+    end
+  end
+  local held = 0
+  if othersWanting > 0 then
+    workerShare = math.max(1, math.floor(limit / (othersWanting + 1)))
+    local own = worker .. ':'
+    for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+      if string.sub(id, 1, #own) == own then held = held + 1 end
+    end
+  end
+  if mine >= limit or (workerShare > 0 and held >= workerShare) then
+    local markMs = tonumber(ARGV[8])
+    redis.call('ZADD', KEYS[6], now + markMs, worker)
+    redis.call('PEXPIRE', KEYS[6], markMs + 1000)
+    return {'busy', now, 0, failures, lastError, 0, workerShare}
+  end
+  if marked and (workerShare == 0 or held + 1 >= workerShare) then redis.call('ZREM', KEYS[6], worker) end
+elseif mine >= limit then
+  return {'busy', now, 0, failures, lastError, 0, 0}
+end
+local originLimit = tonumber(ARGV[6])
+if originLimit > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+  local others = redis.call('ZCARD', KEYS[4])
+  if redis.call('ZSCORE', KEYS[4], ARGV[7]) then others = others - 1 end
+  local share = math.max(1, math.floor(originLimit / (others + 1)))
+  if redis.call('ZCARD', KEYS[3]) >= originLimit or (others > 0 and mine >= share) then
+    local markMs = tonumber(ARGV[8])
+    redis.call('ZADD', KEYS[4], now + markMs, ARGV[7])
+    redis.call('PEXPIRE', KEYS[4], markMs + 1000)
+    return {'busy', now, 0, failures, lastError, 0, workerShare}
+  end
+  redis.call('ZREM', KEYS[4], ARGV[7])
+end
+${paceTakeLua('KEYS[5]', 'ARGV[4]')}
+local expiresAt = now + leaseTtl
+redis.call('ZADD', KEYS[2], expiresAt, ARGV[1])
+redis.call('PEXPIRE', KEYS[2], leaseTtl + 1000)
+if originLimit > 0 then
+  redis.call('ZADD', KEYS[3], expiresAt, ARGV[1])
+  redis.call('PEXPIRE', KEYS[3], leaseTtl + 1000)
+end
+if probe then
+  redis.call('HSET', KEYS[1], 'state', 'half_open', 'probe', ARGV[1], 'probe_until', expiresAt)
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
+  return {'probe', now, expiresAt, failures, lastError, paced, workerShare}
+end
+return {'acquired', now, expiresAt, failures, lastError, paced, workerShare}
+`;
+
+/**
+ * KEYS: breaker hash, leases zset, origin leases zset, pace hash. ARGV: lease id, signal
+ * (success|failure|neutral), failure threshold, cooldown ms, error text, keep ms, slow down (1/0: the
+ * answer was 429/503), Retry-After ms (0: none), max_per_second (0: none). Frees the lease (at the
+ * origin too), adjusts the pace (endpoint-pace.ts) and feeds the breaker:
+ *   success - the endpoint answers: close the breaker and reset the count;
+ *   failure - count it; open when the count reaches the threshold while closed, or when the
+ *             half-open probe itself failed;
+ *   neutral - the outcome says nothing about the endpoint's health (e.g. the target was refused);
+ *             a neutral probe just lets the next caller probe.
+ * Returns {change, failures, retry_at}; change is opened, closed, counted or unchanged.
+ */
+const RELEASE_LUA = `${REDIS_NOW}
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+local signal = ARGV[2]
+local fields = redis.call('HMGET', KEYS[1], 'state', 'failures', 'probe')
+local state = fields[1] or 'closed'
+${paceAdjustLua({ paceKey: 'KEYS[4]', slow: 'ARGV[7]', retryAfterMs: 'ARGV[8]', maxRate: 'ARGV[9]', signal: 'signal', keep: 'ARGV[6]', breakerClosed: "state == 'closed'" })}
+if signal == 'neutral' then
+  -- A probe that learnt nothing hands the probe role to the next caller instead of blocking it.
+  if state == 'half_open' and fields[3] == ARGV[1] then redis.call('HDEL', KEYS[1], 'probe', 'probe_until') end
+  return {'unchanged', 0, 0}
+end
+local keep = tonumber(ARGV[6])
+if signal == 'success' then
+  if state ~= 'closed' or (tonumber(fields[2] or '0') or 0) > 0 then
+    redis.call('HSET', KEYS[1], 'state', 'closed', 'failures', 0)
+    redis.call('HDEL', KEYS[1], 'opened_at', 'retry_at', 'probe', 'probe_until')
+    redis.call('PEXPIRE', KEYS[1], keep)
+    if state ~= 'closed' then return {'closed', 0, 0} end
+  end
+  return {'unchanged', 0, 0}
+end
+local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+redis.call('HSET', KEYS[1], 'last_error', ARGV[5])
+local probeFailed = state == 'half_open' and fields[3] == ARGV[1]
+if probeFailed or (state == 'closed' and failures >= tonumber(ARGV[3])) then
+  local retryAt = now + tonumber(ARGV[4])
+  redis.call('HSET', KEYS[1], 'state', 'open', 'opened_at', now, 'retry_at', retryAt)
+  redis.call('HDEL', KEYS[1], 'probe', 'probe_until')
+  redis.call('PEXPIRE', KEYS[1], keep)
+  return {'opened', failures, retryAt}
+end
+if state == 'closed' then redis.call('HSET', KEYS[1], 'state', 'closed') end
+redis.call('PEXPIRE', KEYS[1], keep)
+return {'counted', failures, 0}
+`;
+
+const ACQUIRE = new RedisScript(ACQUIRE_LUA);
+const RELEASE = new RedisScript(RELEASE_LUA);
+
+export type SlotVerdict = 'open' | 'probing' | 'paced' | 'busy' | 'probe' | 'acquired';
+
+export interface SlotAnswer {
+  verdict: SlotVerdict;
+  /** Redis server time of the answer (epoch ms): delays are `until - serverNow`, immune to local clock skew. */
+  serverNow: number;
+  /** open: end of the cooldown; probing: latest end of the probe; probe/acquired: lease expiry; busy: 0. */
+  until: number;
+  consecutiveFailures: number;
+  lastError: string | null;
+  /** The endpoint has a pace (max_per_second or a backed-off rate): every call must go through Redis. */
+  paced: boolean;
+  /** Verdict paced: the pace's interval between two call starts (ms; 0 when only a Retry-After holds the endpoint). */
+  intervalMs: number;
+  /** How many of the endpoint's slots this worker may hold while other workers want it too (null: no other worker does). */
+  workerShare: number | null;
+}
+
+/**
+ * One round trip: checks the breaker and, when it lets the call through, takes a concurrency lease of
+ * the endpoint and (with `originLimit`) of its origin.
+ */
+export async function acquireEndpointSlot(
+  redis: Redis,
+  prefix: string,
+  endpointKey: string,
+  lease: { id: string; ttlMs: number; limit: number; originLimit?: number; maxPerSecond?: number | null; force?: boolean; worker?: string },
+): Promise<SlotAnswer> {
+  const reply = (await ACQUIRE.run(
+    redis,
+    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), ...originKeys(prefix, endpointKey), paceKey(prefix, endpointKey), wantingKey(prefix, endpointKey)],
+    [
+      lease.id,
+      Math.max(1, Math.round(lease.ttlMs)),
+      lease.limit,
+      BREAKER_KEEP_MS,
+      lease.force ? 1 : 0,
+      lease.originLimit ?? 0,
+      endpointKey,
+      WAIT_MARK_MS,
+      lease.maxPerSecond ?? 0,
+      lease.worker ?? '',
+    ],
+  )) as [SlotVerdict, number, number, number, string, number?, number?];
+  const workerShare = Number(reply[6] ?? 0);
+  return {
+    verdict: reply[0],
+    serverNow: Number(reply[1]),
+    until: Number(reply[2]),
+    consecutiveFailures: Number(reply[3]),
+    lastError: reply[4] === '' ? null : reply[4],
+    paced: reply[0] === 'paced' || Number(reply[5] ?? 0) === 1,
+    intervalMs: reply[0] === 'paced' ? Number(reply[5] ?? 0) : 0,
+    workerShare: workerShare > 0 ? workerShare : null,
+  };
+}
+
+export type BreakerSignal = 'success' | 'failure' | 'neutral';
+
+export interface ReleaseAnswer {
+  change: 'opened' | 'closed' | 'counted' | 'unchanged';
+  consecutiveFailures: number;
+  /** Epoch ms the breaker stays open until, when `change` is opened. */
+  retryAt: number | null;
+}
+
+/** One round trip: frees the lease and records the call's outcome in the breaker. */
+export async function releaseEndpointSlot(
+  redis: Redis,
+  prefix: string,
+  endpointKey: string,
+  release: {
+    leaseId: string;
+    signal: BreakerSignal;
+    failureThreshold: number;
+    cooldownMs: number;
+    error: string | null;
+    /** The answer was 429 or 503: slow the endpoint down, holding it for `retryAfterMs` when given. */
+    slowDown?: { retryAfterMs: number | null } | null;
+    maxPerSecond?: number | null;
+  },
+): Promise<ReleaseAnswer> {
+  const reply = (await RELEASE.run(
+    redis,
+    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), originKeys(prefix, endpointKey)[0], paceKey(prefix, endpointKey)],
+    [
+      release.leaseId,
+      release.signal,
+      release.failureThreshold,
+      Math.max(0, Math.round(release.cooldownMs)),
+      (release.error ?? '').slice(0, 500),
+      BREAKER_KEEP_MS,
+      release.slowDown ? 1 : 0,
+      Math.max(0, Math.round(release.slowDown?.retryAfterMs ?? 0)),
+      release.maxPerSecond ?? 0,
+    ],
+  )) as [ReleaseAnswer['change'], number, number];
+  return { change: reply[0], consecutiveFailures: Number(reply[1]), retryAt: Number(reply[2]) > 0 ? Number(reply[2]) : null };
+}
