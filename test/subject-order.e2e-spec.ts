@@ -73,12 +73,17 @@ describe('SubjectOrder, many jobs asking at once', () => {
     expect(hold).toBeLessThanOrEqual(dueInMs + RECHECK_MS);
   });
 
-  it('lets a job wait in the worker for the end of the event ahead when this worker is working on it', async () => {
+  /** Two pending events of one customer of a new account, in accepted order. */
+  async function twoOfOneSubject(customerId: number): Promise<PendingEvent[]> {
     const account = await createAccount(configApi);
-    const [first, second] = await pending(account.id, [
-      { action: 'Customer_update', message: { id: 55, round: 1 } },
-      { action: 'Customer_update', message: { id: 55, round: 2 } },
+    return pending(account.id, [
+      { action: 'Customer_update', message: { id: customerId, round: 1 } },
+      { action: 'Customer_update', message: { id: customerId, round: 2 } },
     ]);
+  }
+
+  it('lets a job wait in the worker for the end of the event ahead when this worker is working on it', async () => {
+    const [first, second] = await twoOfOneSubject(55);
     const order = worker.app.get(SubjectOrder);
     const over = order.startWorking(first);
     let answer: number | null | undefined;
@@ -93,11 +98,7 @@ describe('SubjectOrder, many jobs asking at once', () => {
   });
 
   it("lets the waiting job go from the release of the event ahead, whose question names it as the next", async () => {
-    const account = await createAccount(configApi);
-    const [first, second] = await pending(account.id, [
-      { action: 'Customer_update', message: { id: 56, round: 1 } },
-      { action: 'Customer_update', message: { id: 56, round: 2 } },
-    ]);
+    const [first, second] = await twoOfOneSubject(56);
     const order = worker.app.get(SubjectOrder);
     const over = order.startWorking(first);
     const asked = order.holdMs(second);

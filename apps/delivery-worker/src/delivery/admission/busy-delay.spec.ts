@@ -1,4 +1,9 @@
-import { MAX_BUSY_DELAY_MS, MIN_BUSY_DELAY_MS, type Pace, pacedDelay, pacedSlotDelay } from './busy-delay';
+import { MAX_BUSY_DELAY_MS, MIN_BUSY_DELAY_MS, type Pace, type PacedAnswer, pacedDelay, pacedSlotDelay } from './busy-delay';
+
+/** A pace's answer: the next call in `waitMs`, one every `intervalMs`, climbing as given (fixed by default). */
+function slot(waitMs: number, intervalMs: number, climbPerSecond = 0, ceilingPerSecond = Infinity): PacedAnswer {
+  return { waitMs, intervalMs, climbPerSecond, ceilingPerSecond };
+}
 
 const NOW = 1_000_000;
 const middle = () => 0.5;
@@ -38,22 +43,22 @@ describe('pacedSlotDelay', () => {
   it('sends each job held by the pace to its own slot, an interval (and a tenth) behind the one before', () => {
     const paced = pace();
     // The pace opens in 30 ms, then lets a call start every 100 ms.
-    const delays = Array.from({ length: 4 }, () => pacedSlotDelay(paced, NOW, 30, 100));
+    const delays = Array.from({ length: 4 }, () => pacedSlotDelay(paced, NOW, slot(30, 100)));
     expect(delays).toEqual([30, 140, 250, 360]);
   });
 
   it('starts the line at the pace\'s next opening once the line is behind it', () => {
     const paced = pace();
-    pacedSlotDelay(paced, NOW, 30, 100);
+    pacedSlotDelay(paced, NOW, slot(30, 100));
     // A Retry-After holds the endpoint for 5 s: nobody comes back before then.
-    expect(pacedSlotDelay(paced, NOW + 10, 5_000, 100)).toBe(5_000);
-    expect(pacedSlotDelay(paced, NOW + 10, 5_000, 100)).toBe(5_110);
+    expect(pacedSlotDelay(paced, NOW + 10, slot(5_000, 100))).toBe(5_000);
+    expect(pacedSlotDelay(paced, NOW + 10, slot(5_000, 100))).toBe(5_110);
   });
 
   it('spaces the line of a backed-off pace by the pace expected at each slot, as it climbs back to its ceiling', () => {
     const paced = pace();
     // 5 calls a second now, climbing by 25 a second per second up to 100 (a 503's pace recovering).
-    const delays = Array.from({ length: 300 }, () => pacedSlotDelay(paced, NOW, 0, 200, 25, 100));
+    const delays = Array.from({ length: 300 }, () => pacedSlotDelay(paced, NOW, slot(0, 200, 25, 100)));
     const gaps = delays.slice(1).map((delay, index) => delay - delays[index]);
     expect(gaps[0]).toBe(219);
     // Each gap no longer than the one before (give or take the rounding to whole ms), down to the ceiling's 11 ms.
@@ -65,13 +70,13 @@ describe('pacedSlotDelay', () => {
 
   it('never parks a job longer than the maximum', () => {
     const paced = pace();
-    const delays = Array.from({ length: 10 }, () => pacedSlotDelay(paced, NOW, 1, 5_000));
+    const delays = Array.from({ length: 10 }, () => pacedSlotDelay(paced, NOW, slot(1, 5_000)));
     expect(Math.max(...delays)).toBe(MAX_BUSY_DELAY_MS);
   });
 
   it('keeps its line apart from the line of jobs sent back for a full endpoint', () => {
     const both = pace();
-    pacedSlotDelay(both, NOW, 1_000, 100);
+    pacedSlotDelay(both, NOW, slot(1_000, 100));
     expect(pacedDelay(both, NOW, 10, () => 0.5)).toBe(MIN_BUSY_DELAY_MS);
   });
 });

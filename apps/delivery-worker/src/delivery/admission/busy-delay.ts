@@ -50,7 +50,7 @@ export function pacedDelay(pace: Pace, now: number, endpointConcurrency: number,
  * 70. A job that comes back too early (the receiver refused again, the pace did not climb) is only paced
  * once more and takes a later slot.
  */
-export function pacedSlotDelay(pace: Pace, now: number, waitMs: number, intervalMs: number, climbPerSecond = 0, ceilingPerSecond = Infinity): number {
+export function pacedSlotDelay(pace: Pace, now: number, { waitMs, intervalMs, climbPerSecond, ceilingPerSecond }: PacedAnswer): number {
   const current = intervalMs > 0 ? 1000 / intervalMs : 0;
   const opening = now + waitMs;
   const lineRate = Math.max(pace.lineRate, current);

@@ -229,7 +229,7 @@ export class EndpointAdmission {
    */
   busyDelayMs(endpointKey: string, pace: PacedAnswer | null = null): number {
     const now = Date.now();
-    if (pace) return pacedSlotDelay(this.paceOf(endpointKey), now, pace.waitMs, pace.intervalMs, pace.climbPerSecond, pace.ceilingPerSecond);
+    if (pace) return pacedSlotDelay(this.paceOf(endpointKey), now, pace);
     return pacedDelay(this.paceOf(endpointKey), now, this.environment.delivery.endpointConcurrency);
   }
 

@@ -146,13 +146,11 @@ export class LocalLeases {
   }
 
   /** Every waiting job gives up now (sent back through Redis): the endpoint's calls have started to hang. */
-  sendBackWaiters(): number {
-    const waiters = this.waiters.splice(0);
-    for (const waiter of waiters) {
+  sendBackWaiters(): void {
+    for (const waiter of this.waiters.splice(0)) {
       clearTimeout(waiter.timer);
       waiter.resolve({ kind: 'timeout' });
     }
-    return waiters.length;
   }
 
   /** This process failed a call here: no lease serves another call without asking Redis (the breaker counts). */
