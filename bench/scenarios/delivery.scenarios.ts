@@ -57,7 +57,7 @@ export const scaledEndToEndScenario: Scenario = {
       const ingestUrls = [bench.ingest.url, ingest.url];
       await bench.warmUp(ingestUrls);
       const workerUrls = [bench.worker.url, worker.url];
-      const putBack = async () => (await Promise.all(workerUrls.map((url) => jobsWithoutCall(url, 'busy')))).reduce((sum, count) => sum + count, 0);
+      const putBack = () => Promise.all(workerUrls.map((url) => jobsWithoutCall(url, 'busy')));
       const putBackBefore = await putBack();
       const service = await endToEnd(bench, bench.service(ingestUrls, undefined, [ingest, worker]), 'e2s', total);
       const putBackAfter = await putBack();
@@ -71,7 +71,7 @@ export const scaledEndToEndScenario: Scenario = {
           { label: 'share of the baseline', value: share, unit: 'ratio', target: atLeast(share, 0.6, '≥ 0.60 of the framework-free pipeline') },
           { label: 'CPU per event, 2 ingests + 2 workers', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: 'baseline ×2', value: baseline.cpuUsPerEvent } },
         ],
-        notes: [`${total} events, batches spread over both ingests; the workers put back ${putBackAfter - putBackBefore} jobs for a full endpoint`],
+        notes: [`${total} events, batches spread over both ingests; the workers put back ${putBackAfter.map((after, index) => after - putBackBefore[index]).join(' + ')} jobs for a full endpoint`],
       };
     } finally {
       await Promise.all([ingest.process.stop(30_000), worker.process.stop(30_000)]);
