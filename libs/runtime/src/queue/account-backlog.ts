@@ -31,6 +31,16 @@ if left < 0 then redis.call('SET', KEYS[1], 0, 'PX', ARGV[2]) return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return left`);
 
+/**
+ * A producer that saw an account's backlog small this recently adds its next jobs to the FIFO list
+ * without waiting for the counter's answer (see `guess`).
+ */
+const GUESS_TRUST_MS = 1_000;
+/** ...when the backlog it saw, plus the jobs it has guessed since, stays within half the FIFO ranks. */
+const GUESS_WITHIN = FIFO_RANKS / 2;
+/** Accounts whose last answered rank a producer remembers (the oldest is forgotten first). */
+const REMEMBERED_ACCOUNTS = 10_000;
+
 /** Job priority of the job with this rank in its account's backlog (0: the plain FIFO list). */
 export function priorityOfRank(rank: number): number {
   return rank <= FIFO_RANKS ? 0 : Math.min(MAX_JOB_PRIORITY, rank);
@@ -48,6 +58,8 @@ export function priorityOfRank(rank: number): number {
  */
 export class AccountBacklog {
   private readonly pending = new Map<number, number>();
+  /** The account's rank as this producer last knew it (answered, plus its own guesses since) and when it was answered. */
+  private readonly seen = new Map<number, { rank: number; at: number }>();
   private flushTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -58,7 +70,30 @@ export class AccountBacklog {
   /** Counts `count` new jobs of the account; answers their priorities, in order. */
   async enqueue(accountId: number, count: number): Promise<number[]> {
     const last = Number((await ENQUEUE.run(this.connection, [this.keys.accountBacklog(accountId)], [count, BACKLOG_KEEP_MS])) ?? count);
+    this.remember(accountId, last);
     return Array.from({ length: count }, (_, index) => priorityOfRank(last - count + 1 + index));
+  }
+
+  /**
+   * FIFO priorities (all 0) for `count` new jobs of an account whose backlog this producer saw small
+   * within GUESS_TRUST_MS, so the jobs can be added without waiting for the counter (which must still be
+   * told, `enqueue`, sent first on the same connection): a lone event's enqueue is one round trip
+   * instead of two. Null when the rank must be asked. The guess only errs towards a few more FIFO jobs
+   * for an account whose backlog another producer grew meanwhile: those sent before the counter's next
+   * answer, which every add gets, guessed or not (at most GUESS_WITHIN per producer); jobs that leave
+   * only make the real rank smaller than the one seen.
+   */
+  guess(accountId: number, count: number, now: number): number[] | null {
+    const seen = this.seen.get(accountId);
+    if (!seen || now - seen.at > GUESS_TRUST_MS || seen.rank + count > GUESS_WITHIN) return null;
+    seen.rank += count;
+    return new Array<number>(count).fill(0);
+  }
+
+  private remember(accountId: number, rank: number): void {
+    this.seen.delete(accountId);
+    if (this.seen.size >= REMEMBERED_ACCOUNTS) this.seen.delete(this.seen.keys().next().value as number);
+    this.seen.set(accountId, { rank, at: Date.now() });
   }
 
   /** A job of the account left the queue (done, stale or failed; not when it was only postponed). */

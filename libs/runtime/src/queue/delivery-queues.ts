@@ -104,7 +104,11 @@ export class DeliveryQueues implements OnApplicationShutdown {
     return this.shards.consumed;
   }
 
-  /** One rank counter per account touched, then one addBulk per shard touched, in parallel. */
+  /**
+   * One rank counter per account touched, then one addBulk per shard touched, in parallel. An account
+   * whose backlog this process saw small a moment ago is not waited for (AccountBacklog.guess): its
+   * counter is told first on the same connection, and its jobs go to the FIFO list with the add.
+   */
   async addBulk(steps: readonly DeliveryJobData[], delayMs = 0): Promise<void> {
     const byAccount = new Map<number, DeliveryJobData[]>();
     for (const step of steps) {
@@ -113,22 +117,35 @@ export class DeliveryQueues implements OnApplicationShutdown {
       else byAccount.set(step.accountId, [step]);
     }
     const byShard = new Map<number, ReturnType<typeof deliveryJob>[]>();
+    const counting: Promise<unknown>[] = [];
     await Promise.all(
       [...byAccount].map(async ([accountId, group]) => {
-        const priorities = await this.backlog.enqueue(accountId, group.length);
+        const priorities = await this.priorities(accountId, group.length, counting);
         const shard = this.shardOf(accountId);
         const jobs = byShard.get(shard) ?? [];
         byShard.set(shard, jobs);
         group.forEach((step, index) => jobs.push(deliveryJob(step, delayMs, priorities[index])));
       }),
     );
-    await Promise.all([...byShard].map(([shard, jobs]) => this.queues[shard].addBulk(jobs)));
+    await Promise.all<unknown>([...[...byShard].map(([shard, jobs]) => this.queues[shard].addBulk(jobs)), ...counting]);
   }
 
   async add(step: DeliveryJobData, delayMs = 0): Promise<void> {
-    const [priority] = await this.backlog.enqueue(step.accountId, 1);
+    const counting: Promise<unknown>[] = [];
+    const [priority] = await this.priorities(step.accountId, 1, counting);
     const job = deliveryJob(step, delayMs, priority);
-    await this.queueFor(step.accountId).add(job.name, job.data, job.opts);
+    await Promise.all([this.queueFor(step.accountId).add(job.name, job.data, job.opts), ...counting]);
+  }
+
+  /**
+   * The new jobs' priorities: guessed at once (the counter's update pushed to `counting`; a lost one is
+   * drift, which the counter tolerates), or asked of the counter.
+   */
+  private async priorities(accountId: number, count: number, counting: Promise<unknown>[]): Promise<number[]> {
+    const guessed = this.backlog.guess(accountId, count, Date.now());
+    if (!guessed) return this.backlog.enqueue(accountId, count);
+    counting.push(this.backlog.enqueue(accountId, count).catch(() => undefined));
+    return guessed;
   }
 
   /** A job of this account left the queue for good (not when it was only moved to later). */
