@@ -4,7 +4,7 @@ import { RedisKeys } from '../redis/redis-keys';
 /**
  * The pace of one endpoint (CONTRACT §9): `max_per_second` across all workers, and the slower pace a
  * 429/503 answer imposes (AIMD). Kept in one Redis hash per endpoint, in the endpoint's slot, and
- * read and written by the same scripts as its breaker and leases (endpoint-state.ts), so pacing costs
+ * read and written by the same scripts as its breaker and leases (endpoint-slot.ts), so pacing costs
  * no extra round trip:
  *   rate       - the allowed calls per second after a 429/503 (absent: max_per_second, or no pace);
  *   tat        - GCRA's theoretical arrival time (epoch ms) of the next call;

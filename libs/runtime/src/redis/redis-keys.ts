@@ -61,7 +61,7 @@ export class RedisKeys {
 }
 
 /**
- * An endpoint key is `<origin>|<account id>|<digest of the URL>` (endpointKeyOf in endpoint-state); a
+ * An endpoint key is `<origin>|<account id>|<digest of the URL>` (endpointKeyOf in endpoint-keys); a
  * key without `|` (used by tests of the scripts) is an origin of its own. `|` cannot occur in an origin.
  */
 export function endpointOrigin(endpointKey: string): string {
