@@ -3,11 +3,14 @@ import { type Job, Queue, Worker } from 'bullmq';
 import Redis from 'ioredis';
 import { priorityOfRank } from '@app/runtime/queue/account-backlog';
 import { deliveryJob } from '@app/runtime/queue/delivery-queue';
+import { measureLanesRing } from './lanes-ring';
 
 /**
  * The scheduling options of issue 15 measured on BullMQ itself (no app, no HTTP): how fast jobs are
  * added and taken when they are all FIFO (the old shape), when an account's backlog is ranked in the
- * prioritized set (the shape chosen, see docs/lanes.md), and the extra INCRBY per batch that ranking costs.
+ * prioritized set (the shape chosen, see docs/lanes.md), and the extra INCRBY per batch that ranking costs;
+ * and, beside them, the core of the alternative not built: per-endpoint lanes with a ring of ready lanes
+ * in Redis, taken N at a time by one script with one acknowledgement per batch (lanes-ring.ts).
  * Run: node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/lanes/queue-options.bench.ts [jobs]
  */
 const JOBS = Number(process.argv[2] ?? 20_000);
@@ -60,6 +63,12 @@ async function measure(name: string, priorityOf: (rank: number) => number): Prom
 async function main(): Promise<void> {
   await measure('fifo', () => 0);
   await measure('ranked', priorityOfRank);
+  for (const lanes of [1, 20]) {
+    const { addPerSecond, takePerSecond, firstTurns } = await measureLanesRing(url, JOBS, lanes, CONCURRENCY);
+    process.stdout.write(
+      `${`ring/${lanes}`.padEnd(8)} add ${Math.round(addPerSecond)} jobs/s, take ${Math.round(takePerSecond)} jobs/s (${JOBS} jobs over ${lanes} lane(s); lanes in the first ${lanes} taken: ${firstTurns})\n`,
+    );
+  }
 }
 
 main().catch((error: Error) => {

@@ -85,4 +85,16 @@ describe('LocalLeases', () => {
     pool.add(lease('b'), NOW + 10);
     expect(pool.oldestCallSince()).toBe(NOW + 10);
   });
+
+  it('holds to the share Redis gave it while other workers want the endpoint, for as long as it was told', () => {
+    const pool = new LocalLeases();
+    expect(pool.slots(10, NOW)).toBe(10);
+    pool.learnShare(3, NOW, 2_000);
+    expect(pool.slots(10, NOW + 1_999)).toBe(3);
+    expect(pool.slots(2, NOW)).toBe(2);
+    expect(pool.slots(10, NOW + 2_000)).toBe(10);
+    pool.learnShare(3, NOW, 2_000);
+    pool.learnShare(null, NOW + 10, 2_000);
+    expect(pool.slots(10, NOW + 10)).toBe(10);
+  });
 });
