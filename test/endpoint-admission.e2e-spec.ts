@@ -103,4 +103,41 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
       await Promise.all([first, second, third].map((admission) => admission.stop()));
     }
   });
+
+  it("expects an endpoint it has not timed yet to answer like the process's other endpoints: a first burst waits here instead of going back", async () => {
+    const timed = new EndpointAdmission(redis, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' }));
+    try {
+      // Calls to another endpoint took 2 ms each.
+      const known = { endpointKey: 'http://timed.example|1|aaaa', force: false, maxPerSecond: null };
+      for (let call = 0; call < 20; call += 1) {
+        const answer = await timed.acquire(known);
+        if (answer.kind !== 'admitted') throw new Error(`expected a lease, got ${answer.kind}`);
+        await timed.release(answer.lease, 'success', null, 2);
+      }
+      // Thirty jobs, one after the other, for a new endpoint with one slot, whose first call lasts until
+      // all have come: expected to take ~2 ms each, every one waits here for the slot.
+      const fresh = { endpointKey: 'http://fresh.example|1|bbbb', force: false, maxPerSecond: null };
+      let allCame: () => void = () => undefined;
+      const cameAll = new Promise<void>((resolve) => (allCame = resolve));
+      const jobs: Promise<string>[] = [];
+      for (let job = 0; job < 30; job += 1) {
+        jobs.push(
+          timed.acquire(fresh).then(async (answer) => {
+            if (answer.kind === 'admitted') {
+              await cameAll;
+              await timed.release(answer.lease, 'success', null, 2);
+            }
+            return answer.kind;
+          }),
+        );
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      allCame();
+      const kinds = await Promise.all(jobs);
+      // With a fixed 100 ms guess only ten could wait (ten × 100 ms fills the 1 s bound): nineteen went back.
+      expect(kinds.filter((kind) => kind === 'admitted')).toHaveLength(30);
+    } finally {
+      await timed.stop();
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { jobsWithoutCall } from '../support/metric-scrape';
 import { batches, endToEnd } from './measure';
 import { atLeast, type Scenario } from './scenario';
 
@@ -14,7 +15,9 @@ export const isolationScenario: Scenario = {
   async run(bench) {
     const { healthy, hanging, hangingHost } = bench.isolation;
     const half = bench.size(1_000, 10_000);
+    const putBackBefore = await jobsWithoutCall(bench.worker.url, 'busy');
     const alone = await endToEnd(bench, bench.service(undefined, [healthy]), 'isa', half);
+    const putBackAlone = (await jobsWithoutCall(bench.worker.url, 'busy')) - putBackBefore;
     await bench.receiver.setMode([hangingHost], 'hang');
     let shared: { deliveredPerSecond: number };
     try {
@@ -42,7 +45,7 @@ export const isolationScenario: Scenario = {
         { label: 'rate kept', value: kept, unit: 'ratio', target: atLeast(kept, 0.8, '≥ 0.80 of its rate alone') },
       ],
       notes: [
-        `${half} healthy events each time; the hanging endpoint held every call it got (DELIVERY_TIMEOUT_MS 10 s) until the measurement ended` +
+        `${half} healthy events each time (alone, ${putBackAlone} jobs were put back for a full endpoint); the hanging endpoint held every call it got (DELIVERY_TIMEOUT_MS 10 s) until the measurement ended` +
           (bench.quick ? '' : `; ${half / 2} of its ${half} events came ${HEAD_START_MS / 1000} s before the healthy endpoint's`),
       ],
     };
