@@ -72,15 +72,16 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
     }
   });
 
-  it("gives a lease back to Redis, instead of passing it to its own waiting job, while it holds more than its share of an endpoint another worker wants", async () => {
+  it("gives a lease back to Redis, instead of passing it to its own waiting job, while it holds more than its share of an endpoint another worker wants; the other worker's poll takes it", async () => {
     const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '3' });
     const [first, second, third] = [1, 2, 3].map(() => new EndpointAdmission(redis, environment));
     const call = { endpointKey: 'http://two-workers.example|1|aaaa', force: false, maxPerSecond: null };
     const leases = new RedisKeys(PREFIX).endpoint('leases', call.endpointKey);
     try {
       const [a1, a2, b1] = [await first.acquire(call), await first.acquire(call), await second.acquire(call)];
-      // The endpoint is full. A third worker, holding none of it, is refused at once and marked as wanting it.
-      expect((await third.acquire(call)).kind).toBe('busy');
+      // The endpoint is full. A third worker, holding none of it, is refused, marked as wanting it, and polls.
+      const polled = third.acquire(call);
+      await new Promise((resolve) => setTimeout(resolve, 20));
       // The first worker's next job is refused too, and learns its share: 3 slots / 2 workers wanting = 1. It waits here.
       let waiterGot: string | null = null;
       const waiter = first.acquire(call).then((answer) => {
@@ -92,15 +93,39 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
       // A call of the first worker ends: holding 2 where its share is 1, its lease goes back to Redis...
       if (a1.kind !== 'admitted') throw new Error(`expected a lease, got ${a1.kind}`);
       await first.release(a1.lease, 'success', null, 1);
-      expect(await redis.zcard(leases)).toBe(2);
-      // ...and is not handed to its own waiting job, which still waits: the slot is for the worker that wants it.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // ...not to its own waiting job, which still waits: the third worker's poll takes the slot.
+      const third1 = await polled;
+      expect(third1.kind).toBe('admitted');
       expect(waiterGot).toBeNull();
-      expect((await third.acquire(call)).kind).toBe('admitted');
+      expect(await redis.zcard(leases)).toBe(3);
       expect((await waiter).kind).toBe('busy');
-      for (const [admission, answer] of [[first, a2], [second, b1]] as const) if (answer.kind === 'admitted') await admission.release(answer.lease, 'neutral', null);
+      for (const [admission, answer] of [[first, a2], [second, b1], [third, third1]] as const) if (answer.kind === 'admitted') await admission.release(answer.lease, 'neutral', null);
     } finally {
       await Promise.all([first, second, third].map((admission) => admission.stop()));
+    }
+  });
+
+  it("polls for a slot other workers hold instead of going back at once, but not when their calls look stuck", async () => {
+    const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' });
+    const [holder, asker] = [1, 2].map(() => new EndpointAdmission(redis, environment));
+    const call = { endpointKey: 'http://held-elsewhere.example|1|aaaa', force: false, maxPerSecond: null };
+    try {
+      const held = await holder.acquire(call);
+      if (held.kind !== 'admitted') throw new Error(`expected a lease, got ${held.kind}`);
+      // The holder's call ends 30 ms later: the asker, polling meanwhile, gets the slot.
+      const asked = asker.acquire(call);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await holder.release(held.lease, 'neutral', null);
+      const got = await asked;
+      expect(got.kind).toBe('admitted');
+      // Now the asker's call runs past STUCK_CALL_MS: the holder, refused, goes back at once instead of polling.
+      await new Promise((resolve) => setTimeout(resolve, STUCK_CALL_MS + 50));
+      const startedAt = Date.now();
+      expect((await holder.acquire(call)).kind).toBe('busy');
+      expect(Date.now() - startedAt).toBeLessThan(STUCK_CALL_MS);
+      if (got.kind === 'admitted') await asker.release(got.lease, 'neutral', null);
+    } finally {
+      await Promise.all([holder.stop(), asker.stop()]);
     }
   });
 

@@ -29,7 +29,8 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
  * goes to one that holds less.
  * Returns {verdict, now, until, failures, last_error, paced (1 when the endpoint has a pace; for the
  * verdict paced: the pace's interval in ms), share (this worker's share of the slots while other workers
- * want the endpoint; 0 when none does)}; verdict is one of
+ * want the endpoint; 0 when none does), and for busy: how long the endpoint's oldest call has run (ms)};
+ * verdict is one of
  *   open    - cooling down until `until`: do not call;
  *   probing - half open and another worker's probe is in flight until at most `until`;
  *   paced   - the endpoint's pace (endpoint-pace.ts) lets the next call start at `until`;
@@ -57,6 +58,12 @@ end
 ${paceCheckLua('KEYS[5]', 'ARGV[9]')}
 local paced = rate and 1 or 0
 local leaseTtl = tonumber(ARGV[2])
+-- How long the endpoint's oldest call (a lease taken leaseTtl before its expiry) has run, any worker's.
+local function oldestCallMs(leases, at, ttl)
+  local oldest = redis.call('ZRANGE', leases, 0, 0, 'WITHSCORES')
+  if #oldest < 2 then return 0 end
+  return math.max(0, at - (tonumber(oldest[2]) - ttl))
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local mine = redis.call('ZCARD', KEYS[2])
 local limit = tonumber(ARGV[3])
@@ -86,11 +93,11 @@ if worker ~= '' then
     local markMs = tonumber(ARGV[8])
     redis.call('ZADD', KEYS[6], now + markMs, worker)
     redis.call('PEXPIRE', KEYS[6], markMs + 1000)
-    return {'busy', now, 0, failures, lastError, 0, workerShare}
+    return {'busy', now, 0, failures, lastError, 0, workerShare, oldestCallMs(KEYS[2], now, leaseTtl)}
   end
   if marked and (workerShare == 0 or held + 1 >= workerShare) then redis.call('ZREM', KEYS[6], worker) end
 elseif mine >= limit then
-  return {'busy', now, 0, failures, lastError, 0, 0}
+  return {'busy', now, 0, failures, lastError, 0, 0, oldestCallMs(KEYS[2], now, leaseTtl)}
 end
 local originLimit = tonumber(ARGV[6])
 if originLimit > 0 then
@@ -191,6 +198,8 @@ export interface SlotAnswer {
   intervalMs: number;
   /** How many of the endpoint's slots this worker may hold while other workers want it too (null: no other worker does). */
   workerShare: number | null;
+  /** Verdict busy: how long the endpoint's oldest call in flight (any worker's) has run, in ms. */
+  oldestCallMs: number;
 }
 
 /**
@@ -218,7 +227,7 @@ export async function acquireEndpointSlot(
       lease.maxPerSecond ?? 0,
       lease.worker ?? '',
     ],
-  )) as [SlotVerdict, number, number, number, string, number?, number?];
+  )) as [SlotVerdict, number, number, number, string, number?, number?, number?];
   const workerShare = Number(reply[6] ?? 0);
   return {
     verdict: reply[0],
@@ -229,6 +238,7 @@ export async function acquireEndpointSlot(
     paced: reply[0] === 'paced' || Number(reply[5] ?? 0) === 1,
     intervalMs: reply[0] === 'paced' ? Number(reply[5] ?? 0) : 0,
     workerShare: workerShare > 0 ? workerShare : null,
+    oldestCallMs: Number(reply[7] ?? 0),
   };
 }
 

@@ -42,7 +42,7 @@ export type Admission =
    * Every slot of this endpoint is in use (`pace` null: come back shortly), or its pace lets the next
    * call start only in `pace.waitMs`, one every `pace.intervalMs` after that.
    */
-  | { kind: 'busy'; pace: PacedAnswer | null }
+  | { kind: 'busy'; pace: PacedAnswer | null; oldestCallMs?: number }
   /** The breaker is open (the attempt fails without a call), or a half-open probe is in flight (`probing`: wait up to `waitMs`). */
   | { kind: 'open'; waitMs: number; retryAt: Date; consecutiveFailures: number; lastError: string | null; probing: boolean };
 
@@ -70,6 +70,9 @@ export const MAX_WAIT_MS = 1_500;
  * slots until they time out.
  */
 export const STUCK_CALL_MS = 500;
+/** A job polling for a slot held by other workers asks again after about one call, within these bounds. */
+const MIN_POLL_MS = 5;
+const MAX_POLL_MS = 50;
 
 const UNCHANGED: ReleaseAnswer = { change: 'unchanged', consecutiveFailures: 0, retryAt: null };
 
@@ -135,16 +138,20 @@ export class EndpointAdmission {
     for (;;) {
       if (this.stopped) throw new WorkerStoppingError();
       await this.turns.take();
-      let admission: Admission | 'wait';
+      let admission: Admission | 'wait' | 'poll';
       try {
         admission = await this.admitWithTurn(call, deadline);
       } catch (error) {
         this.turns.give();
         throw error;
       }
-      if (admission !== 'wait' && admission.kind === 'admitted') return admission;
-      // Not admitted, or about to wait for one of this process's leases: the turn goes back first.
+      if (typeof admission !== 'string' && admission.kind === 'admitted') return admission;
+      // Not admitted, or about to wait for a lease: the turn goes back first.
       this.turns.give();
+      if (admission === 'poll') {
+        await this.poll(call.endpointKey);
+        continue;
+      }
       if (admission !== 'wait') return admission;
       const outcome = await this.pools.of(call.endpointKey).wait(deadline - Date.now());
       // Handed over by an ending call, with that call's turn.
@@ -155,14 +162,17 @@ export class EndpointAdmission {
     }
   }
 
-  /** One look while holding a turn: an idle lease of this process, a lease from Redis, or 'wait' for one of this process's. */
-  private async admitWithTurn({ endpointKey, force, maxPerSecond }: EndpointCall, deadline: number): Promise<Admission | 'wait'> {
+  /**
+   * One look while holding a turn: an idle lease of this process, a lease from Redis, 'wait' for one of
+   * this process's, or 'poll' Redis again shortly (the slots are all other workers').
+   */
+  private async admitWithTurn({ endpointKey, force, maxPerSecond }: EndpointCall, deadline: number): Promise<Admission | 'wait' | 'poll'> {
     const pool = this.pools.of(endpointKey);
     const now = Date.now();
     const { lease, retired } = pool.takeIdle(now, this.pools.mustOutlive(now));
     void this.pools.retire(endpointKey, retired);
     if (lease) return admitted(endpointKey, lease, maxPerSecond);
-    if (pool.inUse + pool.asking < this.slotsOf(pool)) {
+    if (!pool.polling && pool.inUse + pool.asking < this.slotsOf(pool)) {
       pool.asking += 1;
       let admission: Admission;
       try {
@@ -171,6 +181,7 @@ export class EndpointAdmission {
         pool.asking -= 1;
       }
       if (admission.kind !== 'busy' || admission.pace !== null) return admission;
+      if (pool.inUse + pool.asking === 0 && this.mayPoll(endpointKey, admission.oldestCallMs ?? 0, deadline)) return 'poll';
     }
     if (pool.inUse + pool.asking === 0 || !this.mayWait(endpointKey, pool) || Date.now() >= deadline) {
       this.pools.dropIfEmpty(endpointKey, pool);
@@ -210,7 +221,7 @@ export class EndpointAdmission {
         return { kind: 'admitted', lease: { endpointKey, id, probe: answer.verdict === 'probe', maxPerSecond } };
       }
       case 'busy':
-        return { kind: 'busy', pace: null };
+        return { kind: 'busy', pace: null, oldestCallMs: answer.oldestCallMs };
       case 'paced':
         return { kind: 'busy', pace: pacedAnswer(Math.max(1, answer.until - answer.serverNow), answer.intervalMs, maxPerSecond) };
       case 'open':
@@ -319,6 +330,36 @@ export class EndpointAdmission {
       return false;
     }
     return ((pool.waiting + 1) * averageMs) / this.slotsOf(pool) <= MAX_EXPECTED_WAIT_MS;
+  }
+
+  /**
+   * Every slot is another worker's (this process holds none and asks for none): asking again after about
+   * one call is cheaper than a trip through the delayed set (≥ 50 ms, at the end of the line), unless
+   * the endpoint's oldest call, any worker's, looks stuck (STUCK_CALL_MS), or the job's wait is over.
+   * Being refused marked this worker as wanting the endpoint, so the others give back what exceeds
+   * their share as their calls end.
+   */
+  private mayPoll(endpointKey: string, oldestCallMs: number, deadline: number): boolean {
+    const averageMs = this.pacing.get(endpointKey)?.averageMs ?? this.callAverageMs;
+    return !this.stopped && oldestCallMs <= Math.max(STUCK_CALL_MS, 3 * averageMs) && Date.now() + this.pollMs(endpointKey) < deadline;
+  }
+
+  private pollMs(endpointKey: string): number {
+    const averageMs = this.pacing.get(endpointKey)?.averageMs ?? this.callAverageMs;
+    return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Math.round(averageMs)));
+  }
+
+  /** Waits before polling again, as the endpoint's poller: its other jobs here wait for what it gets instead of asking too. */
+  private async poll(endpointKey: string): Promise<void> {
+    const pool = this.pools.of(endpointKey);
+    pool.polling = true;
+    pool.asking += 1;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, this.pollMs(endpointKey)));
+    } finally {
+      pool.polling = false;
+      pool.asking -= 1;
+    }
   }
 
   /** The endpoint's slots this process may hold now (its share while other workers want the endpoint too). */

@@ -53,6 +53,12 @@ export class LocalLeases {
   asking = 0;
 
   /**
+   * A job of this process that found the endpoint's slots all held by other workers is polling Redis for
+   * one (it counts in `asking` meanwhile): the endpoint's other jobs here wait for what it gets.
+   */
+  polling = false;
+
+  /**
    * While other workers want this endpoint too (Redis said so at the last acquire), this process's share
    * of its slots, until `shareUntil` (local epoch ms); past it, the whole ENDPOINT_CONCURRENCY.
    */
