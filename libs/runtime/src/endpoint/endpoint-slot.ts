@@ -58,6 +58,25 @@ end
 ${paceCheckLua('KEYS[5]', 'ARGV[9]')}
 local paced = rate and 1 or 0
 local leaseTtl = tonumber(ARGV[2])
+-- A waiting set (the origin's endpoints, the endpoint's workers): members other than member whose mark
+-- has not lapsed, and whether member itself is marked.
+local function othersWaiting(key, member)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  local others = redis.call('ZCARD', key)
+  local marked = redis.call('ZSCORE', key, member) ~= false
+  if marked then others = others - 1 end
+  return others, marked
+end
+-- member was refused for want of room: it counts as waiting for the mark's length.
+local function markWaiting(key, member)
+  local markMs = tonumber(ARGV[8])
+  redis.call('ZADD', key, now + markMs, member)
+  redis.call('PEXPIRE', key, markMs + 1000)
+end
+-- A fair share of \`total\` slots when \`others\` wait too (at least 1).
+local function shareOf(total, others)
+  return math.max(1, math.floor(total / (others + 1)))
+end
 -- How long the endpoint's oldest call (a lease taken leaseTtl before its expiry) has run, any worker's.
 local function oldestCallMs(leases, at, ttl)
   local oldest = redis.call('ZRANGE', leases, 0, 0, 'WITHSCORES')
@@ -73,26 +92,17 @@ if worker ~= '' then
   local othersWanting = 0
   local marked = false
   -- Uncontended (nobody marked), this costs one ZCARD.
-  if redis.call('ZCARD', KEYS[6]) > 0 then
-    redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
-    othersWanting = redis.call('ZCARD', KEYS[6])
-    if redis.call('ZSCORE', KEYS[6], worker) then
-      othersWanting = othersWanting - 1
-      marked = true
-    end
-  end
+  if redis.call('ZCARD', KEYS[6]) > 0 then othersWanting, marked = othersWaiting(KEYS[6], worker) end
   local held = 0
   if othersWanting > 0 then
-    workerShare = math.max(1, math.floor(limit / (othersWanting + 1)))
+    workerShare = shareOf(limit, othersWanting)
     local own = worker .. ':'
     for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
       if string.sub(id, 1, #own) == own then held = held + 1 end
     end
   end
   if mine >= limit or (workerShare > 0 and held >= workerShare) then
-    local markMs = tonumber(ARGV[8])
-    redis.call('ZADD', KEYS[6], now + markMs, worker)
-    redis.call('PEXPIRE', KEYS[6], markMs + 1000)
+    markWaiting(KEYS[6], worker)
     return {'busy', now, 0, failures, lastError, 0, workerShare, oldestCallMs(KEYS[2], now, leaseTtl)}
   end
   if marked and (workerShare == 0 or held + 1 >= workerShare) then redis.call('ZREM', KEYS[6], worker) end
@@ -102,14 +112,10 @@ end
 local originLimit = tonumber(ARGV[6])
 if originLimit > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
-  local others = redis.call('ZCARD', KEYS[4])
-  if redis.call('ZSCORE', KEYS[4], ARGV[7]) then others = others - 1 end
-  local share = math.max(1, math.floor(originLimit / (others + 1)))
+  local others = othersWaiting(KEYS[4], ARGV[7])
+  local share = shareOf(originLimit, others)
   if redis.call('ZCARD', KEYS[3]) >= originLimit or (others > 0 and mine >= share) then
-    local markMs = tonumber(ARGV[8])
-    redis.call('ZADD', KEYS[4], now + markMs, ARGV[7])
-    redis.call('PEXPIRE', KEYS[4], markMs + 1000)
+    markWaiting(KEYS[4], ARGV[7])
     return {'busy', now, 0, failures, lastError, 0, workerShare}
   end
   redis.call('ZREM', KEYS[4], ARGV[7])
