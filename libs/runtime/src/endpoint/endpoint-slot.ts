@@ -73,7 +73,7 @@ local function markWaiting(key, member)
   redis.call('ZADD', key, now + markMs, member)
   redis.call('PEXPIRE', key, markMs + 1000)
 end
--- A fair share of \`total\` slots when \`others\` wait too (at least 1).
+-- A fair share of total slots when others wait too (at least 1).
 local function shareOf(total, others)
   return math.max(1, math.floor(total / (others + 1)))
 end

@@ -14,11 +14,11 @@ import {
 } from '@app/runtime';
 import { WorkerStoppingError } from '../request/callback-exchange';
 import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, type PacedAnswer, pacedAnswer, pacedDelay, pacedSlotDelay } from './busy-delay';
-
-export type { PacedAnswer } from './busy-delay';
 import { CallTurns } from './call-turns';
 import { LeasePools } from './lease-pools';
 import type { HeldLease, LocalLeases } from './local-leases';
+
+export type { PacedAnswer } from './busy-delay';
 
 export interface EndpointLease {
   endpointKey: string;
@@ -324,13 +324,12 @@ export class EndpointAdmission {
    * worker takes is still chosen by rank, so another account's event goes first.
    */
   private mayWait(endpointKey: string, pool: LocalLeases): boolean {
-    const averageMs = this.pacing.get(endpointKey)?.averageMs ?? this.callAverageMs;
-    if (Date.now() - pool.oldestCallSince() > Math.max(STUCK_CALL_MS, 3 * averageMs)) {
+    if (Date.now() - pool.oldestCallSince() > this.stuckAfterMs(endpointKey)) {
       // The jobs already waiting would hold their shard's job slots until their deadline: back they go too.
       pool.sendBackWaiters();
       return false;
     }
-    return ((pool.waiting + 1) * averageMs) / this.slotsOf(pool) <= MAX_EXPECTED_WAIT_MS;
+    return ((pool.waiting + 1) * this.expectedCallMs(endpointKey)) / this.slotsOf(pool) <= MAX_EXPECTED_WAIT_MS;
   }
 
   /**
@@ -341,13 +340,21 @@ export class EndpointAdmission {
    * their share as their calls end.
    */
   private mayPoll(endpointKey: string, oldestCallMs: number, deadline: number): boolean {
-    const averageMs = this.pacing.get(endpointKey)?.averageMs ?? this.callAverageMs;
-    return !this.stopped && oldestCallMs <= Math.max(STUCK_CALL_MS, 3 * averageMs) && Date.now() + this.pollMs(endpointKey) < deadline;
+    return !this.stopped && oldestCallMs <= this.stuckAfterMs(endpointKey) && Date.now() + this.pollMs(endpointKey) < deadline;
   }
 
   private pollMs(endpointKey: string): number {
-    const averageMs = this.pacing.get(endpointKey)?.averageMs ?? this.callAverageMs;
-    return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Math.round(averageMs)));
+    return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Math.round(this.expectedCallMs(endpointKey))));
+  }
+
+  /** How long a call of this endpoint is expected to take: its own average here, else the process's. */
+  private expectedCallMs(endpointKey: string): number {
+    return this.pacing.get(endpointKey)?.averageMs ?? this.callAverageMs;
+  }
+
+  /** A call of this endpoint running longer than this looks stuck (STUCK_CALL_MS, or three expected calls). */
+  private stuckAfterMs(endpointKey: string): number {
+    return Math.max(STUCK_CALL_MS, 3 * this.expectedCallMs(endpointKey));
   }
 
   /** Waits before polling again, as the endpoint's poller: its other jobs here wait for what it gets instead of asking too. */
