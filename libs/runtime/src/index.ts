@@ -25,6 +25,7 @@ export * from './queue/delivery-queue.module';
 export * from './queue/delivery-producer.service';
 export * from './async/within';
 export * from './async/batcher';
+export * from './collections/bounded-map';
 export * from './http/database-errors';
 export { accountIdOfEndpoint, endpointKeyOf, WAIT_MARK_MS } from './endpoint/endpoint-keys';
 export * from './endpoint/endpoint-slot';

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CONTENT_TYPE_JSON } from '@app/payloads';
-import { Batcher, ENVIRONMENT, type Environment, RedisKeys, SecretBox, type Settled } from '@app/runtime';
+import { Batcher, ENVIRONMENT, type Environment, RedisKeys, SecretBox, setBounded, type Settled } from '@app/runtime';
 import { ChangeSubscription } from './change-subscription';
 
 /** What delivering to one account needs, secrets included: lives in this process's memory only. */
@@ -115,8 +115,7 @@ export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown
     const generation = this.generations.get(accountId) ?? 0;
     const settings = await this.loader.submit(accountId);
     if (listening && epoch === this.epoch && generation === (this.generations.get(accountId) ?? 0)) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as number);
-      this.entries.set(accountId, { settings, expiresAt: Date.now() + SETTINGS_TTL_MS });
+      setBounded(this.entries, accountId, { settings, expiresAt: Date.now() + SETTINGS_TTL_MS }, MAX_ENTRIES);
     }
     return settings;
   }

@@ -11,6 +11,7 @@ import {
   inSpan,
   isDatabaseUnavailable,
   type OutboundHttpClient,
+  setBounded,
 } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './request/callback-exchange';
@@ -187,8 +188,7 @@ export class DeliveryService {
       deliveryJobsWithoutCall.inc({ reason: 'paced' });
       return this.postpone(job, token, this.admission.busyDelayMs(endpointKey, pace));
     }
-    if (this.busyHints.size >= MAX_BUSY_HINTS) this.busyHints.delete(this.busyHints.keys().next().value as string);
-    this.busyHints.set(stepKey, endpointKey);
+    setBounded(this.busyHints, stepKey, endpointKey, MAX_BUSY_HINTS);
     deliveryJobsWithoutCall.inc({ reason: 'busy' });
     return this.postpone(job, token, this.admission.busyDelayMs(endpointKey));
   }

@@ -10,6 +10,7 @@ import {
   readBotWebhooksStamp,
   type RedisClient,
   SecretBox,
+  setBounded,
 } from '@app/runtime';
 
 /**
@@ -85,9 +86,7 @@ export class BotWebhookDirectory implements OnApplicationShutdown {
     const target = await this.lookup(accountId, type, name);
     this.cache.delete(cacheKey);
     if (stamp !== undefined) {
-      // Maps iterate in insertion order, so the first key is the oldest entry.
-      if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(cacheKey, { target, stamp, expiresAt: Date.now() + BOT_WEBHOOK_CACHE_TTL_MS });
+      setBounded(this.cache, cacheKey, { target, stamp, expiresAt: Date.now() + BOT_WEBHOOK_CACHE_TTL_MS }, MAX_CACHED);
     }
     return target;
   }

@@ -1,6 +1,7 @@
 import type { RedisClient } from '../redis/redis-connection';
 import type { RedisKeys } from '../redis/redis-keys';
 import { RedisScript } from '../redis/redis-script';
+import { setBounded } from '../collections/bounded-map';
 import { MAX_JOB_PRIORITY } from './delivery-queue';
 
 /**
@@ -92,8 +93,7 @@ export class AccountBacklog {
 
   private remember(accountId: number, rank: number): void {
     this.seen.delete(accountId);
-    if (this.seen.size >= REMEMBERED_ACCOUNTS) this.seen.delete(this.seen.keys().next().value as number);
-    this.seen.set(accountId, { rank, at: Date.now() });
+    setBounded(this.seen, accountId, { rank, at: Date.now() }, REMEMBERED_ACCOUNTS);
   }
 
   /** A job of the account left the queue (done, stale or failed; not when it was only postponed). */

@@ -8,8 +8,9 @@ import {
   type Environment,
   indexBreakerChange,
   REDIS,
-  releaseEndpointSlot,
   type ReleaseAnswer,
+  releaseEndpointSlot,
+  setBounded,
   WAIT_MARK_MS,
 } from '@app/runtime';
 import { WorkerStoppingError } from '../request/callback-exchange';
@@ -378,9 +379,8 @@ export class EndpointAdmission {
   private paceOf(endpointKey: string): Pace {
     let pace = this.pacing.get(endpointKey);
     if (!pace) {
-      if (this.pacing.size >= MAX_PACED_ENDPOINTS) this.pacing.delete(this.pacing.keys().next().value as string);
       pace = { averageMs: this.callAverageMs, nextAt: 0, pacedAt: 0, lineRate: 0 };
-      this.pacing.set(endpointKey, pace);
+      setBounded(this.pacing, endpointKey, pace, MAX_PACED_ENDPOINTS);
     }
     return pace;
   }
