@@ -60,6 +60,29 @@ describe('SubjectOrder, many jobs asking at once', () => {
     expect(after).toEqual([RECHECK_MS, null, RECHECK_MS]);
   });
 
+  it("loads an ordered job's event with the earliest pending event of its subject ahead, which holdMs takes as its first answer", async () => {
+    const account = await createAccount(configApi);
+    const stored = await insertEvents(configApi.app, account.id, [
+      { action: 'Customer_update', message: { id: 201, round: 1 } },
+      { action: 'Customer_update', message: { id: 202, round: 1 } },
+      { action: 'Customer_update', message: { id: 201, round: 2 } },
+      { action: 'Customer_update', message: { id: 201, round: 3 } },
+      { action: 'Customer_update', message: { round: 9 } },
+    ]);
+    const store = worker.app.get(DeliveryStore);
+    const loads = await Promise.all(stored.map((event) => store.loadOrderedEvent(event.seq)));
+    expect(loads.map((load) => load?.event.seq)).toEqual(stored.map((event) => event.seq));
+    expect(loads.map((load) => load?.ahead?.seq)).toEqual([undefined, undefined, stored[0].seq, stored[0].seq, undefined]);
+
+    // The first event ends after the load: holdMs goes by the load's answer, and only a fresh ask sees the end.
+    await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [stored[0].seq]);
+    const third = loads[2];
+    if (!third) throw new Error('the third event did not load');
+    const order = worker.app.get(SubjectOrder);
+    expect(await order.holdMs(third.event, third)).toBe(RECHECK_MS);
+    expect(await order.holdMs(third.event)).toBeNull();
+  });
+
   it('holds an event behind a retrying one until that retry is due, plus the re-check', async () => {
     const account = await createAccount(configApi);
     const [first, second] = await pending(account.id, [

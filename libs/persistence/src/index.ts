@@ -2,6 +2,7 @@ export * from './entities/account.entity';
 export * from './entities/callback-settings.entity';
 export * from './entities/event.entity';
 export * from './events/event-lifecycle';
+export * from './events/event-subject';
 export * from './entities/delivery-attempt.entity';
 export * from './entities/bot-webhook.entity';
 export * from './entities/bot-call.entity';

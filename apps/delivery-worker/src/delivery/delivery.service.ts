@@ -17,7 +17,7 @@ import { type AccountDeliverySettings, AccountSettingsCache } from './account-se
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './request/callback-exchange';
 import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
 import { breakerOpens, deliveryAttemptDuration, deliveryAttempts, deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
-import { DeliveryStore, type PendingEvent } from './outcome/delivery-store';
+import { DeliveryStore, type OrderedLoad, type PendingEvent } from './outcome/delivery-store';
 import { EndpointAdmission, type EndpointLease, type PacedAnswer } from './admission/endpoint-admission';
 import { disabledEndpointError, EndpointDisabling } from './admission/endpoint-disabling';
 import { attemptRowOf, type DeliveryResult, type OpenAdmission, OutcomeRecorder } from './outcome/outcome-recorder.service';
@@ -106,7 +106,10 @@ export class DeliveryService {
     // calls: bounce again at once, without loading anything (a burst to one endpoint cycles its backlog).
     if (hinted !== undefined && this.admission.isLocallyFull(hinted)) return this.bounce(job, token, hinted);
 
-    const event = await this.store.loadEvent(step.eventSeq);
+    // An ordered endpoint's job loads its event with the first ordering question answered (one statement).
+    const stepSettings = await this.settings.get(step.accountId);
+    const orderedLoad = stepSettings?.ordering === 'subject' ? ((await this.store.loadOrderedEvent(step.eventSeq)) ?? undefined) : undefined;
+    const event = orderedLoad ? orderedLoad.event : await this.store.loadEvent(step.eventSeq);
     if (
       !event ||
       !PENDING_EVENT_STATUSES.includes(event.status) ||
@@ -117,12 +120,12 @@ export class DeliveryService {
       return 'stale';
     }
 
-    const settings = await this.settings.get(event.accountId);
+    const settings = event.accountId === step.accountId ? stepSettings : await this.settings.get(event.accountId);
     if (settings?.ordering !== 'subject') return this.deliverEvent(job, token, event, settings);
     // A later job of the subject taken meanwhile waits here for this one's end (SubjectOrder.holdMs).
     const over = this.order.startWorking(event);
     try {
-      const result = await this.deliverEvent(job, token, event, settings);
+      const result = await this.deliverEvent(job, token, event, settings, orderedLoad);
       // The event ended (not merely retrying), so the next event of its subject goes now.
       if (ENDING_RESULTS.has(result)) await this.order.release(event);
       return result;
@@ -131,7 +134,14 @@ export class DeliveryService {
     }
   }
 
-  private async deliverEvent(job: DeliveryJob, token: string | undefined, event: PendingEvent, settings: AccountDeliverySettings | null): Promise<DeliveryResult> {
+  /** `orderedLoad`: an ordered endpoint's load, whose answer to the first ordering question SubjectOrder.holdMs takes. */
+  private async deliverEvent(
+    job: DeliveryJob,
+    token: string | undefined,
+    event: PendingEvent,
+    settings: AccountDeliverySettings | null,
+    orderedLoad?: OrderedLoad,
+  ): Promise<DeliveryResult> {
     if (!settings?.pushUrl) {
       return this.recorder.settleWithoutCall(event, 'no_endpoint', settings ? 'no push_url is set' : `account ${event.accountId} does not exist`);
     }
@@ -143,7 +153,7 @@ export class DeliveryService {
     if (disabled) return this.recorder.settleWithoutCall(event, 'failed', disabledEndpointError(disabled), 'endpoint_disabled');
     // Ordering "subject": an earlier event of the subject still pending holds this one (no attempt spent); a manual redelivery goes at once.
     if (settings.ordering === 'subject' && !isRedeliveryStart(event)) {
-      const holdMs = await this.order.holdMs(event);
+      const holdMs = await this.order.holdMs(event, orderedLoad);
       if (holdMs !== null) {
         deliveryJobsWithoutCall.inc({ reason: 'held_by_subject' });
         // Once in the delayed set, the job takes a release the event ahead left meanwhile (SubjectOrder).

@@ -2,43 +2,26 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { isPendingSql } from '@app/persistence';
+import { pendingSubjectNeighbourSql } from '@app/persistence';
 import { Batcher, DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys } from '@app/runtime';
 import { subjectReleases } from '../delivery.metrics';
-import type { PendingEvent } from '../outcome/delivery-store';
+import type { OrderedLoad, PendingEvent, PendingNeighbour } from '../outcome/delivery-store';
 
 /**
- * For each asked event, the nearest event of the same account and subject on one side of it (`<`: the
- * earliest accepted before it, `>`: the next accepted after it) that is still pending in its first
- * series (redeliveries go outside the order), or no row. One statement answers a whole batch of jobs'
- * questions (a lone ask goes out at once): an ordered endpoint asks once per take and once per end, so
- * a statement each would cost more than the event's own load and outcome write, which are batched.
- * `callback_subject` (migration 1764600000000-event-subjects) is the one definition of an event's
- * subject; a null subject matches nothing, so events without one are never held. Both directions are
- * served by the partial index over pending rows (account, subject, seq).
+ * For each asked event, the nearest pending event of its subject on one side of it
+ * (pendingSubjectNeighbourSql). One statement answers a whole batch of jobs' questions (a lone ask goes
+ * out at once): an ordered endpoint asks once per end (and the load of its job answers the first
+ * question of its take), so a statement each would cost more than the event's own load and outcome
+ * write, which are batched.
  */
 function pendingNeighboursSql(side: '<' | '>'): string {
   return `
   SELECT q.i::int AS i, n.seq::text AS seq, n.status, n.next_attempt_at, n.series_attempts
     FROM unnest($1::int[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS q(account_id, action, message, seq, i)
-    CROSS JOIN LATERAL (
-      SELECT e.seq, e.status, e.next_attempt_at, e.series_attempts
-        FROM events e
-       WHERE e.account_id = q.account_id
-         AND callback_subject(e.action, e.message) = callback_subject(q.action, q.message::json)
-         AND ${isPendingSql('e')} AND e.series = 0
-         AND e.seq ${side} q.seq
-       ORDER BY e.seq
-       LIMIT 1) n`;
+    CROSS JOIN LATERAL (${pendingSubjectNeighbourSql({ accountId: 'q.account_id', action: 'q.action', message: 'q.message::json', seq: 'q.seq' }, side)}) n`;
 }
 
-interface PendingNeighbour {
-  i: number;
-  seq: string;
-  status: string;
-  next_attempt_at: Date | null;
-  series_attempts: number;
-}
+type NumberedNeighbour = PendingNeighbour & { i: number };
 
 /** How long a release mark waits for the held job it names to reach the delayed set. */
 const RELEASE_MARK_MS = 30_000;
@@ -111,12 +94,15 @@ export class SubjectOrder {
    * most LOCAL_HOLD_MS): the release of that event lets it go when its own question (the next pending
    * event after the one that ended) names this one; otherwise it asks again. The rows stay the only
    * judge, this only saves the trip through the delayed set and, mostly, the second question.
+   * `atLoad`: the answer the job's load gave (DeliveryStore.loadOrderedEvent), used for the first question.
    */
-  async holdMs(event: PendingEvent): Promise<number | null> {
+  async holdMs(event: PendingEvent, atLoad?: Pick<OrderedLoad, 'ahead'>): Promise<number | null> {
     if (event.series !== 0) return null;
     const waitUntil = Date.now() + LOCAL_HOLD_MS;
+    let known = atLoad;
     for (;;) {
-      const ahead = await this.earlier.submit(event);
+      const ahead = known ? known.ahead : await this.earlier.submit(event);
+      known = undefined;
       if (!ahead) return null;
       const ending = this.working.get(ahead.seq);
       const left = waitUntil - Date.now();
@@ -199,15 +185,15 @@ export class SubjectOrder {
 
 /** Group commit of one side's neighbour questions (Batcher): each job gets its own row, or undefined. */
 function neighbourBatcher(dataSource: DataSource, sql: string): Batcher<PendingEvent, PendingNeighbour | undefined> {
-  return new Batcher(
+  return new Batcher<PendingEvent, PendingNeighbour | undefined>(
     async (events) => {
-      const rows = await dataSource.query<PendingNeighbour[]>(sql, [
+      const rows = await dataSource.query<NumberedNeighbour[]>(sql, [
         events.map((event) => event.accountId),
         events.map((event) => event.action),
         events.map((event) => event.messageText),
         events.map((event) => event.seq),
       ]);
-      const byIndex = new Map(rows.map((row) => [row.i, row]));
+      const byIndex = new Map(rows.map(({ i, ...neighbour }): [number, PendingNeighbour] => [i, neighbour]));
       return events.map((_, index) => ({ ok: true as const, value: byIndex.get(index + 1) }));
     },
     { maxBatch: 200, maxInFlight: 2, lingerMs: 0 },

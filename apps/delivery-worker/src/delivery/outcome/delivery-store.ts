@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { atStepSql, deliveryRollupCte, type EventStatus } from '@app/persistence';
+import { atStepSql, deliveryRollupCte, type EventStatus, pendingSubjectNeighbourSql } from '@app/persistence';
 import { Batcher, loggableErrorText, oneByOneOnFailure, type Settled } from '@app/runtime';
 
 /** The part of an event row a delivery needs; `messageText` is the stored JSON text, byte for byte. */
@@ -59,11 +59,22 @@ export interface Outcome {
   change: EventChange;
 }
 
-const LOAD_SQL = `
-  SELECT seq::text AS seq, event_id, account_id, action, message::text AS message_text, status,
-         attempts, series, series_attempts, created_at, test
-    FROM events
-   WHERE seq = ANY($1::bigint[])`;
+const LOADED_COLUMNS = `e.seq::text AS seq, e.event_id, e.account_id, e.action, e.message::text AS message_text, e.status,
+         e.attempts, e.series, e.series_attempts, e.created_at, e.test`;
+
+const LOAD_SQL = `SELECT ${LOADED_COLUMNS} FROM events e WHERE e.seq = ANY($1::bigint[])`;
+
+/**
+ * The load of events of ordered endpoints also answers their first ordering question (the earliest
+ * pending event of the subject ahead of each), which would otherwise be a statement of its own per
+ * batch of jobs (SubjectOrder.holdMs).
+ */
+const LOAD_WITH_AHEAD_SQL = `
+  SELECT ${LOADED_COLUMNS}, a.seq::text AS ahead_seq, a.status AS ahead_status,
+         a.next_attempt_at AS ahead_next_attempt_at, a.series_attempts AS ahead_series_attempts
+    FROM events e
+    LEFT JOIN LATERAL (${pendingSubjectNeighbourSql({ accountId: 'e.account_id', action: 'e.action', message: 'e.message', seq: 'e.seq' }, '<')}) a ON true
+   WHERE e.seq = ANY($1::bigint[])`;
 
 interface LoadedRow {
   seq: string;
@@ -77,6 +88,48 @@ interface LoadedRow {
   series_attempts: number;
   created_at: Date;
   test: boolean;
+}
+
+interface LoadedWithAheadRow extends LoadedRow {
+  ahead_seq: string | null;
+  ahead_status: string | null;
+  ahead_next_attempt_at: Date | null;
+  ahead_series_attempts: number | null;
+}
+
+/** The nearest pending event of the same subject on one side of an event (pendingSubjectNeighbourSql). */
+export interface PendingNeighbour {
+  seq: string;
+  status: string;
+  next_attempt_at: Date | null;
+  series_attempts: number;
+}
+
+/** An event of an ordered endpoint with the earliest event of its subject pending ahead of it when loaded. */
+export interface OrderedLoad {
+  event: PendingEvent;
+  ahead: PendingNeighbour | undefined;
+}
+
+function pendingEventOf(row: LoadedRow): PendingEvent {
+  return {
+    seq: row.seq,
+    eventId: row.event_id,
+    accountId: row.account_id,
+    action: row.action,
+    messageText: row.message_text,
+    status: row.status,
+    attempts: row.attempts,
+    series: row.series,
+    seriesAttempts: row.series_attempts,
+    createdAt: row.created_at,
+    test: row.test,
+  };
+}
+
+function aheadOf(row: LoadedWithAheadRow): PendingNeighbour | undefined {
+  if (row.ahead_seq === null || row.ahead_status === null || row.ahead_series_attempts === null) return undefined;
+  return { seq: row.ahead_seq, status: row.ahead_status, next_attempt_at: row.ahead_next_attempt_at, series_attempts: row.ahead_series_attempts };
 }
 
 /**
@@ -126,10 +179,13 @@ function changeKey(seq: string, series: number, seriesAttempts: number): string 
 export class DeliveryStore {
   private readonly logger = new Logger(DeliveryStore.name);
   private readonly loader: Batcher<string, PendingEvent | null>;
+  private readonly orderedLoader: Batcher<string, OrderedLoad | null>;
   private readonly writer: Batcher<Outcome, boolean>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.loader = new Batcher((seqs) => this.loadMany(seqs), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
+    this.loader = new Batcher((seqs) => this.loadBySeq(LOAD_SQL, seqs, pendingEventOf), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
+    const withAhead = (row: LoadedWithAheadRow): OrderedLoad => ({ event: pendingEventOf(row), ahead: aheadOf(row) });
+    this.orderedLoader = new Batcher((seqs) => this.loadBySeq(LOAD_WITH_AHEAD_SQL, seqs, withAhead), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
     // Callers wait for their batch to commit before their job is reported done. One statement at a
     // time: outcomes arriving meanwhile form the next, larger batch, so batches grow with the load
     // and no linger is needed (one would only make a lone outcome, and its job, wait for company).
@@ -147,6 +203,11 @@ export class DeliveryStore {
     return this.loader.submit(seq);
   }
 
+  /** loadEvent for an ordered endpoint's job: the event and the earliest pending event of its subject ahead of it. */
+  loadOrderedEvent(seq: string): Promise<OrderedLoad | null> {
+    return this.orderedLoader.submit(seq);
+  }
+
   /** Resolves once the outcome is committed: true when the event change applied, false when the row had moved on. */
   record(outcome: Outcome): Promise<boolean> {
     return this.writer.submit(outcome);
@@ -156,28 +217,13 @@ export class DeliveryStore {
   async drain(): Promise<void> {
     await this.writer.drain();
     await this.loader.drain();
+    await this.orderedLoader.drain();
   }
 
-  private async loadMany(seqs: string[]): Promise<Settled<PendingEvent | null>[]> {
-    const rows = await this.dataSource.query<LoadedRow[]>(LOAD_SQL, [[...new Set(seqs)]]);
-    const bySeq = new Map(
-      rows.map((row): [string, PendingEvent] => [
-        row.seq,
-        {
-          seq: row.seq,
-          eventId: row.event_id,
-          accountId: row.account_id,
-          action: row.action,
-          messageText: row.message_text,
-          status: row.status,
-          attempts: row.attempts,
-          series: row.series,
-          seriesAttempts: row.series_attempts,
-          createdAt: row.created_at,
-          test: row.test,
-        },
-      ]),
-    );
+  /** One statement for a batch of seqs; each caller gets its own event (mapped), or null when there is none. */
+  private async loadBySeq<Row extends LoadedRow, Loaded>(sql: string, seqs: string[], of: (row: Row) => Loaded): Promise<Settled<Loaded | null>[]> {
+    const rows = await this.dataSource.query<Row[]>(sql, [[...new Set(seqs)]]);
+    const bySeq = new Map(rows.map((row) => [row.seq, of(row)]));
     return seqs.map((seq) => ({ ok: true, value: bySeq.get(seq) ?? null }));
   }
 
