@@ -1,3 +1,4 @@
+import { DeliveryQueues, deliveryJobId, firstDeliveryStep } from '@app/runtime';
 import { DataSource } from 'typeorm';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { SubjectOrder } from '../apps/delivery-worker/src/delivery/admission/subject-order';
@@ -130,5 +131,40 @@ describe('SubjectOrder, many jobs asking at once', () => {
     await order.release(first);
     await expect(asked).resolves.toBeNull();
     over();
+  });
+
+  /** The event's first job, held: in the delayed set for a minute, as DeliveryService.postpone leaves it. */
+  async function heldJob(event: PendingEvent): Promise<{ id: string; state: () => Promise<string> }> {
+    const step = firstDeliveryStep(event.seq, event.accountId);
+    await worker.app.get(DeliveryQueues).add(step, 60_000);
+    const id = deliveryJobId(step);
+    const queue = worker.app.get(DeliveryQueues).queueFor(event.accountId);
+    return { id, state: () => queue.getJobState(id) };
+  }
+
+  async function end(event: PendingEvent): Promise<void> {
+    await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [event.seq]);
+  }
+
+  it('promotes a held job whether the release of the event ahead comes before it reaches the delayed set or after', async () => {
+    const order = worker.app.get(SubjectOrder);
+
+    // The release first: the next job is not held yet, so its mark waits for it.
+    const [first, second] = await twoOfOneSubject(71);
+    await end(first);
+    await order.release(first);
+    const early = await heldJob(second);
+    expect(await early.state()).toBe('delayed');
+    await order.afterHold(second.accountId, early.id, 60_000);
+    expect(await early.state()).not.toBe('delayed');
+
+    // The hold first: the job says it is held, and the release promotes it.
+    const [ahead, behind] = await twoOfOneSubject(72);
+    const late = await heldJob(behind);
+    await order.afterHold(behind.accountId, late.id, 60_000);
+    expect(await late.state()).toBe('delayed');
+    await end(ahead);
+    await order.release(ahead);
+    expect(await late.state()).not.toBe('delayed');
   });
 });

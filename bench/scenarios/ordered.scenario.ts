@@ -14,8 +14,10 @@ async function setOrdering(bench: BenchContext, ordering: 'none' | 'subject'): P
 
 /** Jobs the worker took and put back because an earlier event of their subject was still pending. */
 const heldBySubject = (bench: BenchContext): Promise<number> => jobsWithoutCall(bench.worker.url, 'held_by_subject');
+/** Jobs put back because their endpoint's slots were all taken: each comes back later, behind the next events of its subject. */
+const busy = (bench: BenchContext): Promise<number> => jobsWithoutCall(bench.worker.url, 'busy');
 
-const RELEASE_OUTCOMES = ['promoted', 'not_delayed', 'none', 'self'] as const;
+const RELEASE_OUTCOMES = ['promoted', 'not_delayed', 'waiting_here', 'none', 'self'] as const;
 
 /** The worker's releases of held events by outcome (delivery.metrics.ts `callback_subject_releases_total`). */
 async function releases(bench: BenchContext): Promise<number[]> {
@@ -34,13 +36,15 @@ export const orderedScenario: Scenario = {
     const unordered = await endToEnd(bench, bench.service(), 'ou', total, total, SUBJECTS);
     let ordered: Awaited<ReturnType<typeof endToEnd>>;
     let holds = 0;
+    let busyBack = 0;
     let released: number[] = [];
     await setOrdering(bench, 'subject');
     try {
-      const [holdsBefore, releasesBefore] = await Promise.all([heldBySubject(bench), releases(bench)]);
+      const [holdsBefore, busyBefore, releasesBefore] = await Promise.all([heldBySubject(bench), busy(bench), releases(bench)]);
       ordered = await endToEnd(bench, bench.service(), 'os', total, total, SUBJECTS);
-      const [holdsAfter, releasesAfter] = await Promise.all([heldBySubject(bench), releases(bench)]);
+      const [holdsAfter, busyAfter, releasesAfter] = await Promise.all([heldBySubject(bench), busy(bench), releases(bench)]);
       holds = holdsAfter - holdsBefore;
+      busyBack = busyAfter - busyBefore;
       released = releasesAfter.map((count, index) => count - (releasesBefore[index] ?? 0));
     } finally {
       await setOrdering(bench, 'none');
@@ -56,7 +60,7 @@ export const orderedScenario: Scenario = {
         { label: 'CPU per event, ordered', value: ordered.cpuUsPerEvent, unit: 'µs', reference: { label: 'unordered', value: unordered.cpuUsPerEvent } },
       ],
       notes: [
-        `${total} Customer_update events each way, customer ids cycling over ${SUBJECTS} (${total / SUBJECTS} events per subject, ${SUBJECTS / bench.mainAccounts.length} subjects per endpoint); unordered first, then ordered; jobs taken and put back while an earlier event of their subject was pending: ${holds} (${(holds / total).toFixed(1)} per ordered event)`,
+        `${total} Customer_update events each way, customer ids cycling over ${SUBJECTS} (${total / SUBJECTS} events per subject, ${SUBJECTS / bench.mainAccounts.length} subjects per endpoint); unordered first, then ordered; jobs taken and put back while an earlier event of their subject was pending: ${holds} (${(holds / total).toFixed(1)} per ordered event); put back because the endpoint was busy: ${busyBack}`,
         `releases when an event ended: ${RELEASE_OUTCOMES.map((outcome, index) => `${outcome} ${released[index] ?? 0}`).join(', ')}`,
       ],
     };

@@ -157,7 +157,7 @@ export class DeliveryService {
       if (holdMs !== null) {
         deliveryJobsWithoutCall.inc({ reason: 'held_by_subject' });
         // Once in the delayed set, the job takes a release the event ahead left meanwhile (SubjectOrder).
-        return this.postpone(job, token, holdMs, () => this.order.afterHold(event.accountId, deliveryJobId(job.data)));
+        return this.postpone(job, token, holdMs, () => this.order.afterHold(event.accountId, deliveryJobId(job.data), holdMs));
       }
     }
 

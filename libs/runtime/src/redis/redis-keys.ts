@@ -54,7 +54,7 @@ export class RedisKeys {
     return `${this.prefix}:bot-webhooks:${accountId}:stamp`;
   }
 
-  /** Mark that a held delivery job (ordering "subject") was released before it reached the delayed set; read alone. */
+  /** Mark of a delivery job of ordering "subject": held in the delayed set, or released by the end of the event ahead; read alone. */
   subjectRelease(jobId: string): string {
     return `${this.prefix}:subject-release:${jobId}`;
   }

@@ -23,8 +23,11 @@ function pendingNeighboursSql(side: '<' | '>'): string {
 
 type NumberedNeighbour = PendingNeighbour & { i: number };
 
-/** How long a release mark waits for the held job it names to reach the delayed set. */
+/** How long a release mark waits for the held job it names to reach the delayed set (and a hold mark outlives its hold). */
 const RELEASE_MARK_MS = 30_000;
+/** The two values of a job's subject mark: who wrote it last, the release of the event ahead or the held job. */
+const RELEASED = 'released';
+const HELD = 'held';
 /**
  * How long a job may wait in this process for the event ahead of it to end, when this process is working
  * on that event: beyond it (a slow or hanging call), the job is held in the delayed set as usual.
@@ -41,8 +44,9 @@ export const LOCAL_HOLD_MS = 2_000;
  * promotes the next one's job at once (`release`), so a subject's chain costs no polling; the timed
  * re-check (ORDERING_RECHECK) only covers a promote that was lost (a crash between the two, Redis away).
  * The held job may still be on its way to the delayed set (checked before the end was committed, not
- * yet moved): the release first leaves a mark, and a held job looks for its mark once it is in the
- * delayed set (`afterHold`), so one of the two always promotes it, whichever comes first.
+ * yet moved), or not taken at all yet (it then needs nothing): the release and the held job, once in
+ * the delayed set (`afterHold`), each write the job's mark and read what it was, in one command, so the
+ * second of the two promotes it, and a job never held costs its release no promote.
  *
  * When the event ahead is one this worker is working on (a subject's events are often in one worker's
  * hands together), the later job waits here for its end instead (`holdMs`, at most LOCAL_HOLD_MS), and
@@ -147,21 +151,25 @@ export class SubjectOrder {
         return;
       }
       const jobId = deliveryJobId({ eventSeq: next.seq, series: 0, attempt: next.series_attempts });
-      // The mark first: a held job that reaches the delayed set after the promote below still finds it.
-      await this.redis.set(this.keys.subjectRelease(jobId), '1', 'PX', RELEASE_MARK_MS);
-      subjectReleases.inc({ outcome: (await this.promote(event.accountId, jobId)) ? 'promoted' : 'not_delayed' });
+      // One command leaves the mark and says whether the job is held (afterHold marked it so). A job not
+      // held yet finds the mark once it is; a job never held (not taken yet) needs nothing at all.
+      const found = await this.redis.set(this.keys.subjectRelease(jobId), RELEASED, 'PX', RELEASE_MARK_MS, 'GET');
+      subjectReleases.inc({ outcome: found === HELD && (await this.promote(event.accountId, jobId)) ? 'promoted' : 'not_delayed' });
     } catch (error) {
       this.logger.warn(`could not release the next event of the subject of event ${event.seq}: ${loggableErrorText(error)}`);
     }
   }
 
   /**
-   * The held job is now in the delayed set: when the event ahead ended meanwhile (its release left a
-   * mark, taken here so it serves once), the job promotes itself. Never throws (the re-check remains).
+   * The held job is now in the delayed set for `heldMs`: it says so (the mark the release reads), and
+   * when the event ahead ended meanwhile (its release left its mark first), the job promotes itself.
+   * Whichever of the two writes second sees the other's, so one of them always promotes it. Never throws
+   * (the re-check remains).
    */
-  async afterHold(accountId: number, jobId: string): Promise<void> {
+  async afterHold(accountId: number, jobId: string, heldMs: number): Promise<void> {
     try {
-      if ((await this.redis.getdel(this.keys.subjectRelease(jobId))) !== null && (await this.promote(accountId, jobId))) subjectReleases.inc({ outcome: 'self' });
+      const found = await this.redis.set(this.keys.subjectRelease(jobId), HELD, 'PX', heldMs + RELEASE_MARK_MS, 'GET');
+      if (found === RELEASED && (await this.promote(accountId, jobId))) subjectReleases.inc({ outcome: 'self' });
     } catch (error) {
       this.logger.warn(`could not look for a release of job ${jobId}: ${loggableErrorText(error)}`);
     }
