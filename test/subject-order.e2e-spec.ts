@@ -133,6 +133,27 @@ describe('SubjectOrder, many jobs asking at once', () => {
     over();
   });
 
+  it('keeps the waiting job waiting when an event between it and the one it waits for ends first', async () => {
+    const account = await createAccount(configApi);
+    const [first, between, last] = await pending(account.id, [1, 2, 3].map((round) => ({ action: 'Customer_update', message: { id: 57, round } })));
+    const order = worker.app.get(SubjectOrder);
+    const over = order.startWorking(first);
+    let answer: number | null | undefined;
+    const asked = order.holdMs(last).then((hold) => (answer = hold));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The middle event ends without a call (filtered, say) while the first is still being worked on:
+    // its release names the last one as its next, which must still wait for the first.
+    await worker.app.get(DataSource).query(`UPDATE events SET status = 'filtered' WHERE seq = $1`, [between.seq]);
+    await order.release(between);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(answer).toBeUndefined();
+    await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [first.seq]);
+    await order.release(first);
+    over();
+    await asked;
+    expect(answer).toBeNull();
+  });
+
   /** The event's first job, held: in the delayed set for a minute, as DeliveryService.postpone leaves it. */
   async function heldJob(event: PendingEvent): Promise<{ id: string; state: () => Promise<string> }> {
     const step = firstDeliveryStep(event.seq, event.accountId);

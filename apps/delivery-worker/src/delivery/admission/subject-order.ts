@@ -62,8 +62,11 @@ export class SubjectOrder {
   private readonly next: Batcher<PendingEvent, PendingNeighbour | undefined>;
   /** The ordered events this process is working on now, by seq: resolved when the work is over. */
   private readonly working = new Map<string, Promise<void>>();
-  /** Events whose job waits in `holdMs` for the end of the event ahead, by seq: what lets it go at once. */
-  private readonly waitingHere = new Map<string, () => void>();
+  /**
+   * Events whose job waits in `holdMs` for the end of the event ahead, by seq: which event that is (the
+   * earliest pending one of the subject when it asked), and what lets it go at once.
+   */
+  private readonly waitingHere = new Map<string, { ahead: string; letGo: () => void }>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -115,7 +118,7 @@ export class SubjectOrder {
         // promotes as usual, and this job asks again after the end (or its timeout).
         let letGo: () => void = () => undefined;
         const released = new Promise<'released'>((resolve) => (letGo = () => resolve('released')));
-        this.waitingHere.set(event.seq, letGo);
+        this.waitingHere.set(event.seq, { ahead: ahead.seq, letGo });
         const woken = await firstOf(ending, released, left);
         this.waitingHere.delete(event.seq);
         if (woken === 'released') return null;
@@ -143,10 +146,12 @@ export class SubjectOrder {
       }
       // The next one's job waits in this worker for this end: it may go now. This event was the earliest
       // pending one of the subject when it asked, and nothing is pending between the two (this question).
-      const letGo = this.waitingHere.get(next.seq);
-      if (letGo) {
+      // An event that ended while an earlier one was still pending (settled without a call, say) is not
+      // what the job waits for: the job keeps waiting for the earlier one.
+      const waiting = this.waitingHere.get(next.seq);
+      if (waiting?.ahead === event.seq) {
         this.waitingHere.delete(next.seq);
-        letGo();
+        waiting.letGo();
         subjectReleases.inc({ outcome: 'waiting_here' });
         return;
       }
