@@ -105,6 +105,37 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
     }
   });
 
+  it('asks Redis again for the slots other workers give back while it holds fewer than its share, instead of letting its jobs all wait on its own lease', async () => {
+    const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '3' });
+    const [other, mine] = [1, 2].map(() => new EndpointAdmission(redis, environment));
+    const call = { endpointKey: 'http://given-back.example|1|aaaa', force: false, maxPerSecond: null };
+    try {
+      const otherLeases = [await other.acquire(call), await other.acquire(call)];
+      const own = await mine.acquire(call);
+      if (own.kind !== 'admitted') throw new Error(`expected a lease, got ${own.kind}`);
+      // Three more jobs here find every slot taken: one of the three held here, two by the other worker.
+      const admitted: string[] = [];
+      const jobs = [1, 2, 3].map(() =>
+        mine.acquire(call).then((answer) => {
+          if (answer.kind === 'admitted') admitted.push(answer.lease.id);
+          return answer;
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(admitted).toHaveLength(0);
+      // The other worker's calls end. This process's own call is still running, so only asking Redis
+      // brings the two slots: waiting for its own lease would keep them waiting to their deadline.
+      for (const answer of otherLeases) if (answer.kind === 'admitted') await other.release(answer.lease, 'neutral', null);
+      const deadline = Date.now() + 1_000;
+      while (admitted.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(admitted).toHaveLength(2);
+      await mine.release(own.lease, 'neutral', null);
+      for (const answer of await Promise.all(jobs)) if (answer.kind === 'admitted') await mine.release(answer.lease, 'neutral', null);
+    } finally {
+      await Promise.all([other.stop(), mine.stop()]);
+    }
+  });
+
   it("polls for a slot other workers hold instead of going back at once, but not when their calls look stuck", async () => {
     const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' });
     const [holder, asker] = [1, 2].map(() => new EndpointAdmission(redis, environment));

@@ -182,8 +182,21 @@ export class EndpointAdmission {
       } finally {
         pool.asking -= 1;
       }
+      // Holding less than its share, and nobody here asking: a job waiting here asks for the next slot,
+      // so the process's jobs do not all wait on the few leases it holds (no call ending here brings one).
+      const short = !pool.polling && pool.inUse + pool.asking < this.slotsOf(pool);
+      if (admission.kind === 'admitted' && short) pool.askNewest();
       if (admission.kind !== 'busy' || admission.pace !== null) return admission;
-      if (pool.inUse + pool.asking === 0 && this.mayPoll(endpointKey, admission.oldestCallMs ?? 0, deadline)) return 'poll';
+      // Refused: the other slots are other workers' (or the origin's other endpoints'). One job here polls
+      // for them, this one, or, when its own wait is nearly over, the waiting job with the most left.
+      if (short && admission.oldestCallMs !== undefined && admission.oldestCallMs <= this.stuckAfterMs(endpointKey)) {
+        if (this.mayPoll(endpointKey, admission.oldestCallMs, deadline)) return 'poll';
+        // At most once per poll interval: the job woken may be as near its end, and would pass it back.
+        if (Date.now() - pool.pollPassedAt >= this.pollMs(endpointKey)) {
+          pool.pollPassedAt = Date.now();
+          pool.askNewest();
+        }
+      }
     }
     if (pool.inUse + pool.asking === 0 || !this.mayWait(endpointKey, pool) || Date.now() >= deadline) {
       this.pools.dropIfEmpty(endpointKey, pool);

@@ -44,13 +44,14 @@ export class LocalLeases {
     return this.waiters.length;
   }
 
-  /** Nothing held, nothing waiting: the entry can go. */
   /**
    * Jobs of this process asking Redis for a lease of this endpoint right now: with the leases in use they
    * are what may come back, so a burst's jobs do not all ask at once (all but the endpoint's share would
    * be refused and sent back through Redis's delayed set) but wait here for one of them.
    */
   asking = 0;
+  /** When a job here that could not poll last passed the polling to a waiting one (at most once per poll interval). */
+  pollPassedAt = 0;
 
   /**
    * A job of this process that found the endpoint's slots all held by other workers is polling Redis for
@@ -76,6 +77,7 @@ export class LocalLeases {
     return this.shareUntil > now ? Math.min(limit, this.share) : limit;
   }
 
+  /** Nothing held, nothing waiting: the entry can go. */
   get empty(): boolean {
     return this.active.size === 0 && this.idle.length === 0 && this.waiters.length === 0 && this.asking === 0;
   }
@@ -129,11 +131,15 @@ export class LocalLeases {
   /** A lease went back to Redis: the longest-waiting job may now ask Redis for a slot itself. */
   freed(lease: HeldLease): void {
     this.active.delete(lease);
-    const waiter = this.waiters.shift();
-    if (waiter) {
-      clearTimeout(waiter.timer);
-      waiter.resolve({ kind: 'ask' });
-    }
+    askRedis(this.waiters.shift());
+  }
+
+  /**
+   * The process may hold more of the endpoint's slots than it does: the job with the most wait left
+   * (the newest) asks Redis for one itself, and polls for it when refused.
+   */
+  askNewest(): void {
+    askRedis(this.waiters.pop());
   }
 
   /** Waits for a lease of this process (at most `timeoutMs`). */
@@ -191,4 +197,10 @@ export class LocalLeases {
 
 function usable(lease: HeldLease, now: number, mustOutlive: number): boolean {
   return lease.reusableUntil > now && lease.expiresAt > mustOutlive;
+}
+
+function askRedis(waiter: Waiter | undefined): void {
+  if (!waiter) return;
+  clearTimeout(waiter.timer);
+  waiter.resolve({ kind: 'ask' });
 }
