@@ -10,16 +10,17 @@ import {
   REDIS,
   type ReleaseAnswer,
   releaseEndpointSlot,
-  setBounded,
   WAIT_MARK_MS,
 } from '@app/runtime';
 import { WorkerStoppingError } from '../request/callback-exchange';
-import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, type PacedAnswer, pacedAnswer, pacedDelay, pacedSlotDelay } from './busy-delay';
+import { type PacedAnswer, pacedAnswer } from './busy-delay';
 import { CallTurns } from './call-turns';
+import { EndpointTiming } from './endpoint-timing';
 import { LeasePools } from './lease-pools';
 import type { HeldLease, LocalLeases } from './local-leases';
 
 export type { PacedAnswer } from './busy-delay';
+export { STUCK_CALL_MS } from './endpoint-timing';
 
 export interface EndpointLease {
   endpointKey: string;
@@ -66,15 +67,6 @@ export const REUSE_WINDOW_MS = 1_000;
 export const MAX_EXPECTED_WAIT_MS = 2_000;
 /** ...and gives up (sent back through Redis) after this long. */
 export const MAX_WAIT_MS = 2_500;
-/**
- * No new job waits while one of the endpoint's calls here has run this long, or three average calls if
- * that is longer: the endpoint has started to hang, and its waiters would only hold its shard's job
- * slots until they time out.
- */
-export const STUCK_CALL_MS = 500;
-/** A job polling for a slot held by other workers asks again after about one call, within these bounds. */
-const MIN_POLL_MS = 5;
-const MAX_POLL_MS = 50;
 
 const UNCHANGED: ReleaseAnswer = { change: 'unchanged', consecutiveFailures: 0, retryAt: null };
 
@@ -90,7 +82,8 @@ const UNCHANGED: ReleaseAnswer = { change: 'unchanged', consecutiveFailures: 0, 
  * A job finding the endpoint full with this process's own calls waits here for one of them when that
  * is expected soon (MAX_EXPECTED_WAIT_MS), instead of a round trip through Redis's delayed set. While
  * another worker wants the endpoint too, Redis tells this process its share of the slots: it asks for
- * no more, and a lease ending a call beyond the share goes back to Redis rather than to a job here.
+ * no more, a lease ending a call beyond the share goes back to Redis rather than to a job here, and
+ * while it holds fewer, one of its jobs polls Redis for the slots the others give back.
  *
  * Every admitted lease comes with one of the process's call turns (WORKER_CONCURRENCY), and `release`
  * gives both back. A job waiting here for a lease holds no turn: a lease handed over from an ending call
@@ -104,15 +97,7 @@ export class EndpointAdmission {
   private readonly workerId = randomUUID();
   private sequence = 0;
   private readonly pools: LeasePools;
-  private readonly pacing = new Map<string, Pace>();
-  /**
-   * Average call of this process, every endpoint together: what an endpoint it has not timed yet is
-   * expected to take. With a fixed 100 ms guess, a first burst to a fast endpoint (190 jobs, 10 slots)
-   * let only half its jobs wait here and spaced the others 10 ms apart through the delayed set: quick
-   * isolation (1,000 events to a new endpoint) put back 30–70 jobs and ran at 990–1,854 events/s; with
-   * this, none and 1,805–2,028 events/s (one-endpoint: 60 put back, 0.61× its baseline → none, 0.87–0.88×).
-   */
-  private callAverageMs = DEFAULT_CALL_MS;
+  private readonly timing: EndpointTiming;
   private stopped = false;
   /** The process's call turns: one per call in flight, plus one per job asking Redis for a lease. */
   readonly turns: CallTurns;
@@ -123,6 +108,7 @@ export class EndpointAdmission {
   ) {
     this.turns = new CallTurns(environment.delivery.workerConcurrency);
     this.pools = new LeasePools(redis, environment);
+    this.timing = new EndpointTiming(environment.delivery.endpointConcurrency);
   }
 
   /** True when a job for this endpoint would be sent back at once: every slot is this process's, none idle, no room to wait. */
@@ -189,10 +175,10 @@ export class EndpointAdmission {
       if (admission.kind !== 'busy' || admission.pace !== null) return admission;
       // Refused: the other slots are other workers' (or the origin's other endpoints'). One job here polls
       // for them, this one, or, when its own wait is nearly over, the waiting job with the most left.
-      if (short && admission.oldestCallMs !== undefined && admission.oldestCallMs <= this.stuckAfterMs(endpointKey)) {
+      if (short && admission.oldestCallMs !== undefined && admission.oldestCallMs <= this.timing.stuckAfterMs(endpointKey)) {
         if (this.mayPoll(endpointKey, admission.oldestCallMs, deadline)) return 'poll';
         // At most once per poll interval: the job woken may be as near its end, and would pass it back.
-        if (Date.now() - pool.pollPassedAt >= this.pollMs(endpointKey)) {
+        if (Date.now() - pool.pollPassedAt >= this.timing.pollMs(endpointKey)) {
           pool.pollPassedAt = Date.now();
           pool.askNewest();
         }
@@ -262,9 +248,7 @@ export class EndpointAdmission {
    * trying again: behind the jobs this process already sent back for the same reason (busy-delay.ts).
    */
   busyDelayMs(endpointKey: string, pace: PacedAnswer | null = null): number {
-    const now = Date.now();
-    if (pace) return pacedSlotDelay(this.paceOf(endpointKey), now, pace);
-    return pacedDelay(this.paceOf(endpointKey), now, this.environment.delivery.endpointConcurrency);
+    return this.timing.busyDelayMs(endpointKey, pace);
   }
 
   /**
@@ -279,11 +263,7 @@ export class EndpointAdmission {
     durationMs: number | null = null,
     slowDown: { retryAfterMs: number | null } | null = null,
   ): Promise<ReleaseAnswer> {
-    if (durationMs !== null) {
-      const pace = this.paceOf(lease.endpointKey);
-      pace.averageMs = pace.averageMs * 0.8 + durationMs * 0.2;
-      this.callAverageMs = this.callAverageMs * 0.8 + durationMs * 0.2;
-    }
+    if (durationMs !== null) this.timing.noteCall(lease.endpointKey, durationMs);
     const pool = this.pools.get(lease.endpointKey);
     const held = this.pools.heldLease(lease.id);
     if (pool && held) {
@@ -338,37 +318,24 @@ export class EndpointAdmission {
    * worker takes is still chosen by rank, so another account's event goes first.
    */
   private mayWait(endpointKey: string, pool: LocalLeases): boolean {
-    if (Date.now() - pool.oldestCallSince() > this.stuckAfterMs(endpointKey)) {
+    if (Date.now() - pool.oldestCallSince() > this.timing.stuckAfterMs(endpointKey)) {
       // The jobs already waiting would hold their shard's job slots until their deadline: back they go too.
       pool.sendBackWaiters();
       return false;
     }
-    return ((pool.waiting + 1) * this.expectedCallMs(endpointKey)) / this.slotsOf(pool) <= MAX_EXPECTED_WAIT_MS;
+    return ((pool.waiting + 1) * this.timing.expectedCallMs(endpointKey)) / this.slotsOf(pool) <= MAX_EXPECTED_WAIT_MS;
   }
 
   /**
-   * Every slot is another worker's (this process holds none and asks for none): asking again after about
-   * one call is cheaper than a trip through the delayed set (≥ 50 ms, at the end of the line), unless
-   * the endpoint's oldest call, any worker's, looks stuck (STUCK_CALL_MS), or the job's wait is over.
+   * The slots this process lacks of its share are other workers' (Redis refused it while it held fewer):
+   * asking again after about one call is cheaper than a trip through the delayed set (≥ 50 ms, at the end
+   * of the line), unless the endpoint's oldest call, any worker's, looks stuck (STUCK_CALL_MS), or the
+   * job's wait is over.
    * Being refused marked this worker as wanting the endpoint, so the others give back what exceeds
    * their share as their calls end.
    */
   private mayPoll(endpointKey: string, oldestCallMs: number, deadline: number): boolean {
-    return !this.stopped && oldestCallMs <= this.stuckAfterMs(endpointKey) && Date.now() + this.pollMs(endpointKey) < deadline;
-  }
-
-  private pollMs(endpointKey: string): number {
-    return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Math.round(this.expectedCallMs(endpointKey))));
-  }
-
-  /** How long a call of this endpoint is expected to take: its own average here, else the process's. */
-  private expectedCallMs(endpointKey: string): number {
-    return this.pacing.get(endpointKey)?.averageMs ?? this.callAverageMs;
-  }
-
-  /** A call of this endpoint running longer than this looks stuck (STUCK_CALL_MS, or three expected calls). */
-  private stuckAfterMs(endpointKey: string): number {
-    return Math.max(STUCK_CALL_MS, 3 * this.expectedCallMs(endpointKey));
+    return !this.stopped && oldestCallMs <= this.timing.stuckAfterMs(endpointKey) && Date.now() + this.timing.pollMs(endpointKey) < deadline;
   }
 
   /** Waits before polling again, as the endpoint's poller: its other jobs here wait for what it gets instead of asking too. */
@@ -377,7 +344,7 @@ export class EndpointAdmission {
     pool.polling = true;
     pool.asking += 1;
     try {
-      await new Promise((resolve) => setTimeout(resolve, this.pollMs(endpointKey)));
+      await new Promise((resolve) => setTimeout(resolve, this.timing.pollMs(endpointKey)));
     } finally {
       pool.polling = false;
       pool.asking -= 1;
@@ -387,15 +354,6 @@ export class EndpointAdmission {
   /** The endpoint's slots this process may hold now (its share while other workers want the endpoint too). */
   private slotsOf(pool: LocalLeases): number {
     return pool.slots(this.environment.delivery.endpointConcurrency, Date.now());
-  }
-
-  private paceOf(endpointKey: string): Pace {
-    let pace = this.pacing.get(endpointKey);
-    if (!pace) {
-      pace = { averageMs: this.callAverageMs, nextAt: 0, pacedAt: 0, lineRate: 0 };
-      setBounded(this.pacing, endpointKey, pace, MAX_PACED_ENDPOINTS);
-    }
-    return pace;
   }
 }
 
