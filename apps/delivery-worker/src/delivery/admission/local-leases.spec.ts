@@ -24,6 +24,17 @@ describe('LocalLeases', () => {
     expect(pool.empty).toBe(true);
   });
 
+  it('asks the newest waiting job, the one with the most wait left, to try Redis itself', async () => {
+    const pool = new LocalLeases();
+    const [oldest, newest] = [pool.wait(1_000), pool.wait(1_000)];
+    pool.askNewest();
+    await expect(newest).resolves.toEqual({ kind: 'ask' });
+    expect(pool.waiting).toBe(1);
+    pool.askNewest();
+    await expect(oldest).resolves.toEqual({ kind: 'ask' });
+    expect(pool.empty).toBe(true);
+  });
+
   it('keeps a reusable lease idle for the next call, and retires it once idle too long', () => {
     const pool = new LocalLeases();
     const held = lease('a');
