@@ -108,8 +108,9 @@ export class DeliveryService {
 
     // An ordered endpoint's job loads its event with the first ordering question answered (one statement).
     const stepSettings = await this.settings.get(step.accountId);
-    const orderedLoad = stepSettings?.ordering === 'subject' ? ((await this.store.loadOrderedEvent(step.eventSeq)) ?? undefined) : undefined;
-    const event = orderedLoad ? orderedLoad.event : await this.store.loadEvent(step.eventSeq);
+    const ordered = stepSettings?.ordering === 'subject';
+    const orderedLoad = ordered ? ((await this.store.loadOrderedEvent(step.eventSeq)) ?? undefined) : undefined;
+    const event = ordered ? orderedLoad?.event : await this.store.loadEvent(step.eventSeq);
     if (
       !event ||
       !PENDING_EVENT_STATUSES.includes(event.status) ||

@@ -176,7 +176,7 @@ export class EndpointAdmission {
       // Refused: the other slots are other workers' (or the origin's other endpoints'). One job here polls
       // for them, this one, or, when its own wait is nearly over, the waiting job with the most left.
       if (short && admission.oldestCallMs !== undefined && admission.oldestCallMs <= this.timing.stuckAfterMs(endpointKey)) {
-        if (this.mayPoll(endpointKey, admission.oldestCallMs, deadline)) return 'poll';
+        if (this.mayPoll(endpointKey, deadline)) return 'poll';
         // At most once per poll interval: the job woken may be as near its end, and would pass it back.
         if (Date.now() - pool.pollPassedAt >= this.timing.pollMs(endpointKey)) {
           pool.pollPassedAt = Date.now();
@@ -327,15 +327,14 @@ export class EndpointAdmission {
   }
 
   /**
-   * The slots this process lacks of its share are other workers' (Redis refused it while it held fewer):
-   * asking again after about one call is cheaper than a trip through the delayed set (≥ 50 ms, at the end
-   * of the line), unless the endpoint's oldest call, any worker's, looks stuck (STUCK_CALL_MS), or the
-   * job's wait is over.
-   * Being refused marked this worker as wanting the endpoint, so the others give back what exceeds
-   * their share as their calls end.
+   * The slots this process lacks of its share are other workers' (Redis refused it while it held fewer,
+   * and the endpoint's oldest call, any worker's, does not look stuck): asking again after about one call
+   * is cheaper than a trip through the delayed set (≥ 50 ms, at the end of the line), unless the job's
+   * wait is over. Being refused marked this worker as wanting the endpoint, so the others give back what
+   * exceeds their share as their calls end.
    */
-  private mayPoll(endpointKey: string, oldestCallMs: number, deadline: number): boolean {
-    return !this.stopped && oldestCallMs <= this.timing.stuckAfterMs(endpointKey) && Date.now() + this.timing.pollMs(endpointKey) < deadline;
+  private mayPoll(endpointKey: string, deadline: number): boolean {
+    return !this.stopped && Date.now() + this.timing.pollMs(endpointKey) < deadline;
   }
 
   /** Waits before polling again, as the endpoint's poller: its other jobs here wait for what it gets instead of asking too. */

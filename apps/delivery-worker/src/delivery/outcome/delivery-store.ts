@@ -76,6 +76,9 @@ const LOAD_WITH_AHEAD_SQL = `
     LEFT JOIN LATERAL (${pendingSubjectNeighbourSql({ accountId: 'e.account_id', action: 'e.action', message: 'e.message', seq: 'e.seq' }, '<')}) a ON true
    WHERE e.seq = ANY($1::bigint[])`;
 
+/** Both loads: a batch of up to 500 seqs per statement, two statements in flight, no linger. */
+const LOAD_BATCHING = { maxBatch: 500, maxInFlight: 2, lingerMs: 0 };
+
 interface LoadedRow {
   seq: string;
   event_id: string;
@@ -183,9 +186,9 @@ export class DeliveryStore {
   private readonly writer: Batcher<Outcome, boolean>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.loader = new Batcher((seqs) => this.loadBySeq(LOAD_SQL, seqs, pendingEventOf), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
+    this.loader = new Batcher((seqs) => this.loadBySeq(LOAD_SQL, seqs, pendingEventOf), LOAD_BATCHING);
     const withAhead = (row: LoadedWithAheadRow): OrderedLoad => ({ event: pendingEventOf(row), ahead: aheadOf(row) });
-    this.orderedLoader = new Batcher((seqs) => this.loadBySeq(LOAD_WITH_AHEAD_SQL, seqs, withAhead), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
+    this.orderedLoader = new Batcher((seqs) => this.loadBySeq(LOAD_WITH_AHEAD_SQL, seqs, withAhead), LOAD_BATCHING);
     // Callers wait for their batch to commit before their job is reported done. One statement at a
     // time: outcomes arriving meanwhile form the next, larger batch, so batches grow with the load
     // and no linger is needed (one would only make a lone outcome, and its job, wait for company).
