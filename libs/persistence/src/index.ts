@@ -7,6 +7,7 @@ export * from './entities/delivery-attempt.entity';
 export * from './entities/bot-webhook.entity';
 export * from './entities/bot-call.entity';
 export * from './data-source';
+export * from './prepared-query';
 export * from './migrate';
 export * from './persistence.module';
 export * from './stats/delivery-rollup';

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ClientBase as PgClient, QueryResultRow } from 'pg';
+import type { QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
 import { EVENT_ACTIONS, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
+import { preparedQuery } from '@app/persistence';
 import { OpenApiCode } from './open-api-errors';
 import { type FeedCursor, formatFeedCursor } from './feed-cursor';
 
@@ -61,7 +62,7 @@ export class EventFeedService {
 
   async page(accountId: number, after: FeedCursor, limit: number): Promise<FeedPage> {
     const allowed = await this.allowedActions(accountId);
-    const rows = await this.prepared<FeedRow>(PAGE_STATEMENT, PAGE_SQL, [accountId, after.txid, after.seq, allowed, limit]);
+    const rows = await preparedQuery<FeedRow>(this.dataSource, PAGE_STATEMENT, PAGE_SQL, [accountId, after.txid, after.seq, allowed, limit]);
     const last = rows.at(-1);
     return {
       code: OpenApiCode.ok,
@@ -69,17 +70,6 @@ export class EventFeedService {
       items: rows.map((row) => ({ event_id: row.event_id, action: row.action, message: row.message, created_at: row.created_at.toISOString() })),
       next_cursor: formatFeedCursor(last ? { txid: last.txid, seq: last.seq } : after),
     };
-  }
-
-  /** TypeORM's query() sends unnamed statements; its runner's connection is the driver's own client. */
-  private async prepared<T extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    const runner = this.dataSource.createQueryRunner('master');
-    try {
-      const client = (await runner.connect()) as PgClient;
-      return (await client.query<T>({ name, text, values })).rows;
-    } finally {
-      await runner.release();
-    }
   }
 
   private async allowedActions(accountId: number): Promise<string[]> {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { pendingSubjectNeighbourSql } from '@app/persistence';
+import { pendingSubjectNeighbourSql, preparedQuery } from '@app/persistence';
 import { Batcher, DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys } from '@app/runtime';
 import { subjectReleases } from '../delivery.metrics';
 import type { OrderedLoad, PendingEvent, PendingNeighbour } from '../outcome/delivery-store';
@@ -76,8 +76,8 @@ export class SubjectOrder {
   ) {
     this.recheckMs = environment.delivery.orderingRecheckMs;
     this.keys = new RedisKeys(environment.redis.prefix);
-    this.earlier = neighbourBatcher(dataSource, pendingNeighboursSql('<'));
-    this.next = neighbourBatcher(dataSource, pendingNeighboursSql('>'));
+    this.earlier = neighbourBatcher(dataSource, 'subject-neighbour-before', pendingNeighboursSql('<'));
+    this.next = neighbourBatcher(dataSource, 'subject-neighbour-after', pendingNeighboursSql('>'));
   }
 
   /**
@@ -197,10 +197,10 @@ export class SubjectOrder {
 }
 
 /** Group commit of one side's neighbour questions (Batcher): each job gets its own row, or undefined. */
-function neighbourBatcher(dataSource: DataSource, sql: string): Batcher<PendingEvent, PendingNeighbour | undefined> {
+function neighbourBatcher(dataSource: DataSource, name: string, sql: string): Batcher<PendingEvent, PendingNeighbour | undefined> {
   return new Batcher<PendingEvent, PendingNeighbour | undefined>(
     async (events) => {
-      const rows = await dataSource.query<NumberedNeighbour[]>(sql, [
+      const rows = await preparedQuery<NumberedNeighbour>(dataSource, name, sql, [
         events.map((event) => event.accountId),
         events.map((event) => event.action),
         events.map((event) => event.messageText),
@@ -209,7 +209,7 @@ function neighbourBatcher(dataSource: DataSource, sql: string): Batcher<PendingE
       const byIndex = new Map(rows.map(({ i, ...neighbour }): [number, PendingNeighbour] => [i, neighbour]));
       return events.map((_, index) => ({ ok: true as const, value: byIndex.get(index + 1) }));
     },
-    { maxBatch: 200, maxInFlight: 2, lingerMs: 0 },
+    { maxBatch: 200, maxInFlight: 1, lingerMs: 0 },
   );
 }
 
