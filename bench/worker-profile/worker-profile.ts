@@ -10,14 +10,17 @@ import { PERMISSION_KEYS } from '@app/payloads';
 
 /**
  * The delivery worker alone, as deployed: `node dist/bench/worker-profile/worker-profile.js
- * [--events 20000] [--endpoints 20] [--endpoint-concurrency 10] [--rate 0] [--workers 1] [--prof DIR]`.
+ * [--events 20000] [--endpoints 20] [--endpoint-concurrency 10] [--rate 0] [--workers 1] [--prof DIR]
+ * [--ordering none|subject] [--subjects N]`.
  * A fresh database (migrated by dist/scripts/migrate.js) and Redis prefix; a receiver process on
  * 127.0.0.2… (one origin per endpoint); the BUILT worker started as a production process. Events are
  * inserted straight into PostgreSQL and their jobs added through DeliveryQueues (no ingest), then the
  * figures: deliveries per second from the first add to the last recorded attempt, and the worker's CPU
  * time per delivery (/proc utime+stime). `--rate R` instead adds one event every 1/R s for 10 s and
  * reports job add → call latency (attempt started_at − event created_at). `--prof` runs the worker
- * with --cpu-prof (read the file with cpu-profile-summary.js).
+ * with --cpu-prof (read the file with cpu-profile-summary.js). `--ordering subject` sets every endpoint's
+ * delivery ordering (CONTRACT §9) before the worker starts; `--subjects N` makes the events about N
+ * customers in turn (by default each event is about its own customer).
  */
 const { values } = parseArgs({
   options: {
@@ -29,11 +32,15 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     prof: { type: 'string' },
     workers: { type: 'string', default: '1' },
+    ordering: { type: 'string', default: 'none' },
+    subjects: { type: 'string', default: '0' },
   },
 });
 const events = Number(values.events);
 const endpoints = Number(values.endpoints);
 const rate = Number(values.rate);
+const subjects = Number(values.subjects);
+if (values.ordering !== 'none' && values.ordering !== 'subject') throw new Error(`--ordering: expected none or subject, got ${values.ordering}`);
 /** dist/, where the built apps and scripts are. */
 const root = join(__dirname, '..', '..');
 const database = 'wp_bench';
@@ -118,9 +125,10 @@ async function main(): Promise<void> {
       )
     ).rows;
     await db.query(
-      `INSERT INTO callback_settings (account_id, push_url, push_content_type, permissions) VALUES ($1, $2, 'application/json', $3::jsonb)
-       ON CONFLICT (account_id) DO UPDATE SET push_url = excluded.push_url, push_content_type = excluded.push_content_type, permissions = excluded.permissions`,
-      [account.id, `http://${host}:${port}/callbacks`, permissions],
+      `INSERT INTO callback_settings (account_id, push_url, push_content_type, permissions, delivery_ordering) VALUES ($1, $2, 'application/json', $3::jsonb, $4)
+       ON CONFLICT (account_id) DO UPDATE SET push_url = excluded.push_url, push_content_type = excluded.push_content_type, permissions = excluded.permissions,
+         delivery_ordering = excluded.delivery_ordering`,
+      [account.id, `http://${host}:${port}/callbacks`, permissions, values.ordering],
     );
     accounts.push(account.id);
   }
@@ -168,11 +176,11 @@ async function main(): Promise<void> {
     const { rows } = await db.query<{ seq: string; account_id: number }>(
       `INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at)
        SELECT 'wp-' || g, ($1::int[])[1 + g % $2], 'Customer_create',
-              json_build_object('action', 'Customer_create', 'customer', json_build_object('id', g, 'name', 'Customer ' || g, 'email', 'c' || g || '@example.com')),
+              json_build_object('action', 'Customer_create', 'customer', json_build_object('id', CASE WHEN $5::int > 0 THEN g % $5::int ELSE g END, 'name', 'Customer ' || g, 'email', 'c' || g || '@example.com')),
               'queued', now()
          FROM generate_series($3::int, $3::int + $4::int - 1) AS g
        RETURNING seq::text AS seq, account_id`,
-      [accounts, accounts.length, offset, count],
+      [accounts, accounts.length, offset, count, subjects],
     );
     return rows.map((row) => ({ eventSeq: row.seq, accountId: row.account_id, series: 0, attempt: 0 }));
   };
