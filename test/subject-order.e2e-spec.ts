@@ -2,7 +2,7 @@ import { DeliveryQueues, deliveryJobId, firstDeliveryStep } from '@app/runtime';
 import { DataSource } from 'typeorm';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { SubjectOrder } from '../apps/delivery-worker/src/delivery/admission/subject-order';
-import { DeliveryStore, type OrderedEvent } from '../apps/delivery-worker/src/delivery/outcome/delivery-store';
+import { DeliveryStore, type PendingEvent } from '../apps/delivery-worker/src/delivery/outcome/delivery-store';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount } from './support/fixtures';
@@ -30,14 +30,13 @@ describe('SubjectOrder, many jobs asking at once', () => {
     await configApi?.close();
   });
 
-  /** The events stored, as an ordered endpoint's job loads them (with their subject). */
-  async function pending(accountId: number, events: NewTestEvent[]): Promise<OrderedEvent[]> {
+  async function pending(accountId: number, events: NewTestEvent[]): Promise<PendingEvent[]> {
     const stored = await insertEvents(configApi.app, accountId, events);
     const store = worker.app.get(DeliveryStore);
-    const loaded = await Promise.all(stored.map((event) => store.loadOrderedEvent(event.seq)));
-    return loaded.map((load) => {
-      if (!load) throw new Error('a stored event did not load');
-      return load.event;
+    const loaded = await Promise.all(stored.map((event) => store.loadEvent(event.seq)));
+    return loaded.map((event) => {
+      if (!event) throw new Error('a stored event did not load');
+      return event;
     });
   }
 
@@ -74,10 +73,7 @@ describe('SubjectOrder, many jobs asking at once', () => {
     const store = worker.app.get(DeliveryStore);
     const loads = await Promise.all(stored.map((event) => store.loadOrderedEvent(event.seq)));
     expect(loads.map((load) => load?.event.seq)).toEqual(stored.map((event) => event.seq));
-    expect(loads.map((load) => load?.event.subject)).toEqual(['customer:201', 'customer:202', 'customer:201', 'customer:201', null]);
     expect(loads.map((load) => load?.ahead?.seq)).toEqual([undefined, undefined, stored[0].seq, stored[0].seq, undefined]);
-    // The second of customer 201 is behind the first alone; the third has the second pending between.
-    expect(loads.map((load) => load?.ahead?.alone)).toEqual([undefined, undefined, true, false, undefined]);
 
     // The first event ends after the load: holdMs goes by the load's answer, and only a fresh ask sees the end.
     await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [stored[0].seq]);
@@ -102,7 +98,7 @@ describe('SubjectOrder, many jobs asking at once', () => {
   });
 
   /** Two pending events of one customer of a new account, in accepted order. */
-  async function twoOfOneSubject(customerId: number): Promise<OrderedEvent[]> {
+  async function twoOfOneSubject(customerId: number): Promise<PendingEvent[]> {
     const account = await createAccount(configApi);
     return pending(account.id, [
       { action: 'Customer_update', message: { id: customerId, round: 1 } },
@@ -137,29 +133,6 @@ describe('SubjectOrder, many jobs asking at once', () => {
     over();
   });
 
-  it('lets a job waiting behind the event ahead alone (its load said so) go at that release without asking the rows', async () => {
-    const account = await createAccount(configApi);
-    const [first, second] = await insertEvents(configApi.app, account.id, [1, 2].map((round) => ({ action: 'Customer_update', message: { id: 58, round } })));
-    const store = worker.app.get(DeliveryStore);
-    const [firstLoad, secondLoad] = await Promise.all([store.loadOrderedEvent(first.seq), store.loadOrderedEvent(second.seq)]);
-    if (!firstLoad || !secondLoad) throw new Error('a stored event did not load');
-    expect(secondLoad.ahead).toMatchObject({ seq: first.seq, alone: true });
-    const order = worker.app.get(SubjectOrder);
-    const over = order.startWorking(firstLoad.event);
-    let answer: number | null | undefined;
-    const asked = order.holdMs(secondLoad.event, secondLoad).then((hold) => (answer = hold));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(answer).toBeUndefined();
-    // The rows no longer name the second as pending, so a question after the first would find nothing
-    // next and leave it waiting: only the release's own knowledge lets it go now.
-    await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = ANY($1::bigint[])`, [[first.seq, second.seq]]);
-    await order.release(firstLoad.event);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(answer).toBeNull();
-    over();
-    await asked;
-  });
-
   it('keeps the waiting job waiting when an event between it and the one it waits for ends first', async () => {
     const account = await createAccount(configApi);
     const [first, between, last] = await pending(account.id, [1, 2, 3].map((round) => ({ action: 'Customer_update', message: { id: 57, round } })));
@@ -182,7 +155,7 @@ describe('SubjectOrder, many jobs asking at once', () => {
   });
 
   /** The event's first job, held: in the delayed set for a minute, as DeliveryService.postpone leaves it. */
-  async function heldJob(event: OrderedEvent): Promise<{ id: string; state: () => Promise<string> }> {
+  async function heldJob(event: PendingEvent): Promise<{ id: string; state: () => Promise<string> }> {
     const step = firstDeliveryStep(event.seq, event.accountId);
     await worker.app.get(DeliveryQueues).add(step, 60_000);
     const id = deliveryJobId(step);
@@ -190,7 +163,7 @@ describe('SubjectOrder, many jobs asking at once', () => {
     return { id, state: () => queue.getJobState(id) };
   }
 
-  async function end(event: OrderedEvent): Promise<void> {
+  async function end(event: PendingEvent): Promise<void> {
     await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [event.seq]);
   }
 

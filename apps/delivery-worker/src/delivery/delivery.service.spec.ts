@@ -78,7 +78,7 @@ class Fakes {
     const environment = loadEnvironment({ RETRY_SCHEDULE: schedule, DELIVERY_TIMEOUT_MS: '1000', BREAKER_COOLDOWN: '30s' });
     const store = {
       loadEvent: () => (this.event instanceof Error ? Promise.reject(this.event) : Promise.resolve(this.event)),
-      loadOrderedEvent: () => (this.event instanceof Error ? Promise.reject(this.event) : Promise.resolve(this.event && { event: { ...this.event, subject: 'customer:1' }, ahead: undefined })),
+      loadOrderedEvent: () => (this.event instanceof Error ? Promise.reject(this.event) : Promise.resolve(this.event && { event: this.event, ahead: undefined })),
       record: (outcome: Outcome) => {
         this.recorded.push(outcome);
         return Promise.resolve(this.applied);

@@ -123,28 +123,19 @@ export class DeliveryService {
 
     const settings = event.accountId === step.accountId ? stepSettings : await this.settings.get(event.accountId);
     if (settings?.ordering !== 'subject') return this.deliverEvent(job, token, event, settings);
-    // The order needs the event's subject, which only the ordered load gives (a job naming another account than its event's took the plain one).
-    const load = orderedLoad ?? (await this.store.loadOrderedEvent(event.seq));
-    if (!load) {
-      deliveryJobsWithoutCall.inc({ reason: 'stale' });
-      return 'stale';
-    }
     // A later job of the subject taken meanwhile waits here for this one's end (SubjectOrder.holdMs).
-    const over = this.order.startWorking(load.event);
+    const over = this.order.startWorking(event);
     try {
-      const result = await this.deliverEvent(job, token, load.event, settings, load);
+      const result = await this.deliverEvent(job, token, event, settings, orderedLoad);
       // The event ended (not merely retrying), so the next event of its subject goes now.
-      if (ENDING_RESULTS.has(result)) await this.order.release(load.event);
+      if (ENDING_RESULTS.has(result)) await this.order.release(event);
       return result;
     } finally {
       over();
     }
   }
 
-  /**
-   * `orderedLoad`: given exactly when the endpoint's ordering is "subject" (deliverStep): the event's
-   * ordered load, whose answer to the first ordering question SubjectOrder.holdMs takes.
-   */
+  /** `orderedLoad`: an ordered endpoint's load, whose answer to the first ordering question SubjectOrder.holdMs takes. */
   private async deliverEvent(
     job: DeliveryJob,
     token: string | undefined,
@@ -162,8 +153,8 @@ export class DeliveryService {
     const disabled = await this.disabling.disabled(settings);
     if (disabled) return this.recorder.settleWithoutCall(event, 'failed', disabledEndpointError(disabled), 'endpoint_disabled');
     // Ordering "subject": an earlier event of the subject still pending holds this one (no attempt spent); a manual redelivery goes at once.
-    if (orderedLoad && !isRedeliveryStart(event)) {
-      const holdMs = await this.order.holdMs(orderedLoad.event, orderedLoad);
+    if (settings.ordering === 'subject' && !isRedeliveryStart(event)) {
+      const holdMs = await this.order.holdMs(event, orderedLoad);
       if (holdMs !== null) {
         deliveryJobsWithoutCall.inc({ reason: 'held_by_subject' });
         // Once in the delayed set, the job takes a release the event ahead left meanwhile (SubjectOrder).

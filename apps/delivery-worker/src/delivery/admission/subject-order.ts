@@ -5,26 +5,20 @@ import { DataSource } from 'typeorm';
 import { pendingSubjectNeighbourSql, preparedQuery } from '@app/persistence';
 import { Batcher, DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys } from '@app/runtime';
 import { subjectReleases } from '../delivery.metrics';
-import type { OrderedEvent, OrderedLoad, PendingNeighbour } from '../outcome/delivery-store';
-
-/** What the order needs of an event: its place, and its subject as the ordered load gave it (DeliveryStore.loadOrderedEvent). */
-export type SubjectEvent = Pick<OrderedEvent, 'seq' | 'series' | 'accountId' | 'subject'>;
-/** A subject event with a subject: one that can be held and can hold others. */
-type SubjectedEvent = SubjectEvent & { subject: string };
+import type { OrderedLoad, PendingEvent, PendingNeighbour } from '../outcome/delivery-store';
 
 /**
  * For each asked event, the nearest pending event of its subject on one side of it
  * (pendingSubjectNeighbourSql). One statement answers a whole batch of jobs' questions (a lone ask goes
- * out at once): an ordered endpoint asks once per end that no job waiting here answers (and the load of
- * its job answers the first question of its take), so a statement each would cost more than the event's
- * own load and outcome write, which are batched. The question carries the subject the load gave, not the
- * message, so PostgreSQL parses no JSON for it.
+ * out at once): an ordered endpoint asks once per end (and the load of its job answers the first
+ * question of its take), so a statement each would cost more than the event's own load and outcome
+ * write, which are batched.
  */
 function pendingNeighboursSql(side: '<' | '>'): string {
   return `
   SELECT q.i::int AS i, n.seq::text AS seq, n.status, n.next_attempt_at, n.series_attempts
-    FROM unnest($1::int[], $2::text[], $3::bigint[]) WITH ORDINALITY AS q(account_id, subject, seq, i)
-    CROSS JOIN LATERAL (${pendingSubjectNeighbourSql({ accountId: 'q.account_id', subject: 'q.subject', seq: 'q.seq' }, side)}) n`;
+    FROM unnest($1::int[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS q(account_id, action, message, seq, i)
+    CROSS JOIN LATERAL (${pendingSubjectNeighbourSql({ accountId: 'q.account_id', action: 'q.action', message: 'q.message::json', seq: 'q.seq' }, side)}) n`;
 }
 
 type NumberedNeighbour = PendingNeighbour & { i: number };
@@ -64,8 +58,8 @@ export class SubjectOrder {
   private readonly recheckMs: number;
 
   private readonly keys: RedisKeys;
-  private readonly earlier: Batcher<SubjectedEvent, PendingNeighbour | undefined>;
-  private readonly next: Batcher<SubjectedEvent, PendingNeighbour | undefined>;
+  private readonly earlier: Batcher<PendingEvent, PendingNeighbour | undefined>;
+  private readonly next: Batcher<PendingEvent, PendingNeighbour | undefined>;
   /** The ordered events this process is working on now, by seq: resolved when the work is over. */
   private readonly working = new Map<string, Promise<void>>();
   /**
@@ -73,11 +67,6 @@ export class SubjectOrder {
    * earliest pending one of the subject when it asked), and what lets it go at once.
    */
   private readonly waitingHere = new Map<string, { ahead: string; letGo: () => void }>();
-  /**
-   * Of those, the ones whose event ahead was the only one of the subject pending before them (the load's
-   * answer), by the seq of that event: its end lets them go with no question at all.
-   */
-  private readonly aloneBehind = new Map<string, string>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -96,8 +85,8 @@ export class SubjectOrder {
    * (after its release). A later job of the subject that finds this event ahead of it waits for that
    * here (`holdMs`) instead of going through the delayed set and being taken again.
    */
-  startWorking(event: SubjectEvent): () => void {
-    if (!hasSubject(event) || this.working.has(event.seq)) return () => undefined;
+  startWorking(event: PendingEvent): () => void {
+    if (event.series !== 0 || this.working.has(event.seq)) return () => undefined;
     let end: () => void = () => undefined;
     this.working.set(event.seq, new Promise<void>((resolve) => (end = resolve)));
     return () => {
@@ -113,10 +102,9 @@ export class SubjectOrder {
    * event after the one that ended) names this one; otherwise it asks again. The rows stay the only
    * judge, this only saves the trip through the delayed set and, mostly, the second question.
    * `atLoad`: the answer the job's load gave (DeliveryStore.loadOrderedEvent), used for the first question.
-   * An event without a subject is never held.
    */
-  async holdMs(event: SubjectEvent, atLoad?: Pick<OrderedLoad, 'ahead'>): Promise<number | null> {
-    if (!hasSubject(event)) return null;
+  async holdMs(event: PendingEvent, atLoad?: Pick<OrderedLoad, 'ahead'>): Promise<number | null> {
+    if (event.series !== 0) return null;
     const waitUntil = Date.now() + LOCAL_HOLD_MS;
     let known = atLoad;
     for (;;) {
@@ -131,11 +119,8 @@ export class SubjectOrder {
         let letGo: () => void = () => undefined;
         const released = new Promise<'released'>((resolve) => (letGo = () => resolve('released')));
         this.waitingHere.set(event.seq, { ahead: ahead.seq, letGo });
-        const alone = 'alone' in ahead && ahead.alone;
-        if (alone) this.aloneBehind.set(ahead.seq, event.seq);
         const woken = await firstOf(ending, released, left);
         this.waitingHere.delete(event.seq);
-        if (alone && this.aloneBehind.get(ahead.seq) === event.seq) this.aloneBehind.delete(ahead.seq);
         if (woken === 'released') return null;
         continue;
       }
@@ -150,20 +135,8 @@ export class SubjectOrder {
    * pending event of its subject may go now, so its held job is promoted. Never throws: a release that
    * does not happen only leaves the held event to its timed re-check.
    */
-  async release(event: SubjectEvent, now = Date.now()): Promise<void> {
-    if (!hasSubject(event)) return;
-    // A job waiting here for this end, behind this event alone when it loaded: nothing else of the
-    // subject was pending before it then, and an event accepted since comes after it, so it goes without
-    // a question.
-    const aloneSeq = this.aloneBehind.get(event.seq);
-    const alone = aloneSeq === undefined ? undefined : this.waitingHere.get(aloneSeq);
-    if (aloneSeq !== undefined && alone?.ahead === event.seq) {
-      this.aloneBehind.delete(event.seq);
-      this.waitingHere.delete(aloneSeq);
-      alone.letGo();
-      subjectReleases.inc({ outcome: 'waiting_here' });
-      return;
-    }
+  async release(event: PendingEvent, now = Date.now()): Promise<void> {
+    if (event.series !== 0) return;
     try {
       const next = await this.next.submit(event);
       // A next event waiting for its own later attempt keeps its time: only a due one is released.
@@ -224,12 +197,13 @@ export class SubjectOrder {
 }
 
 /** Group commit of one side's neighbour questions (Batcher): each job gets its own row, or undefined. */
-function neighbourBatcher(dataSource: DataSource, name: string, sql: string): Batcher<SubjectedEvent, PendingNeighbour | undefined> {
-  return new Batcher<SubjectedEvent, PendingNeighbour | undefined>(
+function neighbourBatcher(dataSource: DataSource, name: string, sql: string): Batcher<PendingEvent, PendingNeighbour | undefined> {
+  return new Batcher<PendingEvent, PendingNeighbour | undefined>(
     async (events) => {
       const rows = await preparedQuery<NumberedNeighbour>(dataSource, name, sql, [
         events.map((event) => event.accountId),
-        events.map((event) => event.subject),
+        events.map((event) => event.action),
+        events.map((event) => event.messageText),
         events.map((event) => event.seq),
       ]);
       const byIndex = new Map(rows.map(({ i, ...neighbour }): [number, PendingNeighbour] => [i, neighbour]));
@@ -237,11 +211,6 @@ function neighbourBatcher(dataSource: DataSource, name: string, sql: string): Ba
     },
     { maxBatch: 200, maxInFlight: 1, lingerMs: 0 },
   );
-}
-
-/** Only an event of the first series with a subject takes part in the order (redeliveries go outside it). */
-function hasSubject(event: SubjectEvent): event is SubjectedEvent {
-  return event.series === 0 && event.subject !== null;
 }
 
 /** Whichever comes first: the work on the event ahead is over, its release let this job go, or the wait ran out. */

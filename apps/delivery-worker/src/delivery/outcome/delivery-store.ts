@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { atStepSql, deliveryRollupCte, type EventStatus, pendingSubjectNeighbourSql, preparedQuery, type SubjectNeighbourOf } from '@app/persistence';
+import { atStepSql, deliveryRollupCte, type EventStatus, pendingSubjectNeighbourSql, preparedQuery } from '@app/persistence';
 import { Batcher, loggableErrorText, oneByOneOnFailure, type Settled } from '@app/runtime';
 
 /** The part of an event row a delivery needs; `messageText` is the stored JSON text, byte for byte. */
@@ -64,23 +64,16 @@ const LOADED_COLUMNS = `e.seq::text AS seq, e.event_id, e.account_id, e.action, 
 
 const LOAD_SQL = `SELECT ${LOADED_COLUMNS} FROM events e WHERE e.seq = ANY($1::bigint[])`;
 
-/** The loaded event as the subject subqueries see it (the two earliest pending ahead of it tell whether the first is alone). */
-const LOADED_SUBJECT: SubjectNeighbourOf = { accountId: 'e.account_id', subject: 'callback_subject(e.action, e.message)', seq: 'e.seq' };
-
 /**
- * The load of events of ordered endpoints also gives each event's subject (which the later subject
- * questions carry instead of the message) and answers its first ordering question: the earliest pending
- * event of the subject ahead of it, and whether another is pending between the two (SubjectOrder.release
- * lets a job waiting for that one alone go without asking the rows again). Without it the question would
- * be a statement of its own per batch of jobs.
+ * The load of events of ordered endpoints also answers their first ordering question (the earliest
+ * pending event of the subject ahead of each), which would otherwise be a statement of its own per
+ * batch of jobs (SubjectOrder.holdMs).
  */
 const LOAD_WITH_AHEAD_SQL = `
-  SELECT ${LOADED_COLUMNS}, ${LOADED_SUBJECT.subject} AS subject, a.seq::text AS ahead_seq, a.status AS ahead_status,
-         a.next_attempt_at AS ahead_next_attempt_at, a.series_attempts AS ahead_series_attempts, a.alone AS ahead_alone
+  SELECT ${LOADED_COLUMNS}, a.seq::text AS ahead_seq, a.status AS ahead_status,
+         a.next_attempt_at AS ahead_next_attempt_at, a.series_attempts AS ahead_series_attempts
     FROM events e
-    LEFT JOIN LATERAL (
-      SELECT t.*, count(*) OVER () = 1 AS alone FROM (${pendingSubjectNeighbourSql(LOADED_SUBJECT, '<', 2)}) t ORDER BY t.seq LIMIT 1
-    ) a ON true
+    LEFT JOIN LATERAL (${pendingSubjectNeighbourSql({ accountId: 'e.account_id', action: 'e.action', message: 'e.message', seq: 'e.seq' }, '<')}) a ON true
    WHERE e.seq = ANY($1::bigint[])`;
 
 /** Both loads: a batch of up to 500 seqs per statement, two statements in flight, no linger. */
@@ -101,12 +94,10 @@ interface LoadedRow {
 }
 
 interface LoadedWithAheadRow extends LoadedRow {
-  subject: string | null;
   ahead_seq: string | null;
   ahead_status: string | null;
   ahead_next_attempt_at: Date | null;
   ahead_series_attempts: number | null;
-  ahead_alone: boolean | null;
 }
 
 /** The nearest pending event of the same subject on one side of an event (pendingSubjectNeighbourSql). */
@@ -117,20 +108,10 @@ export interface PendingNeighbour {
   series_attempts: number;
 }
 
-/** An event of an ordered endpoint: `callback_subject` of it, null when its action has no subject (never held). */
-export interface OrderedEvent extends PendingEvent {
-  subject: string | null;
-}
-
-/** The earliest pending event of a subject ahead of an event; `alone`: no other one is pending between the two. */
-export interface PendingAhead extends PendingNeighbour {
-  alone: boolean;
-}
-
 /** An event of an ordered endpoint with the earliest event of its subject pending ahead of it when loaded. */
 export interface OrderedLoad {
-  event: OrderedEvent;
-  ahead: PendingAhead | undefined;
+  event: PendingEvent;
+  ahead: PendingNeighbour | undefined;
 }
 
 function pendingEventOf(row: LoadedRow): PendingEvent {
@@ -149,13 +130,9 @@ function pendingEventOf(row: LoadedRow): PendingEvent {
   };
 }
 
-function orderedLoadOf(row: LoadedWithAheadRow): OrderedLoad {
-  const event = { ...pendingEventOf(row), subject: row.subject };
-  if (row.ahead_seq === null || row.ahead_status === null || row.ahead_series_attempts === null) return { event, ahead: undefined };
-  return {
-    event,
-    ahead: { seq: row.ahead_seq, status: row.ahead_status, next_attempt_at: row.ahead_next_attempt_at, series_attempts: row.ahead_series_attempts, alone: row.ahead_alone === true },
-  };
+function aheadOf(row: LoadedWithAheadRow): PendingNeighbour | undefined {
+  if (row.ahead_seq === null || row.ahead_status === null || row.ahead_series_attempts === null) return undefined;
+  return { seq: row.ahead_seq, status: row.ahead_status, next_attempt_at: row.ahead_next_attempt_at, series_attempts: row.ahead_series_attempts };
 }
 
 /**
@@ -210,7 +187,8 @@ export class DeliveryStore {
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.loader = new Batcher((seqs) => this.loadBySeq(null, LOAD_SQL, seqs, pendingEventOf), LOAD_BATCHING);
-    this.orderedLoader = new Batcher((seqs) => this.loadBySeq('delivery-load-ordered-events', LOAD_WITH_AHEAD_SQL, seqs, orderedLoadOf), LOAD_BATCHING);
+    const withAhead = (row: LoadedWithAheadRow): OrderedLoad => ({ event: pendingEventOf(row), ahead: aheadOf(row) });
+    this.orderedLoader = new Batcher((seqs) => this.loadBySeq('delivery-load-ordered-events', LOAD_WITH_AHEAD_SQL, seqs, withAhead), LOAD_BATCHING);
     // Callers wait for their batch to commit before their job is reported done. One statement at a
     // time: outcomes arriving meanwhile form the next, larger batch, so batches grow with the load
     // and no linger is needed (one would only make a lone outcome, and its job, wait for company).
