@@ -42,7 +42,7 @@ describe('endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER)', () =>
     });
     configApi = await startApp(ConfigApiModule);
     worker = await startApp(DeliveryWorkerModule, {
-      ENDPOINT_DISABLE_AFTER: '4s',
+      ENDPOINT_DISABLE_AFTER: `${DISABLE_AFTER_MS / 1000}s`,
       RETRY_SCHEDULE: '100ms,100ms',
       // The breaker stays out of the way: this suite is about disabling.
       BREAKER_FAILURE_THRESHOLD: '10000',
