@@ -126,4 +126,14 @@ it('logs no secret on any error path', async () => {
   expect(output).toMatch(/"database_error":\{"sqlstate":"P0001","statement":"INSERT callback_settings"\}/);
   const leaked = secrets.filter((value) => output.includes(value));
   expect(leaked).toEqual([]);
+
+  // Each unhandled error's line names its request, whose own log line is the 500 answer.
+  const lines = output.split('\n').flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as Record<string, unknown>] : []));
+  const errors = lines.filter((line) => line.msg === 'unhandled error');
+  expect(errors).toHaveLength(2);
+  for (const error of errors) {
+    const answers = lines.filter((line) => (line.req as { id?: unknown } | undefined)?.id === error.requestId && line.res !== undefined);
+    expect(error.requestId).toEqual(expect.any(Number));
+    expect(answers.map((line) => (line.res as { statusCode?: unknown }).statusCode)).toContain(500);
+  }
 });

@@ -2,10 +2,11 @@ import type { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { processEnvironment } from './config/config.module';
+import { ENVIRONMENT, processEnvironment } from './config/config.module';
 import { type Environment, EnvironmentError } from './config/environment';
 import { type ApiDocsInfo, setupApiDocs } from './docs/api-docs';
 import { HttpErrorFilter } from './http/error.filter';
+import { requestLog } from './logging/logging';
 import { refuseHostileRequests } from './http/hostile-request';
 import { securityHeaders } from './http/security-headers';
 import { createValidationPipe } from './http/validation';
@@ -16,6 +17,8 @@ import { SecretsKeyMissingError } from './secrets/secret-box';
 
 /** Applies what every HTTP app needs; shared by main.ts files and the e2e tests so both run the same app. */
 export function configureHttpApp(app: NestExpressApplication, docs?: ApiDocsInfo): void {
+  // First, so every answer is logged and counted, a refused body or a hostile request included.
+  app.use(requestLog(app.get<Environment>(ENVIRONMENT)));
   app.use(securityHeaders());
   app.useBodyParser('json', { limit: MAX_BODY_BYTES });
   app.useBodyParser('urlencoded', { limit: MAX_BODY_BYTES, extended: false });

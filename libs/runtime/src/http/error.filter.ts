@@ -57,9 +57,10 @@ export interface ErrorAnswer {
 /**
  * The one place that turns exceptions into wire format: Open API paths get the `{code, message,
  * exception}` shape, everything else `{error, message, details?}`. Unknown errors are logged and
- * answered 500 without internals. Used by the filter below and by routes served ahead of Express.
+ * answered 500 without internals, the log line naming the request's id (`request.id`, given by
+ * requestLog) as its own log line does. Used by the filter below and by routes served ahead of Express.
  */
-export function errorAnswer(exception: unknown, path: string): ErrorAnswer {
+export function errorAnswer(exception: unknown, path: string, request?: { id?: unknown }): ErrorAnswer {
   if (exception instanceof ApiError || exception instanceof OpenApiError) {
     return { status: exception.getStatus(), body: exception.getResponse() };
   }
@@ -78,9 +79,9 @@ export function errorAnswer(exception: unknown, path: string): ErrorAnswer {
     // An outage, not a bug: tell the caller to come back rather than report an internal error.
     status = 503;
     message = 'the database is unavailable; try again shortly';
-    logger.warn({ path, ...loggableError(exception) }, 'database unavailable');
+    logger.warn({ requestId: request?.id, path, ...loggableError(exception) }, 'database unavailable');
   } else {
-    logger.error({ path, ...loggableError(exception) }, 'unhandled error');
+    logger.error({ requestId: request?.id, path, ...loggableError(exception) }, 'unhandled error');
   }
 
   if (path.startsWith(OPEN_API_PREFIX)) return { status, body: { code: 2000, message: 'Unknown error', exception: { message } } };
@@ -94,7 +95,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
     if (response.headersSent) return;
-    const { status, body } = errorAnswer(exception, request.path ?? request.url ?? '');
+    const { status, body } = errorAnswer(exception, request.path ?? request.url ?? '', request);
     response.status(status).json(body);
   }
 }

@@ -3,11 +3,8 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { json } from 'express';
-import { PinoLogger } from 'nestjs-pino';
-import { Store, storage } from 'nestjs-pino/storage';
-import { pinoHttp } from 'pino-http';
 import type { Environment } from '../config/environment';
-import { loggerParams } from '../logging/logging';
+import { requestLog } from '../logging/logging';
 import { type ErrorAnswer, errorAnswer } from './error.filter';
 import { securityHeaders } from './security-headers';
 
@@ -72,7 +69,7 @@ function asMiddleware(handler: RequestHandler): Middleware {
  * exception zone) cost several times the work of an event; profiles put them at most of ingest's CPU
  * per request. The steps here are the same pieces, in the same order, that configureHttpApp and the
  * logger module give every route: helmet's headers, the same JSON body parser and limit, the request
- * log and its async context, then the route (token check, validation, work), and errors answered
+ * log, then the route (token check, validation, work), and errors answered
  * by the global filter's own errorAnswer. Routes stay declared as Nest controllers too, for the docs
  * and for the requests handed on.
  */
@@ -89,14 +86,14 @@ export function serveRoutesAheadOfExpress(
   const byPath = new Map(routes.map((route) => [route.path, route]));
   const headers = asMiddleware(securityHeaders());
   const parseJson = asMiddleware(json({ limit: MAX_BODY_BYTES }));
-  const requestLog = pinoHttp({ ...loggerParams(environment).pinoHttp, logger: PinoLogger.root });
+  const logRequest = requestLog(environment);
 
   const serve = async (route: RouteAheadOfExpress, request: IncomingMessage & { body?: unknown }, response: ServerResponse): Promise<void> => {
     let answer: JsonAnswer;
     try {
       answer = await route.handle(request.body, request);
     } catch (error) {
-      answer = errorAnswer(error, route.path);
+      answer = errorAnswer(error, route.path, request);
     }
     sendJson(response, answer);
   };
@@ -112,7 +109,7 @@ export function serveRoutesAheadOfExpress(
     } catch (error) {
       const path = url.split('?')[0];
       headers(request, response, () => {
-        requestLog(request, response);
+        logRequest(request, response);
         sendJson(response, errorAnswer(error, path));
       });
       return true;
@@ -128,8 +125,8 @@ export function serveRoutesAheadOfExpress(
         if (error !== undefined) return sendJson(response, errorAnswer(parserException(error), route.path));
         // Not parsed (no body, or not application/json): the stream is untouched and Express judges it as before.
         if (request.body === undefined) return handOn(request, response);
-        requestLog(request, response);
-        storage.run(new Store(request.log), () => void serve(route, request, response));
+        logRequest(request, response);
+        void serve(route, request, response);
       }),
     );
   };

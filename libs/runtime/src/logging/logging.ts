@@ -1,6 +1,6 @@
-import { RequestMethod } from '@nestjs/common';
-import type { Params } from 'nestjs-pino';
-import type { IncomingMessage } from 'node:http';
+import { type Params, PinoLogger } from 'nestjs-pino';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type HttpLogger, type Options as RequestLogOptions, pinoHttp } from 'pino-http';
 import type { Environment } from '../config/environment';
 import { counter } from '../metrics/metrics';
 
@@ -19,37 +19,51 @@ function nextRequestId(): number {
  * Request logs carry the path only: the Open API's query holds the account e-mail and signature, and
  * bearer tokens live in headers, which are not logged at all.
  */
-export function loggerParams(environment: Environment): Params {
+function requestLogOptions(environment: Environment): RequestLogOptions<IncomingMessage, ServerResponse> {
   return {
-    // Binding a request's logger keeps it in an AsyncLocalStorage, and on Node 20 the first such binding
-    // turns on promise hooks for the rest of the process: every promise of every later delivery pays for
-    // them (one-endpoint: 13 % more CPU per event). Health and metrics requests, which Prometheus and the
-    // orchestrator make all day and which are never logged, bind nothing, so a process that serves only
-    // those (the worker) never pays.
-    exclude: [
-      { path: 'health/*path', method: RequestMethod.ALL },
-      { path: 'metrics', method: RequestMethod.ALL },
-    ],
-    pinoHttp: {
-      level: environment.logLevel,
-      genReqId: nextRequestId,
-      // Called once per logged answer: the one place both Express and the routes ahead of it pass.
-      customLogLevel: (_request, response) => {
-        httpResponses.inc({ status_class: `${Math.floor(response.statusCode / 100)}xx` });
-        return 'info';
-      },
-      autoLogging: {
-        ignore: (request: IncomingMessage) => /^\/(health|metrics)/.test(request.url ?? ''),
-      },
-      serializers: {
-        req: (request: { method?: string; url?: string; id?: unknown }) => ({
-          id: request.id,
-          method: request.method,
-          path: (request.url ?? '').split('?')[0],
-        }),
-        res: (response: { statusCode?: number }) => ({ statusCode: response.statusCode }),
-      },
-      redact: { paths: ['*.authorization', '*.key', '*.signing_secret', '*.open_api_token', '*.secret'], censor: '[redacted]' },
+    level: environment.logLevel,
+    genReqId: nextRequestId,
+    // Called once per logged answer: the one place every route passes.
+    customLogLevel: (_request, response) => {
+      httpResponses.inc({ status_class: `${Math.floor(response.statusCode / 100)}xx` });
+      return 'info';
     },
+    autoLogging: {
+      ignore: (request: IncomingMessage) => /^\/(health|metrics)/.test(request.url ?? ''),
+    },
+    serializers: {
+      req: (request: { method?: string; url?: string; id?: unknown }) => ({
+        id: request.id,
+        method: request.method,
+        path: (request.url ?? '').split('?')[0],
+      }),
+      res: (response: { statusCode?: number }) => ({ statusCode: response.statusCode }),
+    },
+    redact: { paths: ['*.authorization', '*.key', '*.signing_secret', '*.open_api_token', '*.secret'], censor: '[redacted]' },
+  };
+}
+
+/**
+ * The logger module's settings. Its own middleware runs for no route: it would bind each request's
+ * logger in an AsyncLocalStorage, and on Node 20 the first such binding turns on promise hooks for the
+ * rest of the process, so every later promise of every delivery and ingest pays for them (one-endpoint:
+ * 13 % more CPU per event). Requests are logged by requestLog() instead, without a binding; the lines a
+ * request's error writes name its id themselves (errorAnswer).
+ */
+export function loggerParams(environment: Environment): Params {
+  return { forRoutes: [], pinoHttp: requestLogOptions(environment) };
+}
+
+let requestLogger: HttpLogger | undefined;
+
+/**
+ * Logs each request when its answer is sent and gives it its id (`request.id`), on the root logger of
+ * the logger module. One per process, for Express's routes and for those served ahead of it; made at
+ * the first request, when the logger module has set its root logger up.
+ */
+export function requestLog(environment: Environment): (request: IncomingMessage, response: ServerResponse, next?: () => void) => void {
+  return (request, response, next) => {
+    requestLogger ??= pinoHttp({ ...requestLogOptions(environment), logger: PinoLogger.root });
+    requestLogger(request, response, next);
   };
 }
