@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { openApiQuery } from '@app/signing';
-import { type BuiltAppProcess, spawnBuiltApp } from './support/built-app';
+import { type BuiltAppProcess, jsonLogLines, spawnBuiltApp } from './support/built-app';
 import type { Json } from './support/admin-client';
 import { ADMIN_HEADERS, INGEST_HEADERS, type TestAccount } from './support/fixtures';
 import { freePort } from './support/free-port';
@@ -128,12 +128,12 @@ it('logs no secret on any error path', async () => {
   expect(leaked).toEqual([]);
 
   // Each unhandled error's line names its request, whose own log line is the 500 answer.
-  const lines = output.split('\n').flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as Record<string, unknown>] : []));
+  const lines = jsonLogLines(output);
   const errors = lines.filter((line) => line.msg === 'unhandled error');
   expect(errors).toHaveLength(2);
   for (const error of errors) {
-    const answers = lines.filter((line) => (line.req as { id?: unknown } | undefined)?.id === error.requestId && line.res !== undefined);
+    const answers = lines.filter((line) => line.req?.id === error.requestId && line.res !== undefined);
     expect(error.requestId).toEqual(expect.any(Number));
-    expect(answers.map((line) => (line.res as { statusCode?: unknown }).statusCode)).toContain(500);
+    expect(answers.map((line) => line.res?.statusCode)).toContain(500);
   }
 });

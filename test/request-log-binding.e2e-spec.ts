@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BuiltAppProcess, spawnBuiltApp } from './support/built-app';
+import { type BuiltAppProcess, jsonLogLines, spawnBuiltApp } from './support/built-app';
 import { INGEST_HEADERS } from './support/fixtures';
 import { freePort } from './support/free-port';
 import { IsolatedNamespace } from './support/isolated-namespace';
@@ -60,7 +60,7 @@ it('log binding: none for any request, on either path, and each request is logge
   expect(await send('/metrics')).toBe(200);
   expect(await send('/health/live')).toBe(200);
   expect(await send('/no-such-route')).toBe(404);
-  // Served ahead of Express: refused unread, refused after validation, accepted.
+  // Served ahead of Express: refused unread, then refused after validation.
   expect(await send('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).toBe(401);
   expect(await send('/v1/events', { method: 'POST', headers: INGEST_HEADERS, body: JSON.stringify({ action: 'Nope' }) })).toBe(422);
   // Express's own routes.
@@ -69,8 +69,7 @@ it('log binding: none for any request, on either path, and each request is logge
   await ingest?.waitForOutput('"path":"/v1/bot/message-trigger"');
   const output = ingest?.output() ?? '';
   expect(output).not.toContain(MARK);
-  const logged = output.split('\n').flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as { req?: { id?: unknown; path?: string }; res?: unknown }] : []));
-  const answered = logged.filter((line) => line.res !== undefined && line.req !== undefined);
+  const answered = jsonLogLines(output).filter((line) => line.res !== undefined && line.req !== undefined);
   expect(answered.map((line) => line.req?.path)).toEqual(['/no-such-route', '/v1/events', '/v1/events', '/v1/bot/message-trigger']);
   expect(new Set(answered.map((line) => line.req?.id)).size).toBe(4);
 });

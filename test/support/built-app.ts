@@ -72,3 +72,16 @@ export function spawnBuiltApp(app: BuiltAppName, env: Record<string, string>): B
     },
   };
 }
+
+/** One JSON line of an app's log: a request's own line (`req`, `res`) or a line it wrote (`msg`, `requestId`). */
+export interface LogLine {
+  msg?: string;
+  requestId?: unknown;
+  req?: { id?: unknown; method?: string; path?: string };
+  res?: { statusCode?: number };
+}
+
+/** The JSON lines of an app's captured output, in order (anything else it printed is skipped). */
+export function jsonLogLines(output: string): LogLine[] {
+  return output.split('\n').flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as LogLine] : []));
+}

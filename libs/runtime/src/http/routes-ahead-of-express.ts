@@ -110,7 +110,7 @@ export function serveRoutesAheadOfExpress(
       const path = url.split('?')[0];
       headers(request, response, () => {
         logRequest(request, response);
-        sendJson(response, errorAnswer(error, path));
+        sendJson(response, errorAnswer(error, path, request));
       });
       return true;
     }
@@ -122,7 +122,7 @@ export function serveRoutesAheadOfExpress(
     if (!route) return handOn(request, response);
     headers(request, response, () =>
       parseJson(request, response, (error?: unknown) => {
-        if (error !== undefined) return sendJson(response, errorAnswer(parserException(error), route.path));
+        if (error !== undefined) return sendJson(response, errorAnswer(parserException(error), route.path, request));
         // Not parsed (no body, or not application/json): the stream is untouched and Express judges it as before.
         if (request.body === undefined) return handOn(request, response);
         logRequest(request, response);
