@@ -1,9 +1,21 @@
 import Redis from 'ioredis';
 import { loadEnvironment, RedisKeys } from '@app/runtime';
-import { EndpointAdmission, STUCK_CALL_MS } from '../apps/delivery-worker/src/delivery/admission/endpoint-admission';
+import { EndpointAdmission, REUSE_WINDOW_MS, STUCK_CALL_MS } from '../apps/delivery-worker/src/delivery/admission/endpoint-admission';
 import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('endpoint-admission');
+
+/** Its own connection to the same real Redis, counting the endpoint acquire scripts (the only ones with six keys). */
+function countingAcquires(): { redis: Redis; acquires: () => number } {
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  let acquires = 0;
+  const evalsha = redis.evalsha.bind(redis) as (...args: unknown[]) => Promise<unknown>;
+  (redis as unknown as { evalsha: (...args: unknown[]) => Promise<unknown> }).evalsha = (...args: unknown[]) => {
+    if (args[1] === 6) acquires += 1;
+    return evalsha(...args);
+  };
+  return { redis, acquires: () => acquires };
+}
 
 /** EndpointAdmission on real Redis leases: the jobs that wait in the process for one of its leases. */
 describe('EndpointAdmission, jobs waiting for a lease', () => {
@@ -42,14 +54,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   });
 
   it('lets no more jobs ask Redis at once than the endpoint has slots: a burst waits here for the leases coming back', async () => {
-    // The same real Redis, with the endpoint acquire scripts (the only ones with six keys) counted.
-    const counted = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    let acquires = 0;
-    const evalsha = counted.evalsha.bind(counted) as (...args: unknown[]) => Promise<unknown>;
-    (counted as unknown as { evalsha: (...args: unknown[]) => Promise<unknown> }).evalsha = (...args: unknown[]) => {
-      if (args[1] === 6) acquires += 1;
-      return evalsha(...args);
-    };
+    const { redis: counted, acquires } = countingAcquires();
     const burst = new EndpointAdmission(counted, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '2' }));
     try {
       const call = { endpointKey: 'http://burst.example|1|aaaa', force: false, maxPerSecond: null };
@@ -65,7 +70,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
       );
       expect(kinds).toEqual(Array.from({ length: 10 }, () => 'admitted'));
       // Two asked (the endpoint's two slots); the other eight got those leases handed over as calls ended.
-      expect(acquires).toBe(2);
+      expect(acquires()).toBe(2);
     } finally {
       await burst.stop();
       counted.disconnect();
@@ -194,6 +199,58 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
       expect(kinds.filter((kind) => kind === 'admitted')).toHaveLength(30);
     } finally {
       await timed.stop();
+    }
+  });
+
+  it('spaces the jobs it sends back for an endpoint by its stuck call, its own or another worker\'s, not by the calls that ended', async () => {
+    const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' });
+    const [holder, other] = [1, 2].map(() => new EndpointAdmission(redis, environment));
+    const call = { endpointKey: 'http://hangs.example|1|aaaa', force: false, maxPerSecond: null };
+    try {
+      const held = await holder.acquire(call);
+      expect(held.kind).toBe('admitted');
+      // The endpoint's one call has run 1.7 s (past the lease's reuse window and the stuck bound): no slot
+      // frees before it ends, so jobs sent back are lined up a call's age apart, not the 100 ms expected of
+      // an endpoint nobody has timed (which would bring five of them back within half a second).
+      await new Promise((resolve) => setTimeout(resolve, REUSE_WINDOW_MS + STUCK_CALL_MS + 200));
+      const here = Array.from({ length: 5 }, () => holder.busyDelayMs(call.endpointKey));
+      expect(Math.max(...here)).toBeGreaterThan(4 * 1_700 * 0.9);
+      // Another worker knows the call only from Redis's answer (the age of the oldest lease).
+      const refused = await other.acquire(call);
+      if (refused.kind !== 'busy') throw new Error(`expected busy, got ${refused.kind}`);
+      const there = Array.from({ length: 5 }, () => other.busyDelayMs(call.endpointKey, null, refused.oldestCallMs));
+      expect(Math.max(...there)).toBeGreaterThan(4 * (1_700 - REUSE_WINDOW_MS) * 0.9);
+      if (held.kind === 'admitted') await holder.release(held.lease, 'neutral', null);
+    } finally {
+      await Promise.all([holder.stop(), other.stop()]);
+    }
+  });
+
+  it("answers from memory while an endpoint's breaker is open: of ten jobs only the two its slots let ask go to Redis, and none is sent back as busy", async () => {
+    const { redis: counted, acquires } = countingAcquires();
+    const breaking = new EndpointAdmission(counted, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '2', BREAKER_FAILURE_THRESHOLD: '1' }));
+    try {
+      const call = { endpointKey: 'http://opens.example|1|aaaa', force: false, maxPerSecond: null };
+      const first = await breaking.acquire(call);
+      if (first.kind !== 'admitted') throw new Error(`expected a lease, got ${first.kind}`);
+      expect((await breaking.release(first.lease, 'failure', 'HTTP 500', 5)).change).toBe('opened');
+      const before = acquires();
+      // Two ask (the endpoint's two slots) and learn the breaker is open; the eight waiting for them are told without asking.
+      const answers = await Promise.all(Array.from({ length: 10 }, () => breaking.acquire(call)));
+      expect(answers.map((answer) => answer.kind)).toEqual(Array.from({ length: 10 }, () => 'open'));
+      expect(acquires() - before).toBe(2);
+      // A manual redelivery's first call still asks: it passes an open breaker.
+      const forced = await breaking.acquire({ ...call, force: true });
+      expect(forced.kind).toBe('admitted');
+      expect(acquires() - before).toBe(3);
+      if (forced.kind === 'admitted') await breaking.release(forced.lease, 'success', null, 5);
+      // Its success closed the breaker: the next job is admitted, not told it is open from memory.
+      const after = await breaking.acquire(call);
+      expect(after.kind).toBe('admitted');
+      if (after.kind === 'admitted') await breaking.release(after.lease, 'success', null, 5);
+    } finally {
+      await breaking.stop();
+      counted.disconnect();
     }
   });
 });

@@ -180,7 +180,7 @@ export class DeliveryService {
 
     // Admitted means a lease and a call turn, both given back by the lease's release (in attempt).
     const admission = await inSpan('delivery.admit', () => this.admission.acquire({ endpointKey, force: isRedeliveryStart(event), maxPerSecond: settings.maxPerSecond }));
-    if (admission.kind === 'busy') return this.bounce(job, token, endpointKey, admission.pace);
+    if (admission.kind === 'busy') return this.bounce(job, token, endpointKey, admission.pace, admission.oldestCallMs);
     this.busyHints.delete(deliveryJobId(job.data));
     if (admission.kind === 'open') {
       return admission.probing ? this.awaitProbe(job, token, admission) : this.recorder.recordSkipped(event, settings, admission);
@@ -192,7 +192,7 @@ export class DeliveryService {
    * Every slot of the endpoint is taken, or its pace (max_per_second, a 429/503) lets the next call start
    * only later: come back at this job's place in line, without spending an attempt (CONTRACT §9).
    */
-  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string, pace: PacedAnswer | null = null): Promise<never> {
+  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string, pace: PacedAnswer | null = null, oldestCallMs?: number): Promise<never> {
     const stepKey = deliveryJobId(job.data);
     this.busyHints.delete(stepKey);
     if (pace !== null) {
@@ -201,7 +201,7 @@ export class DeliveryService {
     }
     setBounded(this.busyHints, stepKey, endpointKey, MAX_BUSY_HINTS);
     deliveryJobsWithoutCall.inc({ reason: 'busy' });
-    return this.postpone(job, token, this.admission.busyDelayMs(endpointKey));
+    return this.postpone(job, token, this.admission.busyDelayMs(endpointKey, null, oldestCallMs));
   }
 
   /** Moves the job to later and throws DelayedError, which BullMQ does not count as an attempt. */

@@ -27,10 +27,11 @@ export const PACED_SLOT_MARGIN = 0.1;
  * When a job that found its endpoint full should come back. Jobs sent back are lined up behind each
  * other, spaced by the time the endpoint takes to free a slot (average call time / concurrency share),
  * so a burst of N jobs to one endpoint returns about when each can be served instead of bouncing
- * through Redis over and over. ±10 % spread keeps workers from returning in lockstep.
+ * through Redis over and over. ±10 % spread keeps workers from returning in lockstep. `callMs` is how
+ * long a call is taken to last (the endpoint's average here unless the caller knows better).
  */
-export function pacedDelay(pace: Pace, now: number, endpointConcurrency: number, random: () => number = Math.random): number {
-  const spacing = pace.averageMs / Math.max(1, endpointConcurrency);
+export function pacedDelay(pace: Pace, now: number, endpointConcurrency: number, callMs = pace.averageMs, random: () => number = Math.random): number {
+  const spacing = callMs / Math.max(1, endpointConcurrency);
   const due = Math.min(Math.max(now + MIN_BUSY_DELAY_MS, pace.nextAt + spacing), now + MAX_BUSY_DELAY_MS);
   pace.nextAt = due;
   return Math.round((due - now) * (0.9 + random() * 0.2));

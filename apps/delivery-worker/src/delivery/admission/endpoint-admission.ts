@@ -18,6 +18,7 @@ import { CallTurns } from './call-turns';
 import { EndpointTiming } from './endpoint-timing';
 import { LeasePools } from './lease-pools';
 import type { HeldLease, LocalLeases } from './local-leases';
+import { type OpenBreaker, OpenBreakers } from './open-breakers';
 
 export type { PacedAnswer } from './busy-delay';
 export { STUCK_CALL_MS } from './endpoint-timing';
@@ -98,6 +99,7 @@ export class EndpointAdmission {
   private sequence = 0;
   private readonly pools: LeasePools;
   private readonly timing: EndpointTiming;
+  private readonly openBreakers = new OpenBreakers(REUSE_WINDOW_MS);
   private stopped = false;
   /** The process's call turns: one per call in flight, plus one per job asking Redis for a lease. */
   readonly turns: CallTurns;
@@ -125,6 +127,8 @@ export class EndpointAdmission {
     const deadline = Date.now() + MAX_WAIT_MS;
     for (;;) {
       if (this.stopped) throw new WorkerStoppingError();
+      const knownOpen = call.force ? null : this.openBreakers.lookup(call.endpointKey, Date.now());
+      if (knownOpen) return openAdmission(knownOpen, false);
       await this.turns.take();
       let admission: Admission | 'wait' | 'poll';
       try {
@@ -160,6 +164,7 @@ export class EndpointAdmission {
     const { lease, retired } = pool.takeIdle(now, this.pools.mustOutlive(now));
     void this.pools.retire(endpointKey, retired);
     if (lease) return admitted(endpointKey, lease, maxPerSecond);
+    let oldestCallMs: number | undefined;
     if (!pool.polling && pool.inUse + pool.asking < this.slotsOf(pool)) {
       pool.asking += 1;
       let admission: Admission;
@@ -172,7 +177,10 @@ export class EndpointAdmission {
       // so the process's jobs do not all wait on the few leases it holds (no call ending here brings one).
       const short = !pool.polling && pool.inUse + pool.asking < this.slotsOf(pool);
       if (admission.kind === 'admitted' && short) pool.askNewest();
+      // The breaker is open: the jobs waiting here for this ask's lease learn it at once instead of at their deadline.
+      if (admission.kind === 'open' && !admission.probing) pool.askAll();
       if (admission.kind !== 'busy' || admission.pace !== null) return admission;
+      oldestCallMs = admission.oldestCallMs;
       // Refused: the other slots are other workers' (or the origin's other endpoints'). One job here polls
       // for them, this one, or, when its own wait is nearly over, the waiting job with the most left.
       if (short && admission.oldestCallMs !== undefined && admission.oldestCallMs <= this.timing.stuckAfterMs(endpointKey)) {
@@ -186,7 +194,7 @@ export class EndpointAdmission {
     }
     if (pool.inUse + pool.asking === 0 || !this.mayWait(endpointKey, pool) || Date.now() >= deadline) {
       this.pools.dropIfEmpty(endpointKey, pool);
-      return { kind: 'busy', pace: null };
+      return { kind: 'busy', pace: null, oldestCallMs };
     }
     return 'wait';
   }
@@ -226,15 +234,15 @@ export class EndpointAdmission {
       case 'paced':
         return { kind: 'busy', pace: pacedAnswer(Math.max(1, answer.until - answer.serverNow), answer.intervalMs, maxPerSecond) };
       case 'open':
-      case 'probing':
-        return {
-          kind: 'open',
-          waitMs: Math.max(0, answer.until - answer.serverNow),
+      case 'probing': {
+        const breaker = {
           retryAt: new Date(Date.now() + Math.max(0, answer.until - answer.serverNow)),
           consecutiveFailures: answer.consecutiveFailures,
           lastError: answer.lastError,
-          probing: answer.verdict === 'probing',
         };
+        if (answer.verdict === 'open') this.openBreakers.remember(endpointKey, breaker, Date.now());
+        return openAdmission(breaker, answer.verdict === 'probing');
+      }
     }
   }
 
@@ -246,9 +254,14 @@ export class EndpointAdmission {
   /**
    * How long a job that found this endpoint full (`pace` null), or held by its pace, should wait before
    * trying again: behind the jobs this process already sent back for the same reason (busy-delay.ts).
+   * `oldestLeaseMs`: the age of the endpoint's oldest lease, any worker's, when Redis refused. A lease
+   * serves calls for up to REUSE_WINDOW_MS, so only what exceeds that is surely one call's; this
+   * process's own calls are timed exactly. A stuck call spaces the line (EndpointTiming.busyDelayMs).
    */
-  busyDelayMs(endpointKey: string, pace: PacedAnswer | null = null): number {
-    return this.timing.busyDelayMs(endpointKey, pace);
+  busyDelayMs(endpointKey: string, pace: PacedAnswer | null = null, oldestLeaseMs = 0): number {
+    const pool = this.pools.get(endpointKey);
+    const oldestHere = pool ? Date.now() - pool.oldestCallSince() : 0;
+    return this.timing.busyDelayMs(endpointKey, pace, Math.max(oldestLeaseMs - REUSE_WINDOW_MS, oldestHere, 0));
   }
 
   /**
@@ -284,7 +297,7 @@ export class EndpointAdmission {
     this.pools.forget(lease.id);
     const { delivery, redis } = this.environment;
     try {
-      return await releaseEndpointSlot(this.redis, redis.prefix, lease.endpointKey, {
+      const answer = await releaseEndpointSlot(this.redis, redis.prefix, lease.endpointKey, {
         leaseId: lease.id,
         signal,
         failureThreshold: delivery.breakerFailureThreshold,
@@ -293,6 +306,8 @@ export class EndpointAdmission {
         slowDown,
         maxPerSecond: lease.maxPerSecond,
       });
+      if (answer.change === 'closed') this.openBreakers.forget(lease.endpointKey);
+      return answer;
     } finally {
       // Only now is the slot free in Redis for a job waiting here.
       if (pool && held) {
@@ -354,6 +369,10 @@ export class EndpointAdmission {
   private slotsOf(pool: LocalLeases): number {
     return pool.slots(this.environment.delivery.endpointConcurrency, Date.now());
   }
+}
+
+function openAdmission(breaker: OpenBreaker, probing: boolean): Admission {
+  return { kind: 'open', waitMs: Math.max(0, breaker.retryAt.getTime() - Date.now()), ...breaker, probing };
 }
 
 function admitted(endpointKey: string, lease: HeldLease, maxPerSecond: number | null): Admission {

@@ -43,4 +43,18 @@ describe('EndpointTiming', () => {
     expect(timing.pollMs(mid)).toBe(20);
     expect(timing.pollMs(slow)).toBe(50);
   });
+
+  it('spaces the jobs it sends back by a stuck call, not by the average of the calls that ended', () => {
+    const timing = new EndpointTiming(10);
+    const key = 'http://hanging.example|1|a';
+    for (let i = 0; i < 50; i += 1) timing.noteCall(key, 5);
+    const line = (oldestCallMs: number) => Array.from({ length: 3 }, () => timing.busyDelayMs(key, null, oldestCallMs));
+    // Ten calls of 5 ms free a slot every half millisecond: the line returns at the minimum delay.
+    expect(Math.max(...line(STUCK_CALL_MS))).toBeLessThan(60);
+    // A call running 4 s: a slot frees no sooner than one ends, so the line is spaced 400 ms apart for
+    // ten slots (about 450, 850 and 1,250 ms, each ±10 %).
+    const stuck = line(4_000);
+    expect(Math.min(...stuck)).toBeGreaterThan(380);
+    expect(stuck[2]).toBeGreaterThan(1_100);
+  });
 });

@@ -54,11 +54,18 @@ export class EndpointTiming {
   /**
    * How long a job that found this endpoint full (`pace` null), or held by its pace, should wait before
    * trying again: behind the jobs this process already sent back for the same reason (busy-delay.ts).
+   * `oldestCallMs`: how long the endpoint's oldest call in flight has run. Once that looks stuck, the
+   * line is spaced by it rather than by the average of the calls that ended: a hanging endpoint frees
+   * no slot before one of its calls times out. Spaced by the average (a few ms), a hanging endpoint's
+   * backlog of 5,000 jobs came back 12,000 times a second for the whole DELIVERY_TIMEOUT_MS, the
+   * worker's CPU spent on trips through Redis that could not succeed.
    */
-  busyDelayMs(endpointKey: string, pace: PacedAnswer | null = null): number {
+  busyDelayMs(endpointKey: string, pace: PacedAnswer | null = null, oldestCallMs = 0): number {
     const now = Date.now();
-    if (pace) return pacedSlotDelay(this.paceOf(endpointKey), now, pace);
-    return pacedDelay(this.paceOf(endpointKey), now, this.endpointConcurrency);
+    const line = this.paceOf(endpointKey);
+    if (pace) return pacedSlotDelay(line, now, pace);
+    const callMs = oldestCallMs > this.stuckAfterMs(endpointKey) ? Math.max(line.averageMs, oldestCallMs) : line.averageMs;
+    return pacedDelay(line, now, this.endpointConcurrency, callMs);
   }
 
   private paceOf(endpointKey: string): Pace {

@@ -142,6 +142,11 @@ export class LocalLeases {
     askRedis(this.waiters.pop());
   }
 
+  /** Every waiting job looks again now (the breaker opened: no lease is coming). */
+  askAll(): void {
+    for (const waiter of this.waiters.splice(0)) askRedis(waiter);
+  }
+
   /** Waits for a lease of this process (at most `timeoutMs`). */
   wait(timeoutMs: number): Promise<WaitOutcome> {
     return new Promise((resolve) => {
