@@ -1,4 +1,4 @@
-import { DeliveryQueues, firstDeliveryStep, loadEnvironment, RedisKeys } from '@app/runtime';
+import { deliveryJobId, DeliveryQueues, firstDeliveryStep, loadEnvironment, RedisKeys } from '@app/runtime';
 import { FIFO_RANKS } from '../libs/runtime/src/queue/account-backlog';
 import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
 
@@ -45,5 +45,17 @@ describe('DeliveryQueues, ranks in the account backlog', () => {
     expect(after.prioritized - before.prioritized).toBe(29);
     // Every job was counted, guessed or not.
     expect(Number(await (await redis).get(keys.accountBacklog(2)))).toBe(1000 + 30);
+  });
+
+  it('gives each job of a bulk add its own delay when asked to (the retries an outcome batch plans)', async () => {
+    const [due, later] = steps(3, 2);
+    const started = Date.now();
+    await queues.addBulk([due, later], [0, 60_000]);
+    const queue = queues.all()[0];
+    const [dueJob, laterJob] = await Promise.all([queue.getJob(deliveryJobId(due)), queue.getJob(deliveryJobId(later))]);
+    expect(await dueJob?.getState()).toBe('waiting');
+    expect(await laterJob?.getState()).toBe('delayed');
+    expect(laterJob?.opts.delay).toBe(60_000);
+    expect(laterJob?.timestamp).toBeGreaterThanOrEqual(started);
   });
 });

@@ -108,8 +108,8 @@ class Fakes {
       },
     };
     const queues = {
-      add: (step: DeliveryJobData, delayMs: number) => {
-        this.added.push(deliveryJob(step, delayMs));
+      addBulk: (steps: DeliveryJobData[], delays: number[]) => {
+        steps.forEach((step, index) => this.added.push(deliveryJob(step, delays[index])));
         return Promise.resolve();
       },
     };

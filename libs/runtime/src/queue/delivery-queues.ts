@@ -108,14 +108,16 @@ export class DeliveryQueues implements OnApplicationShutdown {
    * One rank counter per account touched, then one addBulk per shard touched, in parallel. An account
    * whose backlog this process saw small a moment ago is not waited for (AccountBacklog.guess): its
    * counter is told first on the same connection, and its jobs go to the FIFO list with the add.
+   * `delayMs`: one delay for all, or each step's own (the same index).
    */
-  async addBulk(steps: readonly DeliveryJobData[], delayMs = 0): Promise<void> {
-    const byAccount = new Map<number, DeliveryJobData[]>();
-    for (const step of steps) {
+  async addBulk(steps: readonly DeliveryJobData[], delayMs: number | readonly number[] = 0): Promise<void> {
+    const byAccount = new Map<number, { step: DeliveryJobData; delayMs: number }[]>();
+    steps.forEach((step, index) => {
+      const delayed = { step, delayMs: typeof delayMs === 'number' ? delayMs : (delayMs[index] ?? 0) };
       const group = byAccount.get(step.accountId);
-      if (group) group.push(step);
-      else byAccount.set(step.accountId, [step]);
-    }
+      if (group) group.push(delayed);
+      else byAccount.set(step.accountId, [delayed]);
+    });
     const byShard = new Map<number, ReturnType<typeof deliveryJob>[]>();
     const counting: Promise<unknown>[] = [];
     await Promise.all(
@@ -124,7 +126,7 @@ export class DeliveryQueues implements OnApplicationShutdown {
         const shard = this.shardOf(accountId);
         const jobs = byShard.get(shard) ?? [];
         byShard.set(shard, jobs);
-        group.forEach((step, index) => jobs.push(deliveryJob(step, delayMs, priorities[index])));
+        group.forEach(({ step, delayMs: delay }, index) => jobs.push(deliveryJob(step, delay, priorities[index])));
       }),
     );
     await Promise.all<unknown>([...[...byShard].map(([shard, jobs]) => this.queues[shard].addBulk(jobs)), ...counting]);

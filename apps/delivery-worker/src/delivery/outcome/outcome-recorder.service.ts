@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DeliveryQueues, ENVIRONMENT, type Environment, inSpan, retryStep, traceCarrier, workerStageStamps } from '@app/runtime';
+import { Batcher, type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, inSpan, retryStep, traceCarrier, workerStageStamps } from '@app/runtime';
 import type { AccountDeliverySettings } from '../account-settings.cache';
 import type { Admission } from '../admission/endpoint-admission';
 import { EndpointDisabling } from '../admission/endpoint-disabling';
@@ -37,12 +37,30 @@ export function attemptRowOf(
  */
 @Injectable()
 export class OutcomeRecorder {
+  /**
+   * The retries an outcome batch plans go to Redis together: one rank counter call per account and one
+   * addBulk per shard, instead of both per job. A breaker that is open records every job of its endpoint
+   * as a failed attempt and a retry, so its backlog's retries arrive by the batch.
+   */
+  private readonly retries: Batcher<{ step: DeliveryJobData; delayMs: number }, void>;
+
   constructor(
     private readonly store: DeliveryStore,
-    private readonly queues: DeliveryQueues,
+    queues: DeliveryQueues,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly disabling: EndpointDisabling,
-  ) {}
+  ) {
+    this.retries = new Batcher<{ step: DeliveryJobData; delayMs: number }, void>(
+      async (items) => {
+        await queues.addBulk(
+          items.map((item) => item.step),
+          items.map((item) => item.delayMs),
+        );
+        return items.map(() => ({ ok: true, value: undefined }));
+      },
+      { maxBatch: 200, maxInFlight: 2, lingerMs: 0 },
+    );
+  }
 
   /** Ends the event without a call (no endpoint, filtered, disabled, unencodable, unsignable). */
   async settleWithoutCall(event: PendingEvent, status: 'no_endpoint' | 'filtered' | 'failed', why: string, reason: string = status): Promise<DeliveryResult> {
@@ -103,7 +121,7 @@ export class OutcomeRecorder {
     // The row says `retrying` with next_attempt_at before the job exists: if this add is lost (crash,
     // Redis away), the reconciler finds the overdue row and enqueues the same job id.
     const retry = retryStep({ eventSeq: event.seq, accountId: event.accountId, series: event.series, attempt: event.seriesAttempts });
-    await this.queues.add({ ...retry, ...traceCarrier() }, retryInMs ?? 0);
+    await this.retries.submit({ step: { ...retry, ...traceCarrier() }, delayMs: retryInMs ?? 0 });
     return 'retrying';
   }
 }
