@@ -1,5 +1,5 @@
 import { jobsWithoutCall } from '../support/metric-scrape';
-import { batches, endToEnd } from './measure';
+import { batches, cpuMeter, endToEnd } from './measure';
 import { atLeast, type Scenario } from './scenario';
 
 const HEAD_START_MS = 11_000;
@@ -18,8 +18,10 @@ export const isolationScenario: Scenario = {
     const putBackBefore = await jobsWithoutCall(bench.worker.url, 'busy');
     const alone = await endToEnd(bench, bench.service(undefined, [healthy]), 'isa', half);
     const putBackAlone = (await jobsWithoutCall(bench.worker.url, 'busy')) - putBackBefore;
+    const [putBackBeforeHang, skippedBefore] = await Promise.all([jobsWithoutCall(bench.worker.url, 'busy'), jobsWithoutCall(bench.worker.url, 'breaker_open')]);
     await bench.receiver.setMode([hangingHost], 'hang');
     let shared: { deliveredPerSecond: number };
+    let headStartCpuMs = 0;
     try {
       if (bench.quick) {
         // Accounts alternate per event, so each endpoint gets exactly `half` of the 2 × half events.
@@ -28,14 +30,19 @@ export const isolationScenario: Scenario = {
         // The hanging endpoint gets half of its share a DELIVERY_TIMEOUT_MS ahead, so the healthy one
         // is measured while calls time out, the breaker opens and events wait for retries; then
         // healthy, healthy, hanging in turn: `half` events each in all.
+        const workerCpu = cpuMeter({ processes: [bench.worker.process] });
         await batches(bench, bench.service(undefined, [hanging]), 'ish', half / 2);
         await new Promise((resolve) => setTimeout(resolve, HEAD_START_MS));
+        headStartCpuMs = workerCpu();
         shared = await endToEnd(bench, bench.service(undefined, [healthy, healthy, hanging]), 'isb', half * 1.5, half);
       }
     } finally {
       await bench.receiver.setMode([hangingHost], 'ok');
     }
     const kept = shared.deliveredPerSecond / alone.deliveredPerSecond;
+    // What the hanging endpoint's jobs cost the worker meanwhile: trips through the delayed set, and attempts recorded without a call.
+    const putBackHanging = (await jobsWithoutCall(bench.worker.url, 'busy')) - putBackBeforeHang;
+    const skipped = (await jobsWithoutCall(bench.worker.url, 'breaker_open')) - skippedBefore;
     return {
       name: this.name,
       title: this.title,
@@ -46,7 +53,8 @@ export const isolationScenario: Scenario = {
       ],
       notes: [
         `${half} healthy events each time (alone, ${putBackAlone} jobs were put back for a full endpoint); the hanging endpoint held every call it got (DELIVERY_TIMEOUT_MS 10 s) until the measurement ended` +
-          (bench.quick ? '' : `; ${half / 2} of its ${half} events came ${HEAD_START_MS / 1000} s before the healthy endpoint's`),
+          (bench.quick ? '' : `; ${half / 2} of its ${half} events came ${HEAD_START_MS / 1000} s before the healthy endpoint's (the worker's CPU meanwhile: ${Math.round(headStartCpuMs)} ms)`),
+        `from the hang until the measurement ended, ${putBackHanging} jobs were put back for a full endpoint and ${skipped} attempts were recorded without a call (breaker open)`,
       ],
     };
   },
