@@ -20,7 +20,10 @@ import { PERMISSION_KEYS } from '@app/payloads';
  * reports job add → call latency (attempt started_at − event created_at). `--prof` runs the worker
  * with --cpu-prof (read the file with cpu-profile-summary.js). `--ordering subject` sets every endpoint's
  * delivery ordering (CONTRACT §9) before the worker starts; `--subjects N` makes the events about N
- * customers in turn (by default each event is about its own customer).
+ * customers in turn (by default each event is about its own customer). `--status S`: the receiver answers
+ * S; with a failing status every endpoint's breaker opens after BREAKER_FAILURE_THRESHOLD calls and the
+ * other attempts are recorded without a call, so the figures are those of an open breaker's attempts
+ * (counted once each event has its first attempt).
  */
 const { values } = parseArgs({
   options: {
@@ -34,12 +37,20 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '1' },
     ordering: { type: 'string', default: 'none' },
     subjects: { type: 'string', default: '0' },
+    status: { type: 'string', default: '200' },
   },
 });
 const events = Number(values.events);
 const endpoints = Number(values.endpoints);
 const rate = Number(values.rate);
 const subjects = Number(values.subjects);
+const answerStatus = Number(values.status);
+if (!Number.isInteger(answerStatus) || answerStatus < 200 || answerStatus > 599) throw new Error(`--status: expected an HTTP status, got ${values.status}`);
+/** What ends an event's measured step: delivered, or (the receiver failing) its first attempt recorded. */
+const DONE_SQL =
+  answerStatus < 300
+    ? `SELECT count(*) AS n FROM events WHERE status = 'delivered'`
+    : `SELECT count(*) AS n FROM events WHERE attempts > 0`;
 if (values.ordering !== 'none' && values.ordering !== 'subject') throw new Error(`--ordering: expected none or subject, got ${values.ordering}`);
 /** dist/, where the built apps and scripts are. */
 const root = join(__dirname, '..', '..');
@@ -133,7 +144,7 @@ async function main(): Promise<void> {
     accounts.push(account.id);
   }
 
-  const receiver = startProcess([join(__dirname, 'receiver.process.js')], { WP_HOSTS: hosts.join(','), WP_PORT: String(port) });
+  const receiver = startProcess([join(__dirname, 'receiver.process.js')], { WP_HOSTS: hosts.join(','), WP_PORT: String(port), WP_STATUS: String(answerStatus) });
   const workerEnv: NodeJS.ProcessEnv = {
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
@@ -210,7 +221,7 @@ async function main(): Promise<void> {
   let done = 0;
   await waitFor(
     async () => {
-      done = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE status = 'delivered'`)).rows[0].n);
+      done = Number((await db.query<{ n: string }>(DONE_SQL)).rows[0].n);
       return done >= total;
     },
     600_000,
