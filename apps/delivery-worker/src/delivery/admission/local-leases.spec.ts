@@ -35,6 +35,14 @@ describe('LocalLeases', () => {
     expect(pool.empty).toBe(true);
   });
 
+  it('tells every waiting job to look again at once (the breaker opened: no lease is coming)', async () => {
+    const pool = new LocalLeases();
+    const waiting = [pool.wait(60_000), pool.wait(60_000), pool.wait(60_000)];
+    pool.askAll();
+    await expect(Promise.all(waiting)).resolves.toEqual([{ kind: 'ask' }, { kind: 'ask' }, { kind: 'ask' }]);
+    expect(pool.empty).toBe(true);
+  });
+
   it('keeps a reusable lease idle for the next call, and retires it once idle too long', () => {
     const pool = new LocalLeases();
     const held = lease('a');
