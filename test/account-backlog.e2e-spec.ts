@@ -26,18 +26,18 @@ describe('DeliveryQueues, ranks in the account backlog', () => {
     await queues.addBulk(steps(1, FIFO_RANKS + 10));
     expect(await counts()).toEqual({ wait: FIFO_RANKS, prioritized: 10 });
     // Its backlog was seen large: the next job asks its rank instead of guessing.
-    await queues.add(steps(1, 1)[0]);
+    await queues.addBulk(steps(1, 1));
     expect(await counts()).toEqual({ wait: FIFO_RANKS, prioritized: 11 });
   });
 
   it('adds without asking the rank of an account it just saw small, for a bounded number of jobs, and still counts them', async () => {
     const keys = new RedisKeys(PREFIX);
     const before = await counts();
-    await queues.add(steps(2, 1)[0]);
+    await queues.addBulk(steps(2, 1));
     // Another producer floods the account meanwhile; this one saw it at rank 1 a moment ago.
     const redis = queues.all()[0].client;
     await (await redis).set(keys.accountBacklog(2), 1000);
-    for (const step of steps(2, 30)) await queues.add(step);
+    for (const step of steps(2, 30)) await queues.addBulk([step]);
     const after = await counts();
     // Rank 1 seen: the next job is guessed FIFO; the counter's answer to it (1,001) ends the guessing, and
     // the other 29 ask their rank (beyond 1,000: ranked).

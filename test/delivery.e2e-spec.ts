@@ -316,7 +316,7 @@ describe('callback delivery', () => {
     // A leftover job of series 0 (say, re-added by a reconciler) is stale now.
     const queues = deliveryQueueOf(worker.app);
     const stale = { eventSeq: event.seq, accountId: event.accountId, series: 0, attempt: 0 };
-    await queues.add(stale);
+    await queues.addBulk([stale]);
     await waitFor('the stale job to be processed', async () => (await queues.queueFor(stale.accountId).getJob(deliveryJobId(stale))) === undefined);
 
     expect(await eventRow(worker.app, event.eventId)).toMatchObject({ status: 'delivered', attempts: 2, series: 1, series_attempts: 1 });

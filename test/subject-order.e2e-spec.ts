@@ -157,7 +157,7 @@ describe('SubjectOrder, many jobs asking at once', () => {
   /** The event's first job, held: in the delayed set for a minute, as DeliveryService.postpone leaves it. */
   async function heldJob(event: PendingEvent): Promise<{ id: string; state: () => Promise<string> }> {
     const step = firstDeliveryStep(event.seq, event.accountId);
-    await worker.app.get(DeliveryQueues).add(step, 60_000);
+    await worker.app.get(DeliveryQueues).addBulk([step], 60_000);
     const id = deliveryJobId(step);
     const queue = worker.app.get(DeliveryQueues).queueFor(event.accountId);
     return { id, state: () => queue.getJobState(id) };

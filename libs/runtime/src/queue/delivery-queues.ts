@@ -32,7 +32,7 @@ export function shardOfAccount(accountId: number, shardCount: number): number {
  * tag per shard lets the cluster spread them. Every process of a deployment must use the same shard
  * count, or producers and consumers would disagree about where an account's jobs are.
  *
- * The one routing abstraction: producers add through `add`/`addBulk` (which rank each job in its
+ * The one routing abstraction: producers add through `addBulk` (which rank each job in its
  * account's backlog, AccountBacklog: fair turns between accounts), the worker consumes `consumed()` and
  * reports each job that leaves (`settled`), and whatever counts queue depth sums over `all()`.
  */
@@ -130,13 +130,6 @@ export class DeliveryQueues implements OnApplicationShutdown {
       }),
     );
     await Promise.all<unknown>([...[...byShard].map(([shard, jobs]) => this.queues[shard].addBulk(jobs)), ...counting]);
-  }
-
-  async add(step: DeliveryJobData, delayMs = 0): Promise<void> {
-    const counting: Promise<unknown>[] = [];
-    const [priority] = await this.priorities(step.accountId, 1, counting);
-    const job = deliveryJob(step, delayMs, priority);
-    await Promise.all([this.queueFor(step.accountId).add(job.name, job.data, job.opts), ...counting]);
   }
 
   /**
