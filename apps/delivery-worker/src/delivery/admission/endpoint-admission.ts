@@ -1,60 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
-import {
-  acquireEndpointSlot,
-  type BreakerSignal,
-  ENVIRONMENT,
-  type Environment,
-  indexBreakerChange,
-  REDIS,
-  type ReleaseAnswer,
-  releaseEndpointSlot,
-  WAIT_MARK_MS,
-} from '@app/runtime';
+import { type BreakerSignal, ENVIRONMENT, type Environment, indexBreakerChange, REDIS, type ReleaseAnswer } from '@app/runtime';
 import { WorkerStoppingError } from '../request/callback-exchange';
-import { type PacedAnswer, pacedAnswer } from './busy-delay';
+import { type Admission, admitted, type EndpointCall, type EndpointLease } from './admission-answers';
+import type { PacedAnswer } from './busy-delay';
 import { CallTurns } from './call-turns';
 import { EndpointTiming } from './endpoint-timing';
 import { LeasePools } from './lease-pools';
-import type { HeldLease, LocalLeases } from './local-leases';
-import { type OpenBreaker, OpenBreakers } from './open-breakers';
+import type { LocalLeases } from './local-leases';
+import { RedisSlots, REUSE_WINDOW_MS } from './redis-slots';
 
+export type { Admission, EndpointCall, EndpointLease } from './admission-answers';
 export type { PacedAnswer } from './busy-delay';
 export { STUCK_CALL_MS } from './endpoint-timing';
+export { REUSE_WINDOW_MS } from './redis-slots';
 
-export interface EndpointLease {
-  endpointKey: string;
-  id: string;
-  probe: boolean;
-  /** The endpoint's max_per_second when the lease was taken (its release adjusts the pace against it). */
-  maxPerSecond: number | null;
-}
-
-/** What a call needs to know of its endpoint to be admitted. */
-export interface EndpointCall {
-  endpointKey: string;
-  /** A manual redelivery's first call: passes an open breaker, never a full endpoint or its pace. */
-  force: boolean;
-  maxPerSecond: number | null;
-}
-
-export type Admission =
-  | { kind: 'admitted'; lease: EndpointLease }
-  /**
-   * Every slot of this endpoint is in use (`pace` null: come back shortly), or its pace lets the next
-   * call start only in `pace.waitMs`, one every `pace.intervalMs` after that.
-   */
-  | { kind: 'busy'; pace: PacedAnswer | null; oldestCallMs?: number }
-  /** The breaker is open (the attempt fails without a call), or a half-open probe is in flight (`probing`: wait up to `waitMs`). */
-  | { kind: 'open'; waitMs: number; retryAt: Date; consecutiveFailures: number; lastError: string | null; probing: boolean };
-
-/** Extra lifetime of a lease beyond the HTTP deadline, so a lease never expires under a call still running. */
-const LEASE_MARGIN_MS = 5_000;
-
-
-/** How long a lease may serve further calls of this process without asking Redis (the breaker's news reaches it at least this often). */
-export const REUSE_WINDOW_MS = 1_000;
 /**
  * A job waits here for one of this process's leases only when one is expected within this long... With
  * 500 ms, a burst to one fast endpoint on a loaded machine (calls of 25 ms: 190 waiters × 25 ms / 10
@@ -95,11 +55,9 @@ const UNCHANGED: ReleaseAnswer = { change: 'unchanged', consecutiveFailures: 0, 
  */
 @Injectable()
 export class EndpointAdmission {
-  private readonly workerId = randomUUID();
-  private sequence = 0;
   private readonly pools: LeasePools;
+  private readonly slots: RedisSlots;
   private readonly timing: EndpointTiming;
-  private readonly openBreakers = new OpenBreakers(REUSE_WINDOW_MS);
   private stopped = false;
   /** The process's call turns: one per call in flight, plus one per job asking Redis for a lease. */
   readonly turns: CallTurns;
@@ -110,6 +68,7 @@ export class EndpointAdmission {
   ) {
     this.turns = new CallTurns(environment.delivery.workerConcurrency);
     this.pools = new LeasePools(redis, environment);
+    this.slots = new RedisSlots(redis, environment, this.pools);
     this.timing = new EndpointTiming(environment.delivery.endpointConcurrency);
   }
 
@@ -127,8 +86,8 @@ export class EndpointAdmission {
     const deadline = Date.now() + MAX_WAIT_MS;
     for (;;) {
       if (this.stopped) throw new WorkerStoppingError();
-      const knownOpen = call.force ? null : this.openBreakers.lookup(call.endpointKey, Date.now());
-      if (knownOpen) return openAdmission(knownOpen, false);
+      const knownOpen = this.slots.knownOpen(call);
+      if (knownOpen) return knownOpen;
       await this.turns.take();
       let admission: Admission | 'wait' | 'poll';
       try {
@@ -169,7 +128,7 @@ export class EndpointAdmission {
       pool.asking += 1;
       let admission: Admission;
       try {
-        admission = await this.acquireInRedis(endpointKey, pool, force, maxPerSecond);
+        admission = await this.slots.ask(endpointKey, pool, force, maxPerSecond);
       } finally {
         pool.asking -= 1;
       }
@@ -197,53 +156,6 @@ export class EndpointAdmission {
       return { kind: 'busy', pace: null, oldestCallMs };
     }
     return 'wait';
-  }
-
-  private async acquireInRedis(endpointKey: string, pool: LocalLeases, force: boolean, maxPerSecond: number | null): Promise<Admission> {
-    const { delivery, redis } = this.environment;
-    this.sequence += 1;
-    const id = `${this.workerId}:${this.sequence}`;
-    const sentAt = Date.now();
-    const answer = await acquireEndpointSlot(this.redis, redis.prefix, endpointKey, {
-      id,
-      ttlMs: delivery.timeoutMs + LEASE_MARGIN_MS,
-      limit: delivery.endpointConcurrency,
-      originLimit: delivery.originConcurrency,
-      maxPerSecond,
-      force,
-      worker: this.workerId,
-    });
-    if (answer.verdict === 'acquired' || answer.verdict === 'probe' || answer.verdict === 'busy') pool.learnShare(answer.workerShare, Date.now(), WAIT_MARK_MS);
-    switch (answer.verdict) {
-      case 'acquired':
-      case 'probe': {
-        // A paced endpoint's every call takes its place in the pace in Redis: no lease is reused for it.
-        const reusable = answer.verdict === 'acquired' && !force && answer.consecutiveFailures === 0 && !answer.paced;
-        const lease: HeldLease = {
-          id,
-          expiresAt: sentAt + (answer.until - answer.serverNow),
-          reusableUntil: reusable ? sentAt + REUSE_WINDOW_MS : 0,
-          busySince: sentAt,
-        };
-        this.pools.track(lease);
-        pool.add(lease, Date.now());
-        return { kind: 'admitted', lease: { endpointKey, id, probe: answer.verdict === 'probe', maxPerSecond } };
-      }
-      case 'busy':
-        return { kind: 'busy', pace: null, oldestCallMs: answer.oldestCallMs };
-      case 'paced':
-        return { kind: 'busy', pace: pacedAnswer(Math.max(1, answer.until - answer.serverNow), answer.intervalMs, maxPerSecond) };
-      case 'open':
-      case 'probing': {
-        const breaker = {
-          retryAt: new Date(Date.now() + Math.max(0, answer.until - answer.serverNow)),
-          consecutiveFailures: answer.consecutiveFailures,
-          lastError: answer.lastError,
-        };
-        if (answer.verdict === 'open') this.openBreakers.remember(endpointKey, breaker, Date.now());
-        return openAdmission(breaker, answer.verdict === 'probing');
-      }
-    }
   }
 
   /** Keeps the operators' index of open endpoints in step with a change this process caused. */
@@ -295,19 +207,8 @@ export class EndpointAdmission {
     }
     this.turns.give();
     this.pools.forget(lease.id);
-    const { delivery, redis } = this.environment;
     try {
-      const answer = await releaseEndpointSlot(this.redis, redis.prefix, lease.endpointKey, {
-        leaseId: lease.id,
-        signal,
-        failureThreshold: delivery.breakerFailureThreshold,
-        cooldownMs: delivery.breakerCooldownMs,
-        error,
-        slowDown,
-        maxPerSecond: lease.maxPerSecond,
-      });
-      if (answer.change === 'closed') this.openBreakers.forget(lease.endpointKey);
-      return answer;
+      return await this.slots.giveBack(lease, signal, error, slowDown);
     } finally {
       // Only now is the slot free in Redis for a job waiting here.
       if (pool && held) {
@@ -371,10 +272,3 @@ export class EndpointAdmission {
   }
 }
 
-function openAdmission(breaker: OpenBreaker, probing: boolean): Admission {
-  return { kind: 'open', waitMs: Math.max(0, breaker.retryAt.getTime() - Date.now()), ...breaker, probing };
-}
-
-function admitted(endpointKey: string, lease: HeldLease, maxPerSecond: number | null): Admission {
-  return { kind: 'admitted', lease: { endpointKey, id: lease.id, probe: false, maxPerSecond } };
-}

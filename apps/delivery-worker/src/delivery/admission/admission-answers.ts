@@ -1,0 +1,39 @@
+import type { PacedAnswer } from './busy-delay';
+import type { HeldLease } from './local-leases';
+import type { OpenBreaker } from './open-breakers';
+
+export interface EndpointLease {
+  endpointKey: string;
+  id: string;
+  probe: boolean;
+  /** The endpoint's max_per_second when the lease was taken (its release adjusts the pace against it). */
+  maxPerSecond: number | null;
+}
+
+/** What a call needs to know of its endpoint to be admitted. */
+export interface EndpointCall {
+  endpointKey: string;
+  /** A manual redelivery's first call: passes an open breaker, never a full endpoint or its pace. */
+  force: boolean;
+  maxPerSecond: number | null;
+}
+
+export type Admission =
+  | { kind: 'admitted'; lease: EndpointLease }
+  /**
+   * Every slot of this endpoint is in use (`pace` null: come back shortly), or its pace lets the next
+   * call start only in `pace.waitMs`, one every `pace.intervalMs` after that.
+   */
+  | { kind: 'busy'; pace: PacedAnswer | null; oldestCallMs?: number }
+  /** The breaker is open (the attempt fails without a call), or a half-open probe is in flight (`probing`: wait up to `waitMs`). */
+  | { kind: 'open'; waitMs: number; retryAt: Date; consecutiveFailures: number; lastError: string | null; probing: boolean };
+
+/** A lease of this process admits the call (from Redis, idle here, or handed over by an ending call). */
+export function admitted(endpointKey: string, lease: HeldLease, maxPerSecond: number | null, probe = false): Admission {
+  return { kind: 'admitted', lease: { endpointKey, id: lease.id, probe, maxPerSecond } };
+}
+
+/** The breaker is open (or probing) as Redis said, now or a moment ago. */
+export function openAdmission(breaker: OpenBreaker, probing: boolean): Admission {
+  return { kind: 'open', waitMs: Math.max(0, breaker.retryAt.getTime() - Date.now()), ...breaker, probing };
+}
