@@ -5,6 +5,12 @@ import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('endpoint-admission');
 
+/** `count` workers' admissions sharing one Redis connection, each endpoint with `endpointConcurrency` slots. */
+function workers(redis: Redis, count: number, endpointConcurrency: number): EndpointAdmission[] {
+  const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: String(endpointConcurrency) });
+  return Array.from({ length: count }, () => new EndpointAdmission(redis, environment));
+}
+
 /** Its own connection to the same real Redis, counting the endpoint acquire scripts (the only ones with six keys). */
 function countingAcquires(): { redis: Redis; acquires: () => number } {
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -78,8 +84,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   });
 
   it("gives a lease back to Redis, instead of passing it to its own waiting job, while it holds more than its share of an endpoint another worker wants; the other worker's poll takes it", async () => {
-    const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '3' });
-    const [first, second, third] = [1, 2, 3].map(() => new EndpointAdmission(redis, environment));
+    const [first, second, third] = workers(redis, 3, 3);
     const call = { endpointKey: 'http://two-workers.example|1|aaaa', force: false, maxPerSecond: null };
     const leases = new RedisKeys(PREFIX).endpoint('leases', call.endpointKey);
     try {
@@ -111,8 +116,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   });
 
   it('asks Redis again for the slots other workers give back while it holds fewer than its share, instead of letting its jobs all wait on its own lease', async () => {
-    const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '3' });
-    const [other, mine] = [1, 2].map(() => new EndpointAdmission(redis, environment));
+    const [other, mine] = workers(redis, 2, 3);
     const call = { endpointKey: 'http://given-back.example|1|aaaa', force: false, maxPerSecond: null };
     try {
       const otherLeases = [await other.acquire(call), await other.acquire(call)];
@@ -142,8 +146,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   });
 
   it("polls for a slot other workers hold instead of going back at once, but not when their calls look stuck", async () => {
-    const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' });
-    const [holder, asker] = [1, 2].map(() => new EndpointAdmission(redis, environment));
+    const [holder, asker] = workers(redis, 2, 1);
     const call = { endpointKey: 'http://held-elsewhere.example|1|aaaa', force: false, maxPerSecond: null };
     try {
       const held = await holder.acquire(call);
@@ -203,8 +206,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   });
 
   it('spaces the jobs it sends back for an endpoint by its stuck call, its own or another worker\'s, not by the calls that ended', async () => {
-    const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' });
-    const [holder, other] = [1, 2].map(() => new EndpointAdmission(redis, environment));
+    const [holder, other] = workers(redis, 2, 1);
     const call = { endpointKey: 'http://hangs.example|1|aaaa', force: false, maxPerSecond: null };
     try {
       const held = await holder.acquire(call);

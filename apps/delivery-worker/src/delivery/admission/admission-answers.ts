@@ -22,7 +22,9 @@ export type Admission =
   | { kind: 'admitted'; lease: EndpointLease }
   /**
    * Every slot of this endpoint is in use (`pace` null: come back shortly), or its pace lets the next
-   * call start only in `pace.waitMs`, one every `pace.intervalMs` after that.
+   * call start only in `pace.waitMs`, one every `pace.intervalMs` after that. `oldestCallMs`, when Redis
+   * refused: the age of the endpoint's oldest lease, any worker's; a reused lease's age includes the
+   * calls it served before (up to REUSE_WINDOW_MS).
    */
   | { kind: 'busy'; pace: PacedAnswer | null; oldestCallMs?: number }
   /** The breaker is open (the attempt fails without a call), or a half-open probe is in flight (`probing`: wait up to `waitMs`). */
