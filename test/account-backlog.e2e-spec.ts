@@ -30,21 +30,58 @@ describe('DeliveryQueues, ranks in the account backlog', () => {
     expect(await counts()).toEqual({ wait: FIFO_RANKS, prioritized: 11 });
   });
 
+  const keys = new RedisKeys(PREFIX);
+  const counter = async (accountId: number) => Number(await (await queues.all()[0].client).get(keys.accountBacklog(accountId)));
+  /** Longer than the counter's write interval (COUNT_FLUSH_MS, 100 ms). */
+  const afterFlush = () => new Promise((resolve) => setTimeout(resolve, 300));
+
   it('adds without asking the rank of an account it just saw small, for a bounded number of jobs, and still counts them', async () => {
-    const keys = new RedisKeys(PREFIX);
     const before = await counts();
     await queues.addBulk(steps(2, 1));
     // Another producer floods the account meanwhile; this one saw it at rank 1 a moment ago.
-    const redis = queues.all()[0].client;
-    await (await redis).set(keys.accountBacklog(2), 1000);
+    await (await queues.all()[0].client).set(keys.accountBacklog(2), 1000);
     for (const step of steps(2, 30)) await queues.addBulk([step]);
     const after = await counts();
-    // Rank 1 seen: the next job is guessed FIFO; the counter's answer to it (1,001) ends the guessing, and
-    // the other 29 ask their rank (beyond 1,000: ranked).
-    expect(after.wait - before.wait).toBe(2);
-    expect(after.prioritized - before.prioritized).toBe(29);
+    // Rank 1 seen: the next jobs are guessed FIFO until the guesses reach half the FIFO ranks, or until
+    // the counter's next answer (its write of the guessed jobs, every 100 ms) says 1,000; the rest ask
+    // their rank (beyond 1,000: ranked).
+    const fifo = after.wait - before.wait;
+    expect(fifo).toBeGreaterThanOrEqual(2);
+    expect(fifo).toBeLessThanOrEqual(FIFO_RANKS / 2);
+    expect(after.prioritized - before.prioritized).toBe(31 - fifo);
     // Every job was counted, guessed or not.
-    expect(Number(await (await redis).get(keys.accountBacklog(2)))).toBe(1000 + 30);
+    await afterFlush();
+    expect(await counter(2)).toBe(1000 + 30);
+  });
+
+  it('learns of a flood started elsewhere from its next write of the counter, without adding again', async () => {
+    await queues.addBulk(steps(4, 1));
+    await (await queues.all()[0].client).set(keys.accountBacklog(4), 1000);
+    const before = await counts();
+    await queues.addBulk(steps(4, 1));
+    // Guessed FIFO; the write of that guess answers 1,001, so the next job asks and is ranked.
+    await afterFlush();
+    await queues.addBulk(steps(4, 1));
+    expect(await counts()).toEqual({ wait: before.wait + 1, prioritized: before.prioritized + 1 });
+    expect(await counter(4)).toBe(1002);
+  });
+
+  it('counts a job whose end reached the counter before its add did (the two are written apart)', async () => {
+    const ends = () => {
+      const worker = DeliveryQueues.open(loadEnvironment({ ...process.env, DELIVERY_QUEUE_SHARDS: '1' }), 'consumer');
+      worker.settled(5);
+      // Closing writes the worker's summed ends at once.
+      return worker.close();
+    };
+    await queues.addBulk(steps(5, 1));
+    await ends();
+    expect(await counter(5)).toBe(0);
+    // Guessed (rank 1 seen a moment ago): counted with this producer's next write, after the job's end.
+    await queues.addBulk(steps(5, 1));
+    await ends();
+    await afterFlush();
+    // A floor at zero would have kept the add and lost the end: 1 for an empty backlog, and one more each time.
+    expect(await counter(5)).toBe(0);
   });
 
   it('gives each job of a bulk add its own delay when asked to (the retries an outcome batch plans)', async () => {

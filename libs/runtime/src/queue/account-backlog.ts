@@ -13,28 +13,29 @@ export const FIFO_RANKS = 50;
 /** A counter nobody touched for this long is dropped, so any drift (a lost decrement) heals once the account is idle. */
 const BACKLOG_KEEP_MS = 10 * 60_000;
 
-/** Decrements are summed per account and written this often (one command per account and tick, not per job). */
-const SETTLE_FLUSH_MS = 100;
+/**
+ * What a process changed without waiting for an answer (jobs added on a guess, jobs that left) is summed
+ * per account and written this often: one command per account and tick, not one per job.
+ */
+const COUNT_FLUSH_MS = 100;
 
 /**
- * INCRBY and its expiry in one command on the wire (was MULTI, INCRBY, PEXPIRE, EXEC: four commands,
- * one round trip): answers the account's backlog after the new jobs.
+ * The counter's one command: adds a change (new jobs, minus jobs that left) and renews the expiry;
+ * answers the backlog after it, i.e. the last new job's rank. INCRBY and its expiry in one command on the
+ * wire (was MULTI, INCRBY, PEXPIRE, EXEC). The counter is a plain sum, never clipped: a process writes
+ * its changes every COUNT_FLUSH_MS, so a job's end may reach the counter before its add did (it goes
+ * below zero for a moment), and a floor there would keep the add and lose the end, growing the counter
+ * by one each time. After Redis was emptied, the ends of jobs counted before make it low by at most the
+ * jobs then in flight (a few more FIFO jobs for that account) until it expires.
  */
-const ENQUEUE = new RedisScript(`
+const COUNT = new RedisScript(`
 local last = redis.call('INCRBY', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return last`);
 
-/** DECRBY that never goes below zero (a decrement for a job counted before Redis was emptied). */
-const SETTLE = new RedisScript(`
-local left = redis.call('DECRBY', KEYS[1], ARGV[1])
-if left < 0 then redis.call('SET', KEYS[1], 0, 'PX', ARGV[2]) return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return left`);
-
 /**
  * A producer that saw an account's backlog small this recently adds its next jobs to the FIFO list
- * without waiting for the counter's answer (see `guess`).
+ * without asking the counter (see `guess`).
  */
 const GUESS_TRUST_MS = 1_000;
 /** ...when the backlog it saw, plus the jobs it has guessed since, stays within half the FIFO ranks. */
@@ -53,12 +54,13 @@ export function priorityOfRank(rank: number): number {
  * ranked beyond FIFO_RANKS waits in the prioritized set with priority = rank. The k-th waiting job of
  * every account is taken before the (k+1)-th of any: 20,000 events of one account take ranks 1…20,000
  * and a quiet account's next event takes rank 1, so it goes ahead of all but the first of the backlog.
- * The counter is only a scheduling hint: drift (a worker killed before its decrement, a re-added job
- * that already existed) makes an account's later jobs wait a little longer, never loses one, and
- * heals when the counter expires.
+ * The counter is only a scheduling hint: drift (a process killed before it wrote its summed changes, a
+ * re-added job that already existed) makes an account's later jobs wait a little longer, never loses
+ * one, and heals when the counter expires.
  */
 export class AccountBacklog {
-  private readonly pending = new Map<number, number>();
+  /** Changes to each account's counter not written yet: jobs added on a guess (+), jobs that left (−). */
+  private readonly unwritten = new Map<number, number>();
   /** The account's rank as this producer last knew it (answered, plus its own guesses since) and when it was answered. */
   private readonly seen = new Map<number, { rank: number; at: number }>();
   private flushTimer: NodeJS.Timeout | null = null;
@@ -68,26 +70,38 @@ export class AccountBacklog {
     private readonly keys: RedisKeys,
   ) {}
 
-  /** Counts `count` new jobs of the account; answers their priorities, in order. */
+  /**
+   * Counts `count` new jobs of the account (with its unwritten changes); answers their priorities, in
+   * order (a rank at or below zero, the counter low after Redis was emptied, is FIFO).
+   */
   async enqueue(accountId: number, count: number): Promise<number[]> {
-    const last = Number((await ENQUEUE.run(this.connection, [this.keys.accountBacklog(accountId)], [count, BACKLOG_KEEP_MS])) ?? count);
+    const unwritten = this.unwritten.get(accountId) ?? 0;
+    this.unwritten.delete(accountId);
+    let last: number;
+    try {
+      last = Number((await COUNT.run(this.connection, [this.keys.accountBacklog(accountId)], [unwritten + count, BACKLOG_KEEP_MS])) ?? count);
+    } catch (error) {
+      if (unwritten !== 0) this.change(accountId, unwritten);
+      throw error;
+    }
     this.remember(accountId, last);
     return Array.from({ length: count }, (_, index) => priorityOfRank(last - count + 1 + index));
   }
 
   /**
    * FIFO priorities (all 0) for `count` new jobs of an account whose backlog this producer saw small
-   * within GUESS_TRUST_MS, so the jobs can be added without waiting for the counter (which must still be
-   * told, `enqueue`, sent first on the same connection): a lone event's enqueue is one round trip
-   * instead of two. Null when the rank must be asked. The guess only errs towards a few more FIFO jobs
-   * for an account whose backlog another producer grew meanwhile: those sent before the counter's next
-   * answer, which every add gets, guessed or not (at most GUESS_WITHIN per producer); jobs that leave
-   * only make the real rank smaller than the one seen.
+   * within GUESS_TRUST_MS, so the jobs can be added without a command to the counter: they are counted
+   * with this process's next write (within COUNT_FLUSH_MS, or the account's next `enqueue`), whose answer
+   * is remembered like any other. A lone event's enqueue is then BullMQ's add alone. Null when the rank
+   * must be asked. The guess only errs towards a few more FIFO jobs for an account whose backlog another
+   * producer grew meanwhile: at most GUESS_WITHIN per answer and producer; jobs that leave only make the
+   * real rank smaller than the one seen.
    */
   guess(accountId: number, count: number, now: number): number[] | null {
     const seen = this.seen.get(accountId);
     if (!seen || now - seen.at > GUESS_TRUST_MS || seen.rank + count > GUESS_WITHIN) return null;
     seen.rank += count;
+    this.change(accountId, count);
     return new Array<number>(count).fill(0);
   }
 
@@ -98,23 +112,31 @@ export class AccountBacklog {
 
   /** A job of the account left the queue (done, stale or failed; not when it was only postponed). */
   settled(accountId: number): void {
-    this.pending.set(accountId, (this.pending.get(accountId) ?? 0) + 1);
+    this.change(accountId, -1);
+  }
+
+  private change(accountId: number, delta: number): void {
+    this.unwritten.set(accountId, (this.unwritten.get(accountId) ?? 0) + delta);
     if (!this.flushTimer) {
-      this.flushTimer = setTimeout(() => void this.flush(), SETTLE_FLUSH_MS);
+      this.flushTimer = setTimeout(() => void this.flush(), COUNT_FLUSH_MS);
       this.flushTimer.unref();
     }
   }
 
-  /** Writes the summed decrements; never throws (a lost one is drift, see the class). */
+  /** Writes the summed changes and remembers the answers; never throws (a lost write is drift, see the class). */
   async flush(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
-    const batch = [...this.pending];
-    this.pending.clear();
+    const batch = [...this.unwritten].filter(([, delta]) => delta !== 0);
+    this.unwritten.clear();
     await Promise.all(
-      batch.map(([accountId, count]) =>
-        SETTLE.run(this.connection, [this.keys.accountBacklog(accountId)], [count, BACKLOG_KEEP_MS]).catch(() => undefined),
-      ),
+      batch.map(async ([accountId, delta]) => {
+        try {
+          this.remember(accountId, Number(await COUNT.run(this.connection, [this.keys.accountBacklog(accountId)], [delta, BACKLOG_KEEP_MS])));
+        } catch {
+          // drift, see the class
+        }
+      }),
     );
   }
 }

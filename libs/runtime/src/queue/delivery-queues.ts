@@ -105,9 +105,9 @@ export class DeliveryQueues implements OnApplicationShutdown {
   }
 
   /**
-   * One rank counter per account touched, then one addBulk per shard touched, in parallel. An account
-   * whose backlog this process saw small a moment ago is not waited for (AccountBacklog.guess): its
-   * counter is told first on the same connection, and its jobs go to the FIFO list with the add.
+   * One rank counter call per account touched (none for an account whose backlog this process saw
+   * small a moment ago, AccountBacklog.guess: its jobs go to the FIFO list and are counted with the
+   * process's next counter write), then one addBulk per shard touched, in parallel.
    * `delayMs`: one delay for all, or each step's own (the same index).
    */
   async addBulk(steps: readonly DeliveryJobData[], delayMs: number | readonly number[] = 0): Promise<void> {
@@ -119,28 +119,17 @@ export class DeliveryQueues implements OnApplicationShutdown {
       else byAccount.set(step.accountId, [delayed]);
     });
     const byShard = new Map<number, ReturnType<typeof deliveryJob>[]>();
-    const counting: Promise<unknown>[] = [];
+    const now = Date.now();
     await Promise.all(
       [...byAccount].map(async ([accountId, group]) => {
-        const priorities = await this.priorities(accountId, group.length, counting);
+        const priorities = this.backlog.guess(accountId, group.length, now) ?? (await this.backlog.enqueue(accountId, group.length));
         const shard = this.shardOf(accountId);
         const jobs = byShard.get(shard) ?? [];
         byShard.set(shard, jobs);
         group.forEach(({ step, delayMs: delay }, index) => jobs.push(deliveryJob(step, delay, priorities[index])));
       }),
     );
-    await Promise.all<unknown>([...[...byShard].map(([shard, jobs]) => this.queues[shard].addBulk(jobs)), ...counting]);
-  }
-
-  /**
-   * The new jobs' priorities: guessed at once (the counter's update pushed to `counting`; a lost one is
-   * drift, which the counter tolerates), or asked of the counter.
-   */
-  private async priorities(accountId: number, count: number, counting: Promise<unknown>[]): Promise<number[]> {
-    const guessed = this.backlog.guess(accountId, count, Date.now());
-    if (!guessed) return this.backlog.enqueue(accountId, count);
-    counting.push(this.backlog.enqueue(accountId, count).catch(() => undefined));
-    return guessed;
+    await Promise.all([...byShard].map(([shard, jobs]) => this.queues[shard].addBulk(jobs)));
   }
 
   /** A job of this account left the queue for good (not when it was only moved to later). */
