@@ -24,7 +24,10 @@ export type Admission =
    * Every slot of this endpoint is in use (`pace` null: come back shortly), or its pace lets the next
    * call start only in `pace.waitMs`, one every `pace.intervalMs` after that. `oldestCallMs`, when Redis
    * refused: the age of the endpoint's oldest lease, any worker's; a reused lease's age includes the
-   * calls it served before (up to REUSE_WINDOW_MS).
+   * calls it served before (up to REUSE_WINDOW_MS), so the call running on it is between that age less
+   * the window and that age. Each reader takes the bound on its safe side: whether to poll for a slot
+   * takes the whole age (never poll an endpoint whose call may be stuck), the spacing of jobs sent back
+   * takes off the window (never space a healthy endpoint's line by calls that ended).
    */
   | { kind: 'busy'; pace: PacedAnswer | null; oldestCallMs?: number }
   /** The breaker is open (the attempt fails without a call), or a half-open probe is in flight (`probing`: wait up to `waitMs`). */
