@@ -54,6 +54,22 @@ describe('DeliveryService, without a call', () => {
     await expect(unordered.service().deliver(unordered.job(), 'token')).resolves.toBe('delivered');
   });
 
+  it('says it works on an ordered event from the moment its job is taken, before its load comes back, until its end', async () => {
+    const fakes = new Fakes();
+    fakes.settings = accountSettings({ ordering: 'subject' });
+    let loaded: () => void = () => undefined;
+    fakes.loadGate = new Promise<void>((resolve) => (loaded = resolve));
+    const delivered = fakes.service().deliver(fakes.job(), 'token');
+    await new Promise((resolve) => setImmediate(resolve));
+    // Loads run in parallel batches: a later job of the subject whose load comes back first must find this one at work.
+    expect(fakes.working).toEqual(['42']);
+    expect(fakes.workedOver).toEqual([]);
+    loaded();
+    expect(await delivered).toBe('delivered');
+    expect(fakes.working).toEqual(['42']);
+    expect(fakes.workedOver).toEqual(['42']);
+  });
+
   it('releases the next event of an ordered subject when an event ends, never while it only goes to retrying', async () => {
     const ends = async (setup: (fakes: Fakes) => void): Promise<string[]> => {
       const fakes = new Fakes();

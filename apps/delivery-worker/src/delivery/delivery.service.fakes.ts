@@ -72,12 +72,21 @@ export class Fakes {
   heldMs: number | null = null;
   /** The events SubjectOrder.release was asked to release the next of. */
   readonly releasedAfter: string[] = [];
+  /** The events SubjectOrder.startWorking was told of, and those whose work was then said to be over. */
+  readonly working: string[] = [];
+  readonly workedOver: string[] = [];
+  /** While set, an ordered endpoint's load waits for it (a load that comes back late). */
+  loadGate: Promise<void> | null = null;
 
   service(schedule = '10s,1m'): DeliveryService {
     const environment = loadEnvironment({ RETRY_SCHEDULE: schedule, DELIVERY_TIMEOUT_MS: '1000', BREAKER_COOLDOWN: '30s' });
     const store = {
       loadEvent: () => (this.event instanceof Error ? Promise.reject(this.event) : Promise.resolve(this.event)),
-      loadOrderedEvent: () => (this.event instanceof Error ? Promise.reject(this.event) : Promise.resolve(this.event && { event: this.event, ahead: undefined })),
+      loadOrderedEvent: async () => {
+        await this.loadGate;
+        if (this.event instanceof Error) throw this.event;
+        return this.event && { event: this.event, ahead: undefined };
+      },
       record: (outcome: Outcome) => {
         this.recorded.push(outcome);
         return Promise.resolve(this.applied);
@@ -122,7 +131,12 @@ export class Fakes {
     const order = {
       holdMs: () => Promise.resolve(this.heldMs),
       afterHold: () => Promise.resolve(),
-      startWorking: () => () => undefined,
+      startWorking: (event: Pick<PendingEvent, 'seq'>) => {
+        this.working.push(event.seq);
+        return () => {
+          this.workedOver.push(event.seq);
+        };
+      },
       release: (event: PendingEvent) => {
         this.releasedAfter.push(event.seq);
         return Promise.resolve();

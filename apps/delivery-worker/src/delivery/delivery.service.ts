@@ -109,29 +109,31 @@ export class DeliveryService {
     // An ordered endpoint's job loads its event with the first ordering question answered (one statement).
     const stepSettings = await this.settings.get(step.accountId);
     const ordered = stepSettings?.ordering === 'subject';
-    const orderedLoad = ordered ? ((await this.store.loadOrderedEvent(step.eventSeq)) ?? undefined) : undefined;
-    const event = ordered ? orderedLoad?.event : await this.store.loadEvent(step.eventSeq);
-    if (
-      !event ||
-      !PENDING_EVENT_STATUSES.includes(event.status) ||
-      event.series !== step.series ||
-      event.seriesAttempts !== step.attempt
-    ) {
-      deliveryJobsWithoutCall.inc({ reason: 'stale' });
-      return 'stale';
-    }
-
-    const settings = event.accountId === step.accountId ? stepSettings : await this.settings.get(event.accountId);
-    if (settings?.ordering !== 'subject') return this.deliverEvent(job, token, event, settings);
-    // A later job of the subject taken meanwhile waits here for this one's end (SubjectOrder.holdMs).
-    const over = this.order.startWorking(event);
+    // Said before the load: a later job of the subject whose load comes back first waits here for this
+    // one's end (SubjectOrder.holdMs) instead of going through the delayed set.
+    let over = ordered ? this.order.startWorking({ seq: step.eventSeq, series: step.series }) : null;
     try {
+      const orderedLoad = ordered ? ((await this.store.loadOrderedEvent(step.eventSeq)) ?? undefined) : undefined;
+      const event = ordered ? orderedLoad?.event : await this.store.loadEvent(step.eventSeq);
+      if (
+        !event ||
+        !PENDING_EVENT_STATUSES.includes(event.status) ||
+        event.series !== step.series ||
+        event.seriesAttempts !== step.attempt
+      ) {
+        deliveryJobsWithoutCall.inc({ reason: 'stale' });
+        return 'stale';
+      }
+
+      const settings = event.accountId === step.accountId ? stepSettings : await this.settings.get(event.accountId);
+      if (settings?.ordering !== 'subject') return await this.deliverEvent(job, token, event, settings);
+      over ??= this.order.startWorking(event);
       const result = await this.deliverEvent(job, token, event, settings, orderedLoad);
       // The event ended (not merely retrying), so the next event of its subject goes now.
       if (ENDING_RESULTS.has(result)) await this.order.release(event);
       return result;
     } finally {
-      over();
+      over?.();
     }
   }
 

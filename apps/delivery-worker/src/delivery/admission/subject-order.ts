@@ -81,11 +81,12 @@ export class SubjectOrder {
   }
 
   /**
-   * This process starts working on an event of an ordered endpoint; the returned function says it is over
-   * (after its release). A later job of the subject that finds this event ahead of it waits for that
-   * here (`holdMs`) instead of going through the delayed set and being taken again.
+   * This process starts working on an event of an ordered endpoint, from the moment its job is taken
+   * (before its load: loads run in parallel batches, so a later job's may come back first); the returned
+   * function says it is over (after its release). A later job of the subject that finds this event ahead
+   * of it waits for that here (`holdMs`) instead of going through the delayed set and being taken again.
    */
-  startWorking(event: PendingEvent): () => void {
+  startWorking(event: Pick<PendingEvent, 'seq' | 'series'>): () => void {
     if (event.series !== 0 || this.working.has(event.seq)) return () => undefined;
     let end: () => void = () => undefined;
     this.working.set(event.seq, new Promise<void>((resolve) => (end = resolve)));
