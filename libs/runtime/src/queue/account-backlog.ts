@@ -79,12 +79,11 @@ export class AccountBacklog {
     this.unwritten.delete(accountId);
     let last: number;
     try {
-      last = Number((await COUNT.run(this.connection, [this.keys.accountBacklog(accountId)], [unwritten + count, BACKLOG_KEEP_MS])) ?? count);
+      last = await this.write(accountId, unwritten + count);
     } catch (error) {
       if (unwritten !== 0) this.change(accountId, unwritten);
       throw error;
     }
-    this.remember(accountId, last);
     return Array.from({ length: count }, (_, index) => priorityOfRank(last - count + 1 + index));
   }
 
@@ -103,6 +102,13 @@ export class AccountBacklog {
     seen.rank += count;
     this.change(accountId, count);
     return new Array<number>(count).fill(0);
+  }
+
+  /** Adds `delta` to the account's counter and remembers the answer (the backlog after it). */
+  private async write(accountId: number, delta: number): Promise<number> {
+    const rank = Number(await COUNT.run(this.connection, [this.keys.accountBacklog(accountId)], [delta, BACKLOG_KEEP_MS]));
+    this.remember(accountId, rank);
+    return rank;
   }
 
   private remember(accountId: number, rank: number): void {
@@ -132,7 +138,7 @@ export class AccountBacklog {
     await Promise.all(
       batch.map(async ([accountId, delta]) => {
         try {
-          this.remember(accountId, Number(await COUNT.run(this.connection, [this.keys.accountBacklog(accountId)], [delta, BACKLOG_KEEP_MS])));
+          await this.write(accountId, delta);
         } catch {
           // drift, see the class
         }
