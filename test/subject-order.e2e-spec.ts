@@ -2,6 +2,7 @@ import { DeliveryQueues, deliveryJobId, firstDeliveryStep } from '@app/runtime';
 import { DataSource } from 'typeorm';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { SubjectOrder } from '../apps/delivery-worker/src/delivery/admission/subject-order';
+import { subjectReleases } from '../apps/delivery-worker/src/delivery/delivery.metrics';
 import { DeliveryStore, type PendingEvent } from '../apps/delivery-worker/src/delivery/outcome/delivery-store';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
@@ -9,6 +10,12 @@ import { createAccount } from './support/fixtures';
 import { insertEvents, type NewTestEvent, useOwnRedisPrefix } from './support/worker-process';
 
 useOwnRedisPrefix('subject-order');
+
+/** Releases that let a job waiting here go with no question to the rows (its event ahead was the only one pending before it). */
+async function releasesWithoutQuestion(): Promise<number> {
+  const metric = await subjectReleases.get();
+  return metric.values.find((value) => value.labels.outcome === 'waiting_alone')?.value ?? 0;
+}
 
 const RECHECK_MS = 7_000;
 
@@ -74,6 +81,8 @@ describe('SubjectOrder, many jobs asking at once', () => {
     const loads = await Promise.all(stored.map((event) => store.loadOrderedEvent(event.seq)));
     expect(loads.map((load) => load?.event.seq)).toEqual(stored.map((event) => event.seq));
     expect(loads.map((load) => load?.ahead?.seq)).toEqual([undefined, undefined, stored[0].seq, stored[0].seq, undefined]);
+    // Customer 201's second event has only the first pending ahead of it; its third has the first two.
+    expect(loads.map((load) => load?.ahead?.alone)).toEqual([undefined, undefined, true, false, undefined]);
 
     // The first event ends after the load: holdMs goes by the load's answer, and only a fresh ask sees the end.
     await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [stored[0].seq]);
@@ -121,16 +130,32 @@ describe('SubjectOrder, many jobs asking at once', () => {
     expect(answer).toBeNull();
   });
 
-  it("lets the waiting job go from the release of the event ahead, whose question names it as the next", async () => {
+  it('lets the waiting job go from the release of the event ahead, the only one pending ahead of it, without a question', async () => {
     const [first, second] = await twoOfOneSubject(56);
     const order = worker.app.get(SubjectOrder);
     const over = order.startWorking(first);
     const asked = order.holdMs(second);
     await new Promise((resolve) => setTimeout(resolve, 100));
+    const unasked = await releasesWithoutQuestion();
     // The release alone lets it go: the first row is left pending here, so asking again would hold it.
     await order.release(first);
     await expect(asked).resolves.toBeNull();
+    expect(await releasesWithoutQuestion()).toBe(unasked + 1);
     over();
+  });
+
+  it('keeps the waiting job from going at the end of the event ahead while another one of the subject is pending between them', async () => {
+    const account = await createAccount(configApi);
+    const [first, , last] = await pending(account.id, [1, 2, 3].map((round) => ({ action: 'Customer_update', message: { id: 58, round } })));
+    const order = worker.app.get(SubjectOrder);
+    const over = order.startWorking(first);
+    const asked = order.holdMs(last);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [first.seq]);
+    await order.release(first);
+    over();
+    // The one between is still pending, and not worked on here: the last one is held behind it.
+    await expect(asked).resolves.toBe(RECHECK_MS);
   });
 
   it('keeps the waiting job waiting when an event between it and the one it waits for ends first', async () => {

@@ -17,7 +17,7 @@ const heldBySubject = (bench: BenchContext): Promise<number> => jobsWithoutCall(
 /** Jobs put back because their endpoint's slots were all taken: each comes back later, behind the next events of its subject. */
 const busy = (bench: BenchContext): Promise<number> => jobsWithoutCall(bench.worker.url, 'busy');
 
-const RELEASE_OUTCOMES = ['promoted', 'not_delayed', 'waiting_here', 'none', 'self'] as const;
+const RELEASE_OUTCOMES = ['promoted', 'not_delayed', 'waiting_here', 'waiting_alone', 'none', 'self'] as const;
 
 /** The worker's releases of held events by outcome (delivery.metrics.ts `callback_subject_releases_total`). */
 async function releases(bench: BenchContext): Promise<number[]> {

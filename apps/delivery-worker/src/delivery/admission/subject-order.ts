@@ -16,7 +16,7 @@ import type { OrderedLoad, PendingEvent, PendingNeighbour } from '../outcome/del
  */
 function pendingNeighboursSql(side: '<' | '>'): string {
   return `
-  SELECT q.i::int AS i, n.seq::text AS seq, n.status, n.next_attempt_at, n.series_attempts
+  SELECT q.i::int AS i, n.seq::text AS seq, n.status, n.next_attempt_at, n.series_attempts, n.alone
     FROM unnest($1::int[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS q(account_id, action, message, seq, i)
     CROSS JOIN LATERAL (${pendingSubjectNeighbourSql({ accountId: 'q.account_id', action: 'q.action', message: 'q.message::json', seq: 'q.seq' }, side)}) n`;
 }
@@ -51,6 +51,7 @@ export const LOCAL_HOLD_MS = 2_000;
  * When the event ahead is one this worker is working on (a subject's events are often in one worker's
  * hands together), the later job waits here for its end instead (`holdMs`, at most LOCAL_HOLD_MS), and
  * then asks the rows again: one take per event instead of two, and no trip through the delayed set.
+ * When that event was the only one pending ahead of it, its release lets it go with no question at all.
  */
 @Injectable()
 export class SubjectOrder {
@@ -67,6 +68,11 @@ export class SubjectOrder {
    * earliest pending one of the subject when it asked), and what lets it go at once.
    */
   private readonly waitingHere = new Map<string, { ahead: string; letGo: () => void }>();
+  /**
+   * Of those, the ones whose event ahead was the only pending one of the subject before them when they
+   * asked, by that event's seq: its end lets them go with no question (`release`).
+   */
+  private readonly aloneBehind = new Map<string, string>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -120,8 +126,10 @@ export class SubjectOrder {
         let letGo: () => void = () => undefined;
         const released = new Promise<'released'>((resolve) => (letGo = () => resolve('released')));
         this.waitingHere.set(event.seq, { ahead: ahead.seq, letGo });
+        if (ahead.alone) this.aloneBehind.set(ahead.seq, event.seq);
         const woken = await firstOf(ending, released, left);
         this.waitingHere.delete(event.seq);
+        if (this.aloneBehind.get(ahead.seq) === event.seq) this.aloneBehind.delete(ahead.seq);
         if (woken === 'released') return null;
         continue;
       }
@@ -138,6 +146,7 @@ export class SubjectOrder {
    */
   async release(event: PendingEvent, now = Date.now()): Promise<void> {
     if (event.series !== 0) return;
+    if (this.letGoAloneBehind(event)) return;
     try {
       const next = await this.next.submit(event);
       // A next event waiting for its own later attempt keeps its time: only a due one is released.
@@ -164,6 +173,23 @@ export class SubjectOrder {
     } catch (error) {
       this.logger.warn(`could not release the next event of the subject of event ${event.seq}: ${loggableErrorText(error)}`);
     }
+  }
+
+  /**
+   * A job waiting here for this event's end, which was the only pending event of the subject ahead of
+   * it when it asked, goes now without the release's question: events of a subject are only ever
+   * accepted after it (a later seq), and one that ended never becomes pending again in its first series
+   * (a redelivery is a series of its own, outside the order). So nothing can be pending between the two.
+   */
+  private letGoAloneBehind(event: PendingEvent): boolean {
+    const waiterSeq = this.aloneBehind.get(event.seq);
+    const waiting = waiterSeq === undefined ? undefined : this.waitingHere.get(waiterSeq);
+    if (waiterSeq === undefined || waiting?.ahead !== event.seq) return false;
+    this.aloneBehind.delete(event.seq);
+    this.waitingHere.delete(waiterSeq);
+    waiting.letGo();
+    subjectReleases.inc({ outcome: 'waiting_alone' });
+    return true;
   }
 
   /**

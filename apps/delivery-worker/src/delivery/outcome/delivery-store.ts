@@ -71,7 +71,8 @@ const LOAD_SQL = `SELECT ${LOADED_COLUMNS} FROM events e WHERE e.seq = ANY($1::b
  */
 const LOAD_WITH_AHEAD_SQL = `
   SELECT ${LOADED_COLUMNS}, a.seq::text AS ahead_seq, a.status AS ahead_status,
-         a.next_attempt_at AS ahead_next_attempt_at, a.series_attempts AS ahead_series_attempts
+         a.next_attempt_at AS ahead_next_attempt_at, a.series_attempts AS ahead_series_attempts,
+         a.alone AS ahead_alone
     FROM events e
     LEFT JOIN LATERAL (${pendingSubjectNeighbourSql({ accountId: 'e.account_id', action: 'e.action', message: 'e.message', seq: 'e.seq' }, '<')}) a ON true
    WHERE e.seq = ANY($1::bigint[])`;
@@ -98,6 +99,7 @@ interface LoadedWithAheadRow extends LoadedRow {
   ahead_status: string | null;
   ahead_next_attempt_at: Date | null;
   ahead_series_attempts: number | null;
+  ahead_alone: boolean | null;
 }
 
 /** The nearest pending event of the same subject on one side of an event (pendingSubjectNeighbourSql). */
@@ -106,6 +108,8 @@ export interface PendingNeighbour {
   status: string;
   next_attempt_at: Date | null;
   series_attempts: number;
+  /** No other event of the subject is pending on that side: for the one ahead, its end lets this event go. */
+  alone: boolean;
 }
 
 /** An event of an ordered endpoint with the earliest event of its subject pending ahead of it when loaded. */
@@ -132,7 +136,7 @@ function pendingEventOf(row: LoadedRow): PendingEvent {
 
 function aheadOf(row: LoadedWithAheadRow): PendingNeighbour | undefined {
   if (row.ahead_seq === null || row.ahead_status === null || row.ahead_series_attempts === null) return undefined;
-  return { seq: row.ahead_seq, status: row.ahead_status, next_attempt_at: row.ahead_next_attempt_at, series_attempts: row.ahead_series_attempts };
+  return { seq: row.ahead_seq, status: row.ahead_status, next_attempt_at: row.ahead_next_attempt_at, series_attempts: row.ahead_series_attempts, alone: row.ahead_alone === true };
 }
 
 /**
