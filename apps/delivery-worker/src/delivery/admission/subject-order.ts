@@ -177,9 +177,9 @@ export class SubjectOrder {
 
   /**
    * A job waiting here for this event's end, which was the only pending event of the subject ahead of
-   * it when it asked, goes now without the release's question: events of a subject are only ever
-   * accepted after it (a later seq), and one that ended never becomes pending again in its first series
-   * (a redelivery is a series of its own, outside the order). So nothing can be pending between the two.
+   * it when it asked, goes now without the release's question, whose answer could only name it: an
+   * event that ended never becomes pending again in its first series (a redelivery is a series of its
+   * own, outside the order), and an event accepted after the job asked comes after it.
    */
   private letGoAloneBehind(event: PendingEvent): boolean {
     const waiterSeq = this.aloneBehind.get(event.seq);
