@@ -146,7 +146,10 @@ export class SubjectOrder {
    */
   async release(event: PendingEvent, now = Date.now()): Promise<void> {
     if (event.series !== 0) return;
-    if (this.letGoAloneBehind(event)) return;
+    // The job waiting here behind this event alone goes with no question, whose answer could only name
+    // it: an event that ended never becomes pending again in its first series (a redelivery is a series
+    // of its own, outside the order), and an event accepted after the job asked comes after it.
+    if (this.letGoWaiting(this.aloneBehind.get(event.seq), event, 'waiting_alone')) return;
     try {
       const next = await this.next.submit(event);
       // A next event waiting for its own later attempt keeps its time: only a due one is released.
@@ -158,13 +161,7 @@ export class SubjectOrder {
       // pending one of the subject when it asked, and nothing is pending between the two (this question).
       // An event that ended while an earlier one was still pending (settled without a call, say) is not
       // what the job waits for: the job keeps waiting for the earlier one.
-      const waiting = this.waitingHere.get(next.seq);
-      if (waiting?.ahead === event.seq) {
-        this.waitingHere.delete(next.seq);
-        waiting.letGo();
-        subjectReleases.inc({ outcome: 'waiting_here' });
-        return;
-      }
+      if (this.letGoWaiting(next.seq, event, 'waiting_here')) return;
       const jobId = deliveryJobId({ eventSeq: next.seq, series: 0, attempt: next.series_attempts });
       // One command leaves the mark and says whether the job is held (afterHold marked it so). A job not
       // held yet finds the mark once it is; a job never held (not taken yet) needs nothing at all.
@@ -176,19 +173,15 @@ export class SubjectOrder {
   }
 
   /**
-   * A job waiting here for this event's end, which was the only pending event of the subject ahead of
-   * it when it asked, goes now without the release's question, whose answer could only name it: an
-   * event that ended never becomes pending again in its first series (a redelivery is a series of its
-   * own, outside the order), and an event accepted after the job asked comes after it.
+   * Lets the job of event `waiterSeq` go, when it waits here for the end of `ended` (its own hold's
+   * bookkeeping is undone by `holdMs` when it wakes). False when it waits for another event or not here.
    */
-  private letGoAloneBehind(event: PendingEvent): boolean {
-    const waiterSeq = this.aloneBehind.get(event.seq);
+  private letGoWaiting(waiterSeq: string | undefined, ended: PendingEvent, outcome: 'waiting_here' | 'waiting_alone'): boolean {
     const waiting = waiterSeq === undefined ? undefined : this.waitingHere.get(waiterSeq);
-    if (waiterSeq === undefined || waiting?.ahead !== event.seq) return false;
-    this.aloneBehind.delete(event.seq);
+    if (waiterSeq === undefined || waiting?.ahead !== ended.seq) return false;
     this.waitingHere.delete(waiterSeq);
     waiting.letGo();
-    subjectReleases.inc({ outcome: 'waiting_alone' });
+    subjectReleases.inc({ outcome });
     return true;
   }
 
