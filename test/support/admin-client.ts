@@ -5,7 +5,7 @@ import { ADMIN_HEADERS } from './fixtures';
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** One admin API call with the test run's token; the body parsed as JSON (null when empty). */
-export async function adminCall(app: RunningApp, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+export async function adminCall(app: RunningApp, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: Json }> {
   const response = await fetch(`${app.url}${path}`, { method, headers: ADMIN_HEADERS, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as Json) : (null as unknown as Json) };

@@ -36,6 +36,14 @@ export class CallbackSettings {
   @Column({ name: 'max_per_second', type: 'integer', nullable: true })
   maxPerSecond!: number | null;
 
+  /** Key names whose values the stored copies hold as "[redacted]" once an event ends (CONTRACT §12). */
+  @Column({ name: 'redaction_fields', type: 'text', array: true, default: () => "'{}'" })
+  redactionFields!: string[];
+
+  /** Where the background redaction pass has come to (seqs below it are redacted or still pending); null: not started. */
+  @Column({ name: 'redaction_below_seq', type: 'bigint', nullable: true })
+  redactionBelowSeq!: string | null;
+
   /** Bumped on every change so caches can tell a stale notification from a fresh one. */
   @Column({ type: 'integer', default: 0 })
   version!: number;
