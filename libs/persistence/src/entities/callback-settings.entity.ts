@@ -40,9 +40,9 @@ export class CallbackSettings {
   @Column({ name: 'redaction_fields', type: 'text', array: true, default: () => "'{}'" })
   redactionFields!: string[];
 
-  /** Where the background redaction pass has come to (seqs below it are redacted or still pending); null: not started. */
-  @Column({ name: 'redaction_below_seq', type: 'bigint', nullable: true })
-  redactionBelowSeq!: string | null;
+  /** Every event of the account up to this seq has ended and is redacted (the background pass's mark); null: none yet. */
+  @Column({ name: 'redacted_through_seq', type: 'bigint', nullable: true })
+  redactedThroughSeq!: string | null;
 
   /** Bumped on every change so caches can tell a stale notification from a fresh one. */
   @Column({ type: 'integer', default: 0 })

@@ -12,8 +12,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   subject are left out, and an erased row's subject is null, so it leaves the index.
  * - `erasure_tasks`: an erasure's progress, resumable by any config-api process (like redelivery
  *   tasks). The subject is cleared when the task ends, so the log of erasures keeps no identifier.
- * - `callback_settings.redaction_fields`, `redaction_below_seq`: key names whose values the stored
- *   copies hold as "[redacted]" once an event ends, and how far the background pass has come.
+ * - `callback_settings.redaction_fields`, `redacted_through_seq`: key names whose values the stored
+ *   copies hold as "[redacted]" once an event ends, and up to which event the background pass has
+ *   redacted everything.
  * - `accounts.deleted_at`: offboarding started; the account is refused everywhere from then on and
  *   its rows are deleted in the background (`account_deletions`, a task like the erasures), the
  *   account row last, which frees its email.
@@ -46,7 +47,7 @@ export class DataProtection1764900000000 implements MigrationInterface {
       )`);
     await queryRunner.query(`CREATE INDEX erasure_tasks_running_idx ON erasure_tasks (heartbeat_at) WHERE status = 'running'`);
     await queryRunner.query(`ALTER TABLE callback_settings ADD COLUMN redaction_fields text[] NOT NULL DEFAULT '{}'`);
-    await queryRunner.query(`ALTER TABLE callback_settings ADD COLUMN redaction_below_seq bigint`);
+    await queryRunner.query(`ALTER TABLE callback_settings ADD COLUMN redacted_through_seq bigint`);
     await queryRunner.query(`ALTER TABLE accounts ADD COLUMN deleted_at timestamptz`);
     // No foreign key: the account row goes before its deletion's row does.
     await queryRunner.query(`
@@ -67,7 +68,7 @@ export class DataProtection1764900000000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE IF EXISTS account_deletions`);
     await queryRunner.query(`ALTER TABLE accounts DROP COLUMN deleted_at`);
-    await queryRunner.query(`ALTER TABLE callback_settings DROP COLUMN redaction_below_seq, DROP COLUMN redaction_fields`);
+    await queryRunner.query(`ALTER TABLE callback_settings DROP COLUMN redacted_through_seq, DROP COLUMN redaction_fields`);
     await queryRunner.query(`DROP TABLE IF EXISTS erasure_tasks`);
     await queryRunner.query(`DROP INDEX IF EXISTS events_subject_idx`);
     await queryRunner.query(`ALTER TABLE events DROP COLUMN erased`);
