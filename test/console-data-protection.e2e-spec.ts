@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { adminCall } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
-import { launchBrowser, type TestBrowser } from './support/browser';
+import { launchBrowser, signIntoConsole, type TestBrowser } from './support/browser';
 import { ensureConsoleBuilt } from './support/console-build';
 import { createAccount } from './support/fixtures';
 import { insertEvents, useOwnRedisPrefix } from './support/worker-process';
@@ -25,10 +25,7 @@ beforeAll(async () => {
   configApi = await startApp(ConfigApiModule);
   browser = await launchBrowser();
   page = browser.page;
-  await page.goto(`${configApi.url}/admin`);
-  await page.getByLabel('Admin token').fill(process.env.ADMIN_TOKEN ?? '');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('link', { name: 'Overview' }).waitFor();
+  await signIntoConsole(page, configApi.url);
 });
 
 afterAll(async () => {
