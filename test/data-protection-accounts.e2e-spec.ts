@@ -83,6 +83,11 @@ describe('PUT /admin/v1/accounts/:id/redaction', () => {
     const since = new Date(Date.now() - 3_600_000).toISOString();
     expect((await adminCall(configApi, 'GET', `/admin/v1/events?q=${phone}&since=${since}`)).body.items).toEqual([]);
     expect((await adminCall(configApi, 'GET', `/admin/v1/events?q=kept&since=${since}&account_id=${account.id}`)).body.items).toHaveLength(1);
+
+    // A manual redelivery sends the stored copy: the values are no longer anywhere in the service.
+    expect((await adminCall(configApi, 'POST', `/admin/v1/events/${event.eventId}/redeliver`)).status).toBe(202);
+    await waitFor('the redelivered callback', () => target.requests.length === 2);
+    expect(JSON.parse(target.requests[1].body)).toEqual({ action: 'Customer_update', message: redacted });
   });
 
   it('leaves a pending event whole until it ends, and redacts events that ended before the fields were set', async () => {

@@ -110,6 +110,15 @@ describe('POST /admin/v1/erasures', () => {
       return page.body.items.some((item) => item.event_id === unrelated.eventId) ? page : undefined;
     });
     expect(feed.body.items.map((item) => item.event_id)).toEqual([unrelated.eventId]);
+
+    // A manual redelivery of an erased event sends nothing: the worker's last look finds it erased.
+    expect((await adminCall(configApi, 'POST', `/admin/v1/events/${created.eventId}/redeliver`)).status).toBe(202);
+    await waitFor('the redelivery to end', async () => {
+      const row = await eventRow(worker.app, created.eventId);
+      return row.series === 1 && row.status === 'failed' ? row : undefined;
+    });
+    expect(await eventRow(worker.app, created.eventId)).toMatchObject({ status: 'failed', last_error: 'erased' });
+    expect(target.requests).toHaveLength(3);
   });
 
   it('erases every account when no account is given, and not events accepted after it', async () => {

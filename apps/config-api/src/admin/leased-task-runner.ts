@@ -8,6 +8,8 @@ import { isDatabaseUnavailable, sqlState } from '@app/runtime';
 export const TASK_STALE_AFTER_S = 30;
 /** How often each config-api process looks for such tasks. */
 const RESUME_POLL_MS = 10_000;
+/** A step that lost a deadlock is taken again at once, this many times in a row at most. */
+const MAX_STEP_RETRIES = 5;
 
 const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -101,8 +103,19 @@ export abstract class SteppedTaskRunner<Id extends string | number> extends Leas
   }
 
   protected async work(id: Id): Promise<void> {
+    let retries = 0;
     try {
-      while (!this.stopping && (await this.oneStep(id)));
+      for (;;) {
+        if (this.stopping) return;
+        try {
+          if (!(await this.oneStep(id))) return;
+          retries = 0;
+        } catch (error) {
+          // A deadlock or serialization victim (a worker's batch took the same rows in another order): the step rolled back whole, so take it again.
+          if (!sqlState(error)?.startsWith('40') || retries >= MAX_STEP_RETRIES) throw error;
+          retries += 1;
+        }
+      }
     } catch (error) {
       const message = (error as Error).message;
       this.logger.warn(`task ${id} of ${this.table} paused: ${message}`);

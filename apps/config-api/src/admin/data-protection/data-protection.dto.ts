@@ -2,8 +2,8 @@ import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength } from 
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsRecordId, MAX_RECORD_ID, SUBJECT_KINDS } from '@app/payloads';
 
-/** `customer:<id>`: one of §9's kinds, a colon, then the id as the message carries it (no spaces). */
-const SUBJECT = new RegExp(`^(${SUBJECT_KINDS.join('|')}):[^\\s]{1,200}$`);
+/** `customer:<id>`: one of §9's kinds, a colon, then the id as the message carries it (any text on one line). */
+const SUBJECT = new RegExp(`^(${SUBJECT_KINDS.join('|')}):.{1,200}$`);
 const SUBJECT_TEXT = `subject must be ${SUBJECT_KINDS.map((kind) => `${kind}:<id>`).join(', ')}`;
 
 export class StartErasureDto {

@@ -61,6 +61,7 @@ export async function subjectEventSeqs(manager: Pick<EntityManager, 'query'>, ta
   const rows = await manager.query<{ seq: string }[]>(
     `SELECT seq::text AS seq FROM events
       WHERE callback_subject(action, message) = $1 AND seq <= $2::bigint ${account}
+      ORDER BY seq
       LIMIT $3
         FOR UPDATE`,
     task.account_id === null ? [task.subject, task.upper_seq, limit] : [task.subject, task.upper_seq, limit, task.account_id],
