@@ -66,6 +66,9 @@ describe('data protection on the account page', () => {
       expect((await adminCall(configApi, 'GET', `/admin/v1/events/${events[index].eventId}`)).body.erased).toBe(erased);
     }
 
+    await page.goto(`${configApi.url}/admin/events?account_id=${account.id}`);
+    await page.getByRole('link', { name: events[2].eventId }).waitFor();
+    expect(await page.locator('[data-field=erased]').count()).toBe(2);
     await page.goto(`${configApi.url}/admin/events/${events[0].eventId}`);
     await page.locator('[data-field=erased]').waitFor();
   });
