@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
@@ -9,7 +10,7 @@ import { openApiCall } from './support/open-api-client';
 import { adminPortalLink, openPortalSession, portalCall, portalToken } from './support/portal-client';
 import { TestReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
-import { attemptRows, eventRow, insertEvents, sendEvents, useOwnRedisPrefix } from './support/worker-process';
+import { attemptRows, deliveryQueueOf, eventRow, insertEvents, sendEvents, useOwnRedisPrefix } from './support/worker-process';
 
 useOwnRedisPrefix('data-protection-accounts');
 jest.setTimeout(60_000);
@@ -110,12 +111,23 @@ describe('PUT /admin/v1/accounts/:id/redaction', () => {
 describe('DELETE /admin/v1/accounts/:id', () => {
   it('stops the token, portal sessions and links, bot webhooks and ingest at once, then deletes the rows and frees the email', async () => {
     const account = await createAccount(configApi);
+    const botTarget = (await receiver()).respondWith((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ answerContent: 'yes' }));
+    });
     const bot = await fetch(`${configApi.url}/admin/v1/accounts/${account.id}/bot-webhooks`, {
       method: 'POST',
       headers: ADMIN_HEADERS,
-      body: JSON.stringify({ name: 'faq', type: 'message_trigger', url: 'http://127.0.0.1:9/hook', key: 'k' }),
+      body: JSON.stringify({ name: 'faq', type: 'message_trigger', url: botTarget.url, key: 'k' }),
     });
     expect(bot.status).toBe(201);
+    const botCall = { account_id: account.id, integration_name: 'faq', regex: 'r', questionContent: 'q' };
+    // Ingest has looked the webhook up (and cached the lookup) before the deletion.
+    expect((await post(ingest, '/v1/bot/message-trigger', botCall)).status).toBe(200);
+    // The worker has the account's settings in its cache: it delivered an event just before.
+    const callbacks = await receiver();
+    await setCallbackSettings(worker.app, account.id, { pushUrl: callbacks.url, contentType: 'JSON', permissions: 'all' });
+    await sendEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 1 } }]);
+    await waitFor('the callback before the deletion', () => callbacks.requests.length === 1);
     const token = await portalToken(configApi, account.id);
     const { code } = await adminPortalLink(configApi, account.id);
     expect((await openApiCall(configApi.url, account, 'GET', 'push_settings')).body.code).toBe(1000);
@@ -124,6 +136,8 @@ describe('DELETE /admin/v1/accounts/:id', () => {
       account.id,
       Array.from({ length: 2100 }, (_, index) => ({ action: 'Customer_update', message: { id: index } })),
     );
+    // Settled already: the worker is not asked about these.
+    await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE account_id = $1 AND status = 'queued'`, [account.id]);
     const db = worker.app.get(DataSource);
     await db.query(
       `INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body)
@@ -138,13 +152,18 @@ describe('DELETE /admin/v1/accounts/:id', () => {
     expect((await openApiCall(configApi.url, account, 'GET', 'push_settings')).body.code).toBe(2059);
     expect((await portalCall(configApi, `Bearer ${token}`, 'GET', 'events')).status).toBe(401);
     expect((await openPortalSession(configApi, code)).status).toBe(401);
-    const trigger = await post(ingest, '/v1/bot/message-trigger', { account_id: account.id, integration_name: 'faq', regex: 'r', questionContent: 'q' });
-    expect(trigger.status).toBe(404);
+    expect((await post(ingest, '/v1/bot/message-trigger', botCall)).status).toBe(404);
+    expect(botTarget.requests).toHaveLength(1);
     const event = await post(ingest, '/v1/events', { account_id: account.id, action: 'Customer_create', message: { id: 1 } });
     expect(event.status).toBe(404);
     expect((await adminCall(configApi, 'GET', `/admin/v1/accounts/${account.id}`)).status).toBe(404);
     expect((await adminCall(configApi, 'POST', `/admin/v1/accounts/${account.id}/rotate-token`)).status).toBe(404);
     expect((await adminCall(configApi, 'DELETE', `/admin/v1/accounts/${account.id}`)).status).toBe(404);
+    // A job of the account that runs now makes no call.
+    const [late] = await sendEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 2 } }]);
+    const queue = deliveryQueueOf(worker.app).queueFor(account.id);
+    await waitFor('the late job to end', async () => (await queue.getJob(deliveryJobId({ eventSeq: late.seq, series: 0, attempt: 0 }))) === undefined);
+    expect(callbacks.requests).toHaveLength(1);
 
     const reused = await waitFor('the email to be free again', async () => {
       const answer = await adminCall(configApi, 'POST', '/admin/v1/accounts', { email: account.email });
@@ -159,7 +178,7 @@ describe('DELETE /admin/v1/accounts/:id', () => {
     );
     expect(left).toEqual({ events: 0, attempts: 0, keys: 0 });
     const [deletion] = await db.query<Json[]>(`SELECT status, events_deleted FROM account_deletions WHERE id = $1`, [account.id]);
-    expect(deletion).toEqual({ status: 'done', events_deleted: '2100' });
+    expect(deletion).toEqual({ status: 'done', events_deleted: '2102' });
     expect(await eventRow(worker.app, events[0].eventId)).toBeUndefined();
   });
 
