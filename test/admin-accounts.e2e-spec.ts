@@ -127,6 +127,7 @@ describe('admin accounts API (/admin/v1/accounts)', () => {
       permissions: Object.fromEntries(PERMISSION_KEYS.map((key) => [key, false])),
       ordering: 'none',
       max_per_second: null,
+      redaction_fields: [],
       previous_secret_expires_at: null,
       disabled_at: null,
       disabled_reason: null,

@@ -180,6 +180,7 @@ describe('GET /admin/v1/events', () => {
       created_at: day(1).toISOString(),
       delivered_at: null,
       last_error: 'HTTP 500',
+      erased: false,
     });
     expect(answer.body.items[3].delivered_at).toBe(day(0).toISOString());
   });

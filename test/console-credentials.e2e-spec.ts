@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { openApiQuery } from '@app/signing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from './support/apps';
-import { launchBrowser, type TestBrowser } from './support/browser';
+import { launchBrowser, signIntoConsole, type TestBrowser } from './support/browser';
 import { ensureConsoleBuilt } from './support/console-build';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from './support/fixtures';
 import { useOwnRedisPrefix } from './support/worker-process';
@@ -47,10 +47,7 @@ beforeAll(async () => {
   configApi = await startApp(ConfigApiModule);
   browser = await launchBrowser();
   page = browser.page;
-  await page.goto(`${configApi.url}/admin`);
-  await page.getByLabel('Admin token').fill(process.env.ADMIN_TOKEN ?? '');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('link', { name: 'Overview' }).waitFor();
+  await signIntoConsole(page, configApi.url);
 });
 
 afterAll(async () => {

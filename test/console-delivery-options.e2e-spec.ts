@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { adminCall } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
-import { launchBrowser, type TestBrowser } from './support/browser';
+import { launchBrowser, signIntoConsole, type TestBrowser } from './support/browser';
 import { ensureConsoleBuilt } from './support/console-build';
 import { createAccount, type TestAccount } from './support/fixtures';
 import { waitFor } from './support/wait-for';
@@ -37,10 +37,7 @@ beforeAll(async () => {
   api = await startApp(ConfigApiModule);
   browser = await launchBrowser();
   page = browser.page;
-  await page.goto(`${api.url}/admin`);
-  await page.getByLabel('Admin token').fill(TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('link', { name: 'Overview' }).waitFor();
+  await signIntoConsole(page, api.url, TOKEN);
 });
 
 afterAll(async () => {

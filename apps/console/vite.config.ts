@@ -16,6 +16,7 @@ export default defineConfig({
     alias: {
       '@app/payloads/actions': `${here}../../libs/payloads/src/actions.ts`,
       '@app/payloads/admin-api.types': `${here}../../libs/payloads/src/admin-api.types.ts`,
+      '@app/payloads/data-protection.types': `${here}../../libs/payloads/src/data-protection.types.ts`,
     },
   },
   build: {

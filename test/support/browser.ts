@@ -73,3 +73,11 @@ export async function launchBrowser(): Promise<TestBrowser> {
     },
   };
 }
+
+/** Opens the console at `baseUrl` and signs in with the admin token (the run's, unless given). */
+export async function signIntoConsole(page: Page, baseUrl: string, token = process.env.ADMIN_TOKEN ?? ''): Promise<void> {
+  await page.goto(`${baseUrl}/admin`);
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Overview' }).waitFor();
+}

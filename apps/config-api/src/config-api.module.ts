@@ -5,6 +5,7 @@ import { RequestSpanInterceptor, RuntimeModule } from '@app/runtime';
 import { AccountsModule } from './admin/accounts/accounts.module';
 import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.module';
 import { AdminEventsModule } from './admin/events/admin-events.module';
+import { DataProtectionModule } from './admin/data-protection/data-protection.module';
 import { EndpointsModule } from './admin/endpoints/endpoints.module';
 import { QueueModule } from './admin/queue/queue.module';
 import { RedeliveriesModule } from './admin/redeliveries/redeliveries.module';
@@ -27,6 +28,7 @@ import { PortalPageModule } from './portal/portal-page.module';
     AdminBotWebhooksModule,
     QueueModule,
     EndpointsModule,
+    DataProtectionModule,
     PortalModule,
     ConsoleModule,
     PortalPageModule,

@@ -36,6 +36,8 @@ export interface EventListItem {
   created_at: string;
   delivered_at: string | null;
   last_error: string | null;
+  /** Its message and attempt bodies were cleared by an erasure (CONTRACT §12). */
+  erased: boolean;
 }
 
 /** A whole list in one answer, without pages (bot webhooks of an account, troubled endpoints, redelivery tasks). */
@@ -72,7 +74,9 @@ export interface EventDetail {
   delivered_at: string | null;
   next_attempt_at: string | null;
   last_error: string | null;
-  message: Record<string, unknown>;
+  /** null once erased (CONTRACT §12). */
+  message: Record<string, unknown> | null;
+  erased: boolean;
   attempts: AttemptView[];
 }
 
@@ -186,6 +190,8 @@ export interface AccountView {
   permissions: Permissions;
   ordering: DeliveryOrdering;
   max_per_second: number | null;
+  /** Keys whose values the stored copies hold as "[redacted]" once an event ends (CONTRACT §12). */
+  redaction_fields: string[];
   previous_secret_expires_at: string | null;
   /** When the worker stopped calling push_url because every attempt failed for ENDPOINT_DISABLE_AFTER; null while enabled. */
   disabled_at: string | null;

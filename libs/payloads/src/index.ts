@@ -1,5 +1,6 @@
 export * from './actions';
 export * from './admin-api.types';
+export * from './data-protection.types';
 export * from './events/validate-event-message';
 export { plainTreeUnchanged } from './events/compiled-message-check';
 export * from './events/event-message.constants';

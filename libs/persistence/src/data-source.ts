@@ -17,6 +17,7 @@ import { EventSubjects1764600000000 } from './migrations/1764600000000-event-sub
 import { SealedSecrets1764700000000 } from './migrations/1764700000000-sealed-secrets';
 import { EventFeed1764800000000 } from './migrations/1764800000000-event-feed';
 import { PortalSessions1764810000000 } from './migrations/1764810000000-portal-sessions';
+import { DataProtection1764900000000 } from './migrations/1764900000000-data-protection';
 
 export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall];
 export const MIGRATIONS = [
@@ -32,6 +33,7 @@ export const MIGRATIONS = [
   SealedSecrets1764700000000,
   EventFeed1764800000000,
   PortalSessions1764810000000,
+  DataProtection1764900000000,
 ];
 
 export interface DataSourceTuning {

@@ -50,7 +50,7 @@ export class DeliveryOptionsService {
     if (sent.length === 0) throw new Error('a delivery options change must carry at least one option');
     const rows: OptionsRow[] = await this.dataSource.query(
       `INSERT INTO callback_settings (account_id, permissions, delivery_ordering, max_per_second, version)
-       SELECT id, '{}'::jsonb, $2, $3::integer, 1 FROM accounts WHERE id = $1
+       SELECT id, '{}'::jsonb, $2, $3::integer, 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL
        ON CONFLICT (account_id) DO UPDATE
           SET ${sent.map((option) => ASSIGNMENTS[option]).join(', ')}, version = callback_settings.version + 1, updated_at = now()
        RETURNING delivery_ordering, max_per_second`,

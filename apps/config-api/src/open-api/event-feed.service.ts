@@ -52,6 +52,7 @@ const PAGE_SQL = `
      AND (${TXID}, seq) > ($2::xid8, $3::bigint)
      AND ${TXID} < pg_snapshot_xmin(pg_current_snapshot())
      AND (action = ANY($4::varchar[]) OR test)
+     AND NOT erased
    ORDER BY ${TXID}, events.seq
    LIMIT $5`;
 

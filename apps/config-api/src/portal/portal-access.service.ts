@@ -51,7 +51,7 @@ export class PortalAccessService {
          DELETE FROM portal_sessions WHERE account_id = $2 AND expires_at <= now()
        )
        INSERT INTO portal_link_codes (code_digest, account_id, expires_at)
-       SELECT $1, id, now() + make_interval(secs => $3::float8 / 1000) FROM accounts WHERE id = $2
+       SELECT $1, id, now() + make_interval(secs => $3::float8 / 1000) FROM accounts WHERE id = $2 AND deleted_at IS NULL
        RETURNING expires_at`,
       [digestOf(code), accountId, ttlMs],
     );

@@ -1,4 +1,5 @@
-import { get, post, put, type QueryValues, request } from './client';
+import { del, get, post, put, type QueryValues, request } from './client';
+import type { ErasureStarted, ErasureView } from '@app/payloads/data-protection.types';
 import type {
   AccountView,
   BotCallView,
@@ -48,6 +49,12 @@ export const rotateToken = (accountId: number): Promise<RotatedToken> => post(`/
 /** A one-time link to the account's own portal (what its user sees). */
 export const portalLink = (accountId: number): Promise<{ url: string; expires_at: string }> => post(`/admin/v1/accounts/${id(accountId)}/portal-link`, {});
 export const botWebhooks = (accountId: number): Promise<{ items: BotWebhookView[] }> => get(`/admin/v1/accounts/${id(accountId)}/bot-webhooks`);
+
+/** CONTRACT §12: erasure by subject, redaction at rest, offboarding. */
+export const startErasure = (body: { subject: string; account_id?: number }): Promise<ErasureStarted> => post('/admin/v1/erasures', body);
+export const erasure = (erasureId: string): Promise<ErasureView> => get(`/admin/v1/erasures/${id(erasureId)}`);
+export const setRedaction = (accountId: number, fields: string[]): Promise<AccountView> => put(`/admin/v1/accounts/${id(accountId)}/redaction`, { fields });
+export const deleteAccount = (accountId: number): Promise<{ id: number; status: 'deleting' }> => del(`/admin/v1/accounts/${id(accountId)}`);
 
 export const redeliveryTask = (taskId: string): Promise<RedeliveryTaskView> => get(`/admin/v1/redeliveries/${id(taskId)}`);
 

@@ -39,7 +39,7 @@ async function errorOf(response: Response): Promise<ApiError> {
  * a 401 on a signed-in call means the token no longer works, so the tab signs out.
  */
 export async function request<T>(
-  method: 'GET' | 'POST' | 'PUT',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   options: { query?: QueryValues; body?: unknown; token?: string } = {},
 ): Promise<T> {
@@ -69,3 +69,4 @@ export async function request<T>(
 export const get = <T>(path: string, query?: QueryValues): Promise<T> => request<T>('GET', path, { query });
 export const post = <T>(path: string, body: unknown = {}): Promise<T> => request<T>('POST', path, { body });
 export const put = <T>(path: string, body: unknown): Promise<T> => request<T>('PUT', path, { body });
+export const del = <T>(path: string): Promise<T> => request<T>('DELETE', path);

@@ -43,6 +43,7 @@ export function EventTable({ items, eventHref, accountHref }: {
             <td data-column="action">{event.action}</td>
             <td>
               <StatusBadge status={event.status} />
+              {event.erased && <span class="muted" data-field="erased"> erased</span>}
             </td>
             <td class="num">{event.attempts}</td>
             <td>

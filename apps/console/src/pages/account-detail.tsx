@@ -10,6 +10,7 @@ import { useLoader } from '../lib/use-loader';
 import { link } from '../router';
 import { endpointSummary } from './accounts';
 import { AccountCredentials } from './account-credentials';
+import { AccountDataProtection } from './account-data-protection';
 
 function EndpointState({ account, onChanged }: { account: AccountView; onChanged: () => void }) {
   const [error, setError] = useState<ApiError>();
@@ -173,6 +174,7 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
           <DeliveryOptionsPanel current={account} save={(change) => setDeliveryOptions(account.id, change)} onChanged={answer.reload} />
           <BulkRedelivery accountId={account.id} onFinished={answer.reload} />
           <BotWebhooks accountId={account.id} />
+          <AccountDataProtection account={account} onChanged={answer.reload} />
         </>
       )}
     </>

@@ -127,7 +127,7 @@ export function EventDetailPage({ eventId, calls = ADMIN_CALLS, showAccount = tr
             />
           </Section>
           <Section title="Message">
-            <Json value={data.message} label="Message" />
+            {data.erased ? <p class="muted" data-field="erased">Erased: the message and the attempts' bodies were cleared.</p> : <Json value={data.message} label="Message" />}
           </Section>
           <Section title={`Attempts (${data.attempts.length})`}>
             {data.attempts.length === 0 && <p class="muted">No attempt has been made.</p>}

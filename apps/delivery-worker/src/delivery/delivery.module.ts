@@ -12,6 +12,7 @@ import { EndpointAdmission } from './admission/endpoint-admission';
 import { EndpointDisabling } from './admission/endpoint-disabling';
 import { SubjectOrder } from './admission/subject-order';
 import { Reconciler } from './reconciler.service';
+import { ErasureCheck } from './erasure-check';
 
 /** The delivery processor, retries, endpoint isolation (leases and circuit breaker) and the reconciler. */
 @Module({
@@ -34,6 +35,7 @@ import { Reconciler } from './reconciler.service';
     SubjectOrder,
     EndpointGauges,
     OutcomeRecorder,
+    ErasureCheck,
     DeliveryService,
     DeliveryProcessor,
     Reconciler,

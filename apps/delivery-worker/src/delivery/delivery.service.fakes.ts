@@ -8,6 +8,7 @@ import { CallTurns } from './admission/call-turns';
 import type { Admission, EndpointAdmission, EndpointLease } from './admission/endpoint-admission';
 import type { EndpointDisabling } from './admission/endpoint-disabling';
 import type { SubjectOrder } from './admission/subject-order';
+import { ErasedEventError, type ErasureCheck } from './erasure-check';
 
 /**
  * DeliveryService with in-memory collaborators, for its unit tests: no PostgreSQL, Redis or network. The
@@ -77,6 +78,8 @@ export class Fakes {
   readonly workedOver: string[] = [];
   /** While set, an ordered endpoint's load waits for it (a load that comes back late). */
   loadGate: Promise<void> | null = null;
+  /** Seqs the re-read right before the call finds erased. */
+  readonly erased = new Set<string>();
 
   service(schedule = '10s,1m'): DeliveryService {
     const environment = loadEnvironment({ RETRY_SCHEDULE: schedule, DELIVERY_TIMEOUT_MS: '1000', BREAKER_COOLDOWN: '30s' });
@@ -142,7 +145,10 @@ export class Fakes {
         return Promise.resolve();
       },
     } as unknown as SubjectOrder;
-    return new DeliveryService(store, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order);
+    const erasure = {
+      beforeCall: (seq: string) => (this.erased.has(seq) ? Promise.reject(new ErasedEventError(seq)) : Promise.resolve()),
+    } as unknown as ErasureCheck;
+    return new DeliveryService(store, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order, erasure);
   }
 
   job(attempt = 0, series = 0): DeliveryJob {

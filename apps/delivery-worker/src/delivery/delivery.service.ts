@@ -23,6 +23,7 @@ import { disabledEndpointError, EndpointDisabling } from './admission/endpoint-d
 import { attemptRowOf, type DeliveryResult, type OpenAdmission, OutcomeRecorder } from './outcome/outcome-recorder.service';
 import { judgeAttempt, type Verdict } from './outcome/retry-policy';
 import { SubjectOrder } from './admission/subject-order';
+import { ErasedEventError, ErasureCheck } from './erasure-check';
 
 export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './request/callback-exchange';
 
@@ -63,6 +64,7 @@ export class DeliveryService {
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly disabling: EndpointDisabling,
     private readonly order: SubjectOrder,
+    private readonly erasure: ErasureCheck,
   ) {
     this.sender = new CallbackSender(http, environment.delivery.timeoutMs);
   }
@@ -233,10 +235,12 @@ export class DeliveryService {
   ): Promise<DeliveryResult> {
     let exchange: Awaited<ReturnType<CallbackSender['send']>>;
     try {
+      await this.erasure.beforeCall(event.seq);
       exchange = await inSpan('delivery.call', () => this.sender.send(event, settings, callback));
     } catch (error) {
       // The call itself never throws (failures are results); a bug before it must not strand the slot.
       if (lease) await this.admission.release(lease, 'neutral', null).catch(() => undefined);
+      if (error instanceof ErasedEventError) return this.recorder.settleWithoutCall(event, 'failed', 'erased', 'erased');
       if (error instanceof UnsignableCallbackError) return this.recorder.settleWithoutCall(event, 'failed', error.message, 'unsignable');
       throw error;
     } finally {

@@ -43,7 +43,7 @@ export const STORE_SQL = `
            AS t(event_id, account_id, action, message, ord)
   ),
   known AS (
-    SELECT id FROM accounts WHERE id IN (SELECT account_id FROM input)
+    SELECT id FROM accounts WHERE id IN (SELECT account_id FROM input) AND deleted_at IS NULL
   ),
   first_items AS (
     SELECT DISTINCT ON (event_id) * FROM input WHERE account_id IN (SELECT id FROM known) ORDER BY event_id, ord

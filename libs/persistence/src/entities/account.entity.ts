@@ -31,4 +31,8 @@ export class Account {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+
+  /** Offboarding started (CONTRACT §12): refused everywhere; the row goes once its events are deleted. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt!: Date | null;
 }

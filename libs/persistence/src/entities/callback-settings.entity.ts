@@ -36,6 +36,14 @@ export class CallbackSettings {
   @Column({ name: 'max_per_second', type: 'integer', nullable: true })
   maxPerSecond!: number | null;
 
+  /** Key names whose values the stored copies hold as "[redacted]" once an event ends (CONTRACT §12). */
+  @Column({ name: 'redaction_fields', type: 'text', array: true, default: () => "'{}'" })
+  redactionFields!: string[];
+
+  /** Every event of the account up to this seq has ended and is redacted (the background pass's mark); null: none yet. */
+  @Column({ name: 'redacted_through_seq', type: 'bigint', nullable: true })
+  redactedThroughSeq!: string | null;
+
   /** Bumped on every change so caches can tell a stale notification from a fresh one. */
   @Column({ type: 'integer', default: 0 })
   version!: number;

@@ -55,4 +55,8 @@ export class EventRecord {
 
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError!: string | null;
+
+  /** Its message (now the JSON null) and its attempts' bodies were cleared by an erasure (CONTRACT §12). */
+  @Column({ type: 'boolean', default: false })
+  erased!: boolean;
 }

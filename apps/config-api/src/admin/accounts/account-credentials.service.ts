@@ -67,7 +67,7 @@ export class AccountCredentialsService {
 
   /** `assignments` uses $2, $3, … for `values`; $1 is the account id. */
   private async updateAccount(accountId: number, assignments: string, values: unknown[]): Promise<void> {
-    const [rows] = await this.dataSource.query<[unknown[], number]>(`UPDATE accounts SET ${assignments} WHERE id = $1 RETURNING id`, [
+    const [rows] = await this.dataSource.query<[unknown[], number]>(`UPDATE accounts SET ${assignments} WHERE id = $1 AND deleted_at IS NULL RETURNING id`, [
       accountId,
       ...values,
     ]);

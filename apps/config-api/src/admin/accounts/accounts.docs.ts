@@ -56,6 +56,9 @@ export class AccountModel extends AccountIdentityModel implements AccountView {
   @ApiMaxPerSecondProperty()
   max_per_second!: number | null;
 
+  @ApiProperty({ type: [String], description: 'Key names whose values the stored copies hold as "[redacted]" once an event ends (CONTRACT §12).' })
+  redaction_fields!: string[];
+
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Until when the previous signing secret still signs (24 h after a rotation).' })
   previous_secret_expires_at!: string | null;
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource, IsNull, QueryFailedError } from 'typeorm';
 import { type AccountView, completePermissions, type CreatedAccount, DEFAULT_PUSH_CONTENT_TYPE, type Page } from '@app/payloads';
 import { Account, CallbackSettings, isDueSql } from '@app/persistence';
 import { ApiError, endpointKeyOf, ENVIRONMENT, type Environment, publishSettingsChanged, readEndpointPace, readEndpointState, REDIS, SecretBox } from '@app/runtime';
@@ -59,7 +59,7 @@ export class AccountsService {
   }
 
   async view(accountId: number): Promise<AccountView> {
-    const account = await this.dataSource.getRepository(Account).findOneBy({ id: accountId });
+    const account = await this.dataSource.getRepository(Account).findOneBy({ id: accountId, deletedAt: IsNull() });
     if (!account) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
     const settings = await this.dataSource.getRepository(CallbackSettings).findOneBy({ accountId });
     const pushUrl = settings?.pushUrl ?? null;
@@ -72,6 +72,7 @@ export class AccountsService {
       push_content_type: settings?.pushContentType ?? DEFAULT_PUSH_CONTENT_TYPE,
       permissions: completePermissions(settings?.permissions),
       ...deliveryOptionsOf(settings),
+      redaction_fields: settings?.redactionFields ?? [],
       previous_secret_expires_at: account.previousSecretExpiresAt?.toISOString() ?? null,
       disabled_at: settings?.disabledAt?.toISOString() ?? null,
       disabled_reason: settings?.disabledReason ?? null,

@@ -32,6 +32,9 @@ export class EventModel implements EventListItem {
 
   @ApiProperty({ type: 'string', nullable: true })
   last_error!: string | null;
+
+  @ApiProperty({ description: 'Its message and attempt bodies were cleared by an erasure.' })
+  erased!: boolean;
 }
 
 export class EventPageModel implements EventPage {
@@ -111,8 +114,11 @@ export class EventDetailModel implements EventDetail {
   @ApiProperty({ type: 'string', nullable: true })
   last_error!: string | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The message as ingested.' })
-  message!: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'The message as ingested (redacted keys hold "[redacted]" once the event ended); null once erased.' })
+  message!: Record<string, unknown> | null;
+
+  @ApiProperty({ description: 'Its message and attempt bodies were cleared by an erasure.' })
+  erased!: boolean;
 
   @ApiProperty({ type: [AttemptModel], description: 'Every attempt, of every series.' })
   attempts!: AttemptView[];

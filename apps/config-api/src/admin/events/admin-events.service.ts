@@ -20,6 +20,7 @@ interface EventRow {
   created_at: Date;
   delivered_at: Date | null;
   last_error: string | null;
+  erased: boolean;
 }
 
 function iso(value: Date | null): string | null {
@@ -44,7 +45,7 @@ export class AdminEventsService {
     // since/until become a seq range too, so only the partitions of that time are read (see timeWindowedSelect).
     const { since, until } = checkingQuery(() => timeRange(query.since, query.until));
     const sql = timeWindowedSelect(
-      (extra) => `SELECT seq::text AS seq, event_id, account_id, action, status, attempts, created_at, delivered_at, last_error
+      (extra) => `SELECT seq::text AS seq, event_id, account_id, action, status, attempts, created_at, delivered_at, last_error, erased
                     FROM events ${where ? `${where} AND` : 'WHERE'} ${extra}`,
       (value) => conditions.next(value),
       limitPlaceholder,
@@ -63,6 +64,7 @@ export class AdminEventsService {
         created_at: row.created_at.toISOString(),
         delivered_at: iso(row.delivered_at),
         last_error: row.last_error,
+        erased: row.erased,
       })),
       next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1].seq) : null,
     };
@@ -71,10 +73,10 @@ export class AdminEventsService {
   /** `accountId` scopes the lookup (the portal): another account's event is missing, exactly like an unknown id. */
   async detail(eventId: string, accountId?: number): Promise<EventDetail> {
     const [event] = await this.dataSource.query<
-      (EventRow & { series: number; message: Record<string, unknown>; updated_at: Date; next_attempt_at: Date | null })[]
+      (EventRow & { series: number; message: Record<string, unknown> | null; updated_at: Date; next_attempt_at: Date | null })[]
     >(
       `SELECT seq::text AS seq, event_id, account_id, action, message, status, attempts, series, created_at, updated_at,
-              delivered_at, next_attempt_at, last_error
+              delivered_at, next_attempt_at, last_error, erased
          FROM events
         -- event_keys gives the seq, so the lookup prunes to one partition instead of probing each day's index.
         WHERE seq = (SELECT event_seq FROM event_keys WHERE event_id = $1) AND event_id = $1
@@ -103,6 +105,7 @@ export class AdminEventsService {
       next_attempt_at: iso(event.next_attempt_at),
       last_error: event.last_error,
       message: event.message,
+      erased: event.erased,
       attempts: attempts.map((attempt) => ({ ...attempt, started_at: attempt.started_at.toISOString() })),
     };
   }

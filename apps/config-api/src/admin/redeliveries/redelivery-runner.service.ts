@@ -1,19 +1,15 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
 import { RESTART_SERIES } from '@app/persistence';
-import { DeliveryProducer, isDatabaseUnavailable, restartedSeriesStep, sqlState } from '@app/runtime';
+import { DeliveryProducer, restartedSeriesStep } from '@app/runtime';
 import type { EventFilter } from '@app/payloads';
 import { addEventFilter } from '../events/event-filter';
 import { Conditions } from '../sql-conditions';
+import { isPassingFailure, LeasedTaskRunner } from '../leased-task-runner';
 import { REDELIVERY_CHUNK, type RestartedRow } from './restart-series';
 
-/** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */
-export const TASK_STALE_AFTER_S = 30;
-/** How often each config-api process looks for such tasks. */
-const RESUME_POLL_MS = 10_000;
+export { TASK_STALE_AFTER_S } from '../leased-task-runner';
 
 interface ClaimedTask {
   filter: EventFilter;
@@ -22,74 +18,27 @@ interface ClaimedTask {
 }
 
 /**
- * Works through bulk redelivery tasks. A task is owned by the process named in `lease_owner` while its
- * heartbeat is fresh; every chunk re-checks ownership under a row lock in the same transaction that
- * restarts the events and advances `done`/`below_seq`, so a chunk is applied exactly once even when a
- * slow runner and the one that took its task over race. Jobs are enqueued after the commit; should
- * that fail, the worker's reconciler enqueues the restarted rows.
+ * Works through bulk redelivery tasks (a LeasedTaskRunner: owned while its heartbeat is fresh,
+ * resumed by any process once it is not). Every chunk re-checks ownership under a row lock in the
+ * same transaction that restarts the events and advances `done`/`below_seq`, so a chunk is applied
+ * exactly once even when a slow runner and the one that took its task over race. Jobs are enqueued
+ * after the commit; should that fail, the worker's reconciler enqueues the restarted rows.
  */
 @Injectable()
-export class RedeliveryRunner implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private readonly logger = new Logger(RedeliveryRunner.name);
-  private readonly active = new Map<string, Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
-  private stopping = false;
-
+export class RedeliveryRunner extends LeasedTaskRunner<string> {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectDataSource() dataSource: DataSource,
     private readonly producer: DeliveryProducer,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.resumeAbandoned(), RESUME_POLL_MS);
-    this.timer.unref();
-    void this.resumeAbandoned();
+  ) {
+    super(dataSource, 'redelivery_tasks', 'redelivery task');
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    if (this.timer) clearInterval(this.timer);
-    await Promise.allSettled([...this.active.values()]);
-  }
-
-  /** Starts working on a task this process owns (no-op when it already is). */
-  run(taskId: string): void {
-    if (this.active.has(taskId) || this.stopping) return;
-    const work = this.work(taskId).finally(() => this.active.delete(taskId));
-    this.active.set(taskId, work);
-  }
-
-  /** Takes over running tasks whose runner stopped beating, one at a time, skipping those another process is taking. */
-  async resumeAbandoned(): Promise<void> {
-    try {
-      for (;;) {
-        if (this.stopping) return;
-        const [rows] = await this.dataSource.query<[{ id: string }[], number]>(
-          `UPDATE redelivery_tasks SET lease_owner = $1, heartbeat_at = now()
-            WHERE id = (SELECT id FROM redelivery_tasks
-                         WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < now() - $2 * interval '1 second')
-                         ORDER BY created_at
-                         LIMIT 1
-                           FOR UPDATE SKIP LOCKED)
-           RETURNING id`,
-          [this.owner, TASK_STALE_AFTER_S],
-        );
-        if (rows.length === 0) return;
-        this.logger.log(`resuming redelivery task ${rows[0].id}`);
-        this.run(rows[0].id);
-      }
-    } catch (error) {
-      this.logger.warn(`looking for abandoned redelivery tasks failed: ${(error as Error).message}`);
-    }
-  }
-
-  private async work(taskId: string): Promise<void> {
+  protected async work(taskId: string): Promise<void> {
     try {
       while (!this.stopping && (await this.chunk(taskId)));
     } catch (error) {
       const message = (error as Error).message;
-      if (isDatabaseUnavailable(error) || sqlState(error)?.startsWith('40')) {
+      if (isPassingFailure(error)) {
         // The database is away (or a deadlock/serialization victim): the task stays running and its
         // stale heartbeat lets a process (this one included) resume it from the last committed chunk.
         this.logger.warn(`redelivery task ${taskId} paused: ${message}`);

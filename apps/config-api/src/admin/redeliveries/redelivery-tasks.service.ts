@@ -6,6 +6,7 @@ import type { EventFilter, RedeliveryStarted, RedeliveryTaskView } from '@app/pa
 import { addEventFilter } from '../events/event-filter';
 import { Conditions } from '../sql-conditions';
 import { RedeliveryRunner } from './redelivery-runner.service';
+import { isTaskId } from '../leased-task-runner';
 
 /** The stored row: the view, with its times as the driver reads them. */
 type TaskRow = Omit<RedeliveryTaskView, 'created_at' | 'finished_at'> & { created_at: Date; finished_at: Date | null };
@@ -26,7 +27,6 @@ function viewOf(row: TaskRow): RedeliveryTaskView {
   };
 }
 
-const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Bulk redeliveries as stored tasks: the matching events are counted and the newest one's seq taken
@@ -62,7 +62,7 @@ export class RedeliveryTasks {
 
   /** `accountId` scopes it (the portal): another account's task is missing, exactly like an unknown id. */
   async get(taskId: string, accountId?: number): Promise<RedeliveryTaskView> {
-    const rows = TASK_ID.test(taskId)
+    const rows = isTaskId(taskId)
       ? await this.dataSource.query<TaskRow[]>(
           `SELECT ${TASK_COLUMNS} FROM redelivery_tasks WHERE id = $1 AND ($2::int IS NULL OR account_id = $2)`,
           [taskId, accountId ?? null],

@@ -1,0 +1,55 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { ApiError, ENVIRONMENT, type Environment, publishSettingsChanged, REDIS, SecretBox, stampBotWebhooksChanged } from '@app/runtime';
+import { generateToken } from '@app/signing';
+import { AccountDeletionRunner } from './account-deletion-runner.service';
+
+export interface AccountDeletionStarted {
+  id: number;
+  status: 'deleting';
+}
+
+/**
+ * Offboarding (CONTRACT §12). In one transaction: the account is marked deleted (every admin route,
+ * ingest and the portal links refuse it from then on), its Open API token is replaced by one nobody
+ * knows (2059: the guard reads the token from PostgreSQL on every call), its portal sessions and link
+ * codes, bot webhooks and callback settings are deleted. Then the other processes are told (the
+ * workers' settings caches, ingest's bot webhook lookups) and the rows go in the background.
+ */
+@Injectable()
+export class AccountDeletionService {
+  private readonly logger = new Logger(AccountDeletionService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly secrets: SecretBox,
+    private readonly runner: AccountDeletionRunner,
+  ) {}
+
+  async delete(accountId: number): Promise<AccountDeletionStarted> {
+    const started = await this.dataSource.transaction(async (manager) => {
+      const [rows] = await manager.query<[unknown[], number]>(
+        `UPDATE accounts SET deleted_at = now(), open_api_token = $2 WHERE id = $1 AND deleted_at IS NULL RETURNING id`,
+        [accountId, this.secrets.seal(generateToken(24))],
+      );
+      if (rows.length === 0) return false;
+      for (const table of ['portal_sessions', 'portal_link_codes', 'bot_webhooks', 'callback_settings']) {
+        await manager.query(`DELETE FROM ${table} WHERE account_id = $1`, [accountId]);
+      }
+      await manager.query(`INSERT INTO account_deletions (id, lease_owner, heartbeat_at) VALUES ($1, $2, now())`, [accountId, this.runner.owner]);
+      return true;
+    });
+    if (!started) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    const prefix = this.environment.redis.prefix;
+    // Stored already: a process that cannot hear it stops within its cache bound (30 s).
+    await Promise.all([publishSettingsChanged(this.redis, prefix, accountId), stampBotWebhooksChanged(this.redis, prefix, accountId)]).catch((error: unknown) => {
+      this.logger.warn(`could not announce the deletion of account ${accountId}: ${(error as Error).message}`);
+    });
+    this.runner.run(accountId);
+    return { id: accountId, status: 'deleting' };
+  }
+}

@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { ErasureStarted, ErasureView } from '@app/payloads';
+import { ApiError } from '@app/runtime';
+import { requireAccount } from '../require-account';
+import type { StartErasureDto } from './data-protection.dto';
+import { ErasureRunner } from './erasure-runner.service';
+import { isTaskId } from '../leased-task-runner';
+
+
+/** The highest seq an event stored before now can have (see next_event_seq()): later events are not part of the erasure. */
+const SEQ_NOW = `((floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint << 20) | 1048575)`;
+
+/** Erasures by subject (CONTRACT §12): stored as tasks and worked through by ErasureRunner. */
+@Injectable()
+export class ErasuresService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly runner: ErasureRunner,
+  ) {}
+
+  async start(body: StartErasureDto): Promise<ErasureStarted> {
+    if (body.account_id !== undefined) await requireAccount(this.dataSource, body.account_id);
+    // Events from before the partitioned layout have small seqs, far below this bound.
+    const [task] = await this.dataSource.query<{ id: string }[]>(
+      `INSERT INTO erasure_tasks (subject, account_id, upper_seq, lease_owner, heartbeat_at)
+       VALUES ($1, $2, ${SEQ_NOW}, $3, now())
+       RETURNING id`,
+      [body.subject, body.account_id ?? null, this.runner.owner],
+    );
+    this.runner.run(task.id);
+    return { id: task.id, status: 'running' };
+  }
+
+  async get(id: string): Promise<ErasureView> {
+    const rows = isTaskId(id)
+      ? await this.dataSource.query<{ id: string; status: string; events_erased: number }[]>(
+          `SELECT id, status, events_erased FROM erasure_tasks WHERE id = $1`,
+          [id],
+        )
+      : [];
+    if (rows.length === 0) throw new ApiError(404, 'not_found', `erasure ${id} does not exist`);
+    const [row] = rows;
+    return { id: row.id, status: row.status === 'done' ? 'done' : 'running', events_erased: row.events_erased };
+  }
+}

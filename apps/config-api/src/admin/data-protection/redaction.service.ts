@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AccountView } from '@app/payloads';
+import { ApiError } from '@app/runtime';
+import { AccountsService } from '../accounts/accounts.service';
+import { RedactionPass } from './redaction-pass.service';
+
+@Injectable()
+export class RedactionService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accounts: AccountsService,
+    private readonly pass: RedactionPass,
+  ) {}
+
+  /**
+   * `PUT /admin/v1/accounts/:id/redaction`: the fields, deduplicated. The pass starts again from the
+   * account's first event, so events that ended before are redacted too.
+   */
+  async set(accountId: number, fields: string[]): Promise<AccountView> {
+    const unique = [...new Set(fields)];
+    const [rows] = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE callback_settings s SET redaction_fields = $2::text[], redacted_through_seq = NULL, updated_at = now()
+         FROM accounts a
+        WHERE s.account_id = $1 AND a.id = s.account_id AND a.deleted_at IS NULL
+       RETURNING s.account_id`,
+      [accountId, unique],
+    );
+    if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    if (unique.length > 0) this.pass.wake();
+    return this.accounts.view(accountId);
+  }
+}

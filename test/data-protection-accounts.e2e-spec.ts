@@ -1,0 +1,189 @@
+import { DataSource } from 'typeorm';
+import { deliveryJobId } from '@app/runtime';
+import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
+import { IngestModule } from '../apps/ingest/src/ingest.module';
+import { adminCall, expectFieldError, expectQueryError, type Json } from './support/admin-client';
+import { type RunningApp, startApp } from './support/apps';
+import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fixtures';
+import { openApiCall } from './support/open-api-client';
+import { adminPortalLink, openPortalSession, portalCall, portalToken } from './support/portal-client';
+import { TestReceiver } from './support/receiver';
+import { waitFor } from './support/wait-for';
+import { attemptRows, deliveryQueueOf, eventRow, insertEvents, sendEvents, useOwnRedisPrefix } from './support/worker-process';
+
+useOwnRedisPrefix('data-protection-accounts');
+jest.setTimeout(60_000);
+
+/** CONTRACT §12 on accounts: redaction at rest and offboarding, on the real apps, PostgreSQL, Redis and receivers. */
+let configApi: RunningApp;
+let otherConfigApi: RunningApp;
+let ingest: RunningApp;
+let worker: RunningApp;
+const receivers: TestReceiver[] = [];
+
+beforeAll(async () => {
+  configApi = await startApp(ConfigApiModule);
+  // A second config-api process: what one of them does, the other refuses at once.
+  otherConfigApi = await startApp(ConfigApiModule);
+  ingest = await startApp(IngestModule);
+  worker = await startApp(DeliveryWorkerModule, { RECONCILE_INTERVAL: '1m' });
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((started) => started.stop()));
+  for (const app of [worker, ingest, otherConfigApi, configApi]) await app?.close();
+});
+
+async function receiver(): Promise<TestReceiver> {
+  const started = await new TestReceiver().start();
+  receivers.push(started);
+  return started;
+}
+
+function post(app: RunningApp, path: string, body: unknown): Promise<Response> {
+  return fetch(`${app.url}${path}`, { method: 'POST', headers: INGEST_HEADERS, body: JSON.stringify(body) });
+}
+
+describe('PUT /admin/v1/accounts/:id/redaction', () => {
+  it('refuses a malformed body naming fields, a bad id and an unknown account', async () => {
+    const account = await createAccount(configApi);
+    await expectFieldError(configApi, 'PUT', `/admin/v1/accounts/${account.id}/redaction`, 'fields', {});
+    await expectFieldError(configApi, 'PUT', `/admin/v1/accounts/${account.id}/redaction`, 'fields', { fields: 'cellphone' });
+    await expectFieldError(configApi, 'PUT', `/admin/v1/accounts/${account.id}/redaction`, 'fields', { fields: ['has space'] });
+    await expectFieldError(configApi, 'PUT', `/admin/v1/accounts/${account.id}/redaction`, 'fields', { fields: [7] });
+    await expectQueryError(configApi, 'PUT', '/admin/v1/accounts/abc/redaction', 'id', { fields: [] });
+    expect((await adminCall(configApi, 'PUT', '/admin/v1/accounts/2000000000/redaction', { fields: [] })).status).toBe(404);
+  });
+
+  it('delivers the fields, then keeps "[redacted]" in the ended event and its attempt, and search no longer finds the old value', async () => {
+    const target = await receiver();
+    const account = await createAccount(configApi);
+    await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
+    const set = await adminCall(configApi, 'PUT', `/admin/v1/accounts/${account.id}/redaction`, { fields: ['cellphone', 'email', 'cellphone'] });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ id: account.id, redaction_fields: ['cellphone', 'email'] });
+    expect((await adminCall(configApi, 'GET', `/admin/v1/accounts/${account.id}`)).body.redaction_fields).toEqual(['cellphone', 'email']);
+
+    const phone = `139${Date.now() % 100_000_000}`;
+    const message = { id: 31, nick_name: 'kept', cellphone: phone, contacts: [{ email: 'someone@example.com', cellphone: phone }] };
+    const [event] = await sendEvents(worker.app, account.id, [{ action: 'Customer_update', message }]);
+    await waitFor('the callback', () => target.requests.length === 1);
+    // Callbacks still carry the fields.
+    expect(JSON.parse(target.requests[0].body)).toEqual({ action: 'Customer_update', message });
+
+    const redacted = { id: 31, nick_name: 'kept', cellphone: '[redacted]', contacts: [{ email: '[redacted]', cellphone: '[redacted]' }] };
+    const detail = await waitFor('the stored message to be redacted', async () => {
+      const answer = await adminCall(configApi, 'GET', `/admin/v1/events/${event.eventId}`);
+      return answer.body.message?.cellphone === '[redacted]' ? answer.body : undefined;
+    });
+    expect(detail).toMatchObject({ status: 'delivered', message: redacted, erased: false });
+    expect(Object.keys(detail.message as object)).toEqual(['id', 'nick_name', 'cellphone', 'contacts']);
+    const [attempt] = await attemptRows(worker.app, event.eventId);
+    expect(JSON.parse(attempt.request_body)).toEqual({ action: 'Customer_update', message: redacted });
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    expect((await adminCall(configApi, 'GET', `/admin/v1/events?q=${phone}&since=${since}`)).body.items).toEqual([]);
+    expect((await adminCall(configApi, 'GET', `/admin/v1/events?q=kept&since=${since}&account_id=${account.id}`)).body.items).toHaveLength(1);
+
+    // A manual redelivery sends the stored copy: the values are no longer anywhere in the service.
+    expect((await adminCall(configApi, 'POST', `/admin/v1/events/${event.eventId}/redeliver`)).status).toBe(202);
+    await waitFor('the redelivered callback', () => target.requests.length === 2);
+    expect(JSON.parse(target.requests[1].body)).toEqual({ action: 'Customer_update', message: redacted });
+  });
+
+  it('leaves a pending event whole until it ends, and redacts events that ended before the fields were set', async () => {
+    const account = await createAccount(configApi);
+    const [old] = await insertEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 1, cellphone: '111' } }]);
+    const [pending] = await insertEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 2, cellphone: '222' } }]);
+    const db = worker.app.get(DataSource);
+    await db.query(`UPDATE events SET status = 'failed' WHERE seq = $1`, [old.seq]);
+    await adminCall(configApi, 'PUT', `/admin/v1/accounts/${account.id}/redaction`, { fields: ['cellphone'] });
+    await waitFor('the event that had ended to be redacted', async () => (await adminCall(configApi, 'GET', `/admin/v1/events/${old.eventId}`)).body.message?.cellphone === '[redacted]');
+    // The mark stops before the pending event, which stays whole.
+    const [mark] = await db.query<{ through: string }[]>(`SELECT redacted_through_seq::text AS through FROM callback_settings WHERE account_id = $1`, [account.id]);
+    expect(mark.through).toBe(old.seq);
+    expect((await adminCall(configApi, 'GET', `/admin/v1/events/${pending.eventId}`)).body.message).toEqual({ id: 2, cellphone: '222' });
+    await db.query(`UPDATE events SET status = 'no_endpoint' WHERE seq = $1`, [pending.seq]);
+    await waitFor('the event to be redacted once ended', async () => (await adminCall(configApi, 'GET', `/admin/v1/events/${pending.eventId}`)).body.message?.cellphone === '[redacted]');
+  });
+});
+
+describe('DELETE /admin/v1/accounts/:id', () => {
+  it('stops the token, portal sessions and links, bot webhooks and ingest at once, then deletes the rows and frees the email', async () => {
+    const account = await createAccount(configApi);
+    const botTarget = (await receiver()).respondWith((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ answerContent: 'yes' }));
+    });
+    const bot = await fetch(`${configApi.url}/admin/v1/accounts/${account.id}/bot-webhooks`, {
+      method: 'POST',
+      headers: ADMIN_HEADERS,
+      body: JSON.stringify({ name: 'faq', type: 'message_trigger', url: botTarget.url, key: 'k' }),
+    });
+    expect(bot.status).toBe(201);
+    const botCall = { account_id: account.id, integration_name: 'faq', regex: 'r', questionContent: 'q' };
+    // Ingest has looked the webhook up (and cached the lookup) before the deletion.
+    expect((await post(ingest, '/v1/bot/message-trigger', botCall)).status).toBe(200);
+    // The worker has the account's settings in its cache: it delivered an event just before.
+    const callbacks = await receiver();
+    await setCallbackSettings(worker.app, account.id, { pushUrl: callbacks.url, contentType: 'JSON', permissions: 'all' });
+    await sendEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 1 } }]);
+    await waitFor('the callback before the deletion', () => callbacks.requests.length === 1);
+    const token = await portalToken(configApi, account.id);
+    const { code } = await adminPortalLink(configApi, account.id);
+    expect((await openApiCall(configApi.url, account, 'GET', 'push_settings')).body.code).toBe(1000);
+    const events = await insertEvents(
+      worker.app,
+      account.id,
+      Array.from({ length: 2100 }, (_, index) => ({ action: 'Customer_update', message: { id: index } })),
+    );
+    // Settled already: the worker is not asked about these.
+    await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE account_id = $1 AND status = 'queued'`, [account.id]);
+    const db = worker.app.get(DataSource);
+    await db.query(
+      `INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body)
+       SELECT seq, 0, 1, now(), 5, 'http://127.0.0.1:9/hook', '{}', message::text FROM events WHERE account_id = $1`,
+      [account.id],
+    );
+
+    const deleted = await adminCall(otherConfigApi, 'DELETE', `/admin/v1/accounts/${account.id}`);
+    expect(deleted.status).toBe(202);
+    expect(deleted.body).toEqual({ id: account.id, status: 'deleting' });
+
+    expect((await openApiCall(configApi.url, account, 'GET', 'push_settings')).body.code).toBe(2059);
+    expect((await portalCall(configApi, `Bearer ${token}`, 'GET', 'events')).status).toBe(401);
+    expect((await openPortalSession(configApi, code)).status).toBe(401);
+    expect((await post(ingest, '/v1/bot/message-trigger', botCall)).status).toBe(404);
+    expect(botTarget.requests).toHaveLength(1);
+    const event = await post(ingest, '/v1/events', { account_id: account.id, action: 'Customer_create', message: { id: 1 } });
+    expect(event.status).toBe(404);
+    expect((await adminCall(configApi, 'GET', `/admin/v1/accounts/${account.id}`)).status).toBe(404);
+    expect((await adminCall(configApi, 'POST', `/admin/v1/accounts/${account.id}/rotate-token`)).status).toBe(404);
+    expect((await adminCall(configApi, 'DELETE', `/admin/v1/accounts/${account.id}`)).status).toBe(404);
+    // A job of the account that runs now makes no call.
+    const [late] = await sendEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 2 } }]);
+    const queue = deliveryQueueOf(worker.app).queueFor(account.id);
+    await waitFor('the late job to end', async () => (await queue.getJob(deliveryJobId({ eventSeq: late.seq, series: 0, attempt: 0 }))) === undefined);
+    expect(callbacks.requests).toHaveLength(1);
+
+    const reused = await waitFor('the email to be free again', async () => {
+      const answer = await adminCall(configApi, 'POST', '/admin/v1/accounts', { email: account.email });
+      return answer.status === 201 ? answer.body : undefined;
+    });
+    expect(reused.id).not.toBe(account.id);
+    const [left] = await db.query<{ events: number; attempts: number; keys: number }[]>(
+      `SELECT (SELECT count(*)::int FROM events WHERE account_id = $1) AS events,
+              (SELECT count(*)::int FROM delivery_attempts WHERE event_seq = ANY($2::bigint[])) AS attempts,
+              (SELECT count(*)::int FROM event_keys WHERE account_id = $1) AS keys`,
+      [account.id, events.map((stored) => stored.seq)],
+    );
+    expect(left).toEqual({ events: 0, attempts: 0, keys: 0 });
+    const [deletion] = await db.query<Json[]>(`SELECT status, events_deleted FROM account_deletions WHERE id = $1`, [account.id]);
+    expect(deletion).toEqual({ status: 'done', events_deleted: '2102' });
+    expect(await eventRow(worker.app, events[0].eventId)).toBeUndefined();
+  });
+
+  it('answers 404 for an unknown account and 400 naming a malformed id', async () => {
+    expect((await adminCall(configApi, 'DELETE', '/admin/v1/accounts/2000000000')).status).toBe(404);
+    await expectQueryError(configApi, 'DELETE', '/admin/v1/accounts/x', 'id');
+  });
+});
