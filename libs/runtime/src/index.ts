@@ -10,6 +10,8 @@ export * from './settings/settings-notifier';
 export * from './queue/delivery-queue';
 export * from './queue/delivery-queues';
 export * from './http/api-error';
+export * from './http/client-address';
+export * from './net/address-ranges';
 export * from './http/error.filter';
 export * from './http/routes-ahead-of-express';
 export * from './http/validation';

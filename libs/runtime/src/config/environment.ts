@@ -2,6 +2,9 @@ import * as ipaddr from 'ipaddr.js';
 import { parseDuration, parseRetrySchedule } from './duration';
 import { readTracingSettings, type TracingSettings } from '../tracing/tracing-settings';
 import { readSecretsKeys, type SecretsKeys } from '../secrets/secrets-keys';
+import type { TrustProxy } from '../http/client-address';
+import type { AddressRange } from '../net/address-ranges';
+import { readBlockedTargetRanges, readTrustProxy } from './network-settings';
 import { checkRedisPrefix, type QueueShards, readQueueShards, readRedisTopology, type RedisTopology } from './redis-topology';
 
 export interface Environment {
@@ -25,8 +28,12 @@ export interface Environment {
     ingestTokens: string[];
   };
   openApi: { rateLimitPerMinute: number; timestampSkewSeconds: number; nonceTtlSeconds: number };
+  /** TRUST_PROXY: whose `X-Forwarded-For` names the client (null: the socket's address is the client's). */
+  trustProxy: TrustProxy | null;
   delivery: {
     allowPrivateTargets: boolean;
+    /** BLOCKED_TARGET_RANGES: refused as callback and bot webhook targets like the non-public ranges. */
+    blockedTargetRanges: AddressRange[];
     timeoutMs: number;
     retryScheduleMs: number[];
     workerConcurrency: number;
@@ -224,8 +231,10 @@ export function loadEnvironment(source: Source = process.env): Environment {
       timestampSkewSeconds: 300,
       nonceTtlSeconds: 900,
     },
+    trustProxy: readTrustProxy(source, read.problems),
     delivery: {
       allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
+      blockedTargetRanges: readBlockedTargetRanges(source, read.problems),
       timeoutMs: read.integer('DELIVERY_TIMEOUT_MS', 10_000, 100, 300_000),
       retryScheduleMs,
       workerConcurrency: read.integer('WORKER_CONCURRENCY', 50, 1, 10_000),
