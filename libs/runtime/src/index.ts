@@ -11,6 +11,7 @@ export * from './queue/delivery-queue';
 export * from './queue/delivery-queues';
 export * from './http/api-error';
 export * from './http/client-address';
+export * from './http/minute-limit';
 export * from './net/address-ranges';
 export * from './http/error.filter';
 export * from './http/routes-ahead-of-express';

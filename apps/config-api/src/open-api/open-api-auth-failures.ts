@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { createHash } from 'node:crypto';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { clientAddress, ENVIRONMENT, type Environment, OpenApiError, REDIS, type RedisClient, RedisKeys, type TrustProxy } from '@app/runtime';
+import { clientAddress, ENVIRONMENT, type Environment, MinuteLimit, OpenApiError, REDIS, type RedisClient, RedisKeys, type TrustProxy } from '@app/runtime';
 import { OpenApiCode, rateLimited } from './open-api-errors';
 
 /** Failed authentications allowed for one email from one client address in a minute (CONTRACT §2). */
@@ -31,18 +30,12 @@ export function isAuthFailure(error: unknown): boolean {
  */
 @Injectable()
 export class OpenApiAuthFailures {
-  private readonly limiter: RateLimiterRedis;
+  private readonly limit: MinuteLimit;
   private readonly trustProxy: TrustProxy | null;
 
   constructor(@Inject(REDIS) redis: RedisClient, @Inject(ENVIRONMENT) environment: Environment) {
     this.trustProxy = environment.trustProxy;
-    this.limiter = new RateLimiterRedis({
-      storeClient: redis,
-      keyPrefix: `${new RedisKeys(environment.redis.prefix).rateLimitPrefix()}:auth-failures`,
-      points: AUTH_FAILURES_PER_MINUTE,
-      duration: 60,
-      rejectIfRedisNotReady: true,
-    });
+    this.limit = new MinuteLimit(redis, `${new RedisKeys(environment.redis.prefix).rateLimitPrefix()}:auth-failures`, AUTH_FAILURES_PER_MINUTE);
   }
 
   /** The counter's key for this request: the email as sent (lower-cased), and the client's address. */
@@ -57,11 +50,8 @@ export class OpenApiAuthFailures {
    * here is not the caller's problem: the failure's answer stands too.
    */
   async countOrRefuse(key: string, onBlocked: (retryAfterSeconds: number) => void): Promise<void> {
-    try {
-      await this.limiter.consume(key);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) return;
-      const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    const retryAfterSeconds = await this.limit.take(key).catch(() => null);
+    if (retryAfterSeconds !== null) {
       onBlocked(retryAfterSeconds);
       throw rateLimited(`more than ${AUTH_FAILURES_PER_MINUTE} failed authentications a minute for this email from this address; retry in ${retryAfterSeconds} s`);
     }

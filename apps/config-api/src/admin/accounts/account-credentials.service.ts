@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import type { RotatedSecret, RotatedToken } from '@app/payloads';
 import { ApiError, ENVIRONMENT, type Environment, publishSettingsChanged, REDIS, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
+import { endPortalAccessCtes } from '../../portal/portal-access.service';
 
 /** How long a rotated-out signing secret keeps signing next to the new one. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -59,15 +60,16 @@ export class AccountCredentialsService {
     }
   }
 
+  /** The new token, and every portal session and link code of the account ended with the old one. */
   async rotateToken(accountId: number): Promise<RotatedToken> {
     const openApiToken = generateToken(24);
-    await this.updateAccount(accountId, 'open_api_token = $2', [this.secrets.seal(openApiToken)]);
+    await this.updateAccount(accountId, 'open_api_token = $2', [this.secrets.seal(openApiToken)], endPortalAccessCtes('$1'));
     return { open_api_token: openApiToken };
   }
 
-  /** `assignments` uses $2, $3, … for `values`; $1 is the account id. */
-  private async updateAccount(accountId: number, assignments: string, values: unknown[]): Promise<void> {
-    const [rows] = await this.dataSource.query<[unknown[], number]>(`UPDATE accounts SET ${assignments} WHERE id = $1 RETURNING id`, [
+  /** `assignments` uses $2, $3, … for `values`; $1 is the account id. `ctes` run in the same statement. */
+  private async updateAccount(accountId: number, assignments: string, values: unknown[], ctes?: string): Promise<void> {
+    const [rows] = await this.dataSource.query<[unknown[], number]>(`${ctes ? `WITH ${ctes} ` : ''}UPDATE accounts SET ${assignments} WHERE id = $1 RETURNING id`, [
       accountId,
       ...values,
     ]);
