@@ -12,7 +12,7 @@ import type Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Account } from '@app/persistence';
-import { ENVIRONMENT, type Environment, REDIS, RedisKeys, SecretBox } from '@app/runtime';
+import { ENVIRONMENT, type Environment, loggableError, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { unixSeconds, verifyOpenApiSign, withinTolerance } from '@app/signing';
 import { isAuthFailure, OpenApiAuthFailures } from './open-api-auth-failures';
 import { parseAuthQuery } from './open-api-auth-query';
@@ -117,7 +117,7 @@ export class OpenApiAuthGuard implements CanActivate {
     try {
       unused = await fresh();
     } catch (error) {
-      this.logger.warn({ err: error }, 'nonce store unavailable; refusing Open API call');
+      this.logger.warn(loggableError(error), 'nonce store unavailable; refusing Open API call');
       throw serviceUnavailable('replay protection is unavailable (Redis is not reachable); try again shortly');
     }
     if (!unused) {

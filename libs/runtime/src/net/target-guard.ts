@@ -129,3 +129,16 @@ export function guardedLookup(hostname: string, options: object, callback: Looku
     return callback(null, addresses[0].address, addresses[0].family);
   });
 }
+
+/**
+ * What a log line may carry of a target URL: its origin. The path and query of a push URL often hold the
+ * receiver's own secret (`…/hook?token=…`), which logs must not spread.
+ */
+export function loggableUrl(url: string | null | undefined): string {
+  if (!url) return '?';
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(not a URL)';
+  }
+}

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RotatedSecret, RotatedToken } from '@app/payloads';
-import { ApiError, ENVIRONMENT, type Environment, publishSettingsChanged, REDIS, SecretBox } from '@app/runtime';
+import { ApiError, ENVIRONMENT, type Environment, loggableErrorText, publishSettingsChanged, REDIS, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import { endPortalAccessCtes } from '../../portal/portal-access.service';
 
@@ -41,7 +41,7 @@ export class AccountCredentialsService {
     // that learns of it late (within its 30 s cache bound) signs with the old secret, which receivers accept
     // for the 24 hours of the overlap anyway.
     await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId).catch((error: unknown) => {
-      this.logger.warn(`could not announce the secret rotation of account ${accountId}: ${(error as Error).message}`);
+      this.logger.warn(`could not announce the secret rotation of account ${accountId}: ${loggableErrorText(error)}`);
     });
     return { signing_secret: signingSecret, previous_secret_expires_at: expiresAt.toISOString() };
   }
