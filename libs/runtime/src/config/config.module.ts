@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { type Environment, loadEnvironment } from './environment';
+import { type AppName, type Environment, loadEnvironment } from './environment';
 import { SecretBox } from '../secrets/secret-box';
 import { blockTargetRanges } from '../net/target-guard';
 
@@ -14,8 +14,8 @@ let processSettings: Environment | undefined;
  * before Nest starts (a bad setting is one clear message), and ENVIRONMENT then hands out the same
  * object instead of parsing everything again.
  */
-export function processEnvironment(): Environment {
-  processSettings ??= loadEnvironment();
+export function processEnvironment(app?: AppName): Environment {
+  processSettings ??= loadEnvironment(process.env, app);
   return processSettings;
 }
 
@@ -23,7 +23,7 @@ export function processEnvironment(): Environment {
 @Global()
 @Module({
   providers: [
-    { provide: ENVIRONMENT, useFactory: processEnvironment },
+    { provide: ENVIRONMENT, useFactory: () => processEnvironment() },
     { provide: SecretBox, useFactory: (environment: Environment) => new SecretBox(environment.secrets), inject: [ENVIRONMENT] },
     {
       // The target guard's DNS hook is process-wide; it takes this app's BLOCKED_TARGET_RANGES as the app starts.

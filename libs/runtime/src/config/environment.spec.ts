@@ -1,8 +1,8 @@
-import { EnvironmentError, loadEnvironment } from './environment';
+import { type AppName, EnvironmentError, loadEnvironment } from './environment';
 
-function problemsOf(source: Record<string, string>): string[] {
+function problemsOf(source: Record<string, string>, app?: AppName): string[] {
   try {
-    loadEnvironment(source);
+    loadEnvironment(source, app);
   } catch (error) {
     if (error instanceof EnvironmentError) return error.problems;
     throw error;
@@ -137,6 +137,14 @@ describe('loadEnvironment', () => {
     expect(loadEnvironment({}).delivery.blockedTargetRanges).toEqual([]);
     expect(loadEnvironment({ BLOCKED_TARGET_RANGES: '10.96.0.0/12,fd00:10::/64' }).delivery.blockedTargetRanges).toHaveLength(2);
     expect(problemsOf({ BLOCKED_TARGET_RANGES: '10.96.0.0/12,10.0.0.0/40' })[0]).toMatch(/^BLOCKED_TARGET_RANGES must be .*"10.0.0.0\/40"/);
+  });
+
+  it('requires in production only the token the app serves with', () => {
+    const keyOnly = { NODE_ENV: 'production', SECRETS_KEY: PRODUCTION_TOKENS.SECRETS_KEY };
+    expect(problemsOf({ ...keyOnly }, 'config-api')).toEqual(['ADMIN_TOKEN is required when NODE_ENV=production']);
+    expect(problemsOf({ ...keyOnly }, 'ingest')).toEqual(['INGEST_TOKEN is required when NODE_ENV=production']);
+    expect(loadEnvironment(keyOnly, 'delivery-worker').auth).toEqual({ adminToken: null, ingestTokens: [] });
+    expect(problemsOf({ NODE_ENV: 'production' }, 'delivery-worker')).toEqual([expect.stringMatching(/^SECRETS_KEY is required/)]);
   });
 
   it('requires ADMIN_TOKEN, INGEST_TOKEN and SECRETS_KEY in production only', () => {

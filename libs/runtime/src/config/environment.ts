@@ -183,21 +183,39 @@ function readListenHost(read: Reader): string | null {
   return null;
 }
 
-/** Reads and validates every setting once; throws EnvironmentError naming each bad one. */
-export function loadEnvironment(source: Source = process.env): Environment {
+/**
+ * The bearer tokens each app serves with, so each is required only where it is used: a worker runs
+ * without ADMIN_TOKEN or INGEST_TOKEN, and a deployment can give each app only its own secrets.
+ */
+export const TOKENS_OF_APP = {
+  'config-api': ['ADMIN_TOKEN'],
+  ingest: ['INGEST_TOKEN'],
+  'delivery-worker': [],
+} as const satisfies Record<string, readonly ('ADMIN_TOKEN' | 'INGEST_TOKEN')[]>;
+
+export type AppName = keyof typeof TOKENS_OF_APP;
+
+export function isAppName(name: string): name is AppName {
+  return Object.hasOwn(TOKENS_OF_APP, name);
+}
+
+/**
+ * Reads and validates every setting once; throws EnvironmentError naming each bad one. In production
+ * `app` narrows the required tokens to its own; without it (tools, tests) both are required.
+ */
+export function loadEnvironment(source: Source = process.env, app?: AppName): Environment {
   const read = new Reader(source);
   const nodeEnv = read.string('NODE_ENV', 'development');
   const production = nodeEnv === 'production';
+  const requiredTokens: readonly string[] = app ? TOKENS_OF_APP[app] : ['ADMIN_TOKEN', 'INGEST_TOKEN'];
 
   const adminToken = read.optionalString('ADMIN_TOKEN');
   const ingestTokens = (read.optionalString('INGEST_TOKEN') ?? '')
     .split(',')
     .map((token) => token.trim())
     .filter((token) => token.length > 0);
-  if (production) {
-    read.require('ADMIN_TOKEN', adminToken !== null, 'when NODE_ENV=production');
-    read.require('INGEST_TOKEN', ingestTokens.length > 0, 'when NODE_ENV=production');
-  }
+  if (production && requiredTokens.includes('ADMIN_TOKEN')) read.require('ADMIN_TOKEN', adminToken !== null, 'when NODE_ENV=production');
+  if (production && requiredTokens.includes('INGEST_TOKEN')) read.require('INGEST_TOKEN', ingestTokens.length > 0, 'when NODE_ENV=production');
   for (const [name, tokens] of [['ADMIN_TOKEN', adminToken ? [adminToken] : []], ['INGEST_TOKEN', ingestTokens]] as const) {
     if (tokens.some((token) => token.length < 16)) read.problems.push(`${name} must be at least 16 characters long`);
   }
