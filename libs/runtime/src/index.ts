@@ -20,6 +20,7 @@ export * from './http/bearer-token.guard';
 export * from './net/target-guard';
 export * from './net/outbound-http.client';
 export * from './metrics/metrics';
+export * from './metrics/metrics-server';
 export * from './metrics/stage-stamps';
 export * from './runtime.module';
 export * from './health/readiness.service';

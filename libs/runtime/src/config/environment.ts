@@ -22,6 +22,8 @@ export interface Environment {
   publicUrl: string;
   /** The address the HTTP server binds; null: every interface (Node's default, what containers need). */
   listenHost: string | null;
+  /** METRICS_PORT: `/metrics` served on this port alone (0: any free one); null: on the app's own port. */
+  metricsPort: number | null;
   auth: {
     /** null: the admin API refuses every request (only allowed outside production). */
     adminToken: string | null;
@@ -242,6 +244,7 @@ export function loadEnvironment(source: Source = process.env, app?: AppName): En
       worker: read.integer('WORKER_PORT', 3002, 0, 65535),
     },
     listenHost: readListenHost(read),
+    metricsPort: source.METRICS_PORT?.trim() ? read.integer('METRICS_PORT', 0, 0, 65535) : null,
     publicUrl: '',
     auth: { adminToken, ingestTokens },
     openApi: {
