@@ -4,6 +4,9 @@
 //  - every rendered object passes the schema of its kind (kubernetes-models, @kubernetes-models/keda,
 //    @kubernetes-models/prometheus-operator); a kind without a schema here is an error, not a pass;
 //  - the PrometheusRule carries exactly the groups of deploy/prometheus/alerts.yml;
+//  - a NetworkPolicy egress rule to a datastore port (PostgreSQL, Redis, Sentinel, OTLP) names single
+//    addresses (/32, /128), never a range such as 10.0.0.0/8 or a whole namespace;
+//  - no Deployment or Job reads a Secret meant for another app (its own `<app>-secrets` only);
 //  - `promtool check rules` and `promtool test rules` pass, and so does `promtool check config` on
 //    deploy/prometheus.yml (the compose scrape configuration, which loads the same rules).
 // Usage: node deploy/validate-manifests.mjs [deploy directory]   (default: the one beside this file)
@@ -59,6 +62,39 @@ function validateObject(where, object) {
   }
 }
 
+const DATASTORE_PORTS = new Set([5432, 6379, 26379, 4318]);
+
+function checkDatastoreEgress(where, object) {
+  if (object.kind !== 'NetworkPolicy') return;
+  for (const rule of object.spec?.egress ?? []) {
+    if (!(rule.ports ?? []).some((port) => DATASTORE_PORTS.has(port.port))) continue;
+    for (const peer of rule.to ?? [{}]) {
+      const cidr = peer.ipBlock?.cidr;
+      if (!cidr || !/\/(32|128)$/.test(cidr) || peer.ipBlock.except?.length) {
+        problems.push(`${where}: NetworkPolicy ${object.metadata.name}: datastore ports open to ${cidr ?? 'a selector, not an address'}; name each datastore's own address (/32 or /128)`);
+      }
+    }
+  }
+}
+
+/** The Secrets a pod template reads, by their name before kustomize's hash suffix. */
+function secretsRead(podSpec) {
+  const names = new Set();
+  for (const container of [...(podSpec?.initContainers ?? []), ...(podSpec?.containers ?? [])]) {
+    for (const source of container.envFrom ?? []) if (source.secretRef) names.add(source.secretRef.name);
+    for (const variable of container.env ?? []) if (variable.valueFrom?.secretKeyRef) names.add(variable.valueFrom.secretKeyRef.name);
+  }
+  return [...names].map((name) => name.replace(/-[a-z0-9]{10}$/, ''));
+}
+
+function checkOwnSecrets(where, object) {
+  if (object.kind !== 'Deployment' && object.kind !== 'Job') return;
+  const app = object.spec?.template?.metadata?.labels?.['app.kubernetes.io/name'] ?? object.metadata.name;
+  for (const secret of secretsRead(object.spec?.template?.spec)) {
+    if (secret !== `${app}-secrets`) problems.push(`${where}: ${object.kind} ${object.metadata.name} reads the Secret ${secret}; each app reads only ${app}-secrets`);
+  }
+}
+
 const alerts = parse(readFileSync(join(prometheusDir, 'alerts.yml'), 'utf8'));
 const overlays = ['base', ...readdirSync(join(kubernetesDir, 'overlays')).map((overlay) => join('overlays', overlay))];
 for (const overlay of overlays) {
@@ -75,6 +111,8 @@ for (const overlay of overlays) {
     if (object === null) continue;
     kinds.set(object.kind, (kinds.get(object.kind) ?? 0) + 1);
     validateObject(overlay, object);
+    checkDatastoreEgress(overlay, object);
+    checkOwnSecrets(overlay, object);
     if (object.kind === 'PrometheusRule' && !isDeepStrictEqual(object.spec?.groups, alerts.groups)) {
       problems.push(`${overlay}: PrometheusRule ${object.metadata.name}: its groups differ from deploy/prometheus/alerts.yml (run node deploy/render-prometheus-rule.mjs)`);
     }

@@ -70,6 +70,8 @@ it.each([
   ['a resource file that does not exist', 'kubernetes/base/kustomization.yaml', (text: string) => text.replace('  - ingest.yaml\n', '  - ingest.yaml\n  - missing.yaml\n'), /base: kubectl kustomize failed/],
   ['an overlay patching an object that is not there', 'kubernetes/overlays/small/sizes.yaml', (text: string) => text.replace('name: ingest\nspec:\n  minReplicas', 'name: ingest-typo\nspec:\n  minReplicas'), /overlays\/small: kubectl kustomize failed/],
   ['an alert that no longer fires as its test expects', 'prometheus/alerts.yml', (text: string) => text.replace('max(callback_backlog_oldest_due_seconds) > 600', 'max(callback_backlog_oldest_due_seconds) > 6000'), /promtool test rules alerts.test.yml: [\s\S]*CallbackDeliveryLate/],
+  ['datastore ports open to all of 10/8', 'kubernetes/base/network-policies.yaml', (text: string) => text.replace('cidr: 10.0.0.10/32', 'cidr: 10.0.0.0/8'), /NetworkPolicy datastores: datastore ports open to 10.0.0.0\/8/],
+  ['a pod reading another app\'s Secret', 'kubernetes/base/delivery-worker.yaml', (text: string) => text.replace('secretRef: { name: delivery-worker-secrets }', 'secretRef: { name: config-api-secrets }'), /Deployment delivery-worker reads the Secret config-api-secrets/],
   ['an alert expression that does not parse', 'prometheus/alerts.yml', (text: string) => text.replace('max(callbacks_endpoints_disabled) > 5', 'max(callbacks_endpoints_disabled > 5'), /promtool check rules alerts.yml: /],
 ])('fails on %s', (_what, file, edit, problem) => {
   const dir = brokenCopy(file, edit);
@@ -91,6 +93,12 @@ it('fails when the PrometheusRule and alerts.yml differ', () => {
 describe.each(OVERLAYS)('%s', (overlay) => {
   const objects = render(overlay);
   const ofKind = (kind: string): K8sObject[] => objects.filter((object) => object.kind === kind);
+  /** A generated Secret by its name before kustomize's hash suffix. */
+  const secretNamed = (name: string): K8sObject => {
+    const found = ofKind('Secret').find((object) => object.metadata.name.replace(/-[a-z0-9]{10}$/, '') === name);
+    if (!found) throw new Error(`${overlay} has no Secret ${name}`);
+    return found;
+  };
   const named = (kind: string, name: string): K8sObject => {
     const found = ofKind(kind).find((object) => object.metadata.name === name);
     if (!found) throw new Error(`${overlay} has no ${kind} ${name}`);
@@ -107,8 +115,10 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(container.resources.requests).toEqual(expect.objectContaining({ cpu: expect.any(String), memory: expect.any(String) }));
     expect(container.resources.limits.memory).toEqual(expect.any(String));
     const configMap = ofKind('ConfigMap')[0].metadata.name;
-    const secret = ofKind('Secret')[0].metadata.name;
+    const secret = secretNamed(`${app}-secrets`).metadata.name;
     expect(container.envFrom).toEqual([{ configMapRef: { name: configMap } }, { secretRef: { name: secret } }]);
+    // The migration before it reads the database URL of the app's Secret, nothing else.
+    expect(pod.initContainers.map((init: { env: unknown }) => init.env)).toEqual([[{ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: secret, key: 'DATABASE_URL' } } }]]);
     expect(pod.initContainers.map((init: { command: string[] }) => init.command)).toEqual([['node', 'dist/scripts/migrate.js']]);
     // The kubelet's SIGKILL must come after the app's own shutdown deadline.
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(SHUTDOWN_DEADLINE_MS + (container.lifecycle?.preStop ? 5000 : 0));
@@ -138,7 +148,16 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(egress.podSelector.matchExpressions[0].values.sort()).toEqual(['delivery-worker', 'ingest']);
     const internet = egress.egress.flatMap((rule: { to: { ipBlock?: { cidr: string; except?: string[] } }[] }) => rule.to).find((peer: { ipBlock?: { cidr: string } }) => peer.ipBlock?.cidr === '0.0.0.0/0');
     expect(internet.ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8', '100.64.0.0/10']));
-    expect(Object.keys(ofKind('Secret')[0].data ?? {})).toEqual(expect.arrayContaining(['ADMIN_TOKEN', 'INGEST_TOKEN', 'SECRETS_KEY', 'DATABASE_URL']));
-    expect(Object.keys(ofKind('ConfigMap')[0].data ?? {})).toEqual(expect.arrayContaining(['REDIS_CLUSTER_NODES', 'REDIS_SENTINELS', 'DELIVERY_QUEUE_SHARDS']));
+    const keysOf = (name: string): string[] => Object.keys(secretNamed(name).data ?? {}).sort();
+    const datastores = ['DATABASE_URL', 'REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD', 'REDIS_URL', 'REDIS_USERNAME', 'SECRETS_KEY'];
+    expect(keysOf('config-api-secrets')).toEqual(['ADMIN_TOKEN', ...datastores].sort());
+    expect(keysOf('ingest-secrets')).toEqual(['INGEST_TOKEN', ...datastores].sort());
+    expect(keysOf('delivery-worker-secrets')).toEqual(datastores);
+    expect(keysOf('migrate-secrets')).toEqual(['DATABASE_URL']);
+    expect(ofKind('Secret')).toHaveLength(4);
+    // The datastores only at their own addresses, never a private range as a whole.
+    const datastorePeers = named('NetworkPolicy', 'datastores').spec.egress.filter((rule: { ports: { port: number }[] }) => rule.ports.some((port) => port.port !== 53));
+    for (const peer of datastorePeers.flatMap((rule: { to: unknown[] }) => rule.to)) expect(peer).toEqual({ ipBlock: { cidr: expect.stringMatching(/\/32$/) } });
+    expect(Object.keys(ofKind('ConfigMap')[0].data ?? {})).toEqual(expect.arrayContaining(['REDIS_CLUSTER_NODES', 'REDIS_SENTINELS', 'DELIVERY_QUEUE_SHARDS', 'BLOCKED_TARGET_RANGES']));
   });
 });

@@ -232,6 +232,37 @@ describe('GET /open_api_v1/events', () => {
     }
   });
 
+  it('moves the cursor past every row a poll looked at, allowed or not: 3,000 filtered events cost one poll', async () => {
+    const account = await createAccount(configApi);
+    await openApiCall(configApi.url, account, 'POST', 'set_permissions', { body: { permissions: { customer_create: true } } });
+    const empty = await feed(account);
+    await db.query(
+      `INSERT INTO events (event_id, account_id, action, message) SELECT $1 || '-' || n, $2, 'Customer_destroy', '{}' FROM generate_series(1, 3000) n`,
+      [randomUUID(), account.id],
+    );
+    const [last] = (
+      await db.query<{ cursor: string }>(
+        `SELECT COALESCE(txid, '0'::xid8)::text || '.' || seq AS cursor FROM events WHERE account_id = $1 ORDER BY COALESCE(txid, '0'::xid8) DESC, seq DESC LIMIT 1`,
+        [account.id],
+      )
+    ).rows;
+
+    // Once the rows are visible to the feed, one poll passes all of them with an empty page.
+    const passed = await waitFor('a poll past the filtered rows', async () => {
+      const answer = await feed(account, { after: empty.body.next_cursor });
+      return answer.body.next_cursor !== empty.body.next_cursor ? answer : false;
+    });
+    expect(passed.body).toEqual({ code: 1000, message: 'OK', items: [], next_cursor: last.cursor });
+
+    // An allowed event after them comes in the next poll, and only the rows after the cursor are looked at.
+    await db.query(`INSERT INTO events (event_id, account_id, action, message) VALUES ($1, $2, 'Customer_create', '{}')`, [`${randomUUID()}-allowed`, account.id]);
+    const next = await waitFor('the allowed event', async () => {
+      const answer = await feed(account, { after: passed.body.next_cursor });
+      return answer.body.items.length === 1 ? answer : false;
+    });
+    expect(next.body.items[0].action).toBe('Customer_create');
+  });
+
   it('lists events of every action the permissions allow, whatever the push_url', async () => {
     const account = await createAccount(configApi);
     await allowEverything(account);

@@ -19,6 +19,7 @@ import {
   ingestEventText,
 } from './support/fuzz-arbitraries';
 import { IsolatedNamespace } from './support/isolated-namespace';
+import { portalToken } from './support/portal-client';
 
 /**
  * Property-based fuzzing of every route of every app (the routes their /docs/openapi.json declare, plus
@@ -79,8 +80,29 @@ async function routesOf(app: RunningApp): Promise<Route[]> {
   return found;
 }
 
+/** Portal sessions of the fuzz account, each used for fewer calls than its 120 a minute. */
+const portalSessions: string[] = [];
+const PORTAL_SESSION_COUNT = 20;
+const CALLS_PER_PORTAL_SESSION = 100;
+let portalCalls = 0;
+
+function portalBearer(): string {
+  const token = portalSessions[Math.floor(portalCalls / CALLS_PER_PORTAL_SESSION) % portalSessions.length];
+  portalCalls += 1;
+  return `Bearer ${token}`;
+}
+
 function authHeaders(route: Route, auth: 'right' | 'none' | 'wrong'): Record<string, string> {
-  const bearer = route.path.startsWith('/admin') ? ADMIN_HEADERS.authorization : route.path.startsWith('/v1/') ? INGEST_HEADERS.authorization : undefined;
+  const portal = route.path.startsWith('/portal/v1/') && route.path !== '/portal/v1/session';
+  const bearer = route.path.startsWith('/admin')
+    ? ADMIN_HEADERS.authorization
+    : route.path.startsWith('/v1/')
+      ? INGEST_HEADERS.authorization
+      : portal && auth === 'right'
+        ? portalBearer()
+        : portal
+          ? 'portal'
+          : undefined;
   if (!bearer || auth === 'none') return {};
   return { authorization: auth === 'right' ? bearer : `Bearer ${randomUUID()}` };
 }
@@ -149,6 +171,7 @@ beforeAll(async () => {
   apps.ingest = await startApp(IngestModule, settings);
   apps.worker = await startApp(DeliveryWorkerModule, settings);
   account = await createAccount(apps.configApi);
+  for (let session = 0; session < PORTAL_SESSION_COUNT; session += 1) portalSessions.push(await portalToken(apps.configApi, account.id));
   routes = (await Promise.all(Object.values(apps).map(routesOf))).flat();
   for (const app of Object.values(apps)) {
     routes.push({ app, method: 'GET', path: '/docs', queryNames: [], bodyFields: [] }, { app, method: 'GET', path: '/docs/openapi.json', queryNames: [], bodyFields: [] });
@@ -167,7 +190,9 @@ describe(`fuzzing every route (seed ${SEED})`, () => {
   it('finds every app serving routes from its docs', async () => {
     for (const [name, app] of Object.entries(apps)) before[name] = await seriesCount(app);
     const paths = new Set(routes.map((route) => route.path));
-    for (const path of ['/open_api_v1/set_url', '/admin/v1/events', '/v1/events/batch', '/v1/bot/task-push', '/health/ready']) expect(paths).toContain(path);
+    for (const path of ['/open_api_v1/set_url', '/admin/v1/events', '/v1/events/batch', '/v1/bot/task-push', '/health/ready', '/portal/v1/settings', '/portal/v1/redeliver', '/portal/v1/test-event', '/open_api_v1/events']) {
+      expect(paths).toContain(path);
+    }
   });
 
   it('answers no generated request of any route with a server error', async () => {

@@ -21,7 +21,7 @@ describe.each([
     expect(live.status).toBe(200);
     const ready = await fetch(`${running.url}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' } });
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok', secrets: 'ok' } });
   });
 
   it('serves Prometheus text', async () => {

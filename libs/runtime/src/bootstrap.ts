@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { ENVIRONMENT, processEnvironment } from './config/config.module';
-import { type Environment, EnvironmentError } from './config/environment';
+import { type Environment, EnvironmentError, isAppName } from './config/environment';
 import { type ApiDocsInfo, setupApiDocs } from './docs/api-docs';
 import { HttpErrorFilter } from './http/error.filter';
 import { requestLog } from './logging/logging';
@@ -56,7 +56,7 @@ export async function bootstrapHttpApp(
   portOf: (environment: Environment) => number,
   docs?: ApiDocsInfo,
 ): Promise<NestExpressApplication> {
-  const environment = environmentOrExit(processName);
+  const environment = environmentOrExit(processName, () => processEnvironment(isAppName(processName) ? processName : undefined));
   if (!environment.secrets.current) {
     // Every app reads or writes stored secrets; refusing here is one clear line instead of a DI stack trace.
     process.stderr.write(`[${processName}] ${new SecretsKeyMissingError().message}\n`);

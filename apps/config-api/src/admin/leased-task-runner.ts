@@ -2,7 +2,7 @@ import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource, EntityManager } from 'typeorm';
-import { isDatabaseUnavailable, sqlState } from '@app/runtime';
+import { isDatabaseUnavailable, loggableErrorText, sqlState } from '@app/runtime';
 
 /** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */
 export const TASK_STALE_AFTER_S = 30;
@@ -84,7 +84,7 @@ export abstract class LeasedTaskRunner<Id extends string | number> implements On
         this.run(rows[0].id);
       }
     } catch (error) {
-      this.logger.warn(`looking for abandoned ${this.what}s failed: ${(error as Error).message}`);
+      this.logger.warn(`looking for abandoned ${this.what}s failed: ${loggableErrorText(error)}`);
     }
   }
 }
@@ -117,13 +117,13 @@ export abstract class SteppedTaskRunner<Id extends string | number> extends Leas
         }
       }
     } catch (error) {
-      const message = (error as Error).message;
+      const message = loggableErrorText(error);
       this.logger.warn(`task ${id} of ${this.table} paused: ${message}`);
       if (isPassingFailure(error)) return;
       // Kept for operators; the stale heartbeat brings the task back to a runner.
       await this.dataSource
         .query(`UPDATE ${this.table} SET error = $3 WHERE id = $1 AND lease_owner = $2`, [id, this.owner, message.slice(0, 1000)])
-        .catch((failure: unknown) => this.logger.warn(`recording why task ${id} paused: ${(failure as Error).message}`));
+        .catch((failure: unknown) => this.logger.warn(`recording why task ${id} paused: ${loggableErrorText(failure)}`));
     }
   }
 

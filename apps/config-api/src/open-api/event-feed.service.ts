@@ -21,14 +21,11 @@ export interface FeedPage {
   next_cursor: string;
 }
 
-interface FeedRow extends QueryResultRow {
-  txid: string;
-  seq: string;
-  event_id: string;
-  action: string;
-  message: Record<string, unknown>;
-  created_at: Date;
-}
+/** A row looked at: its position, and, when the permissions allow it, the event. */
+type FeedRow = QueryResultRow & { txid: string; seq: string } & (
+    | { allowed: true; event_id: string; action: string; message: Record<string, unknown>; created_at: Date }
+    | { allowed: false }
+  );
 
 /** The expression events_feed_idx is built on (rows from before the feed have no txid: read as 0). */
 const TXID = `COALESCE(txid, '0'::xid8)`;
@@ -40,21 +37,33 @@ const TXID = `COALESCE(txid, '0'::xid8)`;
 const PAGE_STATEMENT = 'open-api-feed-page';
 
 /**
+ * Rows a poll looks at, at most, whatever the permissions: a poll costs the same however few actions the
+ * account allows and however long its history, and the cursor moves past every row looked at.
+ */
+export const FEED_SCAN_ROWS = 5000;
+
+/**
  * One page, oldest first after the cursor, of the rows whose inserting transaction is older than every
  * transaction still running (see migration 1764800000000): those can no longer be joined by a row that
- * sorts before them. Test events are in the feed whatever the permissions, as they are pushed whatever
- * the permissions.
+ * sorts before them. At most FEED_SCAN_ROWS rows are looked at; `taken` counts the allowed ones among them
+ * (test events are allowed whatever the permissions, as they are pushed whatever the permissions), and the
+ * page is every row looked at up to the (limit + 1)-th allowed one, which PostgreSQL stops at (the run
+ * condition of the window). Rows left out by the permissions come back as their position only.
  */
 const PAGE_SQL = `
-  SELECT ${TXID}::text AS txid, seq::text AS seq, event_id, action, message, created_at
-    FROM events
-   WHERE account_id = $1
-     AND (${TXID}, seq) > ($2::xid8, $3::bigint)
-     AND ${TXID} < pg_snapshot_xmin(pg_current_snapshot())
-     AND (action = ANY($4::varchar[]) OR test)
-     AND NOT erased
-   ORDER BY ${TXID}, events.seq
-   LIMIT $5`;
+  SELECT txid::text AS txid, seq::text AS seq, allowed,
+         CASE WHEN allowed THEN event_id END AS event_id, CASE WHEN allowed THEN action END AS action,
+         CASE WHEN allowed THEN message END AS message, CASE WHEN allowed THEN created_at END AS created_at
+    FROM (SELECT looked.*, count(*) FILTER (WHERE allowed) OVER (ORDER BY txid, seq) AS taken
+            FROM (SELECT ${TXID} AS txid, seq, (action = ANY($4::varchar[]) OR test) AND NOT erased AS allowed, event_id, action, message, created_at
+                    FROM events
+                   WHERE account_id = $1
+                     AND (${TXID}, seq) > ($2::xid8, $3::bigint)
+                     AND ${TXID} < pg_snapshot_xmin(pg_current_snapshot())
+                   ORDER BY ${TXID}, events.seq
+                   LIMIT $6) looked) counted
+   WHERE taken <= $5
+   ORDER BY counted.txid, counted.seq`;
 
 /** The pull feed, GET /open_api_v1/events (CONTRACT §10). */
 @Injectable()
@@ -63,14 +72,13 @@ export class EventFeedService {
 
   async page(accountId: number, after: FeedCursor, limit: number): Promise<FeedPage> {
     const allowed = await this.allowedActions(accountId);
-    const rows = await preparedQuery<FeedRow>(this.dataSource, PAGE_STATEMENT, PAGE_SQL, [accountId, after.txid, after.seq, allowed, limit]);
+    const rows = await preparedQuery<FeedRow>(this.dataSource, PAGE_STATEMENT, PAGE_SQL, [accountId, after.txid, after.seq, allowed, limit, FEED_SCAN_ROWS]);
+    const items: FeedItem[] = [];
+    for (const row of rows) {
+      if (row.allowed) items.push({ event_id: row.event_id, action: row.action, message: row.message, created_at: row.created_at.toISOString() });
+    }
     const last = rows.at(-1);
-    return {
-      code: OpenApiCode.ok,
-      message: 'OK',
-      items: rows.map((row) => ({ event_id: row.event_id, action: row.action, message: row.message, created_at: row.created_at.toISOString() })),
-      next_cursor: formatFeedCursor(last ? { txid: last.txid, seq: last.seq } : after),
-    };
+    return { code: OpenApiCode.ok, message: 'OK', items, next_cursor: formatFeedCursor(last ? { txid: last.txid, seq: last.seq } : after) };
   }
 
   private async allowedActions(accountId: number): Promise<string[]> {

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { createHash } from 'node:crypto';
-import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { ENVIRONMENT, type Environment, OpenApiError, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
+import { clientAddress, ENVIRONMENT, type Environment, MinuteLimit, OpenApiError, REDIS, type RedisClient, RedisKeys, type TrustProxy } from '@app/runtime';
 import { OpenApiCode, rateLimited } from './open-api-errors';
 
 /** Failed authentications allowed for one email from one client address in a minute (CONTRACT §2). */
@@ -23,49 +22,38 @@ export function isAuthFailure(error: unknown): boolean {
 
 /**
  * Failed authentications by (email, client address), counted in Redis so every config-api instance
- * shares them. After 20 in a minute (a window opened by the first failure), every further call for that
- * email from that address is refused with 429 / code 2000 before any database lookup, until the window
- * ends; other emails and other addresses are not affected. The email is hashed into the key, so Redis
- * holds no address book.
+ * shares them. Only failures count, and only failing calls are refused: past 20 in a minute (a window
+ * opened by the first failure) a failing call for that email from that address answers 429 / code 2000
+ * instead of its own error until the window ends, while a correctly signed call still passes, so nobody
+ * who merely knows an email can lock its owner out. The client address is the socket's, or the one
+ * TRUST_PROXY's proxies forwarded. The email is hashed into the key, so Redis holds no address book.
  */
 @Injectable()
 export class OpenApiAuthFailures {
-  private readonly limiter: RateLimiterRedis;
+  private readonly limit: MinuteLimit;
+  private readonly trustProxy: TrustProxy | null;
 
   constructor(@Inject(REDIS) redis: RedisClient, @Inject(ENVIRONMENT) environment: Environment) {
-    this.limiter = new RateLimiterRedis({
-      storeClient: redis,
-      keyPrefix: `${new RedisKeys(environment.redis.prefix).rateLimitPrefix()}:auth-failures`,
-      points: AUTH_FAILURES_PER_MINUTE,
-      duration: 60,
-      rejectIfRedisNotReady: true,
-    });
+    this.trustProxy = environment.trustProxy;
+    this.limit = new MinuteLimit(redis, `${new RedisKeys(environment.redis.prefix).rateLimitPrefix()}:auth-failures`, AUTH_FAILURES_PER_MINUTE);
   }
 
-  /** The counter's key for this request: the email as sent (lower-cased), and the address of the connection. */
+  /** The counter's key for this request: the email as sent (lower-cased), and the client's address. */
   keyOf(request: Request): string {
     const email = typeof request.query.email === 'string' ? request.query.email.toLowerCase() : '';
-    const address = request.socket.remoteAddress ?? '';
-    return createHash('sha256').update(`${email}\n${address}`).digest('base64url');
+    return createHash('sha256').update(`${email}\n${clientAddress(request, this.trustProxy)}`).digest('base64url');
   }
 
-  /** Throws the 429 when this key has used up its failures, with the seconds left for `Retry-After`. */
-  async refuseWhenBlocked(key: string, onBlocked: (retryAfterSeconds: number) => void): Promise<void> {
-    let consumed: { consumedPoints: number; msBeforeNext: number } | null;
-    try {
-      consumed = await this.limiter.get(key);
-    } catch {
-      // Redis is down: the nonce claim, which needs it too, refuses every signed call with 503 anyway.
-      return;
+  /**
+   * Counts one failure. Past the limit, throws the 429 (with the seconds left for `Retry-After`) that
+   * replaces the failure's own answer; otherwise returns and the failure's answer stands. A Redis error
+   * here is not the caller's problem: the failure's answer stands too.
+   */
+  async countOrRefuse(key: string, onBlocked: (retryAfterSeconds: number) => void): Promise<void> {
+    const retryAfterSeconds = await this.limit.take(key).catch(() => null);
+    if (retryAfterSeconds !== null) {
+      onBlocked(retryAfterSeconds);
+      throw rateLimited(`more than ${AUTH_FAILURES_PER_MINUTE} failed authentications a minute for this email from this address; retry in ${retryAfterSeconds} s`);
     }
-    if (!consumed || consumed.consumedPoints < AUTH_FAILURES_PER_MINUTE) return;
-    const retryAfterSeconds = Math.max(1, Math.ceil(consumed.msBeforeNext / 1000));
-    onBlocked(retryAfterSeconds);
-    throw rateLimited(`more than ${AUTH_FAILURES_PER_MINUTE} failed authentications a minute for this email from this address; retry in ${retryAfterSeconds} s`);
-  }
-
-  /** Counts one failure; a Redis error here is not the caller's problem, whose answer (the failure) stands. */
-  async count(key: string): Promise<void> {
-    await this.limiter.penalty(key, 1).catch(() => undefined);
   }
 }

@@ -40,6 +40,7 @@ describe('parseAuthQuery', () => {
     expect(codeOf({ ...valid, nonce: undefined })).toBe(20624);
     expect(codeOf({ ...valid, nonce: '' })).toBe(20624);
     expect(codeOf({ ...valid, nonce: 'x'.repeat(MAX_NONCE_LENGTH + 1) })).toBe(20624);
+    expect(MAX_NONCE_LENGTH).toBe(128);
     expect(codeOf({ ...valid, nonce: 'x'.repeat(MAX_NONCE_LENGTH) })).toBe(1000);
   });
 

@@ -1,8 +1,8 @@
 import { OPEN_API_SIGN_VERSION } from '@app/signing';
 import { authFailed, badTimestamp, missingNonce } from './open-api-errors';
 
-/** Longer nonces are refused so a client cannot make the server store arbitrarily large Redis keys. */
-export const MAX_NONCE_LENGTH = 256;
+/** Longer nonces are 20624 (CONTRACT §2); what is remembered of a nonce is its digest, whatever its length. */
+export const MAX_NONCE_LENGTH = 128;
 
 export interface OpenApiAuthQuery {
   email: string;

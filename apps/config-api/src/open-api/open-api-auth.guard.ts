@@ -9,9 +9,10 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request, Response } from 'express';
 import type Redis from 'ioredis';
+import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Account } from '@app/persistence';
-import { ENVIRONMENT, type Environment, REDIS, RedisKeys, SecretBox } from '@app/runtime';
+import { ENVIRONMENT, type Environment, loggableError, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { unixSeconds, verifyOpenApiSign, withinTolerance } from '@app/signing';
 import { isAuthFailure, OpenApiAuthFailures } from './open-api-auth-failures';
 import { parseAuthQuery } from './open-api-auth-query';
@@ -28,16 +29,18 @@ type OpenApiRequest = Request & { openApiCaller?: OpenApiCaller };
 const UNKNOWN_ACCOUNT_TOKEN = 'unknown-account-placeholder-token';
 
 /**
- * Authenticates every Open API call (CONTRACT §2). Checks run cheapest and least revealing first, so a
- * caller that cannot sign spends neither a nonce nor the account's rate budget:
- *   1. sign_version, timestamp format, nonce presence, email/sign presence (query only; no I/O)
+ * Authenticates every Open API call (CONTRACT §2). Checks run cheapest and least revealing first, and
+ * nothing is written to Redis for a call until every check that could refuse it has passed:
+ *   1. sign_version, timestamp format, nonce presence and length, email/sign presence (query only; no I/O)
  *   2. account by email (case-insensitive) and the signature (constant time)  → 2059
  *   3. timestamp within ±300 s                                                 → 20622
- *   4. nonce claimed in Redis for 15 minutes (SET NX EX)                       → 20623
+ *   4. nonce already remembered (a read)                                       → 20623
  *   5. the account's per-minute budget                                         → 429 / 2000
- * Replay is checked before the rate limit so a replayed request cannot drain the owner's budget.
- * Before all of them, an email that failed authentication more than 20 times in a minute from this
- * client address is refused (429 / 2000) without any lookup (OpenApiAuthFailures).
+ *   6. the nonce remembered for 15 minutes, as a fixed-size digest (SET NX EX) → 20623 when a twin won
+ * Replay is looked at before the rate limit, so a replayed request cannot drain the owner's budget; the
+ * nonce is remembered after it, so calls refused by the limit leave nothing behind.
+ * A failed authentication counts against the (email, client address) pair; past 20 in a minute further
+ * failing calls answer 429 instead, while a correctly signed call still passes (OpenApiAuthFailures).
  * When Redis cannot answer, the call is refused (503) rather than let through without replay protection.
  */
 @Injectable()
@@ -63,13 +66,13 @@ export class OpenApiAuthGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<OpenApiRequest>();
     const response = http.getResponse<Response>();
-    const failureKey = this.failures.keyOf(request);
-    await this.failures.refuseWhenBlocked(failureKey, (seconds) => response.setHeader('Retry-After', String(seconds)));
     try {
       request.openApiCaller = await this.authenticate(request, response);
       return true;
     } catch (error) {
-      if (isAuthFailure(error)) await this.failures.count(failureKey);
+      if (isAuthFailure(error)) {
+        await this.failures.countOrRefuse(this.failures.keyOf(request), (seconds) => response.setHeader('Retry-After', String(seconds)));
+      }
       throw error;
     }
   }
@@ -90,8 +93,10 @@ export class OpenApiAuthGuard implements CanActivate {
       throw staleTimestamp(`timestamp is more than ${skew} s away from the server clock (server time ${unixSeconds()})`);
     }
 
-    await this.claimNonce(account.id, auth.nonce);
+    const nonceKey = this.keys.nonce(account.id, createHash('sha256').update(auth.nonce, 'utf8').digest('base64url'));
+    await this.refuseUsedNonce(nonceKey, () => this.redis.exists(nonceKey).then((count) => count === 0));
     await this.rateLimiter.consume(account.id, ({ retryAfterSeconds }) => response.setHeader('Retry-After', String(retryAfterSeconds)));
+    await this.refuseUsedNonce(nonceKey, async () => (await this.redis.set(nonceKey, '1', 'EX', this.environment.openApi.nonceTtlSeconds, 'NX')) === 'OK');
     return { accountId: account.id };
   }
 
@@ -106,15 +111,16 @@ export class OpenApiAuthGuard implements CanActivate {
       .getOne();
   }
 
-  private async claimNonce(accountId: number, nonce: string): Promise<void> {
-    let claimed: string | null;
+  /** `fresh` answers whether the nonce is unused (and may claim it); 20623 when not, 503 when Redis cannot say. */
+  private async refuseUsedNonce(nonceKey: string, fresh: () => Promise<boolean>): Promise<void> {
+    let unused: boolean;
     try {
-      claimed = await this.redis.set(this.keys.nonce(accountId, nonce), '1', 'EX', this.environment.openApi.nonceTtlSeconds, 'NX');
+      unused = await fresh();
     } catch (error) {
-      this.logger.warn({ err: error }, 'nonce store unavailable; refusing Open API call');
+      this.logger.warn(loggableError(error), 'nonce store unavailable; refusing Open API call');
       throw serviceUnavailable('replay protection is unavailable (Redis is not reachable); try again shortly');
     }
-    if (claimed !== 'OK') {
+    if (!unused) {
       throw replayedNonce(`nonce was already used by this account within the last ${this.environment.openApi.nonceTtlSeconds / 60} minutes`);
     }
   }

@@ -1,10 +1,12 @@
-import { Body, Controller, Get, HttpCode, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
+import { LimitUnavailableError } from '@app/runtime';
 import { Caller, OpenApiAuthGuard, type OpenApiCaller } from './open-api-auth.guard';
 import { JsonBodyGuard } from './json-body.guard';
 import { EventFeedService, type FeedPage } from './event-feed.service';
 import { parseFeedCursor, parseFeedLimit } from './feed-cursor';
-import { invalidParam, OpenApiCode } from './open-api-errors';
-import { readTestEventAction, TEST_EVENT_ACTION_PROBLEM, TestEventService } from './test-event.service';
+import { invalidParam, OpenApiCode, rateLimited, serviceUnavailable } from './open-api-errors';
+import { readTestEventAction, TEST_EVENT_ACTION_PROBLEM, TestEventLimitError, TestEventService } from './test-event.service';
 import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi } from './open-api.docs';
 import { ApiFeedQuery, FeedAnswer, PortalLinkAnswer, SEND_TEST_EVENT_ERRORS, SendTestEventAnswer, SendTestEventBody } from './self-service.docs';
 import { PortalAccessService } from '../portal/portal-access.service';
@@ -42,11 +44,23 @@ export class SelfServiceController {
   @Post('send_test_event')
   @HttpCode(200)
   @UseGuards(JsonBodyGuard)
-  async sendTestEvent(@Caller() caller: OpenApiCaller, @Body() body: unknown): Promise<SendTestEventAnswer> {
+  async sendTestEvent(
+    @Caller() caller: OpenApiCaller,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<SendTestEventAnswer> {
     const action = readTestEventAction(body);
     if (!action) throw invalidParam(TEST_EVENT_ACTION_PROBLEM);
-    const sent = await this.testEvents.send(caller.accountId, action);
-    return { code: OpenApiCode.ok, message: 'OK', ...sent };
+    try {
+      return { code: OpenApiCode.ok, message: 'OK', ...(await this.testEvents.send(caller.accountId, action)) };
+    } catch (error) {
+      if (error instanceof TestEventLimitError) {
+        response.setHeader('Retry-After', String(error.retryAfterSeconds));
+        throw rateLimited(error.message);
+      }
+      if (error instanceof LimitUnavailableError) throw serviceUnavailable(`${error.message}; try again shortly`);
+      throw error;
+    }
   }
 
   @ApiOpenApiOperation(

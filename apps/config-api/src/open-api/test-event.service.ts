@@ -1,12 +1,23 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { type EventAction, isEventAction, SAMPLE_MESSAGES } from '@app/payloads';
 import { NEW_EVENT_STEP_VALUES } from '@app/persistence';
-import { DeliveryProducer, firstDeliveryStep } from '@app/runtime';
+import { DeliveryProducer, ENVIRONMENT, type Environment, firstDeliveryStep, MinuteLimit, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
 
 export const TEST_EVENT_ID_PREFIX = 'test_';
+
+/** Test events a minute per account, the portal's and the Open API's together (CONTRACT §10). */
+export const TEST_EVENTS_PER_MINUTE = 10;
+
+/** The account has sent its test events of this minute; each caller words the 429 in its own format. */
+export class TestEventLimitError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super(`more than ${TEST_EVENTS_PER_MINUTE} test events a minute for this account; retry in ${retryAfterSeconds} s`);
+    this.name = 'TestEventLimitError';
+  }
+}
 
 export interface TestEventSent {
   event_id: string;
@@ -27,12 +38,24 @@ export function readTestEventAction(body: unknown): EventAction | null {
  */
 @Injectable()
 export class TestEventService {
+  private readonly limit: MinuteLimit;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly producer: DeliveryProducer,
-  ) {}
+    @Inject(REDIS) redis: RedisClient,
+    @Inject(ENVIRONMENT) environment: Environment,
+  ) {
+    this.limit = new MinuteLimit(redis, `${new RedisKeys(environment.redis.prefix).rateLimitPrefix()}:test-events`, TEST_EVENTS_PER_MINUTE);
+  }
 
+  /**
+   * Throws TestEventLimitError past the account's test events of the minute, and LimitUnavailableError
+   * when Redis cannot count (it could not queue the event either).
+   */
   async send(accountId: number, action: EventAction): Promise<TestEventSent> {
+    const retryAfterSeconds = await this.limit.take(String(accountId));
+    if (retryAfterSeconds !== null) throw new TestEventLimitError(retryAfterSeconds);
     const eventId = `${TEST_EVENT_ID_PREFIX}${randomBytes(16).toString('hex')}`;
     const rows = await this.dataSource.query<{ seq: string }[]>(
       `INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at, test)

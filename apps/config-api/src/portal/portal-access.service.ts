@@ -25,6 +25,16 @@ function digestOf(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
 }
 
+/**
+ * Common table expressions ending every portal session and link code of the account `$<n>` names: the
+ * statement that replaces the account's Open API token carries them, so the token and whatever was opened
+ * with the old one end in one commit (CONTRACT §10).
+ */
+export function endPortalAccessCtes(accountParameter: string): string {
+  return `ended_sessions AS (DELETE FROM portal_sessions WHERE account_id = ${accountParameter}),
+          ended_codes AS (DELETE FROM portal_link_codes WHERE account_id = ${accountParameter})`;
+}
+
 /** Codes and tokens are 43 base64url characters; anything else is not worth a query. */
 const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 

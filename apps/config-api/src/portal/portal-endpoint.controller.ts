@@ -1,13 +1,14 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBody, ApiProperty, PickType } from '@nestjs/swagger';
 import type { RotatedSecret, StatsSeries } from '@app/payloads';
-import { ENVIRONMENT, type Environment } from '@app/runtime';
+import { ApiError, ENVIRONMENT, type Environment, LimitUnavailableError } from '@app/runtime';
 import { AccountCredentialsService } from '../admin/accounts/account-credentials.service';
 import { AccountsService } from '../admin/accounts/accounts.service';
 import { AccountModel, RotatedSecretModel } from '../admin/accounts/accounts.docs';
 import { StatsSeriesModel } from '../admin/stats/stats.docs';
 import { StatsSeriesService } from '../admin/stats/stats-series.service';
-import { TestEventService } from '../open-api/test-event.service';
+import { TestEventLimitError, TestEventService } from '../open-api/test-event.service';
 import { PortalAccount, PortalSessionGuard } from './portal-session.guard';
 import { type PortalSettings, PortalSettingsService } from './portal-settings.service';
 import { PortalHealthQueryDto, PortalSettingsBody, PortalSettingsView, PortalTestEventDto } from './portal.dto';
@@ -65,11 +66,26 @@ export class PortalEndpointController {
     return this.credentials.rotateSecret(accountId);
   }
 
-  @ApiPortalErrors('Send a test event', 202, TestEventSentModel, "The example message of the action, pushed like any event even when the action's permission is off.", { errors: [422] })
+  @ApiPortalErrors(
+    'Send a test event',
+    202,
+    TestEventSentModel,
+    "The example message of the action, pushed like any event even when the action's permission is off. At most 10 a minute per account, the Open API's `send_test_event` included.",
+    { errors: [422, [429, 'The account sent 10 test events this minute; `Retry-After` says when to come back.']] },
+  )
   @Post('test-event')
   @HttpCode(202)
-  testEvent(@PortalAccount() accountId: number, @Body() body: PortalTestEventDto): Promise<TestEventSentModel> {
-    return this.testEvents.send(accountId, body.action);
+  async testEvent(@PortalAccount() accountId: number, @Body() body: PortalTestEventDto, @Res({ passthrough: true }) response: Response): Promise<TestEventSentModel> {
+    try {
+      return await this.testEvents.send(accountId, body.action);
+    } catch (error) {
+      if (error instanceof TestEventLimitError) {
+        response.setHeader('Retry-After', String(error.retryAfterSeconds));
+        throw new ApiError(429, 'too_many_requests', error.message);
+      }
+      if (error instanceof LimitUnavailableError) throw new ApiError(503, 'service_unavailable', `${error.message}; try again shortly`);
+      throw error;
+    }
   }
 
   @ApiPortalErrors('Delivery health', 200, PortalHealth, 'The series of `GET /admin/v1/stats/series` for this account, with the breaker and disabled state.', { errors: [422] })

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
 import type { EventDetail, EventPage, EventRedelivered } from '@app/payloads';
 import { AdminEventsService } from '../admin/events/admin-events.service';
 import { knownShapeOrNotFound } from '../admin/events/known-event-id';
@@ -6,6 +7,7 @@ import { EventDetailModel, EventPageModel } from '../admin/events/admin-events.d
 import { EventRedeliveredModel } from '../admin/redeliveries/redeliveries.docs';
 import { RedeliveryService } from '../admin/redeliveries/redelivery.service';
 import { RedeliveryTasks } from '../admin/redeliveries/redelivery-tasks.service';
+import { PortalLimits } from './portal-limits';
 import { PortalAccount, PortalSessionGuard } from './portal-session.guard';
 import { PortalEventsQueryDto, PortalRedeliverDto } from './portal.dto';
 import { ApiPortalErrors, ApiPortalEventId, PortalRedeliveryProgress, PortalRedeliveryStarted } from './portal.docs';
@@ -21,6 +23,7 @@ export class PortalEventsController {
     private readonly events: AdminEventsService,
     private readonly redelivery: RedeliveryService,
     private readonly tasks: RedeliveryTasks,
+    private readonly limits: PortalLimits,
   ) {}
 
   @ApiPortalErrors('List the deliveries', 200, EventPageModel, 'Newest first; the filters of the admin list plus `q` (a value inside messages).', { errors: [422] })
@@ -44,10 +47,28 @@ export class PortalEventsController {
     return this.redelivery.redeliverOne(knownShapeOrNotFound(eventId), accountId);
   }
 
-  @ApiPortalErrors('Redeliver every event a filter matches', 202, PortalRedeliveryStarted, 'A background task; follow it at `GET /portal/v1/redeliver/{task_id}`.', { errors: [400, 422] })
+  @ApiPortalErrors(
+    'Redeliver every event a filter matches',
+    202,
+    PortalRedeliveryStarted,
+    'A background task; follow it at `GET /portal/v1/redeliver/{task_id}`. One at a time per account, and at most 5 a minute.',
+    {
+      errors: [
+        400,
+        [409, 'A bulk redelivery of this account is still running (this call does not count toward the 5).'],
+        422,
+        [429, 'The account asked for 5 bulk redeliveries this minute; `Retry-After` says when to come back.'],
+      ],
+    },
+  )
   @Post('redeliver')
   @HttpCode(202)
-  async redeliverMatching(@PortalAccount() accountId: number, @Body() body: PortalRedeliverDto): Promise<PortalRedeliveryStarted> {
+  async redeliverMatching(
+    @PortalAccount() accountId: number,
+    @Body() body: PortalRedeliverDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<PortalRedeliveryStarted> {
+    await this.limits.admitBulkRedelivery(accountId, response);
     const { task_id, count } = await this.tasks.start({ account_id: accountId, status: body.status, action: body.action, since: body.since, until: body.until });
     return { task_id, count };
   }

@@ -1,18 +1,24 @@
 import { type CanActivate, createParamDecorator, type ExecutionContext, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import { createHash } from 'node:crypto';
 import { ApiError } from '@app/runtime';
 import { PortalAccessService } from './portal-access.service';
+import { PortalLimits } from './portal-limits';
 
 type PortalRequest = Request & { portalAccountId?: number };
 
 /**
  * The one place the portal's scope is decided: a live session token binds its account to the request,
  * and every portal handler reads the account only through @PortalAccount() and passes it to queries
- * that filter on it. No token, an expired one, the admin token or anything else: 401.
+ * that filter on it. No token, an expired one, the admin token or anything else: 401. A live session
+ * then spends one of its 120 calls a minute (429 past them).
  */
 @Injectable()
 export class PortalSessionGuard implements CanActivate {
-  constructor(private readonly access: PortalAccessService) {}
+  constructor(
+    private readonly access: PortalAccessService,
+    private readonly limits: PortalLimits,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<PortalRequest>();
@@ -20,6 +26,7 @@ export class PortalSessionGuard implements CanActivate {
     if (!match) throw new ApiError(401, 'unauthorized', 'missing portal session token');
     const accountId = await this.access.accountOfToken(match[1]);
     if (accountId === null) throw new ApiError(401, 'unauthorized', 'the portal session is expired or unknown; open a new portal link');
+    await this.limits.spendCall(createHash('sha256').update(match[1]).digest('base64url'), context.switchToHttp().getResponse<Response>());
     request.portalAccountId = accountId;
     return true;
   }

@@ -22,7 +22,15 @@ export function ApiPortalErrors(
     ApiOperation({ summary, description }),
     ApiResponse({ status, description: SUCCESS[status] ?? 'Done.', ...(answer ? { type: answer } : {}) }),
     ...(session
-      ? [ApiBearerAuth(PORTAL_SESSION_SCHEME), ApiErrorResponses([401, 'No session token, or an expired or unknown one (the admin token is not one).'], 503, ...errors)]
+      ? [
+          ApiBearerAuth(PORTAL_SESSION_SCHEME),
+          ApiErrorResponses(
+            [401, 'No session token, or an expired or unknown one (the admin token is not one).'],
+            ...(errors.some((spec) => (Array.isArray(spec) ? spec[0] : spec) === 429) ? [] : [[429, 'More than 120 calls this minute in this session; `Retry-After` says when to come back.'] as ErrorResponseSpec]),
+            503,
+            ...errors,
+          ),
+        ]
       : [ApiErrorResponses([401, 'The code is used, expired or unknown.'], 503, 422, ...errors)]),
   );
 }

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { createRedisConnection, type Environment, type RedisClient } from '@app/runtime';
+import { createRedisConnection, type Environment, loggableErrorText, type RedisClient } from '@app/runtime';
 
 export interface ChangeListener {
   /** One account's entries changed. */
@@ -33,7 +33,7 @@ export class ChangeSubscription {
   start(): void {
     if (this.client) return;
     const client = createRedisConnection(this.environment, 'subscriber', this.connectionName);
-    client.on('error', (error: Error) => this.logger.debug(`${this.channel}: ${error.message}`));
+    client.on('error', (error: Error) => this.logger.debug(`${this.channel}: ${loggableErrorText(error)}`));
     client.on('ready', () => this.listener.onResync());
     client.on('message', (received: string, message: string) => {
       if (received !== this.channel) return;
@@ -41,7 +41,7 @@ export class ChangeSubscription {
       if (Number.isInteger(accountId)) this.listener.onAccount(accountId);
       else this.listener.onResync();
     });
-    client.subscribe(this.channel).catch((error: Error) => this.logger.warn(`cannot subscribe to ${this.channel}: ${error.message}`));
+    client.subscribe(this.channel).catch((error: Error) => this.logger.warn(`cannot subscribe to ${this.channel}: ${loggableErrorText(error)}`));
     this.client = client;
   }
 

@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Worker } from 'bullmq';
-import { type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, type OutboundHttpClient, ReadinessService, within } from '@app/runtime';
+import { type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, type OutboundHttpClient, ReadinessService, within } from '@app/runtime';
 import { AccountSettingsCache } from './account-settings.cache';
 import { DELIVERY_HTTP_CLIENT, WorkerStoppingError } from './request/callback-exchange';
 import { DeliveryProcessor, deliveryWorkerOptions } from './delivery.processor';
@@ -118,13 +118,13 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     this.workers = this.queues.createWorkers(this.processor.process, options);
     for (const worker of this.workers) {
       // A worker without an error listener would crash the process on a Redis reconnect.
-      worker.on('error', (error: Error) => this.logger.warn(`delivery worker ${worker.name}: ${error.message}`));
+      worker.on('error', (error: Error) => this.logger.warn(`delivery worker ${worker.name}: ${loggableErrorText(error)}`));
       // Delayed jobs do not come here; failures do, and the reconciler re-enqueues their still-pending events.
       worker.on('failed', (job, error: Error) => {
-        if (error instanceof WorkerStoppingError) this.logger.debug(`delivery job ${job?.id ?? '?'} left for later: ${error.message}`);
-        else this.logger.warn(`delivery job ${job?.id ?? '?'} failed: ${error.message}`);
+        if (error instanceof WorkerStoppingError) this.logger.debug(`delivery job ${job?.id ?? '?'} left for later: ${loggableErrorText(error)}`);
+        else this.logger.warn(`delivery job ${job?.id ?? '?'} failed: ${loggableErrorText(error)}`);
       });
-      worker.run().catch((error: Error) => this.logger.error(`delivery worker ${worker.name} stopped: ${error.message}`));
+      worker.run().catch((error: Error) => this.logger.error(`delivery worker ${worker.name} stopped: ${loggableErrorText(error)}`));
     }
     this.reconciler.start();
     this.logger.log(`consuming deliveries from ${this.workers.length} queue shard(s) (concurrency ${options.concurrency ?? 1} each)`);

@@ -2,17 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { PENDING_EVENT_STATUSES } from '@app/persistence';
 import { isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
-import {
-  type DeliveryJobData,
-  deliveryJobId,
-  endpointKeyOf,
-  ENVIRONMENT,
-  type Environment,
-  inSpan,
-  isDatabaseUnavailable,
-  type OutboundHttpClient,
-  setBounded,
-} from '@app/runtime';
+import { type DeliveryJobData, deliveryJobId, endpointKeyOf, ENVIRONMENT, type Environment, inSpan, isDatabaseUnavailable, loggableErrorText, type OutboundHttpClient, setBounded } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './request/callback-exchange';
 import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
@@ -96,7 +86,7 @@ export class DeliveryService {
       // made again (at least once).
       deliveryDatabaseWaits.inc();
       await job.moveToDelayed(Date.now() + Math.round(DATABASE_WAIT_MS * (0.5 + Math.random())), token);
-      throw new DelayedError(`PostgreSQL unavailable: ${(error as Error).message}`);
+      throw new DelayedError(`PostgreSQL unavailable: ${loggableErrorText(error)}`);
     }
   }
 
@@ -171,7 +161,7 @@ export class DeliveryService {
       callback = encodeCallbackBody(settings.encoding, event.action, event.messageText);
     } catch (error) {
       // No attempt could ever encode it: the event ends failed and says why, instead of failing its job for ever (CONTRACT §5).
-      return this.recorder.settleWithoutCall(event, 'failed', `cannot encode the callback body (${settings.encoding}): ${(error as Error).message}`, 'unencodable');
+      return this.recorder.settleWithoutCall(event, 'failed', `cannot encode the callback body (${settings.encoding}): ${loggableErrorText(error)}`, 'unencodable');
     }
     let endpointKey: string;
     try {
@@ -286,7 +276,7 @@ export class DeliveryService {
       }
     } catch (error) {
       // The lease expires by itself; the attempt is still recorded below.
-      this.logger.warn(`could not release the endpoint lease of ${lease.endpointKey}: ${(error as Error).message}`);
+      this.logger.warn(`could not release the endpoint lease of ${lease.endpointKey}: ${loggableErrorText(error)}`);
     }
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isPendingSql, isUndatedSql } from '@app/persistence';
-import { DeliveryQueues, ENVIRONMENT, type Environment, pendingRowStep } from '@app/runtime';
+import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, pendingRowStep } from '@app/runtime';
 import { reconcilerRequeued } from './delivery.metrics';
 
 const CLAIM_BATCH = 500;
@@ -99,7 +99,7 @@ export class Reconciler {
     this.running = this.reconcileOnce()
       .then(
         () => undefined,
-        (error: Error) => this.logger.warn(`reconciling failed: ${error.message}`),
+        (error: unknown) => this.logger.warn(`reconciling failed: ${loggableErrorText(error)}`),
       )
       .finally(() => {
         this.running = null;

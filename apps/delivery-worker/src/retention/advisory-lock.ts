@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { loggableErrorText } from '@app/runtime';
 
 /**
  * Runs `work` on one connection while holding a session advisory lock; answers null at once when another
@@ -27,7 +28,7 @@ export async function withAdvisoryLock<T>(
     } catch (error) {
       // A pooled connection still holding the lock would make every worker skip the job for as long as
       // it lives; ending its session frees the lock (and the pool drops the dead connection).
-      logger.warn(`releasing advisory lock ${key} failed (${(error as Error).message}); ending that session`);
+      logger.warn(`releasing advisory lock ${key} failed (${loggableErrorText(error)}); ending that session`);
       await dataSource.query('SELECT pg_terminate_backend($1)', [pid]).catch(() => undefined);
     } finally {
       await runner.release();

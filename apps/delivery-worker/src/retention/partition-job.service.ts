@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DEFAULT_PARTITIONS_AHEAD_DAYS, ensureDailyPartitions, MIGRATION_LOCK_KEY } from '@app/persistence';
 import { withAdvisoryLock } from './advisory-lock';
+import { loggableErrorText } from '@app/runtime';
 
 const RUN_INTERVAL_MS = 3_600_000;
 
@@ -45,7 +46,7 @@ export class PartitionJob implements OnApplicationBootstrap, BeforeApplicationSh
     this.running = this.runOnce()
       .then(
         () => undefined,
-        (error: Error) => this.logger.warn(`creating partitions ahead failed: ${error.message}`),
+        (error: unknown) => this.logger.warn(`creating partitions ahead failed: ${loggableErrorText(error)}`),
       )
       .finally(() => {
         this.running = null;

@@ -2,7 +2,7 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnAppl
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { DAY_MS, dropExpiredPartitions, foldEventTallies, HOUR_MS, seqAt, TALLY_FOLD_AFTER_MS } from '@app/persistence';
-import { counter, ENVIRONMENT, type Environment } from '@app/runtime';
+import { counter, ENVIRONMENT, type Environment, loggableErrorText } from '@app/runtime';
 import { type BatchOutcome, DELETE_EVENT_KEYS_SQL, DELETE_ROLLUPS_SQL, deleteBotCallsSql, deleteEventsSql, existingTables } from './residual-trim';
 import { withAdvisoryLock } from './advisory-lock';
 
@@ -174,7 +174,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
       this.running = this.runOnce()
         .then(
           () => undefined,
-          (error: Error) => this.logger.warn(`retention failed: ${error.message}`),
+          (error: unknown) => this.logger.warn(`retention failed: ${loggableErrorText(error)}`),
         )
         .finally(() => {
           this.running = null;

@@ -2,7 +2,7 @@ import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationS
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { BotCall, type BotCallOutcome, type BotWebhookType } from '@app/persistence';
-import { histogram } from '@app/runtime';
+import { histogram, loggableError } from '@app/runtime';
 
 /** Response bodies are kept up to this many bytes in the call log. */
 export const RECORDED_BODY_BYTES = 4096;
@@ -85,7 +85,7 @@ export class BotCallRecorder implements BeforeApplicationShutdown, OnApplication
       }
       // Identifies the call without its body or anything secret.
       this.logger.error(
-        { err: error, accountId: call.accountId, type: call.type, integrationName: call.integrationName, outcome: call.outcome },
+        { ...loggableError(error), accountId: call.accountId, type: call.type, integrationName: call.integrationName, outcome: call.outcome },
         'could not record a bot call',
       );
     }

@@ -1,8 +1,11 @@
 import { Global, Module } from '@nestjs/common';
-import { type Environment, loadEnvironment } from './environment';
+import { type AppName, type Environment, loadEnvironment } from './environment';
 import { SecretBox } from '../secrets/secret-box';
+import { blockTargetRanges } from '../net/target-guard';
 
 export const ENVIRONMENT = Symbol('ENVIRONMENT');
+
+const BLOCKED_TARGET_RANGES_APPLIED = Symbol('BLOCKED_TARGET_RANGES_APPLIED');
 
 let processSettings: Environment | undefined;
 
@@ -11,8 +14,8 @@ let processSettings: Environment | undefined;
  * before Nest starts (a bad setting is one clear message), and ENVIRONMENT then hands out the same
  * object instead of parsing everything again.
  */
-export function processEnvironment(): Environment {
-  processSettings ??= loadEnvironment();
+export function processEnvironment(app?: AppName): Environment {
+  processSettings ??= loadEnvironment(process.env, app);
   return processSettings;
 }
 
@@ -20,8 +23,17 @@ export function processEnvironment(): Environment {
 @Global()
 @Module({
   providers: [
-    { provide: ENVIRONMENT, useFactory: processEnvironment },
+    { provide: ENVIRONMENT, useFactory: () => processEnvironment() },
     { provide: SecretBox, useFactory: (environment: Environment) => new SecretBox(environment.secrets), inject: [ENVIRONMENT] },
+    {
+      // The target guard's DNS hook is process-wide; it takes this app's BLOCKED_TARGET_RANGES as the app starts.
+      provide: BLOCKED_TARGET_RANGES_APPLIED,
+      useFactory: (environment: Environment) => {
+        blockTargetRanges(environment.delivery.blockedTargetRanges);
+        return environment.delivery.blockedTargetRanges;
+      },
+      inject: [ENVIRONMENT],
+    },
   ],
   exports: [ENVIRONMENT, SecretBox],
 })

@@ -1,8 +1,8 @@
-import { EnvironmentError, loadEnvironment } from './environment';
+import { type AppName, EnvironmentError, loadEnvironment } from './environment';
 
-function problemsOf(source: Record<string, string>): string[] {
+function problemsOf(source: Record<string, string>, app?: AppName): string[] {
   try {
-    loadEnvironment(source);
+    loadEnvironment(source, app);
   } catch (error) {
     if (error instanceof EnvironmentError) return error.problems;
     throw error;
@@ -28,6 +28,7 @@ describe('loadEnvironment', () => {
     expect(environment.auth).toEqual({ adminToken: null, ingestTokens: [] });
     expect(environment.delivery).toEqual({
       allowPrivateTargets: false,
+      blockedTargetRanges: [],
       timeoutMs: 10_000,
       retryScheduleMs: [10_000, 60_000, 300_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000],
       workerConcurrency: 50,
@@ -122,6 +123,28 @@ describe('loadEnvironment', () => {
       expect(loadEnvironment({ ALLOW_PRIVATE_TARGETS: value }).delivery.allowPrivateTargets).toBe(true);
     }
     expect(problemsOf({ ALLOW_PRIVATE_TARGETS: 'maybe' })).toEqual(['ALLOW_PRIVATE_TARGETS must be true or false (got "maybe")']);
+  });
+
+  it('reads TRUST_PROXY as a hop count or CIDR blocks, and refuses anything else', () => {
+    expect(loadEnvironment({}).trustProxy).toBeNull();
+    expect(loadEnvironment({ TRUST_PROXY: '2' }).trustProxy).toEqual({ hops: 2 });
+    expect(loadEnvironment({ TRUST_PROXY: '10.0.0.0/8, fd00::/8' }).trustProxy).toMatchObject({ ranges: [expect.anything(), expect.anything()] });
+    expect(problemsOf({ TRUST_PROXY: '0' })).toEqual(['TRUST_PROXY must be a hop count from 1 to 10 or a list of CIDR blocks (got "0")']);
+    expect(problemsOf({ TRUST_PROXY: 'true' })[0]).toMatch(/^TRUST_PROXY must be a hop count .*"true" is not an IPv4 or IPv6 CIDR block/);
+  });
+
+  it('reads BLOCKED_TARGET_RANGES as CIDR blocks, and names a bad one', () => {
+    expect(loadEnvironment({}).delivery.blockedTargetRanges).toEqual([]);
+    expect(loadEnvironment({ BLOCKED_TARGET_RANGES: '10.96.0.0/12,fd00:10::/64' }).delivery.blockedTargetRanges).toHaveLength(2);
+    expect(problemsOf({ BLOCKED_TARGET_RANGES: '10.96.0.0/12,10.0.0.0/40' })[0]).toMatch(/^BLOCKED_TARGET_RANGES must be .*"10.0.0.0\/40"/);
+  });
+
+  it('requires in production only the token the app serves with', () => {
+    const keyOnly = { NODE_ENV: 'production', SECRETS_KEY: PRODUCTION_TOKENS.SECRETS_KEY };
+    expect(problemsOf({ ...keyOnly }, 'config-api')).toEqual(['ADMIN_TOKEN is required when NODE_ENV=production']);
+    expect(problemsOf({ ...keyOnly }, 'ingest')).toEqual(['INGEST_TOKEN is required when NODE_ENV=production']);
+    expect(loadEnvironment(keyOnly, 'delivery-worker').auth).toEqual({ adminToken: null, ingestTokens: [] });
+    expect(problemsOf({ NODE_ENV: 'production' }, 'delivery-worker')).toEqual([expect.stringMatching(/^SECRETS_KEY is required/)]);
   });
 
   it('requires ADMIN_TOKEN, INGEST_TOKEN and SECRETS_KEY in production only', () => {

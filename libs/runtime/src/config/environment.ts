@@ -2,6 +2,9 @@ import * as ipaddr from 'ipaddr.js';
 import { parseDuration, parseRetrySchedule } from './duration';
 import { readTracingSettings, type TracingSettings } from '../tracing/tracing-settings';
 import { readSecretsKeys, type SecretsKeys } from '../secrets/secrets-keys';
+import type { TrustProxy } from '../http/client-address';
+import type { AddressRange } from '../net/address-ranges';
+import { readBlockedTargetRanges, readTrustProxy } from './network-settings';
 import { checkRedisPrefix, type QueueShards, readQueueShards, readRedisTopology, type RedisTopology } from './redis-topology';
 
 export interface Environment {
@@ -19,14 +22,20 @@ export interface Environment {
   publicUrl: string;
   /** The address the HTTP server binds; null: every interface (Node's default, what containers need). */
   listenHost: string | null;
+  /** METRICS_PORT: `/metrics` served on this port alone (0: any free one); null: on the app's own port. */
+  metricsPort: number | null;
   auth: {
     /** null: the admin API refuses every request (only allowed outside production). */
     adminToken: string | null;
     ingestTokens: string[];
   };
   openApi: { rateLimitPerMinute: number; timestampSkewSeconds: number; nonceTtlSeconds: number };
+  /** TRUST_PROXY: whose `X-Forwarded-For` names the client (null: the socket's address is the client's). */
+  trustProxy: TrustProxy | null;
   delivery: {
     allowPrivateTargets: boolean;
+    /** BLOCKED_TARGET_RANGES: refused as callback and bot webhook targets like the non-public ranges. */
+    blockedTargetRanges: AddressRange[];
     timeoutMs: number;
     retryScheduleMs: number[];
     workerConcurrency: number;
@@ -176,21 +185,39 @@ function readListenHost(read: Reader): string | null {
   return null;
 }
 
-/** Reads and validates every setting once; throws EnvironmentError naming each bad one. */
-export function loadEnvironment(source: Source = process.env): Environment {
+/**
+ * The bearer tokens each app serves with, so each is required only where it is used: a worker runs
+ * without ADMIN_TOKEN or INGEST_TOKEN, and a deployment can give each app only its own secrets.
+ */
+export const TOKENS_OF_APP = {
+  'config-api': ['ADMIN_TOKEN'],
+  ingest: ['INGEST_TOKEN'],
+  'delivery-worker': [],
+} as const satisfies Record<string, readonly ('ADMIN_TOKEN' | 'INGEST_TOKEN')[]>;
+
+export type AppName = keyof typeof TOKENS_OF_APP;
+
+export function isAppName(name: string): name is AppName {
+  return Object.hasOwn(TOKENS_OF_APP, name);
+}
+
+/**
+ * Reads and validates every setting once; throws EnvironmentError naming each bad one. In production
+ * `app` narrows the required tokens to its own; without it (tools, tests) both are required.
+ */
+export function loadEnvironment(source: Source = process.env, app?: AppName): Environment {
   const read = new Reader(source);
   const nodeEnv = read.string('NODE_ENV', 'development');
   const production = nodeEnv === 'production';
+  const requiredTokens: readonly string[] = app ? TOKENS_OF_APP[app] : ['ADMIN_TOKEN', 'INGEST_TOKEN'];
 
   const adminToken = read.optionalString('ADMIN_TOKEN');
   const ingestTokens = (read.optionalString('INGEST_TOKEN') ?? '')
     .split(',')
     .map((token) => token.trim())
     .filter((token) => token.length > 0);
-  if (production) {
-    read.require('ADMIN_TOKEN', adminToken !== null, 'when NODE_ENV=production');
-    read.require('INGEST_TOKEN', ingestTokens.length > 0, 'when NODE_ENV=production');
-  }
+  if (production && requiredTokens.includes('ADMIN_TOKEN')) read.require('ADMIN_TOKEN', adminToken !== null, 'when NODE_ENV=production');
+  if (production && requiredTokens.includes('INGEST_TOKEN')) read.require('INGEST_TOKEN', ingestTokens.length > 0, 'when NODE_ENV=production');
   for (const [name, tokens] of [['ADMIN_TOKEN', adminToken ? [adminToken] : []], ['INGEST_TOKEN', ingestTokens]] as const) {
     if (tokens.some((token) => token.length < 16)) read.problems.push(`${name} must be at least 16 characters long`);
   }
@@ -217,6 +244,7 @@ export function loadEnvironment(source: Source = process.env): Environment {
       worker: read.integer('WORKER_PORT', 3002, 0, 65535),
     },
     listenHost: readListenHost(read),
+    metricsPort: source.METRICS_PORT?.trim() ? read.integer('METRICS_PORT', 0, 0, 65535) : null,
     publicUrl: '',
     auth: { adminToken, ingestTokens },
     openApi: {
@@ -224,8 +252,10 @@ export function loadEnvironment(source: Source = process.env): Environment {
       timestampSkewSeconds: 300,
       nonceTtlSeconds: 900,
     },
+    trustProxy: readTrustProxy(source, read.problems),
     delivery: {
       allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
+      blockedTargetRanges: readBlockedTargetRanges(source, read.problems),
       timeoutMs: read.integer('DELIVERY_TIMEOUT_MS', 10_000, 100, 300_000),
       retryScheduleMs,
       workerConcurrency: read.integer('WORKER_CONCURRENCY', 50, 1, 10_000),

@@ -9,6 +9,7 @@ import { ApiErrorBody, OpenApiErrorBody } from './error-bodies';
 import { ADMIN_TOKEN_SCHEME, INGEST_TOKEN_SCHEME, PORTAL_SESSION_SCHEME } from './error-responses';
 import { toOpenApi31Nullability } from './openapi-31';
 import { callbackBodySchemas, OUTGOING_REQUEST_MODELS, OUTGOING_REQUESTS } from './outgoing-requests';
+import { loggableError } from '../http/database-errors';
 
 export interface ApiDocsInfo {
   title: string;
@@ -99,7 +100,7 @@ export function setupApiDocs(app: NestExpressApplication, info: ApiDocsInfo = DE
     try {
       documentText ??= JSON.stringify(buildApiDocument(app, info));
     } catch (error) {
-      logger.error({ err: error }, 'the OpenAPI document could not be built');
+      logger.error(loggableError(error), 'the OpenAPI document could not be built');
       response.status(500).json({ error: errorCodeWord(500), message: 'the API document could not be built' });
       return;
     }

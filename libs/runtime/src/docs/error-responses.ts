@@ -8,7 +8,7 @@ export const ADMIN_TOKEN_SCHEME = 'admin-token';
 export const INGEST_TOKEN_SCHEME = 'ingest-token';
 export const PORTAL_SESSION_SCHEME = 'portal-session';
 
-export type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 429 | 502 | 503 | 504;
 
 const DEFAULT_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: 'The body is not valid JSON.',
@@ -17,6 +17,7 @@ const DEFAULT_DESCRIPTIONS: Record<ErrorStatus, string> = {
   409: 'Conflicts with an existing resource.',
   413: 'The body is larger than 1 MiB.',
   422: 'A field is invalid; `details` names each field path and the problem.',
+  429: 'Too many calls in this minute; `Retry-After` says in how many seconds to come back.',
   502: 'The upstream webhook failed or answered off-spec.',
   503: 'PostgreSQL or Redis is unavailable; nothing was changed, try again shortly.',
   504: 'The upstream webhook did not answer in time.',

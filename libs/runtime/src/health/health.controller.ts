@@ -23,16 +23,22 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer', description: 'For load balancers and orchestrators: route traffic here only on 200.' })
+  @ApiOperation({
+    summary: 'Readiness: PostgreSQL and Redis answer, and SECRETS_KEY opens the stored secrets',
+    description: 'For load balancers and orchestrators: route traffic here only on 200.',
+  })
   @ApiOkResponse({
-    description: 'Both answer.',
+    description: 'Both answer, and the newest stored secrets open.',
     schema: {
       type: 'object',
-      properties: { status: { type: 'string', enum: ['ok'] }, checks: { type: 'object', properties: { postgres: { type: 'string' }, redis: { type: 'string' } } } },
-      example: { status: 'ok', checks: { postgres: 'ok', redis: 'ok' } },
+      properties: {
+        status: { type: 'string', enum: ['ok'] },
+        checks: { type: 'object', properties: { postgres: { type: 'string' }, redis: { type: 'string' }, secrets: { type: 'string' } } },
+      },
+      example: { status: 'ok', checks: { postgres: 'ok', redis: 'ok', secrets: 'ok' } },
     },
   })
-  @ApiErrorResponses([503, 'PostgreSQL or Redis does not answer; the body also carries `status` and `checks` saying which and why.'])
+  @ApiErrorResponses([503, 'PostgreSQL or Redis does not answer, or SECRETS_KEY does not open the stored secrets; the body also carries `status` and `checks` saying which and why.'])
   @Get('ready')
   async ready(@Res({ passthrough: true }) response: Response): Promise<ReadinessReport | NotReadyAnswer> {
     const report = await this.readiness.check();

@@ -3,12 +3,13 @@ import { DataSource } from 'typeorm';
 import { DidNotAnswerInTime, within } from '../async/within';
 import type { RedisClient } from '../redis/redis-connection';
 import { REDIS } from '../redis/redis.module';
+import { SecretBox, SecretBoxError } from '../secrets/secret-box';
 
 const CHECK_TIMEOUT_MS = 2000;
 
 export interface ReadinessReport {
   status: 'ok' | 'unavailable';
-  checks: { postgres: string; redis: string };
+  checks: { postgres: string; redis: string; secrets: string };
 }
 
 /**
@@ -27,19 +28,39 @@ function outcomeOf(check: Promise<unknown>): Promise<string> {
 }
 
 /**
- * Whether PostgreSQL and Redis answer now: behind `/health/ready`, and what the worker waits for before
- * consuming. On a cluster or behind sentinels the command connection answers only once it has found the
- * slots or the current primary, so a PING through it is the whole check.
+ * Whether PostgreSQL and Redis answer now, and whether this process's keys open what is stored:
+ * behind `/health/ready`, and what the worker waits for before consuming. On a cluster or behind
+ * sentinels the command connection answers only once it has found the slots or the current primary, so
+ * a PING through it is the whole check. A process whose SECRETS_KEY (or SECRETS_PREVIOUS_KEYS) cannot
+ * open the newest account's stored secrets would fail every call that needs them: it is not ready, and
+ * says why (SecretBox's words name a key id, never a key or a value).
  */
 @Injectable()
 export class ReadinessService {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: RedisClient,
+    private readonly secretBox: SecretBox,
   ) {}
 
   async check(): Promise<ReadinessReport> {
-    const [postgres, redis] = await Promise.all([outcomeOf(this.dataSource.query('SELECT 1')), outcomeOf(this.redis.ping())]);
-    return { status: postgres === 'ok' && redis === 'ok' ? 'ok' : 'unavailable', checks: { postgres, redis } };
+    const [postgres, redis, secrets] = await Promise.all([outcomeOf(this.dataSource.query('SELECT 1')), outcomeOf(this.redis.ping()), this.secretsOpen()]);
+    return { status: postgres === 'ok' && redis === 'ok' && secrets === 'ok' ? 'ok' : 'unavailable', checks: { postgres, redis, secrets } };
+  }
+
+  /** One primary-key probe: the newest account's token and signing secret, opened. */
+  private async secretsOpen(): Promise<string> {
+    let rows: { open_api_token: string; signing_secret: string }[];
+    try {
+      rows = await within(this.dataSource.query('SELECT open_api_token, signing_secret FROM accounts ORDER BY id DESC LIMIT 1'), CHECK_TIMEOUT_MS);
+    } catch (error) {
+      return error instanceof DidNotAnswerInTime ? CHECK_TIMED_OUT : CHECK_FAILED;
+    }
+    try {
+      for (const row of rows) for (const stored of [row.open_api_token, row.signing_secret]) this.secretBox.open(stored);
+      return 'ok';
+    } catch (error) {
+      return error instanceof SecretBoxError ? `down: ${error.message}` : CHECK_FAILED;
+    }
   }
 }

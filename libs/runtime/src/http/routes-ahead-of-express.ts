@@ -29,6 +29,21 @@ export interface TokenBeforeBody {
   verify(authorization: string | undefined): void;
 }
 
+/** `scheme://authority` at the start of a request target in absolute form (RFC 9112 §3.2.2). */
+const ABSOLUTE_FORM_ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * The origin-form target (`/path?query`) of a request, also when the client sent it in absolute form
+ * (`POST http://host/v1/events`): Express routes both alike, so both must meet the same checks first.
+ */
+export function originFormTarget(url: string | undefined): string {
+  const target = url ?? '';
+  const origin = ABSOLUTE_FORM_ORIGIN.exec(target);
+  if (!origin) return target;
+  const rest = target.slice(origin[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 type Middleware = (request: IncomingMessage, response: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -100,7 +115,7 @@ export function serveRoutesAheadOfExpress(
 
   /** True when the request was answered 401 here, unread: nobody's body is parsed before their token is known good. */
   const refusedUnread = (request: IncomingMessage, response: ServerResponse): boolean => {
-    const url = request.url ?? '';
+    const url = originFormTarget(request.url);
     // Lower-cased: Express matches routes case-insensitively, so `/V1/events` reaches the same controller.
     if (!tokenBeforeBody || !url.toLowerCase().startsWith(tokenBeforeBody.pathPrefix)) return false;
     try {
@@ -118,7 +133,7 @@ export function serveRoutesAheadOfExpress(
 
   const listener: Listener = (request: IncomingMessage & { body?: unknown }, response) => {
     if (refusedUnread(request, response)) return;
-    const route = request.method === 'POST' ? byPath.get(request.url ?? '') : undefined;
+    const route = request.method === 'POST' ? byPath.get(originFormTarget(request.url)) : undefined;
     if (!route) return handOn(request, response);
     headers(request, response, () =>
       parseJson(request, response, (error?: unknown) => {

@@ -1,4 +1,5 @@
-import { checkTargetUrl, describeUrlProblem, guardedLookup, isPublicAddress, TARGET_REFUSED_PROBLEM } from './target-guard';
+import { parseAddressRanges } from './address-ranges';
+import { blockTargetRanges, checkTargetUrl, describeUrlProblem, guardedLookup, isPublicAddress, TARGET_REFUSED_PROBLEM } from './target-guard';
 
 describe('isPublicAddress', () => {
   it.each([
@@ -36,6 +37,16 @@ describe('isPublicAddress', () => {
     ['2001:0:a00:1:8000:63bf:f7f7:f7f7', false],
   ])('%s → %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);
+  });
+
+  it('refuses BLOCKED_TARGET_RANGES too, however the address is written', () => {
+    blockTargetRanges(parseAddressRanges('8.8.8.0/24,2001:4860::/32').ranges);
+    try {
+      for (const address of ['8.8.8.8', '::ffff:8.8.8.8', '64:ff9b::808:808', '2001:4860::8888']) expect(isPublicAddress(address)).toBe(false);
+      expect(isPublicAddress('8.8.4.4')).toBe(true);
+    } finally {
+      blockTargetRanges([]);
+    }
   });
 });
 

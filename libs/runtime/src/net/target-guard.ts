@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { promisify } from 'node:util';
 import { isIP } from 'node:net';
 import * as ipaddr from 'ipaddr.js';
+import { type AddressRange, inAddressRanges } from './address-ranges';
 
 export const MAX_TARGET_URL_LENGTH = 2048;
 
@@ -33,14 +34,32 @@ export function carriedIpv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
   return null;
 }
 
-/** True only for globally routable unicast addresses; an IPv6 address carrying IPv4 is judged as the IPv4 it carries. */
+/**
+ * BLOCKED_TARGET_RANGES of this process: addresses that look public but are not (a cluster's service
+ * range, IPv6 ULA in use). Process-wide, as the DNS hook that checks every dialled address has no other
+ * way to learn them; RuntimeConfigModule sets it from the environment when an app starts.
+ */
+let extraBlockedRanges: readonly AddressRange[] = [];
+
+export function blockTargetRanges(ranges: readonly AddressRange[]): void {
+  extraBlockedRanges = ranges;
+}
+
+function isPublicIpv4(address: ipaddr.IPv4): boolean {
+  return address.range() === 'unicast' && !inAddressRanges(address.toString(), extraBlockedRanges);
+}
+
+/**
+ * True only for globally routable unicast addresses outside BLOCKED_TARGET_RANGES; an IPv6 address
+ * carrying IPv4 is judged as the IPv4 it carries.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   const parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  if (parsed.kind() === 'ipv4') return isPublicIpv4(parsed as ipaddr.IPv4);
   const carried = carriedIpv4(parsed as ipaddr.IPv6);
-  if (carried) return carried.every((ipv4) => ipv4.range() === 'unicast');
-  return parsed.range() === 'unicast';
+  if (carried) return carried.every(isPublicIpv4);
+  return parsed.range() === 'unicast' && !inAddressRanges(address, extraBlockedRanges);
 }
 
 export class TargetRefusedError extends Error {
@@ -109,4 +128,17 @@ export function guardedLookup(hostname: string, options: object, callback: Looku
     if ((options as { all?: boolean }).all) return callback(null, addresses);
     return callback(null, addresses[0].address, addresses[0].family);
   });
+}
+
+/**
+ * What a log line may carry of a target URL: its origin. The path and query of a push URL often hold the
+ * receiver's own secret (`…/hook?token=…`), which logs must not spread.
+ */
+export function loggableUrl(url: string | null | undefined): string {
+  if (!url) return '?';
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(not a URL)';
+  }
 }

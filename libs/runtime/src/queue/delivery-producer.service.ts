@@ -3,6 +3,7 @@ import { within } from '../async/within';
 import { counter } from '../metrics/metrics';
 import type { DeliveryJobData } from './delivery-queue';
 import { DeliveryQueues } from './delivery-queues';
+import { loggableErrorText } from '../http/database-errors';
 
 /**
  * Upper bound on waiting for Redis. BullMQ waits for its connection to become ready without limit,
@@ -37,7 +38,7 @@ export class DeliveryProducer {
     } catch (error) {
       enqueueFailures.inc(steps.length);
       this.logger.warn(
-        `${steps.length} stored delivery step(s) could not be enqueued (${(error as Error).message}); the reconciler will enqueue them`,
+        `${steps.length} stored delivery step(s) could not be enqueued (${loggableErrorText(error)}); the reconciler will enqueue them`,
       );
       return false;
     }

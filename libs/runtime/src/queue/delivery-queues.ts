@@ -5,6 +5,7 @@ import { closeRedisConnection, createRedisConnection, type RedisClient, waitForR
 import { RedisKeys } from '../redis/redis-keys';
 import { AccountBacklog } from './account-backlog';
 import { DELIVERY_QUEUE, deliveryJob, type DeliveryJobData } from './delivery-queue';
+import { loggableErrorText } from '../http/database-errors';
 
 export type DeliveryQueueRole = 'producer' | 'consumer';
 
@@ -57,7 +58,7 @@ export class DeliveryQueues implements OnApplicationShutdown {
         streams: { events: { maxLen: EVENTS_STREAM_MAX_LEN } },
       });
       // Without a listener BullMQ prints every reconnect failure to stderr.
-      queue.on('error', (error: Error) => this.logger.debug(`delivery queue ${shard}: ${error.message}`));
+      queue.on('error', (error: Error) => this.logger.debug(`delivery queue ${shard}: ${loggableErrorText(error)}`));
       return queue;
     });
   }

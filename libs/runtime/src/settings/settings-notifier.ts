@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { RedisClient } from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
+import { loggableError } from '../http/database-errors';
 
 /**
  * Tells every worker that an account's callback settings changed. Workers keep settings in memory and
@@ -24,6 +25,6 @@ export async function announceStoredSettingsChange(
   try {
     await publishSettingsChanged(redis, prefix, accountId);
   } catch (error) {
-    logger.warn({ err: error, accountId }, 'could not publish settings change; workers will refresh on cache expiry');
+    logger.warn({ ...loggableError(error), accountId }, 'could not publish settings change; workers will refresh on cache expiry');
   }
 }

@@ -3,8 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RotatedSecret, RotatedToken } from '@app/payloads';
-import { ApiError, ENVIRONMENT, type Environment, publishSettingsChanged, REDIS, SecretBox } from '@app/runtime';
+import { ApiError, ENVIRONMENT, type Environment, loggableErrorText, publishSettingsChanged, REDIS, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
+import { endPortalAccessCtes } from '../../portal/portal-access.service';
 
 /** How long a rotated-out signing secret keeps signing next to the new one. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -40,7 +41,7 @@ export class AccountCredentialsService {
     // that learns of it late (within its 30 s cache bound) signs with the old secret, which receivers accept
     // for the 24 hours of the overlap anyway.
     await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId).catch((error: unknown) => {
-      this.logger.warn(`could not announce the secret rotation of account ${accountId}: ${(error as Error).message}`);
+      this.logger.warn(`could not announce the secret rotation of account ${accountId}: ${loggableErrorText(error)}`);
     });
     return { signing_secret: signingSecret, previous_secret_expires_at: expiresAt.toISOString() };
   }
@@ -59,15 +60,16 @@ export class AccountCredentialsService {
     }
   }
 
+  /** The new token, and every portal session and link code of the account ended with the old one. */
   async rotateToken(accountId: number): Promise<RotatedToken> {
     const openApiToken = generateToken(24);
-    await this.updateAccount(accountId, 'open_api_token = $2', [this.secrets.seal(openApiToken)]);
+    await this.updateAccount(accountId, 'open_api_token = $2', [this.secrets.seal(openApiToken)], endPortalAccessCtes('$1'));
     return { open_api_token: openApiToken };
   }
 
-  /** `assignments` uses $2, $3, … for `values`; $1 is the account id. */
-  private async updateAccount(accountId: number, assignments: string, values: unknown[]): Promise<void> {
-    const [rows] = await this.dataSource.query<[unknown[], number]>(`UPDATE accounts SET ${assignments} WHERE id = $1 AND deleted_at IS NULL RETURNING id`, [
+  /** `assignments` uses $2, $3, … for `values`; $1 is the account id. `ctes` run in the same statement. */
+  private async updateAccount(accountId: number, assignments: string, values: unknown[], ctes?: string): Promise<void> {
+    const [rows] = await this.dataSource.query<[unknown[], number]>(`${ctes ? `WITH ${ctes} ` : ''}UPDATE accounts SET ${assignments} WHERE id = $1 AND deleted_at IS NULL RETURNING id`, [
       accountId,
       ...values,
     ]);

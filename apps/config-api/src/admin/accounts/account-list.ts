@@ -13,9 +13,16 @@ function encodeAccountCursor(cursor: AccountCursor): string {
   return Buffer.from(`a1:${cursor.createdUs}:${cursor.id}`, 'utf8').toString('base64url');
 }
 
+/** 0001-01-01 and 9999-12-31T23:59:59.999999Z in microseconds since the epoch: no account was created outside them. */
+const MIN_CREATED_US = -62_135_596_800_000_000n;
+const MAX_CREATED_US = 253_402_300_799_999_999n;
+
+/** Anything this API did not hand out, its numbers beyond an account's id or creation time included, is 400 naming `cursor`. */
 function decodeAccountCursor(cursor: string): AccountCursor {
   const match = /^a1:(-?\d{1,18}):(\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw invalidQuery([{ path: 'cursor', problem: 'cursor must be a next_cursor value returned by this API' }]);
+  if (!match || BigInt(match[1]) < MIN_CREATED_US || BigInt(match[1]) > MAX_CREATED_US || Number(match[2]) < 1 || Number(match[2]) > MAX_RECORD_ID) {
+    throw invalidQuery([{ path: 'cursor', problem: 'cursor must be a next_cursor value returned by this API' }]);
+  }
   return { createdUs: match[1], id: Number(match[2]) };
 }
 

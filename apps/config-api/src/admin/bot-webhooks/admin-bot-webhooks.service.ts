@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
 import { BotCall, BotWebhook } from '@app/persistence';
-import { ApiError, checkingQuery, checkTargetUrl, type Environment, ENVIRONMENT, REDIS, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
+import { ApiError, checkingQuery, checkTargetUrl, type Environment, ENVIRONMENT, loggableErrorText, REDIS, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
 import { requireAccount } from '../require-account';
 import { timeRange } from '../timestamp';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
@@ -65,7 +65,7 @@ export class AdminBotWebhooksService {
     try {
       await stampBotWebhooksChanged(this.redis, this.environment.redis.prefix, accountId);
     } catch (error) {
-      this.logger.warn(`could not stamp the bot webhook change of account ${accountId}: ${(error as Error).message}`);
+      this.logger.warn(`could not stamp the bot webhook change of account ${accountId}: ${loggableErrorText(error)}`);
     }
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { ApiError, ENVIRONMENT, type Environment, publishSettingsChanged, REDIS, SecretBox, stampBotWebhooksChanged } from '@app/runtime';
+import { ApiError, type Environment, ENVIRONMENT, loggableErrorText, publishSettingsChanged, REDIS, SecretBox, stampBotWebhooksChanged } from '@app/runtime';
 import { generateToken } from '@app/signing';
 import { AccountDeletionRunner } from './account-deletion-runner.service';
 
@@ -47,7 +47,7 @@ export class AccountDeletionService {
     const prefix = this.environment.redis.prefix;
     // Stored already: a process that cannot hear it stops within its cache bound (30 s).
     await Promise.all([publishSettingsChanged(this.redis, prefix, accountId), stampBotWebhooksChanged(this.redis, prefix, accountId)]).catch((error: unknown) => {
-      this.logger.warn(`could not announce the deletion of account ${accountId}: ${(error as Error).message}`);
+      this.logger.warn(`could not announce the deletion of account ${accountId}: ${loggableErrorText(error)}`);
     });
     this.runner.run(accountId);
     return { id: accountId, status: 'deleting' };

@@ -1,3 +1,4 @@
+import { loggableErrorText } from '@app/runtime';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -50,7 +51,7 @@ export class RedactionPass implements OnApplicationBootstrap, OnApplicationShutd
   wake(): void {
     if (this.running || this.stopping) return;
     this.running = this.pass()
-      .catch((error: unknown) => this.logger.warn(`redaction pass failed: ${(error as Error).message}`))
+      .catch((error: unknown) => this.logger.warn(`redaction pass failed: ${loggableErrorText(error)}`))
       .finally(() => (this.running = null));
   }
 

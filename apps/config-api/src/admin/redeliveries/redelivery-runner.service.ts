@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RESTART_SERIES } from '@app/persistence';
-import { DeliveryProducer, restartedSeriesStep } from '@app/runtime';
+import { DeliveryProducer, loggableErrorText, restartedSeriesStep } from '@app/runtime';
 import type { EventFilter } from '@app/payloads';
 import { addEventFilter } from '../events/event-filter';
 import { Conditions } from '../sql-conditions';
@@ -41,18 +41,18 @@ export class RedeliveryRunner extends LeasedTaskRunner<string> {
       if (isPassingFailure(error)) {
         // The database is away (or a deadlock/serialization victim): the task stays running and its
         // stale heartbeat lets a process (this one included) resume it from the last committed chunk.
-        this.logger.warn(`redelivery task ${taskId} paused: ${message}`);
+        this.logger.warn(`redelivery task ${taskId} paused: ${loggableErrorText(error)}`);
         return;
       }
       // Anything else would fail again on every resume: stop with the reason for operators to read.
-      this.logger.error(`redelivery task ${taskId} failed: ${message}`);
+      this.logger.error(`redelivery task ${taskId} failed: ${loggableErrorText(error)}`);
       await this.dataSource
         .query(
           `UPDATE redelivery_tasks SET status = 'failed', error = $3, finished_at = now()
             WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
           [taskId, this.owner, message.slice(0, 1000)],
         )
-        .catch((failure: unknown) => this.logger.warn(`recording the failure of task ${taskId}: ${(failure as Error).message}`));
+        .catch((failure: unknown) => this.logger.warn(`recording the failure of task ${taskId}: ${loggableErrorText(failure)}`));
     }
   }
 

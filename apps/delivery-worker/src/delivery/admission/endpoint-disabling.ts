@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { ENVIRONMENT, type Environment, publishSettingsChanged, REDIS } from '@app/runtime';
+import { ENVIRONMENT, type Environment, loggableErrorText, loggableUrl, publishSettingsChanged, REDIS } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from '../account-settings.cache';
 
 /** `432000000` → `5d`: the setting as an operator would write it, for the disabling reason. */
@@ -97,7 +97,7 @@ export class EndpointDisabling {
     this.settings.patch(settings.accountId, current);
     if (!current.disabledAt) return null;
     if (row?.disabled_now) {
-      this.logger.warn(`endpoint of account ${settings.accountId} (${settings.pushUrl ?? '?'}) disabled: ${current.disabledReason ?? ''}`);
+      this.logger.warn(`endpoint of account ${settings.accountId} (${loggableUrl(settings.pushUrl)}) disabled: ${current.disabledReason ?? ''}`);
       await this.announce(settings.accountId);
     }
     return current;
@@ -118,7 +118,7 @@ export class EndpointDisabling {
       await this.announce(accountId);
     } catch (error) {
       this.settings.invalidate(accountId);
-      this.logger.warn(`could not record the endpoint health of account ${accountId}: ${(error as Error).message}`);
+      this.logger.warn(`could not record the endpoint health of account ${accountId}: ${loggableErrorText(error)}`);
     }
   }
 
@@ -127,7 +127,7 @@ export class EndpointDisabling {
     try {
       await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId);
     } catch (error) {
-      this.logger.debug(`could not announce the endpoint change of account ${accountId}: ${(error as Error).message}`);
+      this.logger.debug(`could not announce the endpoint change of account ${accountId}: ${loggableErrorText(error)}`);
     }
   }
 }

@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
+import { ApiError, ENVIRONMENT, type Environment, MinuteLimit, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
+
+/** Portal calls a minute per session, and bulk redeliveries a minute per account (CONTRACT §10). */
+export const PORTAL_CALLS_PER_MINUTE = 120;
+export const BULK_REDELIVERIES_PER_MINUTE = 5;
+
+/** The 429 of the portal, with `Retry-After` on the response. */
+export function portalRateLimited(response: Response, retryAfterSeconds: number, why: string): ApiError {
+  response.setHeader('Retry-After', String(retryAfterSeconds));
+  return new ApiError(429, 'too_many_requests', `${why}; retry in ${retryAfterSeconds} s`);
+}
+
+/**
+ * The portal's limits beyond test events (those are TestEventService's, shared with the Open API): calls
+ * per session, and bulk redeliveries per account, one at a time. Counters live in Redis, one small key per
+ * session or account for a minute, so any number of calls keeps the same state.
+ */
+@Injectable()
+export class PortalLimits {
+  private readonly calls: MinuteLimit;
+  private readonly bulkRedeliveries: MinuteLimit;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(REDIS) redis: RedisClient,
+    @Inject(ENVIRONMENT) environment: Environment,
+  ) {
+    const prefix = new RedisKeys(environment.redis.prefix).rateLimitPrefix();
+    this.calls = new MinuteLimit(redis, `${prefix}:portal-calls`, PORTAL_CALLS_PER_MINUTE);
+    this.bulkRedeliveries = new MinuteLimit(redis, `${prefix}:portal-bulk`, BULK_REDELIVERIES_PER_MINUTE);
+  }
+
+  /**
+   * One call of the session (named by its token's digest, never the token). When Redis cannot count the
+   * call goes on: the portal's reads need only PostgreSQL, and its writes that need Redis refuse anyway.
+   */
+  async spendCall(sessionDigest: string, response: Response): Promise<void> {
+    const retryAfterSeconds = await this.calls.take(sessionDigest).catch(() => null);
+    if (retryAfterSeconds !== null) throw portalRateLimited(response, retryAfterSeconds, `more than ${PORTAL_CALLS_PER_MINUTE} portal calls a minute in this session`);
+  }
+
+  /**
+   * Admits one bulk redelivery of the account: 409 while one of the account's runs (not counted), 429
+   * past the minute's budget. Two asked at the very same moment can both pass the 409 check; the budget
+   * still bounds them.
+   */
+  async admitBulkRedelivery(accountId: number, response: Response): Promise<void> {
+    const running = await this.dataSource.query<unknown[]>(
+      "SELECT 1 FROM redelivery_tasks WHERE account_id = $1 AND status = 'running' LIMIT 1",
+      [accountId],
+    );
+    if (running.length > 0) throw new ApiError(409, 'conflict', 'a bulk redelivery is already running for this account; follow it to the end, then ask again');
+    let retryAfterSeconds: number | null;
+    try {
+      retryAfterSeconds = await this.bulkRedeliveries.take(String(accountId));
+    } catch {
+      throw new ApiError(503, 'service_unavailable', 'the rate limiter is unavailable (Redis is not reachable); try again shortly');
+    }
+    if (retryAfterSeconds !== null) {
+      throw portalRateLimited(response, retryAfterSeconds, `more than ${BULK_REDELIVERIES_PER_MINUTE} bulk redeliveries a minute for this account`);
+    }
+  }
+}
