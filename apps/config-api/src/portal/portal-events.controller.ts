@@ -6,7 +6,7 @@ import { EventDetailModel, EventPageModel } from '../admin/events/admin-events.d
 import { EventRedeliveredModel } from '../admin/redeliveries/redeliveries.docs';
 import { RedeliveryService } from '../admin/redeliveries/redelivery.service';
 import { RedeliveryTasks } from '../admin/redeliveries/redelivery-tasks.service';
-import { PortalAccount, PortalSessionGuard } from './portal-session.guard';
+import { PortalAccount, PortalSessionGuard } from '../portal-access/portal-session.guard';
 import { PortalEventsQueryDto, PortalRedeliverDto } from './portal.dto';
 import { ApiPortalErrors, ApiPortalEventId, PortalRedeliveryProgress, PortalRedeliveryStarted } from './portal.docs';
 
