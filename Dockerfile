@@ -1,6 +1,7 @@
 # One image for the three apps, the migrate job and the demo; docker-compose.yml picks the command.
-# The build is `npm run build` (tsconfig.build.json, the one build description) over the sources the
+# The build is `npm run build` (tsconfig.build.json: apps, libs, scripts, examples) over the sources the
 # image runs: bench/ and test/ are not copied, so neither the benchmark harness nor test helpers ship.
+# `node scripts/check-image.mjs` (CI) builds from exactly what this file copies.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -1,6 +1,9 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// What the image builds and ships (apps, libs, scripts, examples) never reaches into the bench or the tests.
+const outsideProduct = { group: ['**/bench', '**/bench/**', '**/test', '**/test/**'], message: 'The product never imports bench/ or test/ (the image has neither).' };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'jest.config.js', 'eslint.config.mjs'] },
   eslint.configs.recommended,
@@ -30,13 +33,19 @@ export default tseslint.config(
   {
     files: ['apps/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/libs/*'], message: 'Import libs by their @app/ alias.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/libs/*'], message: 'Import libs by their @app/ alias.' }, outsideProduct] }],
     },
   },
   {
     files: ['libs/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/apps/*', '**/libs/*'], message: 'Libs never import apps; import other libs by their @app/ alias.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/apps/*', '**/libs/*'], message: 'Libs never import apps; import other libs by their @app/ alias.' }, outsideProduct] }],
+    },
+  },
+  {
+    files: ['scripts/**/*.ts', 'examples/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [outsideProduct] }],
     },
   },
   {

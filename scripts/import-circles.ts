@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import * as ts from 'typescript';
 
 const SOURCE = /\.tsx?$/;
@@ -70,10 +70,57 @@ export function importCircles(graph: Map<string, string[]>): string[][] {
   return circles;
 }
 
-/** `npx ts-node scripts/import-circles.ts`: lists every import circle in the repository, exit code 1 when there is one. */
+/**
+ * The two sibling folders a file import crosses between, or null when it stays in one folder or goes
+ * into a folder's own sub-folder or parent (a folder may use what it contains, and the reverse).
+ */
+function siblingsCrossed(fromFile: string, toFile: string): [string, string] | null {
+  const from = dirname(fromFile).split(sep);
+  const to = dirname(toFile).split(sep);
+  let common = 0;
+  while (common < from.length && common < to.length && from[common] === to[common]) common += 1;
+  if (common === from.length || common === to.length) return null;
+  return [from.slice(0, common + 1).join(sep), to.slice(0, common + 1).join(sep)];
+}
+
+/** The folders whose sub-folders must not loop: each app and each lib (`apps/<name>`, `libs/<name>`). */
+function unitOf(root: string, folder: string): string | null {
+  const [top, name] = relative(root, folder).split(sep);
+  return (top === 'apps' || top === 'libs') && name ? join(root, top, name) : null;
+}
+
+/**
+ * Folder → sibling folders it imports from, inside each app and lib: `apps/x/src/a/one.ts` importing
+ * `apps/x/src/b/c/two.ts` is `apps/x/src/a` → `apps/x/src/b`. A loop in this graph (a imports b, which
+ * imports a back, through any files) means neither folder can be read, moved or tested without the
+ * other, even when no file circle exists.
+ */
+export function folderGraph(graph: Map<string, string[]>, root: string): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    for (const target of targets) {
+      const crossed = siblingsCrossed(file, target);
+      if (!crossed) continue;
+      const [from, to] = crossed;
+      const unit = unitOf(root, from);
+      if (unit === null || unit !== unitOf(root, to) || from === unit || to === unit) continue;
+      folders.set(from, (folders.get(from) ?? new Set()).add(to));
+      if (!folders.has(to)) folders.set(to, new Set());
+    }
+  }
+  return new Map([...folders].map(([folder, targets]) => [folder, [...targets]]));
+}
+
+/** The groups of sibling folders in one app or lib that import each other (directly or round a loop of siblings). */
+export function folderCircles(graph: Map<string, string[]>, root: string): string[][] {
+  return importCircles(folderGraph(graph, root));
+}
+
+/** `npx ts-node scripts/import-circles.ts`: lists every file and folder import circle in the repository, exit code 1 when there is one. */
 if (require.main === module) {
   const root = resolve(__dirname, '..');
-  const circles = importCircles(importGraph(root));
-  for (const circle of circles) console.log(circle.map((file) => relative(root, file)).join('\n  <-> '));
+  const graph = importGraph(root);
+  const circles = [...importCircles(graph), ...folderCircles(graph, root)];
+  for (const circle of circles) console.log(circle.map((path) => relative(root, path)).join('\n  <-> '));
   process.exitCode = circles.length > 0 ? 1 : 0;
 }

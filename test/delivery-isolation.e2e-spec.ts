@@ -154,7 +154,10 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
       runner.resume();
 
       const all = [...queued, ...neverEnqueued];
-      await waitFor('the reconciler to get every pending event delivered', async () => (await statuses(all)).every((status) => status === 'delivered'));
+      // The reconciler sees Redis's contents gone and first lets jobs taken before finish (a lock's duration, 11 s here).
+      await waitFor('the reconciler to get every pending event delivered', async () => (await statuses(all)).every((status) => status === 'delivered'), {
+        timeoutMs: 45_000,
+      });
       expect(new Set(target.requests.map((request) => request.headers['webhook-id'])).size).toBe(all.length);
     } finally {
       runner.resume();

@@ -12,6 +12,9 @@ export type ReceiverBehaviour = 'ok' | 'error' | 'hang';
 export class DrillReceiver {
   /** 2xx answers per webhook-id. */
   readonly deliveries = new Map<string, number>();
+  /** When each webhook-id was first answered 2xx, and every later 2xx answer of it (where duplicates come from). */
+  readonly firstDeliveredAt = new Map<string, number>();
+  readonly repeats: { id: string; firstAt: number; at: number }[] = [];
   calls = 0;
   badSignatures = 0;
   /** Calls that reached an event of a subject after a later event of that subject (ordering drills). */
@@ -61,6 +64,9 @@ export class DrillReceiver {
       } else {
         const id = String(request.headers['webhook-id']);
         this.deliveries.set(id, (this.deliveries.get(id) ?? 0) + 1);
+        const firstAt = this.firstDeliveredAt.get(id);
+        if (firstAt === undefined) this.firstDeliveredAt.set(id, request.receivedAt);
+        else this.repeats.push({ id, firstAt, at: request.receivedAt });
         response.writeHead(200).end('ok');
       }
     });

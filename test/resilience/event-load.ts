@@ -48,6 +48,13 @@ export class EventLoad {
     return this.refused.reduce((sum, batch) => sum + batch.length, 0);
   }
 
+  /** A restarted ingest listens on a new port: the load posts there from now on. */
+  replaceIngest(oldUrl: string, newUrl: string): void {
+    const index = this.options.ingestUrls.indexOf(oldUrl);
+    if (index < 0) throw new Error(`${oldUrl} is not one of this load's ingest processes`);
+    this.options.ingestUrls[index] = newUrl;
+  }
+
   /**
    * Sends `total` new events with `concurrency` batches in flight; with `intervalMs`, one batch starts
    * every interval (a steady producer) instead of as fast as ingest answers.

@@ -86,6 +86,8 @@ export class PostgresInstance {
       '-c listen_addresses=127.0.0.1',
       '-c fsync=off',
       '-c max_connections=200',
+      // Commit times of rows, so the duplicates drill can say how long a call's outcome took to commit.
+      '-c track_commit_timestamp=on',
     ].join(' ');
     await this.pgCtl(['start', '-w', '-t', '30', '-o', options, '-l', join(this.directory, 'server.log')]);
     this.started = true;

@@ -4,6 +4,7 @@ import { cleanup } from './cleanup-stack';
 import { type Drill, type DrillContext, type DrillResult, passed } from './drill';
 import { formatDrill, formatSummary } from './drill-report';
 import { DrillStack } from './drill-stack';
+import { duplicatesDrill } from './drills/duplicates.drill';
 import { flappingReceiverDrill } from './drills/flapping-receiver.drill';
 import { orderingRedisRestartDrill } from './drills/ordering-redis-restart.drill';
 import { postgresOutageDrill } from './drills/postgres-outage.drill';
@@ -26,6 +27,7 @@ const DRILLS: Drill[] = [
   scaledOutDrill,
   sigtermOutageDrill,
   orderingRedisRestartDrill,
+  duplicatesDrill,
 ];
 
 function selectedDrills(args: string[]): Drill[] {

@@ -6,6 +6,7 @@ import { ENVIRONMENT, processEnvironment } from './config/config.module';
 import { type Environment, EnvironmentError, isAppName } from './config/environment';
 import { type ApiDocsInfo, setupApiDocs } from './docs/api-docs';
 import { HttpErrorFilter } from './http/error.filter';
+import { FrameworkLogger } from './logging/framework-logger';
 import { requestLog } from './logging/logging';
 import { refuseHostileRequests } from './http/hostile-request';
 import { securityHeaders } from './http/security-headers';
@@ -66,7 +67,8 @@ export async function bootstrapHttpApp(
   // Before the app exists, so the context manager is in place for its first request.
   startTracing(processName, environment.tracing);
   const app = await NestFactory.create<NestExpressApplication>(rootModule, { bufferLogs: true, bodyParser: false });
-  app.useLogger(app.get(Logger));
+  // Nest's start-up lines (every route mapped, every module loaded) at debug: a start prints the app's own lines.
+  app.useLogger(new FrameworkLogger(app.get(Logger)));
   configureHttpApp(app, docs);
   shutdown.appReady();
   const port = portOf(environment);

@@ -1,7 +1,7 @@
 import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { DeliveryQueueModule } from '@app/runtime';
 import { DeliveryOptionsModule } from '../delivery-options/delivery-options.module';
-import { PortalAccessModule } from '../portal/portal-access.module';
+import { PortalAccessModule } from '../portal-access/portal-access.module';
 import { EventFeedService } from './event-feed.service';
 import { SelfServiceController } from './self-service.controller';
 import { TestEventService } from './test-event.service';

@@ -9,8 +9,8 @@ import { invalidParam, OpenApiCode, rateLimited, serviceUnavailable } from './op
 import { readTestEventAction, TEST_EVENT_ACTION_PROBLEM, TestEventLimitError, TestEventService } from './test-event.service';
 import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi } from './open-api.docs';
 import { ApiFeedQuery, FeedAnswer, PortalLinkAnswer, SEND_TEST_EVENT_ERRORS, SendTestEventAnswer, SendTestEventBody } from './self-service.docs';
-import { PortalAccessService } from '../portal/portal-access.service';
-import { DEFAULT_LINK_TTL, parseLinkTtl } from '../portal/portal-ttl';
+import { PortalAccessService } from '../portal-access/portal-access.service';
+import { DEFAULT_LINK_TTL, parseLinkTtl } from '../portal-access/portal-ttl';
 
 /** The signed self-service operations of CONTRACT §10: the pull feed, test events and portal links. */
 @ApiSignedOpenApi()

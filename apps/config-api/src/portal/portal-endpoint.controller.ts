@@ -9,7 +9,7 @@ import { AccountModel, RotatedSecretModel } from '../admin/accounts/accounts.doc
 import { StatsSeriesModel } from '../admin/stats/stats.docs';
 import { StatsSeriesService } from '../admin/stats/stats-series.service';
 import { TestEventLimitError, TestEventService } from '../open-api/test-event.service';
-import { PortalAccount, PortalSessionGuard } from './portal-session.guard';
+import { PortalAccount, PortalSessionGuard } from '../portal-access/portal-session.guard';
 import { type PortalSettings, PortalSettingsService } from './portal-settings.service';
 import { PortalHealthQueryDto, PortalSettingsBody, PortalSettingsView, PortalTestEventDto } from './portal.dto';
 import { ApiPortalErrors } from './portal.docs';

@@ -7,8 +7,8 @@ import { EventDetailModel, EventPageModel } from '../admin/events/admin-events.d
 import { EventRedeliveredModel } from '../admin/redeliveries/redeliveries.docs';
 import { RedeliveryService } from '../admin/redeliveries/redelivery.service';
 import { RedeliveryTasks } from '../admin/redeliveries/redelivery-tasks.service';
-import { PortalLimits } from './portal-limits';
-import { PortalAccount, PortalSessionGuard } from './portal-session.guard';
+import { PortalAccount, PortalSessionGuard } from '../portal-access/portal-session.guard';
+import { PortalLimits } from '../portal-access/portal-limits';
 import { PortalEventsQueryDto, PortalRedeliverDto } from './portal.dto';
 import { ApiPortalErrors, ApiPortalEventId, PortalRedeliveryProgress, PortalRedeliveryStarted } from './portal.docs';
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { DEFAULT_LINK_TTL } from './portal-ttl';
+import { DEFAULT_LINK_TTL } from '../portal-access/portal-ttl';
 
 export class PortalLinkDto {
   @ApiPropertyOptional({ description: 'How long the link works: a duration from 1s to 24h.', default: DEFAULT_LINK_TTL, example: '2h' })

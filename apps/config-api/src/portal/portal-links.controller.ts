@@ -3,10 +3,10 @@ import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { AdminTokenGuard, validationFailed } from '@app/runtime';
 import { ApiAdminController, ApiAdminOperation, ApiIdParam } from '../admin/admin.docs';
 import { IdParamPipe } from '../admin/id-param.pipe';
-import { PortalAccessService, type PortalLink, type PortalSession } from './portal-access.service';
+import { PortalAccessService, type PortalLink, type PortalSession } from '../portal-access/portal-access.service';
 import { OpenSessionDto, PortalLinkDto, PortalLinkView, PortalSessionView } from './portal-link.dto';
 import { ApiPortalErrors } from './portal.docs';
-import { LINK_TTL_PROBLEM, parseLinkTtl } from './portal-ttl';
+import { LINK_TTL_PROBLEM, parseLinkTtl } from '../portal-access/portal-ttl';
 
 /** An operator's link to an account's portal (CONTRACT §10): what the admin console opens. */
 @ApiAdminController('Admin: accounts')

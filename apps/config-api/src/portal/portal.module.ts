@@ -5,7 +5,7 @@ import { DeliveryOptionsModule } from '../delivery-options/delivery-options.modu
 import { RedeliveriesModule } from '../admin/redeliveries/redeliveries.module';
 import { StatsModule } from '../admin/stats/stats.module';
 import { OpenApiModule } from '../open-api/open-api.module';
-import { PortalAccessModule } from './portal-access.module';
+import { PortalAccessModule } from '../portal-access/portal-access.module';
 import { PortalEndpointController } from './portal-endpoint.controller';
 import { PortalEventsController } from './portal-events.controller';
 import { PortalLinksController, PortalSessionController } from './portal-links.controller';

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isPendingSql, isUndatedSql } from '@app/persistence';
 import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, pendingRowStep } from '@app/runtime';
+import { deliveryWorkerOptions } from './delivery.processor';
 import { reconcilerRequeued } from './delivery.metrics';
 
 const CLAIM_BATCH = 500;
@@ -42,10 +43,22 @@ export function reconcileGraceMs(environment: Environment): number {
 }
 
 /**
+ * How long re-enqueueing waits once Redis lost its contents: a job taken before the loss is still in
+ * some worker's hands, and may still make its call and record it, for as long as its lock would have
+ * lasted (BullMQ's own bound on a live job). Its event looks stored but not queued meanwhile; a job
+ * re-added for it now would load the still-pending row and call the endpoint a second time.
+ */
+export function holdAfterRedisLossMs(environment: Environment): number {
+  return deliveryWorkerOptions(environment).lockDuration ?? 0;
+}
+
+/**
  * PostgreSQL is the truth and Redis may lose jobs (flushed, failed over, a crash between storing an
  * event and enqueueing it): every RECONCILE_INTERVAL each worker re-adds the job of every pending event
  * that is overdue by more than the grace period. Job ids are deterministic, so a job that still exists
  * is not duplicated, and a job for a step already done finds its row moved on and completes as stale.
+ * When Redis has lost its contents (its contents mark changed), the workers still holding jobs taken
+ * before finish them first (holdAfterRedisLossMs).
  */
 @Injectable()
 export class Reconciler {
@@ -53,6 +66,9 @@ export class Reconciler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  /** The contents mark last seen (null before the first run), and until when re-enqueueing waits after it changed. */
+  private lastMark: string | null = null;
+  private holdUntil = 0;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -72,8 +88,9 @@ export class Reconciler {
     await this.running;
   }
 
-  /** Re-enqueues overdue pending events; returns how many. */
+  /** Re-enqueues overdue pending events; returns how many (0 while waiting after a loss of Redis's contents). */
   async reconcileOnce(): Promise<number> {
+    if (await this.waitingAfterRedisLoss()) return 0;
     const cutoff = new Date(Date.now() - reconcileGraceMs(this.environment));
     let total = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.stopped; batch += 1) {
@@ -93,6 +110,17 @@ export class Reconciler {
       this.logger.log(`re-enqueued ${total} overdue pending event(s)`);
     }
     return total;
+  }
+
+  private async waitingAfterRedisLoss(): Promise<boolean> {
+    const mark = await this.queues.contentsMark();
+    if (this.lastMark !== null && mark !== this.lastMark) {
+      const holdMs = holdAfterRedisLossMs(this.environment);
+      this.holdUntil = Date.now() + holdMs;
+      this.logger.warn(`Redis lost its contents; re-enqueueing stored events in ${holdMs} ms, once the jobs taken before are done`);
+    }
+    this.lastMark = mark;
+    return Date.now() < this.holdUntil;
   }
 
   private tick(): void {

@@ -2,9 +2,8 @@ import * as ipaddr from 'ipaddr.js';
 import { parseDuration, parseRetrySchedule } from './duration';
 import { readTracingSettings, type TracingSettings } from '../tracing/tracing-settings';
 import { readSecretsKeys, type SecretsKeys } from '../secrets/secrets-keys';
-import type { TrustProxy } from '../http/client-address';
 import type { AddressRange } from '../net/address-ranges';
-import { readBlockedTargetRanges, readTrustProxy } from './network-settings';
+import { readBlockedTargetRanges, readTrustProxy, type TrustProxy } from './network-settings';
 import { checkRedisPrefix, type QueueShards, readQueueShards, readRedisTopology, type RedisTopology } from './redis-topology';
 
 export interface Environment {

@@ -1,5 +1,10 @@
 import { type AddressRange, parseAddressRanges } from '../net/address-ranges';
-import type { TrustProxy } from '../http/client-address';
+
+/**
+ * TRUST_PROXY: which proxies in front of the service may name the client in `X-Forwarded-For`. `hops`:
+ * that many proxies, whatever their address; `ranges`: every proxy whose address is inside them.
+ */
+export type TrustProxy = { hops: number } | { ranges: AddressRange[] };
 
 type Source = Record<string, string | undefined>;
 

@@ -1,11 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { type AddressRange, inAddressRanges } from '../net/address-ranges';
-
-/**
- * TRUST_PROXY: which proxies in front of the service may name the client in `X-Forwarded-For`. `hops`:
- * that many proxies, whatever their address; `ranges`: every proxy whose address is inside them.
- */
-export type TrustProxy = { hops: number } | { ranges: AddressRange[] };
+import type { TrustProxy } from '../config/network-settings';
+import { inAddressRanges } from '../net/address-ranges';
 
 function forwardedChain(request: IncomingMessage): string[] {
   const header = request.headers['x-forwarded-for'];

@@ -1,9 +1,8 @@
-import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { Controller, Get, Header, Inject, NotFoundException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { register } from 'prom-client';
 import { ENVIRONMENT } from '../config/config.module';
 import type { Environment } from '../config/environment';
-import { ApiError } from '../http/api-error';
 import { startDefaultMetrics } from './metrics';
 
 @ApiTags('Health and metrics')
@@ -22,7 +21,7 @@ export class MetricsController {
   @Get()
   @Header('Content-Type', register.contentType)
   async metrics(): Promise<string> {
-    if (this.environment.metricsPort !== null) throw new ApiError(404, 'not_found', 'metrics are served on METRICS_PORT');
+    if (this.environment.metricsPort !== null) throw new NotFoundException('metrics are served on METRICS_PORT');
     return register.metrics();
   }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type Job, Queue, Worker, type WorkerOptions } from 'bullmq';
 import type { Environment } from '../config/environment';
@@ -131,6 +132,17 @@ export class DeliveryQueues implements OnApplicationShutdown {
       }),
     );
     await Promise.all([...byShard].map(([shard, jobs]) => this.queues[shard].addBulk(jobs)));
+  }
+
+  /**
+   * The mark of Redis's current contents: a random value the first caller writes (SET NX) and every
+   * later one reads. Redis restarted without persistence, flushed or failed over to an empty replica
+   * comes back without it, so a caller that remembers the last mark sees the loss as a new one.
+   */
+  async contentsMark(): Promise<string> {
+    const key = this.keys.contentsMark();
+    await this.connection.set(key, randomUUID(), 'NX');
+    return (await this.connection.get(key)) ?? '';
   }
 
   /** A job of this account left the queue for good (not when it was only moved to later). */

@@ -39,6 +39,11 @@ export class RedisKeys {
     return `${this.prefix}:{dq${shard}}`;
   }
 
+  /** A value made once per Redis lifetime: gone when Redis loses its contents (see DeliveryQueues.contentsMark); read alone. */
+  contentsMark(): string {
+    return `${this.prefix}:contents-mark`;
+  }
+
   /** Set of endpoints (origins) whose breaker the workers saw open: an index for operators, checked against each breaker hash. */
   openEndpoints(): string {
     return `${this.prefix}:endpoints:open`;

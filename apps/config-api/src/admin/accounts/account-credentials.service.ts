@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import type { RotatedSecret, RotatedToken } from '@app/payloads';
 import { ApiError, ENVIRONMENT, type Environment, loggableErrorText, publishSettingsChanged, REDIS, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
-import { endPortalAccessCtes } from '../../portal/portal-access.service';
+import { endPortalAccessCtes } from '../../portal-access/portal-access.service';
 
 /** How long a rotated-out signing secret keeps signing next to the new one. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;

@@ -6,14 +6,14 @@ import { Client } from 'pg';
 import { createDataSource, DAY_MS, dropExpiredPartitions, utcDayStart } from '@app/persistence';
 import { DELETE_EVENT_KEYS_SQL } from '../apps/delivery-worker/src/retention/residual-trim';
 import { STORE_SQL } from '../apps/ingest/src/events/event-store.service';
-import { percentiles, startConfigApiProcess, stopProcess, timedGet } from '../bench/support/config-api-process';
+import { percentiles, startConfigApiProcess, stopProcess, timedGet } from './support/config-api-process';
 
 /**
  * Measures a database filled by `npm run seed` through the real config-api (started from source on
  * loopback): the event list (first page and the 100th page, per filter), the event detail and the stats,
  * timed over HTTP; then the plans of the same requests, captured by auto_explain (EXPLAIN ANALYZE,
  * BUFFERS) from the server log; then dropping the oldest seeded day, without and with pending events.
- * `node -r ts-node/register/transpile-only -r tsconfig-paths/register scripts/measure-partitions.ts --database URL`
+ * `node -r ts-node/register/transpile-only -r tsconfig-paths/register bench/measure-partitions.ts --database URL`
  * Destructive: it drops the two oldest days it finds.
  */
 const { values } = parseArgs({

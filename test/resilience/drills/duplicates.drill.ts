@@ -1,0 +1,114 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AppProcess } from '../app-process';
+import type { Drill, DrillContext } from '../drill';
+import type { DrillStack } from '../drill-stack';
+import { expectAllAccepted, finishEventDrill } from '../drill-steps';
+import { attributeRepeats, type FaultMark, recordedCallsOf, recordLag, unexplainedRepeats } from '../duplicate-causes';
+
+/**
+ * The bound of the full form: extra deliveries as a share of accepted events. The quick form's 12,000
+ * events would make it 6 calls, fewer than one SIGKILL may leave unrecorded on a busy machine, so the
+ * quick form checks instead that every duplicate is one a SIGKILL explains (unexplainedRepeats).
+ */
+export const DUPLICATE_BOUND = 0.0005;
+const EVENTS_PER_SECOND = 400;
+const BATCH = 20;
+
+interface Fault {
+  /** When, as a share of the load's duration. */
+  at: number;
+  name: string;
+  workerKill: boolean;
+  run(): Promise<void>;
+}
+
+async function replaceWorker(stack: DrillStack, victim: AppProcess, context: DrillContext): Promise<void> {
+  victim.signal('SIGKILL');
+  await victim.exited;
+  await stack.startApp('delivery-worker');
+  context.note(`${victim.label} SIGKILLed after ${stack.receiver.deliveredCount} deliveries; a new worker started`);
+}
+
+/**
+ * Two ingests and two workers under a steady 400 events/s while each worker is SIGKILLed once (and
+ * replaced), an ingest is SIGKILLed (and replaced) and Redis is restarted empty: no event may be lost,
+ * and the extra deliveries must stay under DUPLICATE_BOUND of the accepted events (at least once, but
+ * duplicates only where a call's outcome could not be recorded).
+ */
+export const duplicatesDrill: Drill = {
+  id: 8,
+  title: 'Two ingests and two workers at 400 events/s: each worker and an ingest SIGKILLed, Redis restarted empty; duplicates bounded',
+  deadlineMs: (quick) => (quick ? 240_000 : 600_000),
+  async run(context) {
+    const durationMs = context.quick ? 30_000 : 120_000;
+    // The service's own DELIVERY_TIMEOUT_MS, not the drills' 1 s: the receiver runs in this process, and
+    // when the machine is busy it may answer a call after 1 s. The worker records that call as a
+    // time-out and retries it, the receiver counts it delivered: a duplicate at least once allows
+    // (a slow receiver), which would hide the ones this drill is about (crashes, restarts, races).
+    const stack = await context.openStack('duplicates', { retrySchedule: '1s,2s,5s', env: { DELIVERY_TIMEOUT_MS: '10000' } });
+    const ingest = await stack.startApps('ingest', 2);
+    const workers = await stack.startApps('delivery-worker', 2);
+    const load = stack.load(ingest, BATCH);
+    const total = (EVENTS_PER_SECOND * durationMs) / 1000;
+    const start = Date.now();
+    const sending = load.send(total, { concurrency: 16, intervalMs: (1000 * BATCH) / EVENTS_PER_SECOND });
+
+    const happened: FaultMark[] = [];
+    const faults: Fault[] = [
+      { at: 0.2, name: `SIGKILL of ${workers[0].label}`, workerKill: true, run: () => replaceWorker(stack, workers[0], context) },
+      {
+        at: 0.4,
+        name: `SIGKILL of ${ingest[0].label}`,
+        workerKill: false,
+        run: async () => {
+          ingest[0].signal('SIGKILL');
+          await ingest[0].exited;
+          const replacement = await stack.startApp('ingest');
+          load.replaceIngest(ingest[0].url, replacement.url);
+          context.note(`${ingest[0].label} SIGKILLed with ${load.sent} events sent; ${replacement.label} took its place`);
+        },
+      },
+      { at: 0.6, name: `SIGKILL of ${workers[1].label}`, workerKill: true, run: () => replaceWorker(stack, workers[1], context) },
+      {
+        at: 0.8,
+        name: 'Redis restarted empty',
+        workerKill: false,
+        run: async () => {
+          await stack.redis.stop();
+          await stack.redis.start();
+          context.note(`Redis restarted empty with ${load.sent} events sent, ${stack.receiver.deliveredCount} delivered`);
+        },
+      },
+    ];
+    for (const fault of faults) {
+      const wait = start + fault.at * durationMs - Date.now();
+      if (wait > 0) await sleep(wait);
+      happened.push({ name: fault.name, at: Date.now(), workerKill: fault.workerKill });
+      await fault.run();
+    }
+    await sending;
+    context.note(`${load.sent} events sent in ${((Date.now() - start) / 1000).toFixed(1)} s; ${load.refusedCount} refused by a dead ingest or Redis away, re-sent`);
+    await load.resendRefused(Date.now() + 60_000);
+    expectAllAccepted(context, load);
+    await finishEventDrill(context, stack, load, { timeoutMs: context.quick ? 120_000 : 240_000, killed: [workers[0], workers[1], ingest[0]] });
+
+    const accepted = load.accepted.size;
+    const duplicated = stack.receiver.repeats.length;
+    const share = accepted > 0 ? duplicated / accepted : 0;
+    context.note(`duplicated ${duplicated} of ${accepted} accepted (${(share * 100).toFixed(3)} %, bound ${(DUPLICATE_BOUND * 100).toFixed(2)} %)`);
+    const recorded = await recordedCallsOf(stack, [...new Set(stack.receiver.repeats.map((repeat) => repeat.id))]);
+    for (const line of attributeRepeats(stack.receiver.repeats, happened, start, recorded.calls)) context.note(line);
+    if (recorded.earlierFailures.length > 0) context.note(`recorded calls of duplicated events that failed before the last: ${recorded.earlierFailures.join(', ')}`);
+    context.note(await recordLag(stack, stack.receiver));
+    const unexplained = unexplainedRepeats(stack.receiver.repeats, happened, recorded.calls);
+    context.note(`${duplicated - unexplained.length} duplicates are calls a SIGKILLed worker had made but not recorded; ${unexplained.length} are not`);
+    if (unexplained.length > 0) context.problem(`${unexplained.length} duplicates no worker's SIGKILL explains (e.g. ${unexplained.slice(0, 3).map((repeat) => repeat.id).join(', ')})`);
+    if (!context.quick && share > DUPLICATE_BOUND) context.problem(`${duplicated} duplicates are ${(share * 100).toFixed(3)} % of accepted, above ${(DUPLICATE_BOUND * 100).toFixed(2)} %`);
+    if (unexplained.length > 0) {
+      // What the workers last said (warnings and up) helps to tell a race from a crash.
+      for (const app of stack.apps.filter((started) => started.app === 'delivery-worker' && started.tail(3) !== '')) {
+        context.note(`${app.label} last lines: ${app.tail(3).split('\n').join(' | ').slice(0, 600)}`);
+      }
+    }
+  },
+};
