@@ -17,12 +17,15 @@ describe('DeliveryQueues, ranks in the account backlog', () => {
     return opened;
   };
   let queues: DeliveryQueues;
+  /** Producers a test opened for itself, closed by the test (closing writes what they summed) or here if it failed first. */
+  const ownProducers: DeliveryQueues[] = [];
 
   beforeAll(async () => {
     queues = await openQueues('producer');
   });
 
   afterAll(async () => {
+    await Promise.all(ownProducers.map((producer) => producer.close()));
     await queues.close();
     await deleteKeysUnder(PREFIX);
   });
@@ -45,6 +48,7 @@ describe('DeliveryQueues, ranks in the account backlog', () => {
   it('adds without asking the rank of an account it just saw small, for a bounded number of jobs, and still counts them', async () => {
     // Its own producer, closed at the end: closing writes what it summed, so the count is final then.
     const producer = await openQueues('producer');
+    ownProducers.push(producer);
     const before = await counts();
     await producer.addBulk(steps(2, 1));
     // Another producer floods the account meanwhile; this one saw it at rank 1 a moment ago.
@@ -87,6 +91,7 @@ describe('DeliveryQueues, ranks in the account backlog', () => {
     };
     // A producer whose periodic write never comes first: the end is written before the add, always.
     const producer = await openQueues('producer', 3_600_000);
+    ownProducers.push(producer);
     await producer.addBulk(steps(5, 1));
     await ends();
     expect(await counter(5)).toBe(0);
