@@ -1,19 +1,31 @@
 import { deliveryJobId, DeliveryQueues, firstDeliveryStep, loadEnvironment, RedisKeys } from '@app/runtime';
 import { FIFO_RANKS } from '../libs/runtime/src/queue/account-backlog';
+import { waitForValue } from './support/wait-for';
 import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('account-backlog');
 
-/** Producers rank each new job in its account's backlog (fair turns) on real Redis and BullMQ. */
+/**
+ * Producers rank each new job in its account's backlog (fair turns) on real Redis and BullMQ. Their
+ * clock stands still, so an answer seen "a moment ago" stays a moment ago however slow the machine is.
+ */
 describe('DeliveryQueues, ranks in the account backlog', () => {
+  const STILL = Date.now();
+  const openQueues = async (role: 'producer' | 'consumer', countFlushMs?: number) => {
+    const opened = DeliveryQueues.open(loadEnvironment({ ...process.env, DELIVERY_QUEUE_SHARDS: '1' }), role, { clock: () => STILL, countFlushMs });
+    await opened.ready(5_000);
+    return opened;
+  };
   let queues: DeliveryQueues;
+  /** Producers a test opened for itself, closed by the test (closing writes what they summed) or here if it failed first. */
+  const ownProducers: DeliveryQueues[] = [];
 
   beforeAll(async () => {
-    queues = DeliveryQueues.open(loadEnvironment({ ...process.env, DELIVERY_QUEUE_SHARDS: '1' }), 'producer');
-    await queues.ready(5_000);
+    queues = await openQueues('producer');
   });
 
   afterAll(async () => {
+    await Promise.all(ownProducers.map((producer) => producer.close()));
     await queues.close();
     await deleteKeysUnder(PREFIX);
   });
@@ -32,15 +44,17 @@ describe('DeliveryQueues, ranks in the account backlog', () => {
 
   const keys = new RedisKeys(PREFIX);
   const counter = async (accountId: number) => Number(await (await queues.all()[0].client).get(keys.accountBacklog(accountId)));
-  /** Longer than the counter's write interval (COUNT_FLUSH_MS, 100 ms). */
-  const afterFlush = () => new Promise((resolve) => setTimeout(resolve, 300));
 
   it('adds without asking the rank of an account it just saw small, for a bounded number of jobs, and still counts them', async () => {
+    // Its own producer, closed at the end: closing writes what it summed, so the count is final then.
+    const producer = await openQueues('producer');
+    ownProducers.push(producer);
     const before = await counts();
-    await queues.addBulk(steps(2, 1));
+    await producer.addBulk(steps(2, 1));
     // Another producer floods the account meanwhile; this one saw it at rank 1 a moment ago.
     await (await queues.all()[0].client).set(keys.accountBacklog(2), 1000);
-    for (const step of steps(2, 30)) await queues.addBulk([step]);
+    for (const step of steps(2, 30)) await producer.addBulk([step]);
+    await producer.close();
     const after = await counts();
     // Rank 1 seen: the next jobs are guessed FIFO until the guesses reach half the FIFO ranks, or until
     // the counter's next answer (its write of the guessed jobs, every 100 ms) says 1,000; the rest ask
@@ -50,7 +64,6 @@ describe('DeliveryQueues, ranks in the account backlog', () => {
     expect(fifo).toBeLessThanOrEqual(FIFO_RANKS / 2);
     expect(after.prioritized - before.prioritized).toBe(31 - fifo);
     // Every job was counted, guessed or not.
-    await afterFlush();
     expect(await counter(2)).toBe(1000 + 30);
   });
 
@@ -59,27 +72,34 @@ describe('DeliveryQueues, ranks in the account backlog', () => {
     await (await queues.all()[0].client).set(keys.accountBacklog(4), 1000);
     const before = await counts();
     await queues.addBulk(steps(4, 1));
-    // Guessed FIFO; the write of that guess answers 1,001, so the next job asks and is ranked.
-    await afterFlush();
+    // Guessed FIFO; the write of that guess answers 1,001, so the next job asks and is ranked. The write
+    // is the producer's periodic one: seen in Redis, then its answer (on the same connection, read
+    // first) is learnt once the callbacks already due have run.
+    await waitForValue('the producer’s periodic write of its guessed job', () => counter(4), 1001);
+    await new Promise((resolve) => setImmediate(resolve));
     await queues.addBulk(steps(4, 1));
     expect(await counts()).toEqual({ wait: before.wait + 1, prioritized: before.prioritized + 1 });
     expect(await counter(4)).toBe(1002);
   });
 
   it('counts a job whose end reached the counter before its add did (the two are written apart)', async () => {
-    const ends = () => {
-      const worker = DeliveryQueues.open(loadEnvironment({ ...process.env, DELIVERY_QUEUE_SHARDS: '1' }), 'consumer');
+    const ends = async () => {
+      const worker = await openQueues('consumer');
       worker.settled(5);
       // Closing writes the worker's summed ends at once.
       return worker.close();
     };
-    await queues.addBulk(steps(5, 1));
+    // A producer whose periodic write never comes first: the end is written before the add, always.
+    const producer = await openQueues('producer', 3_600_000);
+    ownProducers.push(producer);
+    await producer.addBulk(steps(5, 1));
     await ends();
     expect(await counter(5)).toBe(0);
     // Guessed (rank 1 seen a moment ago): counted with this producer's next write, after the job's end.
-    await queues.addBulk(steps(5, 1));
+    await producer.addBulk(steps(5, 1));
     await ends();
-    await afterFlush();
+    expect(await counter(5)).toBe(-1);
+    await producer.close();
     // A floor at zero would have kept the add and lost the end: 1 for an empty backlog, and one more each time.
     expect(await counter(5)).toBe(0);
   });

@@ -6,6 +6,7 @@ import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worke
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { TestReceiver } from './support/receiver';
+import { untilRedisPasses } from './support/redis-clock';
 import { waitFor } from './support/wait-for';
 import {
   deleteKeysUnder,
@@ -89,7 +90,16 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     const deadEvents = await sendEvents(worker.app, deadAccount, events(24));
     const healthyEvents = await sendEvents(worker.app, healthyAccount, events(24));
 
-    await waitFor('every healthy event to be delivered', async () => (await statuses(healthyEvents)).every((status) => status === 'delivered'));
+    // A deadline for a loaded machine (jobs bounced as busy come back later there), naming what is left.
+    await waitFor(
+      'every healthy event to be delivered',
+      async () => {
+        const left = (await statuses(healthyEvents)).filter((status) => status !== 'delivered');
+        if (left.length > 0) throw new Error(`not delivered yet: ${left.join(', ')}`);
+        return true;
+      },
+      { timeoutMs: 60_000 },
+    );
     // The dead endpoint's backlog, enqueued first, was not worked through before the healthy events:
     // it only ever got its bounded share of the workers.
     expect(dead.requests.length).toBeLessThan(deadEvents.length);
@@ -183,15 +193,19 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     const url = `http://breaker-${Date.now()}.example:8080/hook`;
     const accountId = 7;
     const endpoint = endpointKeyOf(accountId, url);
-    const lease = (id: string, ttlMs = 5000) => acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs, limit: 2 });
+    // Short lease and cooldown, yet long enough that the commands checking them before they end are not
+    // a race against the machine's speed; their end is waited for on Redis's clock, which measures them.
+    const SHORT_MS = 1_500;
+    const lease = (id: string, ttlMs = 60_000) => acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs, limit: 2 });
     const release = (leaseId: string, signal: 'success' | 'failure' | 'neutral') =>
-      releaseEndpointSlot(redis, PREFIX, endpoint, { leaseId, signal, failureThreshold: 2, cooldownMs: 300, error: `${signal} of ${leaseId}` });
+      releaseEndpointSlot(redis, PREFIX, endpoint, { leaseId, signal, failureThreshold: 2, cooldownMs: SHORT_MS, error: `${signal} of ${leaseId}` });
 
     // Two slots: the third caller is busy until a lease is released or expires.
-    expect((await lease('a', 200)).verdict).toBe('acquired');
+    const short = await lease('a', SHORT_MS);
+    expect(short.verdict).toBe('acquired');
     expect((await lease('b')).verdict).toBe('acquired');
     expect((await lease('c')).verdict).toBe('busy');
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await untilRedisPasses(redis, short.until, 'the short lease’s expiry');
     expect((await lease('c')).verdict).toBe('acquired');
 
     // Failures below the threshold only count; a success resets the count.
@@ -208,8 +222,8 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     const refused = await lease('f');
     expect(refused.verdict).toBe('open');
     expect(refused.until - refused.serverNow).toBeGreaterThan(0);
-    expect(refused.until - refused.serverNow).toBeLessThanOrEqual(300);
-    await new Promise((resolve) => setTimeout(resolve, 320));
+    expect(refused.until - refused.serverNow).toBeLessThanOrEqual(SHORT_MS);
+    await untilRedisPasses(redis, refused.until, 'the cooldown');
     expect((await lease('probe-1')).verdict).toBe('probe');
     expect((await lease('g')).verdict).toBe('probing');
     expect((await readEndpointState(redis, PREFIX, accountId, url)).state).toBe('half_open');
@@ -218,8 +232,9 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     expect(await release('probe-1', 'neutral')).toMatchObject({ change: 'unchanged' });
     expect((await lease('probe-2')).verdict).toBe('probe');
     expect(await release('probe-2', 'failure')).toMatchObject({ change: 'opened' });
-    expect((await lease('h')).verdict).toBe('open');
-    await new Promise((resolve) => setTimeout(resolve, 320));
+    const reopened = await lease('h');
+    expect(reopened.verdict).toBe('open');
+    await untilRedisPasses(redis, reopened.until, 'the second cooldown');
     expect((await lease('probe-3')).verdict).toBe('probe');
     expect(await release('probe-3', 'success')).toMatchObject({ change: 'closed' });
     expect(await readEndpointState(redis, PREFIX, accountId, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, opened_at: null, retry_at: null });

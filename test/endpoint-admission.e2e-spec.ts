@@ -1,6 +1,8 @@
 import Redis from 'ioredis';
 import { loadEnvironment, RedisKeys } from '@app/runtime';
 import { EndpointAdmission, REUSE_WINDOW_MS, STUCK_CALL_MS } from '../apps/delivery-worker/src/delivery/admission/endpoint-admission';
+import { redisNowMs, untilRedisPasses } from './support/redis-clock';
+import { waitFor } from './support/wait-for';
 import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('endpoint-admission');
@@ -23,6 +25,16 @@ function countingAcquires(): { redis: Redis; acquires: () => number } {
   return { redis, acquires: () => acquires };
 }
 
+/**
+ * Moves this process's clock (Date.now, which EndpointAdmission times its own calls with) `ms` ahead at
+ * once, until the test ends: a call of this process looks that much older without the test sleeping, so
+ * no other timer (a waiting job's own deadline) runs out meanwhile on a slow machine.
+ */
+function moveLocalClock(ms: number): void {
+  const real = Date.now.bind(Date);
+  jest.spyOn(Date, 'now').mockImplementation(() => real() + ms);
+}
+
 /** EndpointAdmission on real Redis leases: the jobs that wait in the process for one of its leases. */
 describe('EndpointAdmission, jobs waiting for a lease', () => {
   let redis: Redis;
@@ -31,6 +43,10 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   beforeAll(() => {
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     admission = new EndpointAdmission(redis, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' }));
+  });
+
+  afterEach(() => {
+    jest.restoreAllMocks();
   });
 
   afterAll(async () => {
@@ -50,7 +66,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
     expect(waiterOutcome).toBeNull();
 
     // The call has now run past the stuck threshold: the next job is sent back, and so is the waiter.
-    await new Promise((resolve) => setTimeout(resolve, STUCK_CALL_MS + 100));
+    moveLocalClock(STUCK_CALL_MS + 100);
     expect(waiterOutcome).toBeNull();
     expect((await admission.acquire(call)).kind).toBe('busy');
     await new Promise((resolve) => setImmediate(resolve));
@@ -84,21 +100,25 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   });
 
   it("gives a lease back to Redis, instead of passing it to its own waiting job, while it holds more than its share of an endpoint another worker wants; the other worker's poll takes it", async () => {
-    const [first, second, third] = workers(redis, 3, 3);
+    const counted = countingAcquires();
+    const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '3' });
+    const first = new EndpointAdmission(counted.redis, environment);
+    const [second, third] = workers(redis, 2, 3);
     const call = { endpointKey: 'http://two-workers.example|1|aaaa', force: false, maxPerSecond: null };
     const leases = new RedisKeys(PREFIX).endpoint('leases', call.endpointKey);
     try {
       const [a1, a2, b1] = [await first.acquire(call), await first.acquire(call), await second.acquire(call)];
       // The endpoint is full. A third worker, holding none of it, is refused, marked as wanting it, and polls.
       const polled = third.acquire(call);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor('the third worker marked as wanting the endpoint', async () => (await redis.zcard(new RedisKeys(PREFIX).endpoint('wanting', call.endpointKey))) > 0);
       // The first worker's next job is refused too, and learns its share: 3 slots / 2 workers wanting = 1. It waits here.
       let waiterGot: string | null = null;
       const waiter = first.acquire(call).then((answer) => {
         waiterGot = answer.kind;
         return answer;
       });
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor('the first worker’s next job to have asked Redis', () => counted.acquires() >= 3);
+      await new Promise((resolve) => setImmediate(resolve));
       expect(waiterGot).toBeNull();
       // A call of the first worker ends: holding 2 where its share is 1, its lease goes back to Redis...
       if (a1.kind !== 'admitted') throw new Error(`expected a lease, got ${a1.kind}`);
@@ -112,11 +132,14 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
       for (const [admission, answer] of [[first, a2], [second, b1], [third, third1]] as const) if (answer.kind === 'admitted') await admission.release(answer.lease, 'neutral', null);
     } finally {
       await Promise.all([first, second, third].map((admission) => admission.stop()));
+      counted.redis.disconnect();
     }
   });
 
   it('asks Redis again for the slots other workers give back while it holds fewer than its share, instead of letting its jobs all wait on its own lease', async () => {
-    const [other, mine] = workers(redis, 2, 3);
+    const counted = countingAcquires();
+    const [other] = workers(redis, 1, 3);
+    const mine = new EndpointAdmission(counted.redis, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '3' }));
     const call = { endpointKey: 'http://given-back.example|1|aaaa', force: false, maxPerSecond: null };
     try {
       const otherLeases = [await other.acquire(call), await other.acquire(call)];
@@ -130,41 +153,52 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
           return answer;
         }),
       );
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Refused by Redis (an ask besides its own call's), they wait.
+      await waitFor('a job here to have asked Redis and been refused', () => counted.acquires() >= 2);
+      await new Promise((resolve) => setImmediate(resolve));
       expect(admitted).toHaveLength(0);
       // The other worker's calls end. This process's own call is still running, so only asking Redis
       // brings the two slots: waiting for its own lease would keep them waiting to their deadline.
+      const asksBefore = counted.acquires();
       for (const answer of otherLeases) if (answer.kind === 'admitted') await other.release(answer.lease, 'neutral', null);
-      const deadline = Date.now() + 1_000;
-      while (admitted.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await waitFor('two of the jobs admitted', () => admitted.length >= 2);
       expect(admitted).toHaveLength(2);
+      // Admitted by asking Redis again, not by a lease of its own coming back.
+      expect(counted.acquires()).toBeGreaterThanOrEqual(asksBefore + 2);
       await mine.release(own.lease, 'neutral', null);
       for (const answer of await Promise.all(jobs)) if (answer.kind === 'admitted') await mine.release(answer.lease, 'neutral', null);
     } finally {
       await Promise.all([other.stop(), mine.stop()]);
+      counted.redis.disconnect();
     }
   });
 
   it("polls for a slot other workers hold instead of going back at once, but not when their calls look stuck", async () => {
-    const [holder, asker] = workers(redis, 2, 1);
+    const counted = countingAcquires();
+    const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' });
+    const holder = new EndpointAdmission(counted.redis, environment);
+    const asker = new EndpointAdmission(counted.redis, environment);
     const call = { endpointKey: 'http://held-elsewhere.example|1|aaaa', force: false, maxPerSecond: null };
     try {
       const held = await holder.acquire(call);
       if (held.kind !== 'admitted') throw new Error(`expected a lease, got ${held.kind}`);
-      // The holder's call ends 30 ms later: the asker, polling meanwhile, gets the slot.
+      // The holder's call ends while the asker, refused, polls: the asker gets the slot.
+      const asksBefore = counted.acquires();
       const asked = asker.acquire(call);
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      await waitFor('the asker to have been refused and asked again', () => counted.acquires() >= asksBefore + 2);
       await holder.release(held.lease, 'neutral', null);
       const got = await asked;
       expect(got.kind).toBe('admitted');
-      // Now the asker's call runs past STUCK_CALL_MS: the holder, refused, goes back at once instead of polling.
-      await new Promise((resolve) => setTimeout(resolve, STUCK_CALL_MS + 50));
-      const startedAt = Date.now();
+      // Now the asker's call runs past STUCK_CALL_MS (Redis's clock, which ages the leases): the holder,
+      // refused, goes back at once instead of polling: one ask, none after it.
+      await untilRedisPasses(redis, (await redisNowMs(redis)) + STUCK_CALL_MS, 'the asker’s call being stuck');
+      const asksThen = counted.acquires();
       expect((await holder.acquire(call)).kind).toBe('busy');
-      expect(Date.now() - startedAt).toBeLessThan(STUCK_CALL_MS);
+      expect(counted.acquires()).toBe(asksThen + 1);
       if (got.kind === 'admitted') await asker.release(got.lease, 'neutral', null);
     } finally {
       await Promise.all([holder.stop(), asker.stop()]);
+      counted.redis.disconnect();
     }
   });
 
@@ -214,7 +248,8 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
       // The endpoint's one call has run 1.7 s (past the lease's reuse window and the stuck bound): no slot
       // frees before it ends, so jobs sent back are lined up a call's age apart, not the 100 ms expected of
       // an endpoint nobody has timed (which would bring five of them back within half a second).
-      await new Promise((resolve) => setTimeout(resolve, REUSE_WINDOW_MS + STUCK_CALL_MS + 200));
+      // At least 1.7 s by Redis's clock (the lease's age), read after the call started; this machine's is the same one.
+      await untilRedisPasses(redis, (await redisNowMs(redis)) + REUSE_WINDOW_MS + STUCK_CALL_MS + 200, 'the call’s 1.7 s');
       const here = Array.from({ length: 5 }, () => holder.busyDelayMs(call.endpointKey));
       expect(Math.max(...here)).toBeGreaterThan(4 * 1_700 * 0.9);
       // Another worker knows the call only from Redis's answer (the age of the oldest lease).

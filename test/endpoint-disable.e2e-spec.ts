@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { openApiSign } from '@app/signing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { AccountSettingsCache } from '../apps/delivery-worker/src/delivery/account-settings.cache';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from './support/fixtures';
@@ -15,13 +16,13 @@ useOwnRedisPrefix('endpoint-disable');
 jest.setTimeout(90_000);
 
 /**
- * Long enough that a success meant to land before the clock runs out still does on a loaded box (a call
- * after 503s may also wait for the endpoint's slowed pace, CONTRACT §9): with 2 s, a success planned
- * 0.7 s before the end came too late once in a CI run, and the endpoint was disabled first.
+ * Far longer than any test runs: the endpoint's failure clock (failing_since) is moved back in the row
+ * instead, so whether a call lands before or after the threshold never depends on the machine's speed.
  */
-const DISABLE_AFTER_MS = 4000;
+const DISABLE_AFTER_MS = 3_600_000;
+const MINUTE_MS = 60_000;
 const DISABLED_ERROR =
-  /^endpoint disabled since \S+Z \(every attempt since \S+Z failed \(ENDPOINT_DISABLE_AFTER 4s\)\); no call made\. Enable it \(POST \/admin\/v1\/accounts\/\d+\/endpoint\/enable, or set_url\), then redeliver$/;
+  /^endpoint disabled since \S+Z \(every attempt since \S+Z failed \(ENDPOINT_DISABLE_AFTER 1h\)\); no call made\. Enable it \(POST \/admin\/v1\/accounts\/\d+\/endpoint\/enable, or set_url\), then redeliver$/;
 
 interface SettingsState {
   failing_since: Date | null;
@@ -42,7 +43,7 @@ describe('endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER)', () =>
     });
     configApi = await startApp(ConfigApiModule);
     worker = await startApp(DeliveryWorkerModule, {
-      ENDPOINT_DISABLE_AFTER: `${DISABLE_AFTER_MS / 1000}s`,
+      ENDPOINT_DISABLE_AFTER: '1h',
       RETRY_SCHEDULE: '100ms,100ms',
       // The breaker stays out of the way: this suite is about disabling.
       BREAKER_FAILURE_THRESHOLD: '10000',
@@ -99,12 +100,28 @@ describe('endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER)', () =>
     });
   }
 
-  /** Fails once, then waits until the endpoint has failed for ENDPOINT_DISABLE_AFTER; the next event disables it. */
+  /**
+   * The endpoint's failure clock as if its run of failures had started `ms` earlier; the worker reloads
+   * the account (as it does on the settings channel's notice of a change).
+   */
+  async function moveFailingSinceBack(accountId: number, ms: number): Promise<Date> {
+    const [[moved]] = await worker.app
+      .get(DataSource)
+      .query<[{ failing_since: Date }[], number]>(
+        `UPDATE callback_settings SET failing_since = failing_since - make_interval(secs => $2::double precision / 1000)
+          WHERE account_id = $1 AND failing_since IS NOT NULL RETURNING failing_since`,
+        [accountId, ms],
+      );
+    expect(moved.failing_since).toBeInstanceOf(Date);
+    worker.app.get(AccountSettingsCache).invalidate(accountId);
+    return moved.failing_since;
+  }
+
+  /** Fails once, then the endpoint has failed for longer than ENDPOINT_DISABLE_AFTER; the next event disables it. */
   async function disable(account: TestAccount, target: TestReceiver): Promise<EventRow> {
     expect((await deliverOne(account.id)).status).toBe('failed');
-    const { failing_since: since } = await settingsState(account.id);
-    expect(since).toBeInstanceOf(Date);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, (since?.getTime() ?? 0) + DISABLE_AFTER_MS + 100 - Date.now())));
+    expect((await settingsState(account.id)).failing_since).toBeInstanceOf(Date);
+    await moveFailingSinceBack(account.id, DISABLE_AFTER_MS + 1000);
     const calls = target.requests.length;
     const row = await deliverOne(account.id);
     expect(target.requests.length).toBe(calls);
@@ -120,7 +137,7 @@ describe('endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER)', () =>
     expect(disabledEvent.last_error).toMatch(DISABLED_ERROR);
     const view = await admin('GET', `/accounts/${account.id}`);
     expect(view.body.disabled_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/));
-    expect(view.body.disabled_reason).toMatch(/^every attempt since \S+Z failed \(ENDPOINT_DISABLE_AFTER 4s\)$/);
+    expect(view.body.disabled_reason).toMatch(/^every attempt since \S+Z failed \(ENDPOINT_DISABLE_AFTER 1h\)$/);
     expect(warnings.some((warning) => warning.startsWith(`endpoint of account ${account.id} (${target.url}) disabled: every attempt since`))).toBe(true);
     const metrics = await (await fetch(`${worker.url}/metrics`)).text();
     expect(Number(/^callbacks_endpoints_disabled (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
@@ -165,21 +182,23 @@ describe('endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER)', () =>
     expect((await deliverOne(account.id)).status).toBe('delivered');
     expect((await settingsState(account.id)).failing_since).toBeNull();
 
-    // Failing since T1; a success 2.3 s after T1 resets the clock; failing again since T2.
+    // Failing since T1, 40 minutes ago; a success now resets the clock; failing again since T2.
     target.respondStatus(503);
     expect((await deliverOne(account.id)).status).toBe('failed');
-    const firstRun = (await settingsState(account.id)).failing_since?.getTime() ?? 0;
-    expect(firstRun).toBeGreaterThan(0);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstRun + 2300 - Date.now())));
+    const firstRun = (await moveFailingSinceBack(account.id, 40 * MINUTE_MS)).getTime();
     target.respondStatus(200);
     expect((await deliverOne(account.id)).status).toBe('delivered');
     expect((await settingsState(account.id)).failing_since).toBeNull();
     target.respondStatus(503);
+    const secondFailureFrom = Date.now();
     expect((await deliverOne(account.id)).status).toBe('failed');
-    expect((await settingsState(account.id)).failing_since?.getTime()).toBeGreaterThan(firstRun + 2200);
+    expect((await settingsState(account.id)).failing_since?.getTime()).toBeGreaterThanOrEqual(secondFailureFrom - 5);
 
-    // More than ENDPOINT_DISABLE_AFTER after T1, less after T2: still called, every attempt.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstRun + DISABLE_AFTER_MS + 200 - Date.now())));
+    // The same timeline 40 minutes on: T1 80 minutes ago (more than ENDPOINT_DISABLE_AFTER), T2 40 (less):
+    // still called, every attempt.
+    const secondRun = (await moveFailingSinceBack(account.id, 40 * MINUTE_MS)).getTime();
+    expect(Date.now() - (firstRun - 40 * MINUTE_MS)).toBeGreaterThan(DISABLE_AFTER_MS);
+    expect(Date.now() - secondRun).toBeLessThan(DISABLE_AFTER_MS);
     const calls = target.requests.length;
     const stillCalled = await deliverOne(account.id);
     expect(stillCalled).toMatchObject({ status: 'failed', attempts: 3 });

@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
-import { acquireEndpointSlot, indexBreakerChange, listOpenEndpoints, readEndpointPace, RedisKeys, releaseEndpointSlot } from '@app/runtime';
+import { acquireEndpointSlot, DECREASE_EVERY_MS, indexBreakerChange, listOpenEndpoints, readEndpointPace, RedisKeys, releaseEndpointSlot } from '@app/runtime';
+import { redisNowMs, untilRedisPasses } from './support/redis-clock';
 import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('endpoint-state');
@@ -36,7 +37,8 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
   it('lists endpoints whose breaker is open, newest first, and drops members whose breaker closed or vanished', async () => {
     expect(await listOpenEndpoints(redis, PREFIX)).toEqual([]);
     await open('http://first.example');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The index orders by the time of opening: the second opens a millisecond later on Redis's clock.
+    await untilRedisPasses(redis, await redisNowMs(redis), 'the first opening’s millisecond');
     await open('http://second.example');
 
     const listed = await listOpenEndpoints(redis, PREFIX);
@@ -106,17 +108,18 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     };
     // Closed breaker: the 503 halves the unpaced start (100 a second).
     await call('first-503', 'failure', true);
+    const firstCutBy = await redisNowMs(redis);
     expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBe(50);
     // A second 503 opens the breaker; it comes within the same second, so the pace is one signal and stays.
     expect((await call('second-503', 'failure', true)).change).toBe('opened');
     expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBe(50);
     // Past the cooldown and the once-a-second limit, the half-open probe is refused too: the breaker
     // reopens, the pace is left where it was.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await untilRedisPasses(redis, firstCutBy + DECREASE_EVERY_MS, 'the once-a-second limit of pace cuts');
     expect((await call('probe-503', 'failure', true)).change).toBe('opened');
     expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBe(50);
     // Successes climb by 25 calls a second per second: each one by 25 / rate.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await untilRedisPasses(redis, await redisNowMs(redis), 'the refused probe’s millisecond');
     expect((await call('probe-ok', 'success', false)).change).toBe('closed');
     expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBeCloseTo(50.5, 6);
     // From 50.5 to the ceiling: the rate's square grows by 2 × 25 per success, so about 150 calls

@@ -248,7 +248,10 @@ describe('Open API (/open_api_v1)', () => {
         // A refused change announces nothing.
         expectOpenApiError(await call(api, account, 'set_url', { push_url: 'gopher://x' }), 400, 2000);
         expect((await call(api, account, 'push_settings')).status).toBe(200);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        // A change of another account after them: once its notice is here, any notice of theirs would be (one channel, in order).
+        const marker = await createAccount(api);
+        expect((await call(api, marker, 'set_url', { push_url: 'https://example.com/marker' })).status).toBe(200);
+        await waitFor('the marker change’s notice', () => changes.of(marker.id).length === 1);
         expect(changes.of(account.id)).toHaveLength(3);
         // Each change bumped the version once (a new account starts at 0).
         const [row] = await api.app.get(DataSource).query('SELECT version FROM callback_settings WHERE account_id = $1', [account.id]);

@@ -56,8 +56,9 @@ it('consumes only the configured shards; a second worker takes the others', asyn
     (await eventRows(workers[0].app, stored.map((event) => event.eventId))).map((row) => row.status);
 
   await waitFor('shard 0 to be delivered', async () => (await statuses(shardZero)).every((status) => status === 'delivered'));
-  // Shard 1's jobs wait in their own queue: nobody consumes it yet.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Shard 1's jobs wait in their own queue: nobody consumes it yet (no BullMQ worker on it, where shard 0 has one).
+  expect(await namespace.queues.all()[0].getWorkersCount()).toBeGreaterThan(0);
+  expect(await namespace.queues.all()[1].getWorkersCount()).toBe(0);
   expect(await statuses(shardOne)).toEqual(['queued', 'queued', 'queued', 'queued', 'queued']);
   expect(await namespace.queues.all()[1].getWaitingCount()).toBe(5);
 

@@ -58,12 +58,13 @@ describe('every app exits promptly on SIGTERM, whatever the state of PostgreSQL 
     });
 
     it('with PostgreSQL accepting connections but never answering, while it starts', async () => {
-      const silent = createServer(() => undefined);
+      let connections = 0;
+      const silent = createServer(() => (connections += 1));
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       try {
         const running = spawnBuiltApp(app, { DATABASE_URL: withPort(databaseUrl, (silent.address() as AddressInfo).port) });
-        // Each connection attempt waits out its 3 s time-out: the app is still starting after 2 s.
-        await new Promise((resolve) => setTimeout(resolve, 2000));
+        // Connected, and waiting for an answer that never comes (its 3 s time-out, then again): still starting.
+        await waitFor('the app to connect to the silent PostgreSQL', () => connections > 0);
         expect(running.child.exitCode).toBeNull();
         const { ms } = await running.terminate(EXIT_LIMIT_MS + 5000);
         expect(ms).toBeLessThan(EXIT_LIMIT_MS);

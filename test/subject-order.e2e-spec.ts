@@ -7,6 +7,7 @@ import { DeliveryStore, type PendingEvent } from '../apps/delivery-worker/src/de
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount } from './support/fixtures';
+import { waitFor } from './support/wait-for';
 import { insertEvents, type NewTestEvent, useOwnRedisPrefix } from './support/worker-process';
 
 useOwnRedisPrefix('subject-order');
@@ -18,6 +19,16 @@ async function releasesWithoutQuestion(): Promise<number> {
 }
 
 const RECHECK_MS = 7_000;
+
+/** The event ahead of which `event`'s job waits in this worker (SubjectOrder's own record), if it waits here. */
+function waitingBehind(order: SubjectOrder, event: PendingEvent): string | undefined {
+  return (order as unknown as { waitingHere: Map<string, { ahead: string }> }).waitingHere.get(event.seq)?.ahead;
+}
+
+/** Until `event`'s job waits here for `ahead`: its question answered, not a fixed time. */
+function waitsHere(order: SubjectOrder, event: PendingEvent, ahead: PendingEvent): Promise<true> {
+  return waitFor(`event ${event.seq} waiting here for ${ahead.seq}`, () => waitingBehind(order, event) === ahead.seq);
+}
 
 /**
  * SubjectOrder answers many jobs' questions with one statement (a batch of asks): each job must still
@@ -122,7 +133,7 @@ describe('SubjectOrder, many jobs asking at once', () => {
     let answer: number | null | undefined;
     const asked = order.holdMs(second).then((hold) => (answer = hold));
     // Asked, and waiting: the event ahead is still pending and this worker is on it.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitsHere(order, second, first);
     expect(answer).toBeUndefined();
     await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [first.seq]);
     over();
@@ -135,7 +146,7 @@ describe('SubjectOrder, many jobs asking at once', () => {
     const order = worker.app.get(SubjectOrder);
     const over = order.startWorking(first);
     const asked = order.holdMs(second);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitsHere(order, second, first);
     const unasked = await releasesWithoutQuestion();
     // The release alone lets it go: the first row is left pending here, so asking again would hold it.
     await order.release(first);
@@ -150,7 +161,7 @@ describe('SubjectOrder, many jobs asking at once', () => {
     const order = worker.app.get(SubjectOrder);
     const over = order.startWorking(first);
     const asked = order.holdMs(last);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitsHere(order, last, first);
     await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [first.seq]);
     await order.release(first);
     over();
@@ -165,13 +176,15 @@ describe('SubjectOrder, many jobs asking at once', () => {
     const over = order.startWorking(first);
     let answer: number | null | undefined;
     const asked = order.holdMs(last).then((hold) => (answer = hold));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitsHere(order, last, first);
     // The middle event ends without a call (filtered, say) while the first is still being worked on:
     // its release names the last one as its next, which must still wait for the first.
     await worker.app.get(DataSource).query(`UPDATE events SET status = 'filtered' WHERE seq = $1`, [between.seq]);
     await order.release(between);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A wrong let-go would have run within the release; what it set off is done once callbacks due have run.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(answer).toBeUndefined();
+    expect(waitingBehind(order, last)).toBe(first.seq);
     await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE seq = $1`, [first.seq]);
     await order.release(first);
     over();

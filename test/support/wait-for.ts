@@ -1,3 +1,5 @@
+import { isDeepStrictEqual } from 'node:util';
+
 /** Polls until `probe` returns a value other than undefined/false, or fails loudly with the last state seen. */
 export async function waitFor<T>(
   description: string,
@@ -18,4 +20,25 @@ export async function waitFor<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * Waits until `read` answers `expected` (deep equality), for a value written by a timer or another
+ * process; fails with the last value read.
+ */
+export async function waitForValue<T>(
+  description: string,
+  read: () => Promise<T> | T,
+  expected: T,
+  options?: { timeoutMs?: number; intervalMs?: number },
+): Promise<void> {
+  await waitFor(
+    description,
+    async () => {
+      const value = await read();
+      if (isDeepStrictEqual(value, expected)) return true;
+      throw new Error(`read ${JSON.stringify(value)}, expected ${JSON.stringify(expected)}`);
+    },
+    options,
+  );
 }

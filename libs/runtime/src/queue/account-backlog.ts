@@ -40,6 +40,16 @@ return last`);
 const GUESS_TRUST_MS = 1_000;
 /** ...when the backlog it saw, plus the jobs it has guessed since, stays within half the FIFO ranks. */
 const GUESS_WITHIN = FIFO_RANKS / 2;
+/**
+ * What an AccountBacklog's timing is measured with: by default the wall clock and COUNT_FLUSH_MS; tests
+ * hold the clock still (so "a moment ago" does not depend on the machine's speed) or stretch the write
+ * interval (so they decide when the summed changes are written: `flush`, or closing the queues).
+ */
+export interface BacklogTiming {
+  clock?: () => number;
+  countFlushMs?: number;
+}
+
 /** Accounts whose last answered rank a producer remembers (the oldest is forgotten first). */
 const REMEMBERED_ACCOUNTS = 10_000;
 
@@ -65,10 +75,17 @@ export class AccountBacklog {
   private readonly seen = new Map<number, { rank: number; at: number }>();
   private flushTimer: NodeJS.Timeout | null = null;
 
+  private readonly clock: () => number;
+  private readonly countFlushMs: number;
+
   constructor(
     private readonly connection: RedisClient,
     private readonly keys: RedisKeys,
-  ) {}
+    { clock = Date.now, countFlushMs = COUNT_FLUSH_MS }: BacklogTiming = {},
+  ) {
+    this.clock = clock;
+    this.countFlushMs = countFlushMs;
+  }
 
   /**
    * Counts `count` new jobs of the account (with its unwritten changes); answers their priorities, in
@@ -96,9 +113,9 @@ export class AccountBacklog {
    * producer grew meanwhile: at most GUESS_WITHIN per answer and producer; jobs that leave only make the
    * real rank smaller than the one seen.
    */
-  guess(accountId: number, count: number, now: number): number[] | null {
+  guess(accountId: number, count: number): number[] | null {
     const seen = this.seen.get(accountId);
-    if (!seen || now - seen.at > GUESS_TRUST_MS || seen.rank + count > GUESS_WITHIN) return null;
+    if (!seen || this.clock() - seen.at > GUESS_TRUST_MS || seen.rank + count > GUESS_WITHIN) return null;
     seen.rank += count;
     this.change(accountId, count);
     return new Array<number>(count).fill(0);
@@ -113,7 +130,7 @@ export class AccountBacklog {
 
   private remember(accountId: number, rank: number): void {
     this.seen.delete(accountId);
-    setBounded(this.seen, accountId, { rank, at: Date.now() }, REMEMBERED_ACCOUNTS);
+    setBounded(this.seen, accountId, { rank, at: this.clock() }, REMEMBERED_ACCOUNTS);
   }
 
   /** A job of the account left the queue (done, stale or failed; not when it was only postponed). */
@@ -124,7 +141,7 @@ export class AccountBacklog {
   private change(accountId: number, delta: number): void {
     this.unwritten.set(accountId, (this.unwritten.get(accountId) ?? 0) + delta);
     if (!this.flushTimer) {
-      this.flushTimer = setTimeout(() => void this.flush(), COUNT_FLUSH_MS);
+      this.flushTimer = setTimeout(() => void this.flush(), this.countFlushMs);
       this.flushTimer.unref();
     }
   }

@@ -4,7 +4,7 @@ import { type Job, Queue, Worker, type WorkerOptions } from 'bullmq';
 import type { Environment } from '../config/environment';
 import { closeRedisConnection, createRedisConnection, type RedisClient, waitForReady } from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
-import { AccountBacklog } from './account-backlog';
+import { AccountBacklog, type BacklogTiming } from './account-backlog';
 import { DELIVERY_QUEUE, deliveryJob, type DeliveryJobData } from './delivery-queue';
 import { loggableErrorText } from '../http/database-errors';
 
@@ -49,9 +49,10 @@ export class DeliveryQueues implements OnApplicationShutdown {
     private readonly connection: RedisClient,
     prefix: string,
     private readonly shards: Environment['queueShards'],
+    timing?: BacklogTiming,
   ) {
     this.keys = new RedisKeys(prefix);
-    this.backlog = new AccountBacklog(connection, this.keys);
+    this.backlog = new AccountBacklog(connection, this.keys, timing);
     this.queues = Array.from({ length: shards.count }, (_, shard) => {
       const queue = new Queue(DELIVERY_QUEUE, {
         connection,
@@ -67,11 +68,16 @@ export class DeliveryQueues implements OnApplicationShutdown {
   /**
    * Producers fail fast (the event is already stored and the reconciler enqueues it later); consumers
    * ride out Redis restarts and failovers. One connection serves every shard of the process.
+   * `timing`: see BacklogTiming (tests only).
    */
-  static open(environment: Pick<Environment, 'redis' | 'redisTopology' | 'queueShards'>, role: DeliveryQueueRole): DeliveryQueues {
+  static open(
+    environment: Pick<Environment, 'redis' | 'redisTopology' | 'queueShards'>,
+    role: DeliveryQueueRole,
+    timing?: BacklogTiming,
+  ): DeliveryQueues {
     const connection = createRedisConnection(environment, role === 'producer' ? 'command' : 'blocking', `delivery-${role}`);
     connection.on('error', () => undefined);
-    return new DeliveryQueues(connection, environment.redis.prefix, environment.queueShards);
+    return new DeliveryQueues(connection, environment.redis.prefix, environment.queueShards, timing);
   }
 
   /** Start-up waits this long for the connection, so the first requests need not fall back to the reconciler. */
@@ -121,10 +127,9 @@ export class DeliveryQueues implements OnApplicationShutdown {
       else byAccount.set(step.accountId, [delayed]);
     });
     const byShard = new Map<number, ReturnType<typeof deliveryJob>[]>();
-    const now = Date.now();
     await Promise.all(
       [...byAccount].map(async ([accountId, group]) => {
-        const priorities = this.backlog.guess(accountId, group.length, now) ?? (await this.backlog.enqueue(accountId, group.length));
+        const priorities = this.backlog.guess(accountId, group.length) ?? (await this.backlog.enqueue(accountId, group.length));
         const shard = this.shardOf(accountId);
         const jobs = byShard.get(shard) ?? [];
         byShard.set(shard, jobs);
