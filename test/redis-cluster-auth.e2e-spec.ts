@@ -62,6 +62,6 @@ it('reports not ready without the password instead of pretending', async () => {
     error: 'service_unavailable',
     message: expect.stringMatching(/^not ready: redis down: /) as unknown,
     status: 'unavailable',
-    checks: { postgres: 'ok', redis: expect.stringMatching(/^down: /) as unknown },
+    checks: { postgres: 'ok', redis: expect.stringMatching(/^down: /) as unknown, secrets: 'ok' },
   });
 });
