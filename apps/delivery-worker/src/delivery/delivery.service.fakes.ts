@@ -100,7 +100,7 @@ export class Fakes {
       },
       turns: new CallTurns(50),
       isLocallyFull: () => false,
-      busyDelayMs: (_endpointKey: string, pace: { waitMs: number } | null) => pace?.waitMs ?? 150,
+      busyDelayMs: (_endpointKey: string, pace: { at: number } | null) => (pace ? pace.at - Date.now() : 150),
       indexChange: () => Promise.resolve(),
       release: (lease: EndpointLease, signal: string, error: string | null) => {
         this.released.push({ lease, signal, error });

@@ -181,7 +181,7 @@ export class DeliveryService {
     }
 
     // Admitted means a lease and a call turn, both given back by the lease's release (in attempt).
-    const admission = await inSpan('delivery.admit', () => this.admission.acquire({ endpointKey, force: isRedeliveryStart(event), maxPerSecond: settings.maxPerSecond }));
+    const admission = await inSpan('delivery.admit', () => this.admission.acquire({ endpointKey, force: isRedeliveryStart(event), maxPerSecond: settings.maxPerSecond, job: deliveryJobId(job.data) }));
     if (admission.kind === 'busy') return this.bounce(job, token, endpointKey, admission.pace, admission.oldestCallMs);
     this.busyHints.delete(deliveryJobId(job.data));
     if (admission.kind === 'open') {

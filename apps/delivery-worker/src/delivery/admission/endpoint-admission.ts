@@ -5,7 +5,7 @@ import { WorkerStoppingError } from '../request/callback-exchange';
 import { type Admission, admitted, type EndpointCall, type EndpointLease } from './admission-answers';
 import type { PacedAnswer } from './busy-delay';
 import { CallTurns } from './call-turns';
-import { EndpointTiming } from './endpoint-timing';
+import { EndpointTiming, NEAR_PLACE_MS } from './endpoint-timing';
 import { LeasePools } from './lease-pools';
 import type { LocalLeases } from './local-leases';
 import { RedisSlots, REUSE_WINDOW_MS } from './redis-slots';
@@ -28,6 +28,10 @@ export { REUSE_WINDOW_MS } from './redis-slots';
 export const MAX_EXPECTED_WAIT_MS = 2_000;
 /** ...and gives up (sent back through Redis) after this long. */
 export const MAX_WAIT_MS = 2_500;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
 
 const UNCHANGED: ReleaseAnswer = { change: 'unchanged', consecutiveFailures: 0, retryAt: null };
 
@@ -84,6 +88,7 @@ export class EndpointAdmission {
    */
   async acquire(call: EndpointCall): Promise<Admission> {
     const deadline = Date.now() + MAX_WAIT_MS;
+    let pacedBusySince: number | undefined;
     for (;;) {
       if (this.stopped) throw new WorkerStoppingError();
       const knownOpen = this.slots.knownOpen(call);
@@ -99,6 +104,22 @@ export class EndpointAdmission {
       if (typeof admission !== 'string' && admission.kind === 'admitted') return admission;
       // Not admitted, or about to wait for a lease: the turn goes back first.
       this.turns.give();
+      // The job's place in the pace is near: waiting here for it costs less than a trip through the delayed set.
+      const placeAt = typeof admission !== 'string' && admission.kind === 'busy' ? admission.pace?.at : undefined;
+      if (placeAt !== undefined && placeAt - Date.now() <= NEAR_PLACE_MS) {
+        await sleep(placeAt - Date.now());
+        continue;
+      }
+      // A paced call found the endpoint full: it may own a place in the pace, which keeps for
+      // PLACE_GRACE_MS only, so it asks again after about one call rather than after a trip through the
+      // delayed set, for as long as a near place would be waited for.
+      if (call.maxPerSecond !== null && typeof admission !== 'string' && admission.kind === 'busy' && admission.pace === null) {
+        pacedBusySince ??= Date.now();
+        if (Date.now() - pacedBusySince < NEAR_PLACE_MS) {
+          await sleep(this.timing.pollMs(call.endpointKey));
+          continue;
+        }
+      }
       if (admission === 'poll') {
         await this.poll(call.endpointKey);
         continue;
@@ -117,21 +138,20 @@ export class EndpointAdmission {
    * One look while holding a turn: an idle lease of this process, a lease from Redis, 'wait' for one of
    * this process's, or 'poll' Redis again shortly (the slots are all other workers').
    */
-  private async admitWithTurn({ endpointKey, force, maxPerSecond }: EndpointCall, deadline: number): Promise<Admission | 'wait' | 'poll'> {
+  private async admitWithTurn(call: EndpointCall, deadline: number): Promise<Admission | 'wait' | 'poll'> {
+    const { endpointKey, maxPerSecond } = call;
     const pool = this.pools.of(endpointKey);
+    // A paced endpoint's every call asks Redis for its place in the pace (no lease is reused for it), and
+    // a job that owns a place must reach Redis by the place's time: it neither queues behind this
+    // process's other asks nor waits here for a lease. Redis's concurrency check still applies.
+    if (maxPerSecond !== null) return this.askRedis(call, pool);
     const now = Date.now();
     const { lease, retired } = pool.takeIdle(now, this.pools.mustOutlive(now));
     void this.pools.retire(endpointKey, retired);
     if (lease) return admitted(endpointKey, lease, maxPerSecond);
     let oldestCallMs: number | undefined;
     if (!pool.polling && pool.inUse + pool.asking < this.slotsOf(pool)) {
-      pool.asking += 1;
-      let admission: Admission;
-      try {
-        admission = await this.slots.ask(endpointKey, pool, force, maxPerSecond);
-      } finally {
-        pool.asking -= 1;
-      }
+      const admission = await this.askRedis(call, pool);
       // Holding less than its share, and nobody here asking: a job waiting here asks for the next slot,
       // so the process's jobs do not all wait on the few leases it holds (no call ending here brings one).
       const short = !pool.polling && pool.inUse + pool.asking < this.slotsOf(pool);
@@ -156,6 +176,16 @@ export class EndpointAdmission {
       return { kind: 'busy', pace: null, oldestCallMs };
     }
     return 'wait';
+  }
+
+  private async askRedis(call: EndpointCall, pool: LocalLeases): Promise<Admission> {
+    pool.asking += 1;
+    try {
+      return await this.slots.ask(call, pool);
+    } finally {
+      pool.asking -= 1;
+      if (call.maxPerSecond !== null) this.pools.dropIfEmpty(call.endpointKey, pool);
+    }
   }
 
   /** Keeps the operators' index of open endpoints in step with a change this process caused. */
@@ -259,7 +289,7 @@ export class EndpointAdmission {
     pool.polling = true;
     pool.asking += 1;
     try {
-      await new Promise((resolve) => setTimeout(resolve, this.timing.pollMs(endpointKey)));
+      await sleep(this.timing.pollMs(endpointKey));
     } finally {
       pool.polling = false;
       pool.asking -= 1;

@@ -1,5 +1,5 @@
-import { setBounded } from '@app/runtime';
-import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, type PacedAnswer, pacedDelay, pacedSlotDelay } from './busy-delay';
+import { PLACE_GRACE_MS, setBounded } from '@app/runtime';
+import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, type PacedAnswer, pacedDelay, pacedPlaceDelay } from './busy-delay';
 
 /**
  * No new job waits while one of the endpoint's calls here has run this long, or three average calls if
@@ -7,6 +7,13 @@ import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, type PacedAnswer, pace
  * slots until they time out.
  */
 export const STUCK_CALL_MS = 500;
+/**
+ * A job whose place in the pace starts within this long waits for it in the worker, holding no turn,
+ * and a job held by the pace is sent back this long before its place: a fifth of the grace a place
+ * keeps (PLACE_GRACE_MS), so a job picked up from the delayed set up to the rest of the grace late
+ * still finds its place.
+ */
+export const NEAR_PLACE_MS = PLACE_GRACE_MS / 5;
 /** A job polling for a slot held by other workers asks again after about one call, within these bounds. */
 const MIN_POLL_MS = 5;
 const MAX_POLL_MS = 50;
@@ -62,8 +69,8 @@ export class EndpointTiming {
    */
   busyDelayMs(endpointKey: string, pace: PacedAnswer | null = null, oldestCallMs = 0): number {
     const now = Date.now();
+    if (pace) return pacedPlaceDelay(pace, now, NEAR_PLACE_MS);
     const line = this.paceOf(endpointKey);
-    if (pace) return pacedSlotDelay(line, now, pace);
     const callMs = oldestCallMs > this.stuckAfterMs(endpointKey) ? Math.max(line.averageMs, oldestCallMs) : line.averageMs;
     return pacedDelay(line, now, this.endpointConcurrency, callMs);
   }
@@ -71,7 +78,7 @@ export class EndpointTiming {
   private paceOf(endpointKey: string): Pace {
     let pace = this.paces.get(endpointKey);
     if (!pace) {
-      pace = { averageMs: this.callAverageMs, nextAt: 0, pacedAt: 0, lineRate: 0 };
+      pace = { averageMs: this.callAverageMs, nextAt: 0 };
       setBounded(this.paces, endpointKey, pace, MAX_PACED_ENDPOINTS);
     }
     return pace;

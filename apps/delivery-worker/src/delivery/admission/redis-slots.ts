@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import { acquireEndpointSlot, type BreakerSignal, type Environment, type ReleaseAnswer, releaseEndpointSlot, WAIT_MARK_MS } from '@app/runtime';
 import { type Admission, admitted, type EndpointCall, type EndpointLease, openAdmission } from './admission-answers';
-import { pacedAnswer } from './busy-delay';
 import type { LeasePools } from './lease-pools';
 import type { HeldLease, LocalLeases } from './local-leases';
 import { OpenBreakers } from './open-breakers';
@@ -37,7 +36,7 @@ export class RedisSlots {
   }
 
   /** Asks Redis for one of the endpoint's slots; a lease it grants is added to `pool`, in use. */
-  async ask(endpointKey: string, pool: LocalLeases, force: boolean, maxPerSecond: number | null): Promise<Admission> {
+  async ask({ endpointKey, force, maxPerSecond, job }: EndpointCall, pool: LocalLeases): Promise<Admission> {
     const { delivery, redis } = this.environment;
     this.sequence += 1;
     const id = `${this.workerId}:${this.sequence}`;
@@ -50,6 +49,7 @@ export class RedisSlots {
       maxPerSecond,
       force,
       worker: this.workerId,
+      job,
     });
     if (answer.verdict === 'acquired' || answer.verdict === 'probe' || answer.verdict === 'busy') pool.learnShare(answer.workerShare, Date.now(), WAIT_MARK_MS);
     switch (answer.verdict) {
@@ -70,7 +70,7 @@ export class RedisSlots {
       case 'busy':
         return { kind: 'busy', pace: null, oldestCallMs: answer.oldestCallMs };
       case 'paced':
-        return { kind: 'busy', pace: pacedAnswer(Math.max(1, answer.until - answer.serverNow), answer.intervalMs, maxPerSecond) };
+        return { kind: 'busy', pace: { at: Date.now() + (answer.until - answer.serverNow) } };
       case 'open':
       case 'probing': {
         const breaker = {
