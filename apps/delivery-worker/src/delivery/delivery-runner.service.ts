@@ -2,9 +2,10 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnAppl
 import type { Worker } from 'bullmq';
 import { type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, type OutboundHttpClient, ReadinessService, within } from '@app/runtime';
 import { AccountSettingsCache } from './account-settings.cache';
-import { DELIVERY_HTTP_CLIENT, WorkerStoppingError } from './request/callback-exchange';
+import { DELIVERY_HTTP_CLIENT } from './request/callback-exchange';
+import { WorkerStoppingError } from './worker-stopping-error';
 import { DeliveryProcessor, deliveryWorkerOptions } from './delivery.processor';
-import { DeliveryStore } from './outcome/delivery-store';
+import { OutcomeStore } from './outcome/outcome-store';
 import { EndpointAdmission } from './admission/endpoint-admission';
 import { Reconciler } from './reconciler.service';
 
@@ -43,7 +44,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     private readonly processor: DeliveryProcessor,
     private readonly queues: DeliveryQueues,
     private readonly reconciler: Reconciler,
-    private readonly store: DeliveryStore,
+    private readonly store: OutcomeStore,
     private readonly admission: EndpointAdmission,
     private readonly settings: AccountSettingsCache,
     @Inject(DELIVERY_HTTP_CLIENT) private readonly http: OutboundHttpClient,

@@ -6,11 +6,12 @@ import { DELIVERY_HTTP_CLIENT } from './request/callback-exchange';
 import { DeliveryService } from './delivery.service';
 import { OutcomeRecorder } from './outcome/outcome-recorder.service';
 import { DeliveryRunner } from './delivery-runner.service';
-import { DeliveryStore } from './outcome/delivery-store';
+import { OutcomeStore } from './outcome/outcome-store';
+import { EventLoader } from './loading/event-loader';
 import { EndpointGauges } from './endpoint-gauges';
 import { EndpointAdmission } from './admission/endpoint-admission';
 import { EndpointDisabling } from './admission/endpoint-disabling';
-import { SubjectOrder } from './admission/subject-order';
+import { SubjectOrder } from './ordering/subject-order';
 import { Reconciler } from './reconciler.service';
 
 /** The delivery processor, retries, endpoint isolation (leases and circuit breaker) and the reconciler. */
@@ -27,7 +28,8 @@ import { Reconciler } from './reconciler.service';
           connectionsPerOrigin: environment.delivery.originConcurrency,
         }),
     },
-    DeliveryStore,
+    OutcomeStore,
+    EventLoader,
     AccountSettingsCache,
     EndpointAdmission,
     EndpointDisabling,

@@ -3,11 +3,12 @@ import { generateSigningSecret } from '@app/signing';
 import type { AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { type DeliveryJob, DeliveryService } from './delivery.service';
 import { OutcomeRecorder } from './outcome/outcome-recorder.service';
-import type { DeliveryStore, Outcome, PendingEvent } from './outcome/delivery-store';
+import type { Outcome, OutcomeStore } from './outcome/outcome-store';
+import type { EventLoader, PendingEvent } from './loading/event-loader';
 import { CallTurns } from './admission/call-turns';
 import type { Admission, EndpointAdmission, EndpointLease } from './admission/endpoint-admission';
 import type { EndpointDisabling } from './admission/endpoint-disabling';
-import type { SubjectOrder } from './admission/subject-order';
+import type { SubjectOrder } from './ordering/subject-order';
 
 /**
  * DeliveryService with in-memory collaborators, for its unit tests: no PostgreSQL, Redis or network. The
@@ -80,18 +81,20 @@ export class Fakes {
 
   service(schedule = '10s,1m'): DeliveryService {
     const environment = loadEnvironment({ RETRY_SCHEDULE: schedule, DELIVERY_TIMEOUT_MS: '1000', BREAKER_COOLDOWN: '30s' });
-    const store = {
+    const loader = {
       loadEvent: () => (this.event instanceof Error ? Promise.reject(this.event) : Promise.resolve(this.event)),
       loadOrderedEvent: async () => {
         await this.loadGate;
         if (this.event instanceof Error) throw this.event;
         return this.event && { event: this.event, ahead: undefined };
       },
+    } as unknown as EventLoader;
+    const store = {
       record: (outcome: Outcome) => {
         this.recorded.push(outcome);
         return Promise.resolve(this.applied);
       },
-    } as unknown as DeliveryStore;
+    } as unknown as OutcomeStore;
     const cache = { get: () => Promise.resolve(this.settings) } as unknown as AccountSettingsCache;
     const guard = {
       acquire: ({ force }: { force: boolean }) => {
@@ -142,7 +145,7 @@ export class Fakes {
         return Promise.resolve();
       },
     } as unknown as SubjectOrder;
-    return new DeliveryService(store, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order);
+    return new DeliveryService(loader, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order);
   }
 
   job(attempt = 0, series = 0): DeliveryJob {

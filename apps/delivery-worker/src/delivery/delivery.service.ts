@@ -17,12 +17,12 @@ import { type AccountDeliverySettings, AccountSettingsCache } from './account-se
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './request/callback-exchange';
 import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
 import { breakerOpens, deliveryAttemptDuration, deliveryAttempts, deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
-import { DeliveryStore, type OrderedLoad, type PendingEvent } from './outcome/delivery-store';
+import { EventLoader, type OrderedLoad, type PendingEvent } from './loading/event-loader';
 import { EndpointAdmission, type EndpointLease, type PacedAnswer } from './admission/endpoint-admission';
 import { disabledEndpointError, EndpointDisabling } from './admission/endpoint-disabling';
 import { attemptRowOf, type DeliveryResult, type OpenAdmission, OutcomeRecorder } from './outcome/outcome-recorder.service';
 import { judgeAttempt, type Verdict } from './outcome/retry-policy';
-import { SubjectOrder } from './admission/subject-order';
+import { SubjectOrder } from './ordering/subject-order';
 
 export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './request/callback-exchange';
 
@@ -55,7 +55,7 @@ export class DeliveryService {
   private readonly sender: CallbackSender;
 
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly loader: EventLoader,
     private readonly settings: AccountSettingsCache,
     private readonly admission: EndpointAdmission,
     @Inject(DELIVERY_HTTP_CLIENT) http: Pick<OutboundHttpClient, 'post'>,
@@ -113,8 +113,8 @@ export class DeliveryService {
     // one's end (SubjectOrder.holdMs) instead of going through the delayed set.
     let over = ordered ? this.order.startWorking({ seq: step.eventSeq, series: step.series }) : null;
     try {
-      const orderedLoad = ordered ? ((await this.store.loadOrderedEvent(step.eventSeq)) ?? undefined) : undefined;
-      const event = ordered ? orderedLoad?.event : await this.store.loadEvent(step.eventSeq);
+      const orderedLoad = ordered ? ((await this.loader.loadOrderedEvent(step.eventSeq)) ?? undefined) : undefined;
+      const event = ordered ? orderedLoad?.event : await this.loader.loadEvent(step.eventSeq);
       if (
         !event ||
         !PENDING_EVENT_STATUSES.includes(event.status) ||

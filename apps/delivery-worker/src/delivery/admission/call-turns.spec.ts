@@ -1,4 +1,4 @@
-import { WorkerStoppingError } from '../request/callback-exchange';
+import { WorkerStoppingError } from '../worker-stopping-error';
 import { CallTurns } from './call-turns';
 
 describe('CallTurns', () => {

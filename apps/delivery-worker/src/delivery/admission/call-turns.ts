@@ -1,4 +1,4 @@
-import { WorkerStoppingError } from '../request/callback-exchange';
+import { WorkerStoppingError } from '../worker-stopping-error';
 
 /**
  * WORKER_CONCURRENCY: callbacks in flight in this process at once, across every queue shard. A turn

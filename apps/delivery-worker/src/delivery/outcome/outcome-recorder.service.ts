@@ -4,7 +4,8 @@ import type { AccountDeliverySettings } from '../account-settings.cache';
 import type { Admission } from '../admission/endpoint-admission';
 import { EndpointDisabling } from '../admission/endpoint-disabling';
 import { deliveryEventsSettled, deliveryJobsWithoutCall, deliveryLatency } from '../delivery.metrics';
-import { type AttemptRow, DeliveryStore, type PendingEvent } from './delivery-store';
+import type { PendingEvent } from '../loading/event-loader';
+import { type AttemptRow, OutcomeStore } from './outcome-store';
 import { planNextStep, stepGuard } from './event-step';
 import type { Verdict } from './retry-policy';
 
@@ -45,7 +46,7 @@ export class OutcomeRecorder {
   private readonly retries: Batcher<{ step: DeliveryJobData; delayMs: number }, void>;
 
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly store: OutcomeStore,
     queues: DeliveryQueues,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly disabling: EndpointDisabling,
