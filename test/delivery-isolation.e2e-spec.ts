@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
-import { acquireEndpointSlot, deliveryJobId, endpointKeyOf, type EndpointState, readEndpointState, REDIS, releaseEndpointSlot } from '@app/runtime';
+import { deliveryJobId, endpointKeyOf, type EndpointState, readEndpointState, REDIS } from '@app/runtime';
+import { acquireEndpointLease, releaseEndpointLease } from '../apps/delivery-worker/src/delivery/admission/lease-scripts';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryRunner } from '../apps/delivery-worker/src/delivery/delivery-runner.service';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
@@ -180,9 +181,9 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     const url = `http://breaker-${Date.now()}.example:8080/hook`;
     const accountId = 7;
     const endpoint = endpointKeyOf(accountId, url);
-    const lease = (id: string, ttlMs = 5000) => acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs, limit: 2 });
+    const lease = (id: string, ttlMs = 5000) => acquireEndpointLease(redis, PREFIX, endpoint, { id, ttlMs, limit: 2 });
     const release = (leaseId: string, signal: 'success' | 'failure' | 'neutral') =>
-      releaseEndpointSlot(redis, PREFIX, endpoint, { leaseId, signal, failureThreshold: 2, cooldownMs: 300, error: `${signal} of ${leaseId}` });
+      releaseEndpointLease(redis, PREFIX, endpoint, { leaseId, signal, failureThreshold: 2, cooldownMs: 300, error: `${signal} of ${leaseId}` });
 
     // Two slots: the third caller is busy until a lease is released or expires.
     expect((await lease('a', 200)).verdict).toBe('acquired');

@@ -26,7 +26,7 @@ export function pacedDelay(pace: Pace, now: number, endpointConcurrency: number,
 
 /**
  * The endpoint's pace held the call: the job owns the place in the pace's schedule that starts at `at`
- * (local epoch ms, endpoint-pace.ts), and comes back then. A place further away than MAX_BUSY_DELAY_MS
+ * (local epoch ms, pace-schedule.ts), and comes back then. A place further away than MAX_BUSY_DELAY_MS
  * is asked for again at that bound (it is kept; a changed max_per_second voids it meanwhile).
  */
 export interface PacedAnswer {

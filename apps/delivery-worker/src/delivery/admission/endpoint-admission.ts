@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { type BreakerSignal, ENVIRONMENT, type Environment, indexBreakerChange, REDIS, type ReleaseAnswer } from '@app/runtime';
+import { ENVIRONMENT, type Environment, REDIS } from '@app/runtime';
+import { type BreakerSignal, indexBreakerChange, type ReleaseAnswer } from './lease-scripts';
 import { WorkerStoppingError } from '../worker-stopping-error';
 import { type Admission, admitted, type EndpointCall, type EndpointLease } from './admission-answers';
 import type { PacedAnswer } from './busy-delay';

@@ -1,4 +1,5 @@
-import { PLACE_GRACE_MS, setBounded } from '@app/runtime';
+import { setBounded } from '@app/runtime';
+import { PLACE_GRACE_MS } from './pace-schedule';
 import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, type PacedAnswer, pacedDelay, pacedPlaceDelay } from './busy-delay';
 
 /**

@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
-import { type Environment, releaseEndpointSlot } from '@app/runtime';
+import type { Environment } from '@app/runtime';
+import { releaseEndpointLease } from './lease-scripts';
 import { type HeldLease, LocalLeases } from './local-leases';
 
 /**
@@ -75,7 +76,7 @@ export class LeasePools {
       leases.map(async (lease) => {
         this.held.delete(lease.id);
         try {
-          await releaseEndpointSlot(this.redis, redis.prefix, endpointKey, {
+          await releaseEndpointLease(this.redis, redis.prefix, endpointKey, {
             leaseId: lease.id,
             signal: 'neutral',
             failureThreshold: delivery.breakerFailureThreshold,

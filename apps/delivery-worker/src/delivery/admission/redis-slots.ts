@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
-import { acquireEndpointSlot, type BreakerSignal, type Environment, type ReleaseAnswer, releaseEndpointSlot, WAIT_MARK_MS } from '@app/runtime';
+import type { Environment } from '@app/runtime';
+import { WAIT_MARK_MS } from './endpoint-keys';
+import { acquireEndpointLease, type BreakerSignal, type ReleaseAnswer, releaseEndpointLease } from './lease-scripts';
 import { type Admission, admitted, type EndpointCall, type EndpointLease, openAdmission } from './admission-answers';
 import type { LeasePools } from './lease-pools';
 import type { HeldLease, LocalLeases } from './local-leases';
@@ -14,7 +16,7 @@ export const REUSE_WINDOW_MS = 1_000;
 
 /**
  * An endpoint's slots in Redis as this worker asks for them and gives them back: the acquire and release
- * scripts (libs/runtime endpoint-slot.ts), the lease ids (`<worker id>:<n>`), the acquire's answer as an
+ * scripts (lease-scripts.ts), the lease ids (`<worker id>:<n>`), the acquire's answer as an
  * admission, and the open breakers it answered, remembered for up to REUSE_WINDOW_MS (open-breakers.ts).
  * EndpointAdmission decides when to ask.
  */
@@ -41,7 +43,7 @@ export class RedisSlots {
     this.sequence += 1;
     const id = `${this.workerId}:${this.sequence}`;
     const sentAt = Date.now();
-    const answer = await acquireEndpointSlot(this.redis, redis.prefix, endpointKey, {
+    const answer = await acquireEndpointLease(this.redis, redis.prefix, endpointKey, {
       id,
       ttlMs: delivery.timeoutMs + LEASE_MARGIN_MS,
       limit: delivery.endpointConcurrency,
@@ -87,7 +89,7 @@ export class RedisSlots {
   /** Frees the lease in Redis and feeds the breaker (and the pace); a breaker this closes is forgotten here. */
   async giveBack(lease: EndpointLease, signal: BreakerSignal, error: string | null, slowDown: { retryAfterMs: number | null } | null): Promise<ReleaseAnswer> {
     const { delivery, redis } = this.environment;
-    const answer = await releaseEndpointSlot(this.redis, redis.prefix, lease.endpointKey, {
+    const answer = await releaseEndpointLease(this.redis, redis.prefix, lease.endpointKey, {
       leaseId: lease.id,
       signal,
       failureThreshold: delivery.breakerFailureThreshold,

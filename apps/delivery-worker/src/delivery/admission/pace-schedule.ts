@@ -1,10 +1,7 @@
-import type Redis from 'ioredis';
-import { RedisKeys } from '../redis/redis-keys';
-
 /**
  * The pace of one endpoint (CONTRACT §9): `max_per_second` across all workers, and the slower pace a
  * 429/503 answer imposes (AIMD). A schedule, kept in Redis in the endpoint's slot and run by the same
- * scripts as its breaker and leases (endpoint-slot.ts), so pacing costs no extra round trip:
+ * scripts as its breaker and leases (lease-scripts.ts), so pacing costs no extra round trip:
  *   pace hash   - `rate` (the allowed calls per second after a 429/503; absent: max_per_second, or no
  *                 pace), `tat` (GCRA's theoretical arrival time, epoch ms: when the schedule's next free
  *                 place is), `hold_until` (no call before this: a Retry-After), `drawn_for` (the
@@ -22,15 +19,6 @@ import { RedisKeys } from '../redis/redis-keys';
  * second the one call a window's edge may hold is itself more than 5 %), leaving 200 ms of the 500 for
  * the jitter between a call's start and its arrival.
  */
-export function paceKey(prefix: string, endpointKey: string): string {
-  return new RedisKeys(prefix).endpoint('pace', endpointKey);
-}
-
-/** The places handed out in the endpoint's pace (job id → its start time). */
-export function pacePlacesKey(prefix: string, endpointKey: string): string {
-  return new RedisKeys(prefix).endpoint('places', endpointKey);
-}
-
 /**
  * How late after its place a call may still start on it: half of the 5 % of a 10 s window the contract
  * allows above the pace (500 ms), the other half left to the burst and to arrival jitter.
@@ -163,13 +151,4 @@ do
   end
 end
 `;
-}
-
-/** The endpoint's allowed calls per second now: the backed-off rate, else max_per_second, else null (no pace). */
-export async function readEndpointPace(redis: Redis, prefix: string, endpointKey: string, maxPerSecond: number | null): Promise<number | null> {
-  const stored = Number(await redis.hget(paceKey(prefix, endpointKey), 'rate'));
-  const backedOff = Number.isFinite(stored) && stored > 0 ? stored : null;
-  if (backedOff === null) return maxPerSecond;
-  const rate = maxPerSecond === null ? backedOff : Math.min(backedOff, maxPerSecond);
-  return Math.round(rate * 100) / 100;
 }

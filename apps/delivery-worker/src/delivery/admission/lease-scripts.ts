@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
-import { RedisScript } from '../redis/redis-script';
-import { paceAdjustLua, paceCheckLua, paceKey, pacePlacesKey, paceTakeLua } from './endpoint-pace';
-import { BREAKER_KEEP_MS, breakerKey, leasesKey, WAIT_MARK_MS, originKeys, wantingKey } from './endpoint-keys';
+import { breakerKey, paceKey, RedisKeys, RedisScript } from '@app/runtime';
+import { BREAKER_KEEP_MS, leasesKey, originKeys, pacePlacesKey, WAIT_MARK_MS, wantingKey } from './endpoint-keys';
+import { paceAdjustLua, paceCheckLua, paceTakeLua } from './pace-schedule';
 
 /**
  * The two scripts every call of the delivery worker runs against its endpoint's state in Redis: the
@@ -18,7 +18,7 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
  * zset, pace places zset. ARGV: lease id, lease ttl ms, concurrency limit, keep ms, force (1/0), origin
  * limit (0: none), endpoint key, waiting mark ms, max_per_second (0: none), worker id ('': no share
  * between workers; lease ids of a worker start with `<worker id>:`), job id ('': none; a job told to
- * wait for the pace owns a place in it, endpoint-pace.ts).
+ * wait for the pace owns a place in it, pace-schedule.ts).
  * The endpoint's slots are shared between workers the same way: a worker refused a lease is marked as
  * wanting the endpoint for the mark's length, and while another worker is marked, one holding its share
  * (limit / workers wanting, at least 1) or more is refused. Without it, one worker that keeps handing its
@@ -33,7 +33,7 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
  * verdict is one of
  *   open    - cooling down until `until`: do not call;
  *   probing - half open and another worker's probe is in flight until at most `until`;
- *   paced   - the endpoint's pace (endpoint-pace.ts) lets this job's call start at `until` (its place);
+ *   paced   - the endpoint's pace (pace-schedule.ts) lets this job's call start at `until` (its place);
  *   busy    - every concurrency slot of the endpoint, or its share of the origin's, is taken;
  *   probe   - admitted as the single half-open probe (lease expires at `until`);
  *   acquired- admitted (lease expires at `until`).
@@ -140,7 +140,7 @@ return {'acquired', now, expiresAt, failures, lastError, paced, workerShare}
  * KEYS: breaker hash, leases zset, origin leases zset, pace hash, pace places zset. ARGV: lease id, signal
  * (success|failure|neutral), failure threshold, cooldown ms, error text, keep ms, slow down (1/0: the
  * answer was 429/503), Retry-After ms (0: none), max_per_second (0: none). Frees the lease (at the
- * origin too), adjusts the pace (endpoint-pace.ts) and feeds the breaker:
+ * origin too), adjusts the pace (pace-schedule.ts) and feeds the breaker:
  *   success - the endpoint answers: close the breaker and reset the count;
  *   failure - count it; open when the count reaches the threshold while closed, or when the
  *             half-open probe itself failed;
@@ -188,10 +188,10 @@ return {'counted', failures, 0}
 const ACQUIRE = new RedisScript(ACQUIRE_LUA);
 const RELEASE = new RedisScript(RELEASE_LUA);
 
-export type SlotVerdict = 'open' | 'probing' | 'paced' | 'busy' | 'probe' | 'acquired';
+export type LeaseVerdict = 'open' | 'probing' | 'paced' | 'busy' | 'probe' | 'acquired';
 
-export interface SlotAnswer {
-  verdict: SlotVerdict;
+export interface LeaseAnswer {
+  verdict: LeaseVerdict;
   /** Redis server time of the answer (epoch ms): delays are `until - serverNow`, immune to local clock skew. */
   serverNow: number;
   /** open: end of the cooldown; probing: latest end of the probe; probe/acquired: lease expiry; busy: 0. */
@@ -210,12 +210,12 @@ export interface SlotAnswer {
  * One round trip: checks the breaker and, when it lets the call through, takes a concurrency lease of
  * the endpoint and (with `originLimit`) of its origin.
  */
-export async function acquireEndpointSlot(
+export async function acquireEndpointLease(
   redis: Redis,
   prefix: string,
   endpointKey: string,
   lease: { id: string; ttlMs: number; limit: number; originLimit?: number; maxPerSecond?: number | null; force?: boolean; worker?: string; job?: string },
-): Promise<SlotAnswer> {
+): Promise<LeaseAnswer> {
   const reply = (await ACQUIRE.run(
     redis,
     [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), ...originKeys(prefix, endpointKey), paceKey(prefix, endpointKey), wantingKey(prefix, endpointKey), pacePlacesKey(prefix, endpointKey)],
@@ -232,7 +232,7 @@ export async function acquireEndpointSlot(
       lease.worker ?? '',
       lease.job ?? '',
     ],
-  )) as [SlotVerdict, number, number, number, string, number?, number?, number?];
+  )) as [LeaseVerdict, number, number, number, string, number?, number?, number?];
   const workerShare = Number(reply[6] ?? 0);
   return {
     verdict: reply[0],
@@ -256,7 +256,7 @@ export interface ReleaseAnswer {
 }
 
 /** One round trip: frees the lease and records the call's outcome in the breaker. */
-export async function releaseEndpointSlot(
+export async function releaseEndpointLease(
   redis: Redis,
   prefix: string,
   endpointKey: string,
@@ -287,4 +287,16 @@ export async function releaseEndpointSlot(
     ],
   )) as [ReleaseAnswer['change'], number, number];
   return { change: reply[0], consecutiveFailures: Number(reply[1]), retryAt: Number(reply[2]) > 0 ? Number(reply[2]) : null };
+}
+
+/**
+ * Keeps the index of open endpoints in step with a breaker change the worker just caused (`opened`
+ * adds the endpoint, `closed` removes it). Outside the breaker script on purpose: the index is one key
+ * for all endpoints, and a missed update only makes the list late (the next failed probe adds it again,
+ * and listOpenEndpoints drops members whose breaker is closed).
+ */
+export async function indexBreakerChange(redis: Redis, prefix: string, endpointKey: string, change: ReleaseAnswer['change']): Promise<void> {
+  const key = new RedisKeys(prefix).openEndpoints();
+  if (change === 'opened') await redis.sadd(key, endpointKey);
+  else if (change === 'closed') await redis.srem(key, endpointKey);
 }
