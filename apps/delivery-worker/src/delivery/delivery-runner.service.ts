@@ -6,7 +6,7 @@ import { DELIVERY_HTTP_CLIENT } from './request/callback-exchange';
 import { WorkerStoppingError } from './worker-stopping-error';
 import { DeliveryProcessor, deliveryWorkerOptions } from './delivery.processor';
 import { OutcomeStore } from './outcome/outcome-store';
-import { EndpointAdmission } from './admission/endpoint-admission';
+import { AdmissionDoor } from './admission/admission-door';
 import { Reconciler } from './reconciler.service';
 
 const READY_POLL_MS = 500;
@@ -45,7 +45,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     private readonly queues: DeliveryQueues,
     private readonly reconciler: Reconciler,
     private readonly store: OutcomeStore,
-    private readonly admission: EndpointAdmission,
+    private readonly admission: AdmissionDoor,
     private readonly settings: AccountSettingsCache,
     @Inject(DELIVERY_HTTP_CLIENT) private readonly http: OutboundHttpClient,
     private readonly readiness: ReadinessService,

@@ -9,6 +9,7 @@ import { DeliveryRunner } from './delivery-runner.service';
 import { OutcomeStore } from './outcome/outcome-store';
 import { EventLoader } from './loading/event-loader';
 import { EndpointGauges } from './endpoint-gauges';
+import { AdmissionDoor } from './admission/admission-door';
 import { EndpointAdmission } from './admission/endpoint-admission';
 import { EndpointDisabling } from './admission/endpoint-disabling';
 import { SubjectOrder } from './ordering/subject-order';
@@ -32,6 +33,7 @@ import { Reconciler } from './reconciler.service';
     EventLoader,
     AccountSettingsCache,
     EndpointAdmission,
+    AdmissionDoor,
     EndpointDisabling,
     SubjectOrder,
     EndpointGauges,

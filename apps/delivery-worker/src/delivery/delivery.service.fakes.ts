@@ -6,6 +6,7 @@ import { OutcomeRecorder } from './outcome/outcome-recorder.service';
 import type { Outcome, OutcomeStore } from './outcome/outcome-store';
 import type { EventLoader, PendingEvent } from './loading/event-loader';
 import { CallTurns } from './admission/call-turns';
+import { AdmissionDoor } from './admission/admission-door';
 import type { Admission, EndpointAdmission, EndpointLease } from './admission/endpoint-admission';
 import type { EndpointDisabling } from './admission/endpoint-disabling';
 import type { SubjectOrder } from './ordering/subject-order';
@@ -96,12 +97,12 @@ export class Fakes {
       },
     } as unknown as OutcomeStore;
     const cache = { get: () => Promise.resolve(this.settings) } as unknown as AccountSettingsCache;
-    const guard = {
+    const leases = {
       acquire: ({ force }: { force: boolean }) => {
         this.forced.push(force);
         return Promise.resolve(this.admission);
       },
-      turns: new CallTurns(50),
+      calls: new CallTurns(50),
       isLocallyFull: () => false,
       busyDelayMs: (_endpointKey: string, pace: { at: number } | null) => (pace ? pace.at - Date.now() : 150),
       indexChange: () => Promise.resolve(),
@@ -110,6 +111,7 @@ export class Fakes {
         return Promise.resolve({ change: 'unchanged', consecutiveFailures: 0, retryAt: null });
       },
     } as unknown as EndpointAdmission;
+    const guard = new AdmissionDoor(leases, environment);
     const http = {
       post: (request: OutboundRequest) => {
         this.requests.push(request);

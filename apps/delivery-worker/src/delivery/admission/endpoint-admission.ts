@@ -65,13 +65,13 @@ export class EndpointAdmission {
   private readonly timing: EndpointTiming;
   private stopped = false;
   /** The process's call turns: one per call in flight, plus one per job asking Redis for a lease. */
-  readonly turns: CallTurns;
+  readonly calls: CallTurns;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {
-    this.turns = new CallTurns(environment.delivery.workerConcurrency);
+    this.calls = new CallTurns(environment.delivery.workerConcurrency);
     this.pools = new LeasePools(redis, environment);
     this.slots = new RedisSlots(redis, environment, this.pools);
     this.timing = new EndpointTiming(environment.delivery.endpointConcurrency);
@@ -94,17 +94,17 @@ export class EndpointAdmission {
       if (this.stopped) throw new WorkerStoppingError();
       const knownOpen = this.slots.knownOpen(call);
       if (knownOpen) return knownOpen;
-      await this.turns.take();
+      await this.calls.take();
       let admission: Admission | 'wait' | 'poll';
       try {
         admission = await this.admitWithTurn(call, deadline);
       } catch (error) {
-        this.turns.give();
+        this.calls.give();
         throw error;
       }
       if (typeof admission !== 'string' && admission.kind === 'admitted') return admission;
       // Not admitted, or about to wait for a lease: the turn goes back first.
-      this.turns.give();
+      this.calls.give();
       // The job's place in the pace is near: waiting here for it costs less than a trip through the delayed set.
       const placeAt = typeof admission !== 'string' && admission.kind === 'busy' ? admission.pace?.at : undefined;
       if (placeAt !== undefined && placeAt - Date.now() <= NEAR_PLACE_MS) {
@@ -231,12 +231,12 @@ export class EndpointAdmission {
       // Handed over: the waiting job has the lease and this call's turn.
       if (reused === 'handed') return UNCHANGED;
       if (reused === 'idle') {
-        this.turns.give();
+        this.calls.give();
         this.pools.scheduleSweep();
         return UNCHANGED;
       }
     }
-    this.turns.give();
+    this.calls.give();
     this.pools.forget(lease.id);
     try {
       return await this.slots.giveBack(lease, signal, error, slowDown);

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Batcher, type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, inSpan, retryStep, traceCarrier, workerStageStamps } from '@app/runtime';
 import type { AccountDeliverySettings } from '../account-settings.cache';
-import type { Admission } from '../admission/endpoint-admission';
 import { EndpointDisabling } from '../admission/endpoint-disabling';
 import { deliveryEventsSettled, deliveryJobsWithoutCall, deliveryLatency } from '../delivery.metrics';
 import type { PendingEvent } from '../loading/event-loader';
@@ -11,10 +10,15 @@ import type { Verdict } from './retry-policy';
 
 export type DeliveryResult = 'stale' | 'superseded' | 'filtered' | 'no_endpoint' | 'delivered' | 'retrying' | 'failed';
 
-export type OpenAdmission = Extract<Admission, { kind: 'open' }>;
+/** What the open breaker says of its endpoint: open until when, after how many failures, the last one. */
+export interface BreakerOpen {
+  retryAt: Date;
+  consecutiveFailures: number;
+  lastError: string | null;
+}
 
 /** The error of an attempt skipped because the breaker is open (CONTRACT §5: recorded, no call made). */
-export function circuitOpenError(admission: Pick<OpenAdmission, 'retryAt' | 'consecutiveFailures' | 'lastError'>): string {
+export function circuitOpenError(admission: BreakerOpen): string {
   const failures = admission.consecutiveFailures;
   return (
     `circuit open until ${admission.retryAt.toISOString()} after ${failures} consecutive failure${failures === 1 ? '' : 's'}` +
@@ -79,7 +83,7 @@ export class OutcomeRecorder {
    * The breaker is open: the attempt falls due now and fails without a call (CONTRACT §5). It is
    * recorded like any failed attempt (no request headers or body, duration 0) and the schedule goes on.
    */
-  recordSkipped(event: PendingEvent, settings: AccountDeliverySettings, admission: OpenAdmission): Promise<DeliveryResult> {
+  recordSkipped(event: PendingEvent, settings: AccountDeliverySettings, admission: BreakerOpen): Promise<DeliveryResult> {
     const error = circuitOpenError(admission);
     deliveryJobsWithoutCall.inc({ reason: 'breaker_open' });
     const attempt = attemptRowOf(event, settings, {
