@@ -6,7 +6,7 @@ import { DELIVERY_HTTP_CLIENT } from './request/callback-exchange';
 import { WorkerStoppingError } from './worker-stopping-error';
 import { DeliveryProcessor, deliveryWorkerOptions } from './delivery.processor';
 import { OutcomeStore } from './outcome/outcome-store';
-import { AdmissionDoor } from './admission/admission-door';
+import { AdmissionDoor } from './admission';
 import { Reconciler } from './reconciler.service';
 
 const READY_POLL_MS = 500;
@@ -72,7 +72,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     this.stopping = true;
     await this.starting;
     const problems: (string | null)[] = [await bounded(this.reconciler.stop(), SHUTDOWN_BOUNDS.reconcilerMs, 'the reconciler')];
-    // Local only (no Redis round trip): the workers take no further job, and jobs waiting for a turn start no call.
+    // Local only (no Redis round trip): the workers take no further job, and jobs waiting for a call start none.
     this.processor.stop();
     // Jobs waiting here for an endpoint lease start no call either; idle leases go back to Redis for the other workers.
     problems.push(await bounded(this.admission.stop(), SHUTDOWN_BOUNDS.leasesMs, 'returning idle endpoint leases'));

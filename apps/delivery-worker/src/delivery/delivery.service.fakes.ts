@@ -5,7 +5,7 @@ import { type DeliveryJob, DeliveryService } from './delivery.service';
 import { OutcomeRecorder } from './outcome/outcome-recorder.service';
 import type { Outcome, OutcomeStore } from './outcome/outcome-store';
 import type { EventLoader, PendingEvent } from './loading/event-loader';
-import { CallTurns } from './admission/call-turns';
+import { CallLimit } from './admission/call-limit';
 import { AdmissionDoor } from './admission/admission-door';
 import type { Admission, EndpointAdmission, EndpointLease } from './admission/endpoint-admission';
 import type { EndpointDisabling } from './admission/endpoint-disabling';
@@ -102,7 +102,7 @@ export class Fakes {
         this.forced.push(force);
         return Promise.resolve(this.admission);
       },
-      calls: new CallTurns(50),
+      calls: new CallLimit(50),
       isLocallyFull: () => false,
       busyDelayMs: (_endpointKey: string, pace: { at: number } | null) => (pace ? pace.at - Date.now() : 150),
       indexChange: () => Promise.resolve(),

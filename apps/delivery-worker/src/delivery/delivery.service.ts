@@ -8,8 +8,7 @@ import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackErr
 import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
 import { deliveryAttemptDuration, deliveryAttempts, deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
 import { EventLoader, type OrderedLoad, type PendingEvent } from './loading/event-loader';
-import { AdmissionDoor, type Lease } from './admission/admission-door';
-import { disabledEndpointError, EndpointDisabling } from './admission/endpoint-disabling';
+import { AdmissionDoor, disabledEndpointError, EndpointDisabling, type Lease } from './admission';
 import { attemptRowOf, type DeliveryResult, OutcomeRecorder } from './outcome/outcome-recorder.service';
 import { judgeAttempt, type Verdict } from './outcome/retry-policy';
 import { SubjectOrder } from './ordering/subject-order';

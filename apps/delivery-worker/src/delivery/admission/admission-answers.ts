@@ -23,11 +23,11 @@ export interface EndpointCall {
 export type Admission =
   | { kind: 'admitted'; lease: EndpointLease }
   /**
-   * Every slot of this endpoint is in use (`pace` null: come back shortly), or its pace lets the next
+   * Every lease of this endpoint is in use (`pace` null: come back shortly), or its pace lets the next
    * call start only at `pace.at`, the place this job now owns in its schedule. `oldestCallMs`, when Redis
    * refused: the age of the endpoint's oldest lease, any worker's; a reused lease's age includes the
    * calls it served before (up to REUSE_WINDOW_MS), so the call running on it is between that age less
-   * the window and that age. Each reader takes the bound on its safe side: whether to poll for a slot
+   * the window and that age. Each reader takes the bound on its safe side: whether to poll for a lease
    * takes the whole age (never poll an endpoint whose call may be stuck), the spacing of jobs sent back
    * takes off the window (never space a healthy endpoint's line by calls that ended).
    */

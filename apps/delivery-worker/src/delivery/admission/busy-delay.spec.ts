@@ -10,10 +10,10 @@ describe('pacedDelay', () => {
     expect(pace.nextAt).toBe(NOW + MIN_BUSY_DELAY_MS);
   });
 
-  it('lines later jobs up behind it, one slot-time apart', () => {
+  it('lines later jobs up behind it, one call-time apart', () => {
     const pace: Pace = { averageMs: 100, nextAt: 0 };
     const delays = Array.from({ length: 5 }, () => pacedDelay(pace, NOW, 10, undefined, middle));
-    // 100 ms per call over 10 slots: a slot frees every 10 ms.
+    // 100 ms per call over 10 leases: a lease frees every 10 ms.
     expect(delays).toEqual([50, 60, 70, 80, 90]);
   });
 
@@ -33,7 +33,7 @@ describe('pacedDelay', () => {
 
   it('spaces the line by the call time it is given instead of the average', () => {
     const pace: Pace = { averageMs: 5, nextAt: 0 };
-    // Ten calls have run for 4 s: a slot frees no sooner than one of them ends (the first goes back for the minimum).
+    // Ten calls have run for 4 s: a lease frees no sooner than one of them ends (the first goes back for the minimum).
     const delays = Array.from({ length: 3 }, () => pacedDelay(pace, NOW, 10, 4_000, middle));
     expect(delays).toEqual([50, 450, 850]);
   });

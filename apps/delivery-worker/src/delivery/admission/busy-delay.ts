@@ -6,13 +6,17 @@ export interface Pace {
   nextAt: number;
 }
 
+/** The shortest trip through the delayed set: less would only bring a job back to the same full endpoint. */
 export const MIN_BUSY_DELAY_MS = 50;
+/** The longest: a job comes back at least this often to see what changed (settings, breaker, pace). */
 export const MAX_BUSY_DELAY_MS = 30_000;
+/** A call's duration before any call of the process was timed. */
 export const DEFAULT_CALL_MS = 100;
+/** Endpoints whose call times and lines this process remembers (the oldest are forgotten). */
 export const MAX_PACED_ENDPOINTS = 10_000;
 /**
  * When a job that found its endpoint full should come back. Jobs sent back are lined up behind each
- * other, spaced by the time the endpoint takes to free a slot (average call time / concurrency share),
+ * other, spaced by the time the endpoint takes to free a lease (average call time / concurrency share),
  * so a burst of N jobs to one endpoint returns about when each can be served instead of bouncing
  * through Redis over and over. ±10 % spread keeps workers from returning in lockstep. `callMs` is how
  * long a call is taken to last (the endpoint's average here unless the caller knows better).

@@ -1,4 +1,5 @@
 import { endpointOrigin, RedisKeys } from '@app/runtime';
+import { MAX_EXPECTED_WAIT_MS } from './endpoint-timing';
 
 /** The endpoint's leases in use, scored by their expiry: a lease of a worker that died is reclaimed once it expires. */
 export function leasesKey(prefix: string, endpointKey: string): string {
@@ -7,7 +8,7 @@ export function leasesKey(prefix: string, endpointKey: string): string {
 
 /**
  * The workers (by id) that were refused a lease of this endpoint lately, scored by when their mark
- * lapses: while others want it, a worker holding its share of the endpoint's slots gets no more.
+ * lapses: while others want it, a worker holding its share of the endpoint's leases gets no more.
  */
 export function wantingKey(prefix: string, endpointKey: string): string {
   return new RedisKeys(prefix).endpoint('wanting', endpointKey);
@@ -20,8 +21,11 @@ export function originKeys(prefix: string, endpointKey: string): [string, string
   return [keys.origin('leases', origin), keys.origin('waiting', origin)];
 }
 
-/** An endpoint refused for want of room at its origin (a worker refused a lease of an endpoint) counts as waiting for this long. */
-export const WAIT_MARK_MS = 2_000;
+/**
+ * An endpoint refused for want of room at its origin (a worker refused a lease of an endpoint) counts as
+ * waiting for this long: as long as a job may wait in a worker for a lease expected in time.
+ */
+export const WAIT_MARK_MS = MAX_EXPECTED_WAIT_MS;
 
 /** Breaker hashes of endpoints nobody delivers to any more disappear after this long. */
 export const BREAKER_KEEP_MS = 7 * 24 * 60 * 60 * 1000;

@@ -1,6 +1,6 @@
 /**
  * The pace of one endpoint (CONTRACT §9): `max_per_second` across all workers, and the slower pace a
- * 429/503 answer imposes (AIMD). A schedule, kept in Redis in the endpoint's slot and run by the same
+ * 429/503 answer imposes (AIMD). A schedule, kept in Redis in the endpoint's hash lease and run by the same
  * scripts as its breaker and leases (lease-scripts.ts), so pacing costs no extra round trip:
  *   pace hash   - `rate` (the allowed calls per second after a 429/503; absent: max_per_second, or no
  *                 pace), `tat` (GCRA's theoretical arrival time, epoch ms: when the schedule's next free
@@ -10,7 +10,7 @@
  * A call that finds the schedule free starts at once and moves `tat` one interval on. A call that must
  * wait is given the next free place as its own (`tat` moves on at that moment) and is delayed to exactly
  * that time: when it comes back its place is waiting for it, so no job that returns a little late loses
- * its turn to one that returns early, and the pace holds by construction rather than by the spacing of
+ * its place to one that returns early, and the pace holds by construction rather than by the spacing of
  * the jobs put back. A place is good from its time to PLACE_GRACE_MS after it; a job later than that
  * (its worker died, its endpoint was full) takes a new place at the end.
  * Bounds: places are GCRA-conforming with a burst of max(1, rate / 20) calls; a call starts within
@@ -39,9 +39,7 @@ export const MAX_PACE_HOLD_MS = 60_000;
 /**
  * Seconds of successful calls in which a backed-off pace climbs by the whole ceiling (additive increase:
  * by ceiling / PACE_CLIMB_SECONDS calls a second per second). One halving is undone in 2 s: a receiver
- * back from a short overload is paced for a moment, not for the 5 s (10 s from the floor) a step of
- * ceiling / 10 took. With the probe rule below, a bench drain of 100,000 events after an outage put
- * 3,714 jobs back for the pace instead of 26,890 (docs/delivery-options.md).
+ * back from a short overload is paced for a moment, not for several seconds (docs/delivery-options.md).
  */
 export const PACE_CLIMB_SECONDS = 4;
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Batcher, type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, inSpan, retryStep, traceCarrier, workerStageStamps } from '@app/runtime';
 import type { AccountDeliverySettings } from '../account-settings.cache';
-import { EndpointDisabling } from '../admission/endpoint-disabling';
+import { EndpointDisabling } from '../admission';
 import { deliveryEventsSettled, deliveryJobsWithoutCall, deliveryLatency } from '../delivery.metrics';
 import type { PendingEvent } from '../loading/event-loader';
 import { type AttemptRow, OutcomeStore } from './outcome-store';

@@ -1,5 +1,5 @@
 import type { OutboundFailureKind } from '@app/runtime';
-import type { BreakerSignal } from '../admission/lease-scripts';
+import type { BreakerSignal } from '../admission';
 
 /**
  * retryable: the endpoint is down, slow or overloaded (network, time-out, 5xx, 408);
