@@ -6,11 +6,11 @@ import { type DeliveryJobData, deliveryJobId, ENVIRONMENT, type Environment, inS
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './request/callback-exchange';
 import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
-import { deliveryAttemptDuration, deliveryAttempts, deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
+import { deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
 import { EventLoader, type OrderedLoad, type PendingEvent } from './loading/event-loader';
 import { AdmissionDoor, disabledEndpointError, EndpointDisabling, type Lease } from './admission';
 import { attemptRowOf, type DeliveryResult, OutcomeRecorder } from './outcome/outcome-recorder.service';
-import { judgeAttempt, type Verdict } from './outcome/retry-policy';
+import { judgeCall } from './outcome/retry-policy';
 import { SubjectOrder } from './ordering/subject-order';
 
 export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './request/callback-exchange';
@@ -172,12 +172,7 @@ export class DeliveryService {
     throw new DelayedError(`delivery postponed by ${delayMs} ms`);
   }
 
-  private async attempt(
-    event: PendingEvent,
-    settings: AccountDeliverySettings,
-    callback: CallbackBody,
-    lease: Lease,
-  ): Promise<DeliveryResult> {
+  private async attempt(event: PendingEvent, settings: AccountDeliverySettings, callback: CallbackBody, lease: Lease): Promise<DeliveryResult> {
     let exchange: Awaited<ReturnType<CallbackSender['send']>>;
     try {
       exchange = await inSpan('delivery.call', () => this.sender.send(event, settings, callback));
@@ -188,11 +183,7 @@ export class DeliveryService {
       throw error;
     }
     const { startedAt, headers, durationMs, result, responseBody, abandoned } = exchange;
-    const judged = judgeAttempt(result, Date.now());
-    // An abandoned call says nothing about the endpoint: neither the breaker nor the disabling clock learn from it.
-    const verdict: Verdict = abandoned ? { ...judged, breakerSignal: 'neutral' } : judged;
-    // A 429 or 503 slows the endpoint down (honouring Retry-After); the attempt still counts as failed (CONTRACT §9).
-    const slowDown = !abandoned && result.kind === 'response' && (result.status === 429 || result.status === 503) ? { retryAfterMs: verdict.retryAfterMs } : null;
+    const { verdict, slowDown } = judgeCall(result, abandoned, Date.now());
     // The endpoint only learns from the outcome, it never decides the attempt: the record follows whatever the release met.
     await this.admission.release(lease, { signal: verdict.breakerSignal, error: verdict.error, durationMs, slowDown });
 
@@ -206,9 +197,7 @@ export class DeliveryService {
       responseBody,
       error: verdict.error,
     });
-    const outcome = verdict.success ? 'delivered' : (verdict.failureClass ?? 'failed');
-    deliveryAttempts.inc({ outcome });
-    deliveryAttemptDuration.observe({ outcome }, durationMs / 1000);
-    return this.recorder.recordAttempt(event, settings, attempt, verdict, { countsForHealth: !abandoned });
+    // An abandoned call says nothing about the endpoint: the disabling clock does not learn from it either.
+    return this.recorder.recordCall(event, settings, attempt, verdict, { countsForHealth: !abandoned });
   }
 }

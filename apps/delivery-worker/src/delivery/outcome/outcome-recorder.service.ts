@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Batcher, type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, inSpan, retryStep, traceCarrier, workerStageStamps } from '@app/runtime';
 import type { AccountDeliverySettings } from '../account-settings.cache';
 import { EndpointDisabling } from '../admission';
-import { deliveryEventsSettled, deliveryJobsWithoutCall, deliveryLatency } from '../delivery.metrics';
+import { deliveryAttemptDuration, deliveryAttempts, deliveryEventsSettled, deliveryJobsWithoutCall, deliveryLatency } from '../delivery.metrics';
 import type { PendingEvent } from '../loading/event-loader';
 import { type AttemptRow, OutcomeStore } from './outcome-store';
 import { planNextStep, stepGuard } from './event-step';
@@ -98,6 +98,14 @@ export class OutcomeRecorder {
     });
     const verdict: Verdict = { success: false, failureClass: 'retryable', breakerSignal: 'neutral', retryAfterMs: null, error };
     return this.recordAttempt(event, settings, attempt, verdict, { countsForHealth: true });
+  }
+
+  /** A call was made: counted by its outcome and duration, then recorded (recordAttempt). */
+  recordCall(event: PendingEvent, settings: AccountDeliverySettings, attempt: AttemptRow, verdict: Verdict, health: { countsForHealth: boolean }): Promise<DeliveryResult> {
+    const outcome = verdict.success ? 'delivered' : (verdict.failureClass ?? 'failed');
+    deliveryAttempts.inc({ outcome });
+    deliveryAttemptDuration.observe({ outcome }, attempt.durationMs / 1000);
+    return this.recordAttempt(event, settings, attempt, verdict, health);
   }
 
   /** Records the attempt and the event's next state, then enqueues the next step or settles. */
