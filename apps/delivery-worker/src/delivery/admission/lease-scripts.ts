@@ -19,22 +19,22 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
  * limit (0: none), endpoint key, waiting mark ms, max_per_second (0: none), worker id ('': no share
  * between workers; lease ids of a worker start with `<worker id>:`), job id ('': none; a job told to
  * wait for the pace owns a place in it, pace-schedule.ts).
- * The endpoint's slots are shared between workers the same way: a worker refused a lease is marked as
+ * The endpoint's leases are shared between workers the same way: a worker refused a lease is marked as
  * wanting the endpoint for the mark's length, and while another worker is marked, one holding its share
  * (limit / workers wanting, at least 1) or more is refused. Without it, one worker that keeps handing its
- * leases from call to call holds every slot while another worker's jobs for the endpoint bounce.
+ * leases from call to call holds every lease while another worker's jobs for the endpoint bounce.
  * `force` (a manual redelivery's first call) passes the breaker whatever its state, but not the
  * concurrency limits, and leaves the breaker as it is: only the call's outcome changes it.
  * The origin limit is shared fairly: while other endpoints wait for room at the origin, an endpoint
- * holding its share (limit / endpoints waiting, at least 1) or more is refused, so the next free slot
+ * holding its share (limit / endpoints waiting, at least 1) or more is refused, so the next free lease
  * goes to one that holds less.
- * Returns {verdict, now, until, failures, last_error, paced (1 when the endpoint has a pace), share (this worker's share of the slots while other workers
+ * Returns {verdict, now, until, failures, last_error, paced (1 when the endpoint has a pace), share (this worker's share of the leases while other workers
  * want the endpoint; 0 when none does), and for busy: how long the endpoint's oldest call has run (ms)};
  * verdict is one of
  *   open    - cooling down until `until`: do not call;
  *   probing - half open and another worker's probe is in flight until at most `until`;
  *   paced   - the endpoint's pace (pace-schedule.ts) lets this job's call start at `until` (its place);
- *   busy    - every concurrency slot of the endpoint, or its share of the origin's, is taken;
+ *   busy    - every concurrency lease of the endpoint, or its share of the origin's, is taken;
  *   probe   - admitted as the single half-open probe (lease expires at `until`);
  *   acquired- admitted (lease expires at `until`).
  */
@@ -73,7 +73,7 @@ local function markWaiting(key, member)
   redis.call('ZADD', key, now + markMs, member)
   redis.call('PEXPIRE', key, markMs + 1000)
 end
--- A fair share of total slots when others wait too (at least 1).
+-- A fair share of total leases when others wait too (at least 1).
 local function shareOf(total, others)
   return math.max(1, math.floor(total / (others + 1)))
 end
@@ -200,7 +200,7 @@ export interface LeaseAnswer {
   lastError: string | null;
   /** The endpoint has a pace (max_per_second or a backed-off rate): every call must go through Redis. */
   paced: boolean;
-  /** How many of the endpoint's slots this worker may hold while other workers want it too (null: no other worker does). */
+  /** How many of the endpoint's leases this worker may hold while other workers want it too (null: no other worker does). */
   workerShare: number | null;
   /** Verdict busy: how long the endpoint's oldest call in flight (any worker's) has run, in ms. */
   oldestCallMs: number;
