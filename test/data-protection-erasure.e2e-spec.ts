@@ -147,13 +147,13 @@ describe('POST /admin/v1/erasures', () => {
     await setCallbackSettings(worker.app, busy.id, { pushUrl: slow.url, contentType: 'JSON', permissions: 'all' });
     await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
 
-    // The first call takes the worker's only turn and hangs at the receiver.
+    // The first call takes the worker's only call and hangs at the receiver.
     const [first] = await sendEvents(worker.app, busy.id, [{ action: 'Customer_create', message: { id: 1 } }]);
     await waitFor('the first call to arrive', () => slow.requests.length === 1);
-    // The second event's job is taken: its event is loaded (pending) and it waits for the turn.
+    // The second event's job is taken: its event is loaded (pending) and it waits for a call.
     const [pending] = await sendEvents(worker.app, account.id, [{ action: 'Customer_update', message: { id: 777, cellphone: '13900000000' } }]);
-    const turns = worker.app.get(EndpointAdmission).turns as unknown as { waiting: unknown[] };
-    await waitFor("the second job to wait for the worker's turn", () => turns.waiting.length === 1);
+    const calls = worker.app.get(EndpointAdmission).calls as unknown as { waiting: unknown[] };
+    await waitFor("the second job to wait for the worker's call", () => calls.waiting.length === 1);
 
     expect((await erase({ subject: 'customer:777', account_id: account.id })).events_erased).toBe(1);
     letGo();

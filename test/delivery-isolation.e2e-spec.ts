@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
-import { acquireEndpointSlot, deliveryJobId, endpointKeyOf, type EndpointState, readEndpointState, REDIS, releaseEndpointSlot } from '@app/runtime';
+import { deliveryJobId, endpointKeyOf, type EndpointState, readEndpointState, REDIS } from '@app/runtime';
+import { acquireEndpointLease, releaseEndpointLease } from '../apps/delivery-worker/src/delivery/admission/lease-scripts';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryRunner } from '../apps/delivery-worker/src/delivery/delivery-runner.service';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
@@ -196,9 +197,9 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     // Short lease and cooldown, yet long enough that the commands checking them before they end are not
     // a race against the machine's speed; their end is waited for on Redis's clock, which measures them.
     const SHORT_MS = 1_500;
-    const lease = (id: string, ttlMs = 60_000) => acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs, limit: 2 });
+    const lease = (id: string, ttlMs = 60_000) => acquireEndpointLease(redis, PREFIX, endpoint, { id, ttlMs, limit: 2 });
     const release = (leaseId: string, signal: 'success' | 'failure' | 'neutral') =>
-      releaseEndpointSlot(redis, PREFIX, endpoint, { leaseId, signal, failureThreshold: 2, cooldownMs: SHORT_MS, error: `${signal} of ${leaseId}` });
+      releaseEndpointLease(redis, PREFIX, endpoint, { leaseId, signal, failureThreshold: 2, cooldownMs: SHORT_MS, error: `${signal} of ${leaseId}` });
 
     // Two slots: the third caller is busy until a lease is released or expires.
     const short = await lease('a', SHORT_MS);

@@ -1,10 +1,9 @@
 import type Redis from 'ioredis';
-import { DataSource } from 'typeorm';
-import { endpointKeyOf, publishSettingsChanged, readEndpointPace, REDIS } from '@app/runtime';
+import { endpointKeyOf, readEndpointPace, REDIS } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
-import { ADMIN_HEADERS, createAccount, setCallbackSettings } from './support/fixtures';
+import { ADMIN_HEADERS, pacedAccount } from './support/fixtures';
 import { TestReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { customerEvents, eventRows, sendEvents, type StoredTestEvent, useOwnRedisPrefix } from './support/worker-process';
@@ -38,14 +37,8 @@ describe('endpoint pace', () => {
     return started;
   }
 
-  /** The delivery options are written the way the settings code writes them: the row, its version, a notice. */
   async function accountOn(target: TestReceiver, maxPerSecond: number | null): Promise<number> {
-    const account = await createAccount(configApi);
-    const app = workers[0].app;
-    await setCallbackSettings(app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
-    await app.get(DataSource).query('UPDATE callback_settings SET max_per_second = $2, version = version + 1 WHERE account_id = $1', [account.id, maxPerSecond]);
-    await publishSettingsChanged(app.get<Redis>(REDIS), PREFIX, account.id);
-    return account.id;
+    return pacedAccount(configApi, workers[0].app, target.url, maxPerSecond);
   }
 
   async function allDelivered(stored: StoredTestEvent[]): Promise<boolean> {

@@ -13,13 +13,13 @@ function workers(redis: Redis, count: number, endpointConcurrency: number): Endp
   return Array.from({ length: count }, () => new EndpointAdmission(redis, environment));
 }
 
-/** Its own connection to the same real Redis, counting the endpoint acquire scripts (the only ones with six keys). */
+/** Its own connection to the same real Redis, counting the endpoint acquire scripts (the only ones with seven keys). */
 function countingAcquires(): { redis: Redis; acquires: () => number } {
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   let acquires = 0;
   const evalsha = redis.evalsha.bind(redis) as (...args: unknown[]) => Promise<unknown>;
   (redis as unknown as { evalsha: (...args: unknown[]) => Promise<unknown> }).evalsha = (...args: unknown[]) => {
-    if (args[1] === 6) acquires += 1;
+    if (args[1] === 7) acquires += 1;
     return evalsha(...args);
   };
   return { redis, acquires: () => acquires };

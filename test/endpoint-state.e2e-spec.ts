@@ -1,5 +1,7 @@
 import Redis from 'ioredis';
-import { acquireEndpointSlot, DECREASE_EVERY_MS, indexBreakerChange, listOpenEndpoints, readEndpointPace, RedisKeys, releaseEndpointSlot } from '@app/runtime';
+import { listOpenEndpoints, readEndpointPace, RedisKeys } from '@app/runtime';
+import { acquireEndpointLease, indexBreakerChange, releaseEndpointLease } from '../apps/delivery-worker/src/delivery/admission/lease-scripts';
+import { DECREASE_EVERY_MS } from '../apps/delivery-worker/src/delivery/admission/pace-schedule';
 import { redisNowMs, untilRedisPasses } from './support/redis-clock';
 import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
 
@@ -20,10 +22,10 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
   /** Opens the breaker of `endpoint` the way a worker does: two failed calls with a threshold of 2. */
   async function open(endpoint: string, cooldownMs = 60_000): Promise<void> {
     for (const id of ['x', 'y']) {
-      expect((await acquireEndpointSlot(redis, PREFIX, endpoint, { id: `${endpoint}-${id}`, ttlMs: 5000, limit: 5 })).verdict).toBe('acquired');
+      expect((await acquireEndpointLease(redis, PREFIX, endpoint, { id: `${endpoint}-${id}`, ttlMs: 5000, limit: 5 })).verdict).toBe('acquired');
     }
     for (const id of ['x', 'y']) {
-      const answer = await releaseEndpointSlot(redis, PREFIX, endpoint, {
+      const answer = await releaseEndpointLease(redis, PREFIX, endpoint, {
         leaseId: `${endpoint}-${id}`,
         signal: 'failure',
         failureThreshold: 2,
@@ -47,8 +49,8 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     expect(await listOpenEndpoints(redis, PREFIX, 1)).toHaveLength(1);
 
     // A success closes the first breaker: the worker removes it from the index.
-    expect((await acquireEndpointSlot(redis, PREFIX, 'http://first.example', { id: 'p', ttlMs: 5000, limit: 5, force: true })).verdict).toBe('acquired');
-    const closed = await releaseEndpointSlot(redis, PREFIX, 'http://first.example', {
+    expect((await acquireEndpointLease(redis, PREFIX, 'http://first.example', { id: 'p', ttlMs: 5000, limit: 5, force: true })).verdict).toBe('acquired');
+    const closed = await releaseEndpointLease(redis, PREFIX, 'http://first.example', {
       leaseId: 'p',
       signal: 'success',
       failureThreshold: 2,
@@ -69,14 +71,14 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
   it('lets a forced call (a manual redelivery) through an open breaker without turning it half open', async () => {
     const endpoint = 'http://forced.example';
     await open(endpoint);
-    expect((await acquireEndpointSlot(redis, PREFIX, endpoint, { id: 'plain', ttlMs: 5000, limit: 1 })).verdict).toBe('open');
-    const forced = await acquireEndpointSlot(redis, PREFIX, endpoint, { id: 'forced', ttlMs: 5000, limit: 1, force: true });
+    expect((await acquireEndpointLease(redis, PREFIX, endpoint, { id: 'plain', ttlMs: 5000, limit: 1 })).verdict).toBe('open');
+    const forced = await acquireEndpointLease(redis, PREFIX, endpoint, { id: 'forced', ttlMs: 5000, limit: 1, force: true });
     expect(forced.verdict).toBe('acquired');
     expect(await redis.hget(new RedisKeys(PREFIX).endpoint('breaker', endpoint), 'state')).toBe('open');
     // The concurrency limit still holds for forced calls.
-    expect((await acquireEndpointSlot(redis, PREFIX, endpoint, { id: 'forced-2', ttlMs: 5000, limit: 1, force: true })).verdict).toBe('busy');
+    expect((await acquireEndpointLease(redis, PREFIX, endpoint, { id: 'forced-2', ttlMs: 5000, limit: 1, force: true })).verdict).toBe('busy');
     // A failed forced call leaves the breaker open (it only counts).
-    const failed = await releaseEndpointSlot(redis, PREFIX, endpoint, {
+    const failed = await releaseEndpointLease(redis, PREFIX, endpoint, {
       leaseId: 'forced',
       signal: 'failure',
       failureThreshold: 2,
@@ -90,14 +92,14 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
   it('halves the pace on a 503 while the breaker is closed, not on a refused probe, and climbs back by a quarter of the ceiling per second of successes', async () => {
     const endpoint = 'http://paced.example|1|aaaa';
     const call = async (id: string, signal: 'success' | 'failure', slow: boolean) => {
-      let acquired = await acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 5 });
+      let acquired = await acquireEndpointLease(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 5 });
       // A paced endpoint: wait for the call's place, as a worker's job would.
       while (acquired.verdict === 'paced') {
         await new Promise((resolve) => setTimeout(resolve, Math.max(1, acquired.until - acquired.serverNow)));
-        acquired = await acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 5 });
+        acquired = await acquireEndpointLease(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 5 });
       }
       expect(['acquired', 'probe']).toContain(acquired.verdict);
-      return releaseEndpointSlot(redis, PREFIX, endpoint, {
+      return releaseEndpointLease(redis, PREFIX, endpoint, {
         leaseId: id,
         signal,
         failureThreshold: 2,
@@ -137,9 +139,9 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     const origin = 'http://shared-origin.example';
     const first = `${origin}|1|aaaa`;
     const second = `${origin}|2|bbbb`;
-    const take = (endpoint: string, id: string) => acquireEndpointSlot(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 10, originLimit: 4 });
+    const take = (endpoint: string, id: string) => acquireEndpointLease(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 10, originLimit: 4 });
     const give = (endpoint: string, leaseId: string) =>
-      releaseEndpointSlot(redis, PREFIX, endpoint, { leaseId, signal: 'success', failureThreshold: 5, cooldownMs: 1000, error: null });
+      releaseEndpointLease(redis, PREFIX, endpoint, { leaseId, signal: 'success', failureThreshold: 5, cooldownMs: 1000, error: null });
 
     // Alone at the origin, the first endpoint may use all of it, but not more.
     for (const id of ['f1', 'f2', 'f3', 'f4']) expect((await take(first, id)).verdict).toBe('acquired');
@@ -161,9 +163,9 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
 
   it("shares an endpoint's slots between the workers that want it: one holding its share gets no more while another is refused", async () => {
     const endpoint = 'http://shared-endpoint.example|3|cccc';
-    const take = (worker: string, n: number) => acquireEndpointSlot(redis, PREFIX, endpoint, { id: `${worker}:${n}`, ttlMs: 5000, limit: 4, worker });
+    const take = (worker: string, n: number) => acquireEndpointLease(redis, PREFIX, endpoint, { id: `${worker}:${n}`, ttlMs: 5000, limit: 4, worker });
     const give = (worker: string, n: number) =>
-      releaseEndpointSlot(redis, PREFIX, endpoint, { leaseId: `${worker}:${n}`, signal: 'success', failureThreshold: 5, cooldownMs: 1000, error: null });
+      releaseEndpointLease(redis, PREFIX, endpoint, { leaseId: `${worker}:${n}`, signal: 'success', failureThreshold: 5, cooldownMs: 1000, error: null });
 
     // Worker a alone may hold every slot, and is told of no share.
     for (const n of [1, 2, 3, 4]) expect(await take('a', n)).toMatchObject({ verdict: 'acquired', workerShare: null });
@@ -183,6 +185,6 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     const holders = (await redis.zrange(new RedisKeys(PREFIX).endpoint('leases', endpoint), 0, -1)).map((id) => id.split(':')[0]).sort();
     expect(holders).toEqual(['a', 'a', 'b', 'b']);
     // Calls without a worker id (no sharing) still obey the endpoint's limit.
-    expect((await acquireEndpointSlot(redis, PREFIX, endpoint, { id: 'anonymous', ttlMs: 5000, limit: 4 })).verdict).toBe('busy');
+    expect((await acquireEndpointLease(redis, PREFIX, endpoint, { id: 'anonymous', ttlMs: 5000, limit: 4 })).verdict).toBe('busy');
   });
 });

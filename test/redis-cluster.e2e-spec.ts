@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
-import { acquireEndpointSlot, createRedisConnection, DeliveryQueues, publishSettingsChanged, REDIS, type RedisClient, RedisKeys, releaseEndpointSlot } from '@app/runtime';
+import { createRedisConnection, DeliveryQueues, publishSettingsChanged, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
+import { acquireEndpointLease, releaseEndpointLease } from '../apps/delivery-worker/src/delivery/admission/lease-scripts';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { OpenApiRateLimiter } from '../apps/config-api/src/open-api/open-api-rate-limiter';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
@@ -106,10 +107,10 @@ it('runs the endpoint breaker and lease scripts, whose two keys share one slot',
   const endpointKey = 'http://breaker.example:8080';
   const keys = new RedisKeys(namespace.redisPrefix);
   expect(await redis.cluster('KEYSLOT', keys.endpoint('breaker', endpointKey))).toBe(await redis.cluster('KEYSLOT', keys.endpoint('leases', endpointKey)));
-  const slot = await acquireEndpointSlot(redis, namespace.redisPrefix, endpointKey, { id: 'lease-1', ttlMs: 10_000, limit: 1 });
+  const slot = await acquireEndpointLease(redis, namespace.redisPrefix, endpointKey, { id: 'lease-1', ttlMs: 10_000, limit: 1 });
   expect(slot.verdict).toBe('acquired');
-  expect((await acquireEndpointSlot(redis, namespace.redisPrefix, endpointKey, { id: 'lease-2', ttlMs: 10_000, limit: 1 })).verdict).toBe('busy');
-  const released = await releaseEndpointSlot(redis, namespace.redisPrefix, endpointKey, {
+  expect((await acquireEndpointLease(redis, namespace.redisPrefix, endpointKey, { id: 'lease-2', ttlMs: 10_000, limit: 1 })).verdict).toBe('busy');
+  const released = await releaseEndpointLease(redis, namespace.redisPrefix, endpointKey, {
     leaseId: 'lease-1',
     signal: 'failure',
     failureThreshold: 1,
@@ -117,7 +118,7 @@ it('runs the endpoint breaker and lease scripts, whose two keys share one slot',
     error: 'HTTP 500',
   });
   expect(released.change).toBe('opened');
-  expect((await acquireEndpointSlot(redis, namespace.redisPrefix, endpointKey, { id: 'lease-3', ttlMs: 10_000, limit: 1 })).verdict).toBe('open');
+  expect((await acquireEndpointLease(redis, namespace.redisPrefix, endpointKey, { id: 'lease-3', ttlMs: 10_000, limit: 1 })).verdict).toBe('open');
 });
 
 it('counts the Open API rate limit on the cluster (rate-limiter-flexible on an ioredis Cluster)', async () => {

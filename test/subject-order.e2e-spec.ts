@@ -1,9 +1,9 @@
 import { DeliveryQueues, deliveryJobId, firstDeliveryStep } from '@app/runtime';
 import { DataSource } from 'typeorm';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
-import { SubjectOrder } from '../apps/delivery-worker/src/delivery/admission/subject-order';
+import { SubjectOrder } from '../apps/delivery-worker/src/delivery/ordering/subject-order';
 import { subjectReleases } from '../apps/delivery-worker/src/delivery/delivery.metrics';
-import { DeliveryStore, type PendingEvent } from '../apps/delivery-worker/src/delivery/outcome/delivery-store';
+import { EventLoader, type PendingEvent } from '../apps/delivery-worker/src/delivery/loading/event-loader';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount } from './support/fixtures';
@@ -50,7 +50,7 @@ describe('SubjectOrder, many jobs asking at once', () => {
 
   async function pending(accountId: number, events: NewTestEvent[]): Promise<PendingEvent[]> {
     const stored = await insertEvents(configApi.app, accountId, events);
-    const store = worker.app.get(DeliveryStore);
+    const store = worker.app.get(EventLoader);
     const loaded = await Promise.all(stored.map((event) => store.loadEvent(event.seq)));
     return loaded.map((event) => {
       if (!event) throw new Error('a stored event did not load');
@@ -88,7 +88,7 @@ describe('SubjectOrder, many jobs asking at once', () => {
       { action: 'Customer_update', message: { id: 201, round: 3 } },
       { action: 'Customer_update', message: { round: 9 } },
     ]);
-    const store = worker.app.get(DeliveryStore);
+    const store = worker.app.get(EventLoader);
     const loads = await Promise.all(stored.map((event) => store.loadOrderedEvent(event.seq)));
     expect(loads.map((load) => load?.event.seq)).toEqual(stored.map((event) => event.seq));
     expect(loads.map((load) => load?.ahead?.seq)).toEqual([undefined, undefined, stored[0].seq, stored[0].seq, undefined]);

@@ -66,3 +66,15 @@ export async function setCallbackSettings(
   const redis = app.get<Redis>(REDIS);
   await publishSettingsChanged(redis, process.env.REDIS_PREFIX ?? 'callbacks', accountId);
 }
+
+/**
+ * A new account whose callbacks go to `pushUrl` (JSON, every permission) at `maxPerSecond` (null: no
+ * pace), written the way the settings code writes them: the row, its version, a notice to the workers.
+ */
+export async function pacedAccount(configApi: RunningApp, app: INestApplication, pushUrl: string, maxPerSecond: number | null): Promise<number> {
+  const account = await createAccount(configApi);
+  await setCallbackSettings(app, account.id, { pushUrl, contentType: 'JSON', permissions: 'all' });
+  await app.get(DataSource).query('UPDATE callback_settings SET max_per_second = $2, version = version + 1 WHERE account_id = $1', [account.id, maxPerSecond]);
+  await publishSettingsChanged(app.get<Redis>(REDIS), process.env.REDIS_PREFIX ?? 'callbacks', account.id);
+  return account.id;
+}

@@ -2,10 +2,11 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnAppl
 import type { Worker } from 'bullmq';
 import { type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, type OutboundHttpClient, ReadinessService, within } from '@app/runtime';
 import { AccountSettingsCache } from './account-settings.cache';
-import { DELIVERY_HTTP_CLIENT, WorkerStoppingError } from './request/callback-exchange';
+import { DELIVERY_HTTP_CLIENT } from './request/callback-exchange';
+import { WorkerStoppingError } from './worker-stopping-error';
 import { DeliveryProcessor, deliveryWorkerOptions } from './delivery.processor';
-import { DeliveryStore } from './outcome/delivery-store';
-import { EndpointAdmission } from './admission/endpoint-admission';
+import { OutcomeStore } from './outcome/outcome-store';
+import { AdmissionDoor } from './admission';
 import { Reconciler } from './reconciler.service';
 
 const READY_POLL_MS = 500;
@@ -43,8 +44,8 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     private readonly processor: DeliveryProcessor,
     private readonly queues: DeliveryQueues,
     private readonly reconciler: Reconciler,
-    private readonly store: DeliveryStore,
-    private readonly admission: EndpointAdmission,
+    private readonly store: OutcomeStore,
+    private readonly admission: AdmissionDoor,
     private readonly settings: AccountSettingsCache,
     @Inject(DELIVERY_HTTP_CLIENT) private readonly http: OutboundHttpClient,
     private readonly readiness: ReadinessService,
@@ -71,7 +72,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     this.stopping = true;
     await this.starting;
     const problems: (string | null)[] = [await bounded(this.reconciler.stop(), SHUTDOWN_BOUNDS.reconcilerMs, 'the reconciler')];
-    // Local only (no Redis round trip): the workers take no further job, and jobs waiting for a turn start no call.
+    // Local only (no Redis round trip): the workers take no further job, and jobs waiting for a call start none.
     this.processor.stop();
     // Jobs waiting here for an endpoint lease start no call either; idle leases go back to Redis for the other workers.
     problems.push(await bounded(this.admission.stop(), SHUTDOWN_BOUNDS.leasesMs, 'returning idle endpoint leases'));

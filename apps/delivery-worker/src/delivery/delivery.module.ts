@@ -6,11 +6,13 @@ import { DELIVERY_HTTP_CLIENT } from './request/callback-exchange';
 import { DeliveryService } from './delivery.service';
 import { OutcomeRecorder } from './outcome/outcome-recorder.service';
 import { DeliveryRunner } from './delivery-runner.service';
-import { DeliveryStore } from './outcome/delivery-store';
+import { OutcomeStore } from './outcome/outcome-store';
+import { EventLoader } from './loading/event-loader';
 import { EndpointGauges } from './endpoint-gauges';
+import { AdmissionDoor } from './admission/admission-door';
 import { EndpointAdmission } from './admission/endpoint-admission';
 import { EndpointDisabling } from './admission/endpoint-disabling';
-import { SubjectOrder } from './admission/subject-order';
+import { SubjectOrder } from './ordering/subject-order';
 import { Reconciler } from './reconciler.service';
 import { ErasureCheck } from './erasure-check';
 
@@ -28,9 +30,11 @@ import { ErasureCheck } from './erasure-check';
           connectionsPerOrigin: environment.delivery.originConcurrency,
         }),
     },
-    DeliveryStore,
+    OutcomeStore,
+    EventLoader,
     AccountSettingsCache,
     EndpointAdmission,
+    AdmissionDoor,
     EndpointDisabling,
     SubjectOrder,
     EndpointGauges,

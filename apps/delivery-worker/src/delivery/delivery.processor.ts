@@ -34,7 +34,7 @@ export function deliveryWorkerOptions(environment: Environment): Omit<WorkerOpti
 
 /**
  * Thin: takes jobs from the BullMQ workers (one per consumed shard) and hands them to DeliveryService,
- * where everything else lives. WORKER_CONCURRENCY holds for the whole process's calls (CallTurns):
+ * where everything else lives. WORKER_CONCURRENCY holds for the whole process's calls (CallLimit):
  * each shard's worker may hold JOBS_IN_HAND_PER_TURN times that many jobs, and a job beyond the process's share waits for a turn
  * before its call (its lock is renewed meanwhile). Keeps count of the jobs running, so shutdown knows
  * when they are done.

@@ -3,11 +3,13 @@ import { generateSigningSecret } from '@app/signing';
 import type { AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { type DeliveryJob, DeliveryService } from './delivery.service';
 import { OutcomeRecorder } from './outcome/outcome-recorder.service';
-import type { DeliveryStore, Outcome, PendingEvent } from './outcome/delivery-store';
-import { CallTurns } from './admission/call-turns';
+import type { Outcome, OutcomeStore } from './outcome/outcome-store';
+import type { EventLoader, PendingEvent } from './loading/event-loader';
+import { CallLimit } from './admission/call-limit';
+import { AdmissionDoor } from './admission/admission-door';
 import type { Admission, EndpointAdmission, EndpointLease } from './admission/endpoint-admission';
 import type { EndpointDisabling } from './admission/endpoint-disabling';
-import type { SubjectOrder } from './admission/subject-order';
+import type { SubjectOrder } from './ordering/subject-order';
 import { ErasedEventError, type ErasureCheck } from './erasure-check';
 
 /**
@@ -83,33 +85,36 @@ export class Fakes {
 
   service(schedule = '10s,1m'): DeliveryService {
     const environment = loadEnvironment({ RETRY_SCHEDULE: schedule, DELIVERY_TIMEOUT_MS: '1000', BREAKER_COOLDOWN: '30s' });
-    const store = {
+    const loader = {
       loadEvent: () => (this.event instanceof Error ? Promise.reject(this.event) : Promise.resolve(this.event)),
       loadOrderedEvent: async () => {
         await this.loadGate;
         if (this.event instanceof Error) throw this.event;
         return this.event && { event: this.event, ahead: undefined };
       },
+    } as unknown as EventLoader;
+    const store = {
       record: (outcome: Outcome) => {
         this.recorded.push(outcome);
         return Promise.resolve(this.applied);
       },
-    } as unknown as DeliveryStore;
+    } as unknown as OutcomeStore;
     const cache = { get: () => Promise.resolve(this.settings) } as unknown as AccountSettingsCache;
-    const guard = {
+    const leases = {
       acquire: ({ force }: { force: boolean }) => {
         this.forced.push(force);
         return Promise.resolve(this.admission);
       },
-      turns: new CallTurns(50),
+      calls: new CallLimit(50),
       isLocallyFull: () => false,
-      busyDelayMs: (_endpointKey: string, pace: { waitMs: number } | null) => pace?.waitMs ?? 150,
+      busyDelayMs: (_endpointKey: string, pace: { at: number } | null) => (pace ? pace.at - Date.now() : 150),
       indexChange: () => Promise.resolve(),
       release: (lease: EndpointLease, signal: string, error: string | null) => {
         this.released.push({ lease, signal, error });
         return Promise.resolve({ change: 'unchanged', consecutiveFailures: 0, retryAt: null });
       },
     } as unknown as EndpointAdmission;
+    const guard = new AdmissionDoor(leases, environment);
     const http = {
       post: (request: OutboundRequest) => {
         this.requests.push(request);
@@ -148,7 +153,7 @@ export class Fakes {
     const erasure = {
       beforeCall: (seq: string) => (this.erased.has(seq) ? Promise.reject(new ErasedEventError(seq)) : Promise.resolve()),
     } as unknown as ErasureCheck;
-    return new DeliveryService(store, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order, erasure);
+    return new DeliveryService(loader, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order, erasure);
   }
 
   job(attempt = 0, series = 0): DeliveryJob {

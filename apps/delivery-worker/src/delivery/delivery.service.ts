@@ -1,23 +1,21 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { PENDING_EVENT_STATUSES } from '@app/persistence';
 import { isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
-import { type DeliveryJobData, deliveryJobId, endpointKeyOf, ENVIRONMENT, type Environment, inSpan, isDatabaseUnavailable, loggableErrorText, type OutboundHttpClient, setBounded } from '@app/runtime';
+import { type DeliveryJobData, deliveryJobId, ENVIRONMENT, type Environment, inSpan, isDatabaseUnavailable, loggableErrorText, type OutboundHttpClient } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './request/callback-exchange';
 import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
-import { breakerOpens, deliveryAttemptDuration, deliveryAttempts, deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
-import { DeliveryStore, type OrderedLoad, type PendingEvent } from './outcome/delivery-store';
-import { EndpointAdmission, type EndpointLease, type PacedAnswer } from './admission/endpoint-admission';
-import { disabledEndpointError, EndpointDisabling } from './admission/endpoint-disabling';
-import { attemptRowOf, type DeliveryResult, type OpenAdmission, OutcomeRecorder } from './outcome/outcome-recorder.service';
-import { judgeAttempt, type Verdict } from './outcome/retry-policy';
-import { SubjectOrder } from './admission/subject-order';
+import { deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
+import { EventLoader, type OrderedLoad, type PendingEvent } from './loading/event-loader';
+import { AdmissionDoor, disabledEndpointError, EndpointDisabling, type Lease } from './admission';
+import { attemptRowOf, type DeliveryResult, OutcomeRecorder } from './outcome/outcome-recorder.service';
+import { judgeCall } from './outcome/retry-policy';
+import { SubjectOrder } from './ordering/subject-order';
 import { ErasedEventError, ErasureCheck } from './erasure-check';
 
 export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './request/callback-exchange';
 
-const MAX_BUSY_HINTS = 10_000;
 /** The results that end an event (its row is final): the next held event of its subject may go. */
 const ENDING_RESULTS: ReadonlySet<DeliveryResult> = new Set(['delivered', 'failed', 'filtered', 'no_endpoint']);
 /** Pause of a job that met a database outage (spread ±50 %). */
@@ -32,26 +30,22 @@ function isRedeliveryStart(event: PendingEvent): boolean {
 }
 
 /**
- * One delivery step of one event: decide (stale, no endpoint, filtered, endpoint disabled), encode and
- * sign once, pass the endpoint's concurrency share and circuit breaker, POST (or record the attempt as
- * failed without a call while the breaker is open), then hand the outcome to OutcomeRecorder (the
- * attempt, the event's new status, the next step's job). Knows nothing of BullMQ's worker; the
- * processor hands jobs in.
+ * One delivery step of one event: load → decide (stale, no endpoint, filtered, endpoint disabled, held
+ * by its subject's order) → admit (AdmissionDoor: call now, wait, or the breaker is open) → encode, sign
+ * and POST → record (OutcomeRecorder: the attempt, the event's new status, the next step's job). Knows
+ * nothing of BullMQ's worker; the processor hands jobs in.
  */
 @Injectable()
 export class DeliveryService {
-  private readonly logger = new Logger(DeliveryService.name);
-  /** Job step → endpoint it last bounced off (bounded; only ever a shortcut, never a decision). */
-  private readonly busyHints = new Map<string, string>();
   private readonly sender: CallbackSender;
 
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly loader: EventLoader,
     private readonly settings: AccountSettingsCache,
-    private readonly admission: EndpointAdmission,
+    private readonly admission: AdmissionDoor,
     @Inject(DELIVERY_HTTP_CLIENT) http: Pick<OutboundHttpClient, 'post'>,
     private readonly recorder: OutcomeRecorder,
-    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    @Inject(ENVIRONMENT) environment: Environment,
     private readonly disabling: EndpointDisabling,
     private readonly order: SubjectOrder,
     private readonly erasure: ErasureCheck,
@@ -61,7 +55,7 @@ export class DeliveryService {
 
   /** No call starts from now on (shutdown): jobs that reach their call end with WorkerStoppingError. */
   stop(): void {
-    this.admission.turns.stop();
+    this.admission.stopCalls();
   }
 
   /** Calls still waiting for an answer end now and are recorded as failed attempts (shutdown). */
@@ -92,11 +86,8 @@ export class DeliveryService {
 
   private async deliverStep(job: DeliveryJob, token: string | undefined): Promise<DeliveryResult> {
     const step = job.data;
-    const stepKey = deliveryJobId(step);
-    const hinted = this.busyHints.get(stepKey);
-    // A job that bounced off a full endpoint, and that endpoint is still full with this process's own
-    // calls: bounce again at once, without loading anything (a burst to one endpoint cycles its backlog).
-    if (hinted !== undefined && this.admission.isLocallyFull(hinted)) return this.bounce(job, token, hinted);
+    const waitMs = this.admission.waitBeforeLoad(deliveryJobId(step));
+    if (waitMs !== null) return this.postpone(job, token, waitMs, 'busy');
 
     // An ordered endpoint's job loads its event with the first ordering question answered (one statement).
     const stepSettings = await this.settings.get(step.accountId);
@@ -105,8 +96,8 @@ export class DeliveryService {
     // one's end (SubjectOrder.holdMs) instead of going through the delayed set.
     let over = ordered ? this.order.startWorking({ seq: step.eventSeq, series: step.series }) : null;
     try {
-      const orderedLoad = ordered ? ((await this.store.loadOrderedEvent(step.eventSeq)) ?? undefined) : undefined;
-      const event = ordered ? orderedLoad?.event : await this.store.loadEvent(step.eventSeq);
+      const orderedLoad = ordered ? ((await this.loader.loadOrderedEvent(step.eventSeq)) ?? undefined) : undefined;
+      const event = ordered ? orderedLoad?.event : await this.loader.loadEvent(step.eventSeq);
       if (
         !event ||
         !PENDING_EVENT_STATUSES.includes(event.status) ||
@@ -150,9 +141,8 @@ export class DeliveryService {
     if (settings.ordering === 'subject' && !isRedeliveryStart(event)) {
       const holdMs = await this.order.holdMs(event, orderedLoad);
       if (holdMs !== null) {
-        deliveryJobsWithoutCall.inc({ reason: 'held_by_subject' });
         // Once in the delayed set, the job takes a release the event ahead left meanwhile (SubjectOrder).
-        return this.postpone(job, token, holdMs, () => this.order.afterHold(event.accountId, deliveryJobId(job.data), holdMs));
+        return this.postpone(job, token, holdMs, 'held_by_subject', () => this.order.afterHold(event.accountId, deliveryJobId(job.data), holdMs));
       }
     }
 
@@ -163,87 +153,43 @@ export class DeliveryService {
       // No attempt could ever encode it: the event ends failed and says why, instead of failing its job for ever (CONTRACT §5).
       return this.recorder.settleWithoutCall(event, 'failed', `cannot encode the callback body (${settings.encoding}): ${loggableErrorText(error)}`, 'unencodable');
     }
-    let endpointKey: string;
-    try {
-      endpointKey = endpointKeyOf(event.accountId, settings.pushUrl);
-    } catch {
-      // Not a URL at all: nothing to guard; recorded as a failed attempt like any other.
-      await this.admission.turns.take();
-      return this.attempt(event, settings, callback, null);
-    }
-
-    // Admitted means a lease and a call turn, both given back by the lease's release (in attempt).
-    const admission = await inSpan('delivery.admit', () => this.admission.acquire({ endpointKey, force: isRedeliveryStart(event), maxPerSecond: settings.maxPerSecond }));
-    if (admission.kind === 'busy') return this.bounce(job, token, endpointKey, admission.pace, admission.oldestCallMs);
-    this.busyHints.delete(deliveryJobId(job.data));
-    if (admission.kind === 'open') {
-      return admission.probing ? this.awaitProbe(job, token, admission) : this.recorder.recordSkipped(event, settings, admission);
-    }
-    return this.attempt(event, settings, callback, admission.lease);
-  }
-
-  /**
-   * Every slot of the endpoint is taken, or its pace (max_per_second, a 429/503) lets the next call start
-   * only later: come back at this job's place in line, without spending an attempt (CONTRACT §9).
-   */
-  private async bounce(job: DeliveryJob, token: string | undefined, endpointKey: string, pace: PacedAnswer | null = null, oldestCallMs?: number): Promise<never> {
-    const stepKey = deliveryJobId(job.data);
-    this.busyHints.delete(stepKey);
-    if (pace !== null) {
-      deliveryJobsWithoutCall.inc({ reason: 'paced' });
-      return this.postpone(job, token, this.admission.busyDelayMs(endpointKey, pace));
-    }
-    setBounded(this.busyHints, stepKey, endpointKey, MAX_BUSY_HINTS);
-    deliveryJobsWithoutCall.inc({ reason: 'busy' });
-    return this.postpone(job, token, this.admission.busyDelayMs(endpointKey, null, oldestCallMs));
+    const entry = await this.admission.admit({
+      job: deliveryJobId(job.data),
+      accountId: event.accountId,
+      pushUrl: settings.pushUrl,
+      force: isRedeliveryStart(event),
+      maxPerSecond: settings.maxPerSecond,
+    });
+    if (entry.kind === 'wait') return this.postpone(job, token, entry.ms, entry.reason);
+    if (entry.kind === 'open') return this.recorder.recordSkipped(event, settings, entry);
+    return this.attempt(event, settings, callback, entry.lease);
   }
 
   /** Moves the job to later and throws DelayedError, which BullMQ does not count as an attempt. */
-  private async postpone(job: DeliveryJob, token: string | undefined, delayMs: number, moved?: () => Promise<void>): Promise<never> {
+  private async postpone(job: DeliveryJob, token: string | undefined, delayMs: number, reason: string, moved?: () => Promise<void>): Promise<never> {
     if (!token) throw new Error('cannot delay a job without its lock token');
+    deliveryJobsWithoutCall.inc({ reason });
     await job.moveToDelayed(Date.now() + delayMs, token);
     if (moved) await moved();
     throw new DelayedError(`delivery postponed by ${delayMs} ms`);
   }
 
-  /**
-   * Half open, and another worker's probe is deciding: this attempt waits for the probe's verdict
-   * (at most the probe's lease, DELIVERY_TIMEOUT_MS + 5 s) rather than being skipped or piling onto
-   * an endpoint that may still be down. It then calls (probe succeeded) or is skipped (probe failed).
-   */
-  private awaitProbe(job: DeliveryJob, token: string | undefined, admission: OpenAdmission): Promise<never> {
-    const ceiling = Math.max(250, this.environment.delivery.breakerCooldownMs);
-    deliveryJobsWithoutCall.inc({ reason: 'breaker_probing' });
-    return this.postpone(job, token, Math.round(Math.min(Math.max(admission.waitMs, 250), ceiling) * (0.5 + Math.random() * 0.5)));
-  }
-
-  private async attempt(
-    event: PendingEvent,
-    settings: AccountDeliverySettings,
-    callback: CallbackBody,
-    lease: EndpointLease | null,
-  ): Promise<DeliveryResult> {
+  private async attempt(event: PendingEvent, settings: AccountDeliverySettings, callback: CallbackBody, lease: Lease): Promise<DeliveryResult> {
     let exchange: Awaited<ReturnType<CallbackSender['send']>>;
     try {
       await this.erasure.beforeCall(event.seq);
       exchange = await inSpan('delivery.call', () => this.sender.send(event, settings, callback));
     } catch (error) {
-      // The call itself never throws (failures are results); a bug before it must not strand the slot.
-      if (lease) await this.admission.release(lease, 'neutral', null).catch(() => undefined);
+      // The call itself never throws (failures are results); a bug before it must not strand the lease.
+      await this.admission.release(lease, { signal: 'neutral', error: null, durationMs: null, slowDown: null });
       if (error instanceof ErasedEventError) return this.recorder.settleWithoutCall(event, 'failed', 'erased', 'erased');
       if (error instanceof UnsignableCallbackError) return this.recorder.settleWithoutCall(event, 'failed', error.message, 'unsignable');
       throw error;
-    } finally {
-      // Without a lease the turn is this call's own; with one, the lease's release gives it back (or hands it on).
-      if (!lease) this.admission.turns.give();
     }
     const { startedAt, headers, durationMs, result, responseBody, abandoned } = exchange;
-    const judged = judgeAttempt(result, Date.now());
-    // An abandoned call says nothing about the endpoint: neither the breaker nor the disabling clock learn from it.
-    const verdict: Verdict = abandoned ? { ...judged, breakerSignal: 'neutral' } : judged;
-    // A 429 or 503 slows the endpoint down (honouring Retry-After); the attempt still counts as failed (CONTRACT §9).
-    const slowDown = !abandoned && result.kind === 'response' && (result.status === 429 || result.status === 503) ? { retryAfterMs: verdict.retryAfterMs } : null;
-    if (lease) await this.releaseLease(lease, verdict, durationMs, slowDown);
+    const { verdict, slowDown } = judgeCall(result, abandoned, Date.now());
+    // The endpoint only learns from the outcome, it never decides the attempt: the record follows whatever the release met.
+    await this.admission.release(lease, { signal: verdict.breakerSignal, error: verdict.error, durationMs, slowDown });
 
     const attempt = attemptRowOf(event, settings, {
       startedAt,
@@ -255,28 +201,7 @@ export class DeliveryService {
       responseBody,
       error: verdict.error,
     });
-    const outcome = verdict.success ? 'delivered' : (verdict.failureClass ?? 'failed');
-    deliveryAttempts.inc({ outcome });
-    deliveryAttemptDuration.observe({ outcome }, durationMs / 1000);
-    return this.recorder.recordAttempt(event, settings, attempt, verdict, { countsForHealth: !abandoned });
-  }
-
-  /** The breaker only learns, it never decides the attempt: a Redis hiccup here must not lose the record. */
-  private async releaseLease(lease: EndpointLease, verdict: Verdict, durationMs: number, slowDown: { retryAfterMs: number | null } | null): Promise<void> {
-    try {
-      const answer = await this.admission.release(lease, verdict.breakerSignal, verdict.error, durationMs, slowDown);
-      await this.admission.indexChange(lease.endpointKey, answer.change);
-      if (answer.change === 'opened') {
-        breakerOpens.inc();
-        this.logger.warn(
-          `circuit opened for ${lease.endpointKey} after ${answer.consecutiveFailures} consecutive failures (${verdict.error ?? 'failed'})`,
-        );
-      } else if (answer.change === 'closed') {
-        this.logger.log(`circuit closed for ${lease.endpointKey}`);
-      }
-    } catch (error) {
-      // The lease expires by itself; the attempt is still recorded below.
-      this.logger.warn(`could not release the endpoint lease of ${lease.endpointKey}: ${loggableErrorText(error)}`);
-    }
+    // An abandoned call says nothing about the endpoint: the disabling clock does not learn from it either.
+    return this.recorder.recordCall(event, settings, attempt, verdict, { countsForHealth: !abandoned });
   }
 }

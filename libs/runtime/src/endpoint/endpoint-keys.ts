@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { endpointOrigin, RedisKeys } from '../redis/redis-keys';
+import { RedisKeys } from '../redis/redis-keys';
 
 /**
  * An endpoint is one account's push URL (CONTRACT §5): its breaker, concurrency share and failure clock
@@ -29,27 +29,7 @@ export function breakerKey(prefix: string, endpointKey: string): string {
   return new RedisKeys(prefix).endpoint('breaker', endpointKey);
 }
 
-export function leasesKey(prefix: string, endpointKey: string): string {
-  return new RedisKeys(prefix).endpoint('leases', endpointKey);
+/** The endpoint's pace (the worker's pace schedule writes it; the admin account view reads its rate). */
+export function paceKey(prefix: string, endpointKey: string): string {
+  return new RedisKeys(prefix).endpoint('pace', endpointKey);
 }
-
-/**
- * The workers (by id) that were refused a lease of this endpoint lately, scored by when their mark
- * lapses: while others want it, a worker holding its share of the endpoint's slots gets no more.
- */
-export function wantingKey(prefix: string, endpointKey: string): string {
-  return new RedisKeys(prefix).endpoint('wanting', endpointKey);
-}
-
-/** The origin's leases (every account's calls there) and the endpoints waiting for room at the origin. */
-export function originKeys(prefix: string, endpointKey: string): [string, string] {
-  const keys = new RedisKeys(prefix);
-  const origin = endpointOrigin(endpointKey);
-  return [keys.origin('leases', origin), keys.origin('waiting', origin)];
-}
-
-/** An endpoint refused for want of room at its origin (a worker refused a lease of an endpoint) counts as waiting for this long. */
-export const WAIT_MARK_MS = 2_000;
-
-/** Breaker hashes of endpoints nobody delivers to any more disappear after this long. */
-export const BREAKER_KEEP_MS = 7 * 24 * 60 * 60 * 1000;

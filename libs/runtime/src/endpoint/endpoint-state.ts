@@ -1,13 +1,11 @@
 import type Redis from 'ioredis';
 import type { BreakerState as EndpointState } from '@app/payloads';
 import { RedisKeys } from '../redis/redis-keys';
-import { breakerKey, endpointKeyOf } from './endpoint-keys';
-import type { ReleaseAnswer } from './endpoint-slot';
+import { breakerKey, endpointKeyOf, paceKey } from './endpoint-keys';
 
 /**
  * Circuit-breaker state of one callback endpoint, shared by every worker through Redis.
- * The delivery worker writes it (acquireEndpointSlot / releaseEndpointSlot in endpoint-slot.ts); the
- * admin account view reads it, in the shape the admin API declares once for the server and the console.
+ * The delivery worker writes it (its admission's lease scripts); the admin account view reads it, in the shape the admin API declares once for the server and the console.
  */
 export type { EndpointState };
 
@@ -41,18 +39,6 @@ export async function readEndpointState(redis: Redis, prefix: string, accountId:
   return stateOf(await redis.hgetall(breakerKey(prefix, endpointKey)));
 }
 
-/**
- * Keeps the index of open endpoints in step with a breaker change the worker just caused (`opened`
- * adds the endpoint, `closed` removes it). Outside the breaker script on purpose: the index is one key
- * for all endpoints, and a missed update only makes the list late (the next failed probe adds it again,
- * and listOpenEndpoints drops members whose breaker is closed).
- */
-export async function indexBreakerChange(redis: Redis, prefix: string, endpointKey: string, change: ReleaseAnswer['change']): Promise<void> {
-  const key = new RedisKeys(prefix).openEndpoints();
-  if (change === 'opened') await redis.sadd(key, endpointKey);
-  else if (change === 'closed') await redis.srem(key, endpointKey);
-}
-
 export interface OpenEndpoint {
   /** The endpoint's key (endpointKeyOf): its origin, account and URL digest. */
   endpoint: string;
@@ -81,4 +67,13 @@ export async function listOpenEndpoints(redis: Redis, prefix: string, limit = 50
 /** How many endpoints the index holds (may briefly include some whose breaker closed meanwhile): a cheap gauge. */
 export async function countOpenEndpoints(redis: Redis, prefix: string): Promise<number> {
   return redis.scard(new RedisKeys(prefix).openEndpoints());
+}
+
+/** The endpoint's allowed calls per second now: the backed-off rate, else max_per_second, else null (no pace). */
+export async function readEndpointPace(redis: Redis, prefix: string, endpointKey: string, maxPerSecond: number | null): Promise<number | null> {
+  const stored = Number(await redis.hget(paceKey(prefix, endpointKey), 'rate'));
+  const backedOff = Number.isFinite(stored) && stored > 0 ? stored : null;
+  if (backedOff === null) return maxPerSecond;
+  const rate = maxPerSecond === null ? backedOff : Math.min(backedOff, maxPerSecond);
+  return Math.round(rate * 100) / 100;
 }

@@ -16,16 +16,18 @@ export interface EndpointCall {
   /** A manual redelivery's first call: passes an open breaker, never a full endpoint or its pace. */
   force: boolean;
   maxPerSecond: number | null;
+  /** The job asking (its step's id): a job told to wait for the pace owns a place in it under this name (none: it is only told when the next place is). */
+  job?: string;
 }
 
 export type Admission =
   | { kind: 'admitted'; lease: EndpointLease }
   /**
-   * Every slot of this endpoint is in use (`pace` null: come back shortly), or its pace lets the next
-   * call start only in `pace.waitMs`, one every `pace.intervalMs` after that. `oldestCallMs`, when Redis
+   * Every lease of this endpoint is in use (`pace` null: come back shortly), or its pace lets the next
+   * call start only at `pace.at`, the place this job now owns in its schedule. `oldestCallMs`, when Redis
    * refused: the age of the endpoint's oldest lease, any worker's; a reused lease's age includes the
    * calls it served before (up to REUSE_WINDOW_MS), so the call running on it is between that age less
-   * the window and that age. Each reader takes the bound on its safe side: whether to poll for a slot
+   * the window and that age. Each reader takes the bound on its safe side: whether to poll for a lease
    * takes the whole age (never poll an endpoint whose call may be stuck), the spacing of jobs sent back
    * takes off the window (never space a healthy endpoint's line by calls that ended).
    */

@@ -49,10 +49,10 @@ describe('EndpointTiming', () => {
     const key = 'http://hanging.example|1|a';
     for (let i = 0; i < 50; i += 1) timing.noteCall(key, 5);
     const line = (oldestCallMs: number) => Array.from({ length: 3 }, () => timing.busyDelayMs(key, null, oldestCallMs));
-    // Ten calls of 5 ms free a slot every half millisecond: the line returns at the minimum delay.
+    // Ten calls of 5 ms free a lease every half millisecond: the line returns at the minimum delay.
     expect(Math.max(...line(STUCK_CALL_MS))).toBeLessThan(60);
-    // A call running 4 s: a slot frees no sooner than one ends, so the line is spaced 400 ms apart for
-    // ten slots (about 450, 850 and 1,250 ms, each ±10 %).
+    // A call running 4 s: a lease frees no sooner than one ends, so the line is spaced 400 ms apart for
+    // ten leases (about 450, 850 and 1,250 ms, each ±10 %).
     const stuck = line(4_000);
     expect(Math.min(...stuck)).toBeGreaterThan(300);
     expect(stuck[2]).toBeGreaterThan(1_000);

@@ -1,29 +1,49 @@
 import { setBounded } from '@app/runtime';
-import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, type Pace, type PacedAnswer, pacedDelay, pacedSlotDelay } from './busy-delay';
+import { PLACE_GRACE_MS } from './pace-schedule';
+import { DEFAULT_CALL_MS, MAX_PACED_ENDPOINTS, MIN_BUSY_DELAY_MS, type Pace, type PacedAnswer, pacedDelay, pacedPlaceDelay } from './busy-delay';
 
 /**
- * No new job waits while one of the endpoint's calls here has run this long, or three average calls if
- * that is longer: the endpoint has started to hang, and its waiters would only hold its shard's job
- * slots until they time out.
+ * A job waits in the process for one of its leases only when one is expected within this long, and a
+ * worker refused a lease counts as wanting the endpoint for as long (WAIT_MARK_MS). Long enough that a
+ * burst to one endpoint waits for the leases its calls give back instead of going round the delayed
+ * set; short enough that a job held here, which holds one of its shard's jobs in hand, is not held long.
+ * The measurements behind the value: docs/lanes.md, "Admission's tuned values".
  */
-export const STUCK_CALL_MS = 500;
-/** A job polling for a slot held by other workers asks again after about one call, within these bounds. */
-const MIN_POLL_MS = 5;
-const MAX_POLL_MS = 50;
+export const MAX_EXPECTED_WAIT_MS = 2_000;
+/** A job that waited that long for a lease expected in time gives up (sent back through Redis) a quarter later. */
+export const MAX_WAIT_MS = MAX_EXPECTED_WAIT_MS * 1.25;
+/**
+ * No new job waits while one of the endpoint's calls here has run this long, or three average calls if
+ * that is longer: the endpoint has started to hang. A quarter of the longest wait, so the jobs already
+ * waiting behind the stuck call are sent back with most of their wait still ahead, not at its end.
+ */
+export const STUCK_CALL_MS = MAX_EXPECTED_WAIT_MS / 4;
+/**
+ * A job whose place in the pace starts within this long waits for it in the worker, holding no call,
+ * and a job held by the pace is sent back this long before its place: a fifth of the grace a place
+ * keeps (PLACE_GRACE_MS), so a job picked up from the delayed set up to the rest of the grace late
+ * still finds its place.
+ */
+export const NEAR_PLACE_MS = PLACE_GRACE_MS / 5;
+/**
+ * A job polling for a lease held by other workers asks again after about one call, within these bounds:
+ * no less often than the shortest trip through the delayed set would bring it back (MIN_BUSY_DELAY_MS),
+ * and no more than ten times as often (each ask is a Redis script).
+ */
+const MAX_POLL_MS = MIN_BUSY_DELAY_MS;
+const MIN_POLL_MS = MAX_POLL_MS / 10;
 
 /**
  * How long this process's calls take, per endpoint and all together, and what EndpointAdmission derives
- * from it: how long a call is expected to take, when one looks stuck, how often to poll for a slot, and
+ * from it: how long a call is expected to take, when one looks stuck, how often to poll for a lease, and
  * when a job sent back should return (busy-delay.ts).
  */
 export class EndpointTiming {
   private readonly paces = new Map<string, Pace>();
   /**
    * Average call of this process, every endpoint together: what an endpoint it has not timed yet is
-   * expected to take. With a fixed 100 ms guess, a first burst to a fast endpoint (190 jobs, 10 slots)
-   * let only half its jobs wait here and spaced the others 10 ms apart through the delayed set: quick
-   * isolation (1,000 events to a new endpoint) put back 30–70 jobs and ran at 990–1,854 events/s; with
-   * this, none and 1,805–2,028 events/s (one-endpoint: 60 put back, 0.61× its baseline → none, 0.87–0.88×).
+   * expected to take, so a first burst to a fast endpoint waits here for its leases as a known one would
+   * instead of being spaced by a fixed guess through the delayed set.
    */
   private callAverageMs = DEFAULT_CALL_MS;
 
@@ -46,7 +66,7 @@ export class EndpointTiming {
     return Math.max(STUCK_CALL_MS, 3 * this.expectedCallMs(endpointKey));
   }
 
-  /** How long a job polling for one of the endpoint's slots waits between asks: about one call. */
+  /** How long a job polling for one of the endpoint's leases waits between asks: about one call. */
   pollMs(endpointKey: string): number {
     return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Math.round(this.expectedCallMs(endpointKey))));
   }
@@ -56,14 +76,13 @@ export class EndpointTiming {
    * trying again: behind the jobs this process already sent back for the same reason (busy-delay.ts).
    * `oldestCallMs`: how long the endpoint's oldest call in flight has run. Once that looks stuck, the
    * line is spaced by it rather than by the average of the calls that ended: a hanging endpoint frees
-   * no slot before one of its calls times out. Spaced by the average (a few ms), a hanging endpoint's
-   * backlog of 5,000 jobs came back 12,000 times a second for the whole DELIVERY_TIMEOUT_MS, the
-   * worker's CPU spent on trips through Redis that could not succeed.
+   * no lease before one of its calls times out, and spaced by the average (a few ms) its backlog would
+   * spend the worker's CPU on trips through Redis that cannot succeed.
    */
   busyDelayMs(endpointKey: string, pace: PacedAnswer | null = null, oldestCallMs = 0): number {
     const now = Date.now();
+    if (pace) return pacedPlaceDelay(pace, now, NEAR_PLACE_MS);
     const line = this.paceOf(endpointKey);
-    if (pace) return pacedSlotDelay(line, now, pace);
     const callMs = oldestCallMs > this.stuckAfterMs(endpointKey) ? Math.max(line.averageMs, oldestCallMs) : line.averageMs;
     return pacedDelay(line, now, this.endpointConcurrency, callMs);
   }
@@ -71,7 +90,7 @@ export class EndpointTiming {
   private paceOf(endpointKey: string): Pace {
     let pace = this.paces.get(endpointKey);
     if (!pace) {
-      pace = { averageMs: this.callAverageMs, nextAt: 0, pacedAt: 0, lineRate: 0 };
+      pace = { averageMs: this.callAverageMs, nextAt: 0 };
       setBounded(this.paces, endpointKey, pace, MAX_PACED_ENDPOINTS);
     }
     return pace;

@@ -13,10 +13,10 @@ export interface HeldLease {
   busySince: number;
 }
 
-/** What a job waiting for one of this process's leases gets: a lease handed over, or its turn to ask Redis. */
+/** What a job waiting for one of this process's leases gets: a lease handed over, or the word to ask Redis. */
 export type WaitOutcome = { kind: 'lease'; lease: HeldLease } | { kind: 'ask' } | { kind: 'timeout' } | { kind: 'stopping' };
 
-interface Waiter {
+interface WaitingJob {
   resolve: (outcome: WaitOutcome) => void;
   timer: NodeJS.Timeout;
 }
@@ -29,7 +29,7 @@ interface Waiter {
 export class LocalLeases {
   private readonly active = new Set<HeldLease>();
   private idle: { lease: HeldLease; since: number }[] = [];
-  private readonly waiters: Waiter[] = [];
+  private readonly waitingJobs: WaitingJob[] = [];
 
   /** Leases serving calls now. */
   get inUse(): number {
@@ -41,7 +41,7 @@ export class LocalLeases {
   }
 
   get waiting(): number {
-    return this.waiters.length;
+    return this.waitingJobs.length;
   }
 
   /**
@@ -54,14 +54,14 @@ export class LocalLeases {
   pollPassedAt = 0;
 
   /**
-   * A job of this process that found the endpoint's slots all held by other workers is polling Redis for
+   * A job of this process that found the endpoint's leases all held by other workers is polling Redis for
    * one (it counts in `asking` meanwhile): the endpoint's other jobs here wait for what it gets.
    */
   polling = false;
 
   /**
    * While other workers want this endpoint too (Redis said so at the last acquire), this process's share
-   * of its slots, until `shareUntil` (local epoch ms); past it, the whole ENDPOINT_CONCURRENCY.
+   * of its leases, until `shareUntil` (local epoch ms); past it, the whole ENDPOINT_CONCURRENCY.
    */
   private share = 0;
   private shareUntil = 0;
@@ -72,14 +72,14 @@ export class LocalLeases {
     this.shareUntil = share === null ? 0 : now + keepMs;
   }
 
-  /** The slots this process may hold now: its share while other workers want the endpoint, else `limit`. */
-  slots(limit: number, now: number): number {
+  /** The leases this process may hold now: its share while other workers want the endpoint, else `limit`. */
+  allowed(limit: number, now: number): number {
     return this.shareUntil > now ? Math.min(limit, this.share) : limit;
   }
 
   /** Nothing held, nothing waiting: the entry can go. */
   get empty(): boolean {
-    return this.active.size === 0 && this.idle.length === 0 && this.waiters.length === 0 && this.asking === 0;
+    return this.active.size === 0 && this.idle.length === 0 && this.waitingJobs.length === 0 && this.asking === 0;
   }
 
   /** A lease just acquired in Redis, now serving a call. */
@@ -116,11 +116,11 @@ export class LocalLeases {
    */
   reuse(lease: HeldLease, now: number, mustOutlive: number): 'handed' | 'idle' | null {
     if (!usable(lease, now, mustOutlive)) return null;
-    const waiter = this.waiters.shift();
-    if (waiter) {
-      clearTimeout(waiter.timer);
+    const waitingJob = this.waitingJobs.shift();
+    if (waitingJob) {
+      clearTimeout(waitingJob.timer);
       lease.busySince = now;
-      waiter.resolve({ kind: 'lease', lease });
+      waitingJob.resolve({ kind: 'lease', lease });
       return 'handed';
     }
     this.active.delete(lease);
@@ -128,45 +128,45 @@ export class LocalLeases {
     return 'idle';
   }
 
-  /** A lease went back to Redis: the longest-waiting job may now ask Redis for a slot itself. */
+  /** A lease went back to Redis: the longest-waiting job may now ask Redis for a lease itself. */
   freed(lease: HeldLease): void {
     this.active.delete(lease);
-    askRedis(this.waiters.shift());
+    askRedis(this.waitingJobs.shift());
   }
 
   /**
-   * The process may hold more of the endpoint's slots than it does: the job with the most wait left
+   * The process may hold more of the endpoint's leases than it does: the job with the most wait left
    * (the newest) asks Redis for one itself, and polls for it when refused.
    */
   askNewest(): void {
-    askRedis(this.waiters.pop());
+    askRedis(this.waitingJobs.pop());
   }
 
   /** Every waiting job looks again now (the breaker opened: no lease is coming). */
   askAll(): void {
-    for (const waiter of this.waiters.splice(0)) askRedis(waiter);
+    for (const waitingJob of this.waitingJobs.splice(0)) askRedis(waitingJob);
   }
 
   /** Waits for a lease of this process (at most `timeoutMs`). */
   wait(timeoutMs: number): Promise<WaitOutcome> {
     return new Promise((resolve) => {
-      const waiter: Waiter = {
+      const waitingJob: WaitingJob = {
         resolve,
         timer: setTimeout(() => {
-          const index = this.waiters.indexOf(waiter);
-          if (index >= 0) this.waiters.splice(index, 1);
+          const index = this.waitingJobs.indexOf(waitingJob);
+          if (index >= 0) this.waitingJobs.splice(index, 1);
           resolve({ kind: 'timeout' });
         }, timeoutMs),
       };
-      this.waiters.push(waiter);
+      this.waitingJobs.push(waitingJob);
     });
   }
 
   /** Every waiting job gives up now (sent back through Redis): the endpoint's calls have started to hang. */
-  sendBackWaiters(): void {
-    for (const waiter of this.waiters.splice(0)) {
-      clearTimeout(waiter.timer);
-      waiter.resolve({ kind: 'timeout' });
+  sendBackWaitingJobs(): void {
+    for (const waitingJob of this.waitingJobs.splice(0)) {
+      clearTimeout(waitingJob.timer);
+      waitingJob.resolve({ kind: 'timeout' });
     }
   }
 
@@ -178,7 +178,7 @@ export class LocalLeases {
     return idle;
   }
 
-  /** Idle leases unused since before `idleBefore`, or no longer usable, leave the pool (for release). */
+  /** Idle leases unused since before `idleBefore`, or no longer usable, leave the local (for release). */
   sweep(now: number, idleBefore: number, mustOutlive: number): HeldLease[] {
     const kept: { lease: HeldLease; since: number }[] = [];
     const retired: HeldLease[] = [];
@@ -192,9 +192,9 @@ export class LocalLeases {
 
   /** Shutdown: waiting jobs start no call; idle leases are returned for release. */
   stop(): HeldLease[] {
-    for (const waiter of this.waiters.splice(0)) {
-      clearTimeout(waiter.timer);
-      waiter.resolve({ kind: 'stopping' });
+    for (const waitingJob of this.waitingJobs.splice(0)) {
+      clearTimeout(waitingJob.timer);
+      waitingJob.resolve({ kind: 'stopping' });
     }
     return this.stopReuse();
   }
@@ -204,8 +204,8 @@ function usable(lease: HeldLease, now: number, mustOutlive: number): boolean {
   return lease.reusableUntil > now && lease.expiresAt > mustOutlive;
 }
 
-function askRedis(waiter: Waiter | undefined): void {
-  if (!waiter) return;
-  clearTimeout(waiter.timer);
-  waiter.resolve({ kind: 'ask' });
+function askRedis(waitingJob: WaitingJob | undefined): void {
+  if (!waitingJob) return;
+  clearTimeout(waitingJob.timer);
+  waitingJob.resolve({ kind: 'ask' });
 }

@@ -13,8 +13,7 @@ const MAX_REMEMBERED = 10_000;
  * The endpoints whose breaker Redis said is open, taken as still open without asking for a short while.
  * Every job of an open endpoint is recorded as a failed attempt without a call; asking Redis for each
  * one kept up to ENDPOINT_CONCURRENCY acquire scripts in flight at once, and the jobs arriving meanwhile
- * found the endpoint's asks full and went back through Redis's delayed set instead (a hanging
- * endpoint's backlog: 1,000–1,900 such trips a second while the breaker was open). The answer is trusted
+ * found the endpoint's asks full and went back through Redis's delayed set instead. The answer is trusted
  * for no longer than `trustMs` and never past the breaker's `retry_at`, so another worker's news (an
  * operator closing it, a forced call that succeeded) reaches this process as soon as a reused lease's
  * would, and the half-open probe is still asked for at its time.

@@ -1,7 +1,8 @@
-import type { EventChange, PendingEvent } from './delivery-store';
+import type { PendingEvent } from '../loading/event-loader';
+import type { EventChange } from './outcome-store';
 import { computeRetryDelay, describeFailure, type Verdict } from './retry-policy';
 
-/** The step a change is for: it applies only while the row is still there (see DeliveryStore.record). */
+/** The step a change is for: it applies only while the row is still there (see OutcomeStore.record). */
 export function stepGuard(event: PendingEvent): Pick<EventChange, 'seq' | 'series' | 'seriesAttempts'> {
   return { seq: event.seq, series: event.series, seriesAttempts: event.seriesAttempts };
 }

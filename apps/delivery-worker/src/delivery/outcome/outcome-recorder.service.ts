@@ -1,19 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Batcher, type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, inSpan, retryStep, traceCarrier, workerStageStamps } from '@app/runtime';
 import type { AccountDeliverySettings } from '../account-settings.cache';
-import type { Admission } from '../admission/endpoint-admission';
-import { EndpointDisabling } from '../admission/endpoint-disabling';
-import { deliveryEventsSettled, deliveryJobsWithoutCall, deliveryLatency } from '../delivery.metrics';
-import { type AttemptRow, DeliveryStore, type PendingEvent } from './delivery-store';
+import { EndpointDisabling } from '../admission';
+import { deliveryAttemptDuration, deliveryAttempts, deliveryEventsSettled, deliveryJobsWithoutCall, deliveryLatency } from '../delivery.metrics';
+import type { PendingEvent } from '../loading/event-loader';
+import { type AttemptRow, OutcomeStore } from './outcome-store';
 import { planNextStep, stepGuard } from './event-step';
 import type { Verdict } from './retry-policy';
 
 export type DeliveryResult = 'stale' | 'superseded' | 'filtered' | 'no_endpoint' | 'delivered' | 'retrying' | 'failed';
 
-export type OpenAdmission = Extract<Admission, { kind: 'open' }>;
+/** What the open breaker says of its endpoint: open until when, after how many failures, the last one. */
+export interface BreakerOpen {
+  retryAt: Date;
+  consecutiveFailures: number;
+  lastError: string | null;
+}
 
 /** The error of an attempt skipped because the breaker is open (CONTRACT §5: recorded, no call made). */
-export function circuitOpenError(admission: Pick<OpenAdmission, 'retryAt' | 'consecutiveFailures' | 'lastError'>): string {
+export function circuitOpenError(admission: BreakerOpen): string {
   const failures = admission.consecutiveFailures;
   return (
     `circuit open until ${admission.retryAt.toISOString()} after ${failures} consecutive failure${failures === 1 ? '' : 's'}` +
@@ -45,7 +50,7 @@ export class OutcomeRecorder {
   private readonly retries: Batcher<{ step: DeliveryJobData; delayMs: number }, void>;
 
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly store: OutcomeStore,
     queues: DeliveryQueues,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly disabling: EndpointDisabling,
@@ -78,7 +83,7 @@ export class OutcomeRecorder {
    * The breaker is open: the attempt falls due now and fails without a call (CONTRACT §5). It is
    * recorded like any failed attempt (no request headers or body, duration 0) and the schedule goes on.
    */
-  recordSkipped(event: PendingEvent, settings: AccountDeliverySettings, admission: OpenAdmission): Promise<DeliveryResult> {
+  recordSkipped(event: PendingEvent, settings: AccountDeliverySettings, admission: BreakerOpen): Promise<DeliveryResult> {
     const error = circuitOpenError(admission);
     deliveryJobsWithoutCall.inc({ reason: 'breaker_open' });
     const attempt = attemptRowOf(event, settings, {
@@ -93,6 +98,14 @@ export class OutcomeRecorder {
     });
     const verdict: Verdict = { success: false, failureClass: 'retryable', breakerSignal: 'neutral', retryAfterMs: null, error };
     return this.recordAttempt(event, settings, attempt, verdict, { countsForHealth: true });
+  }
+
+  /** A call was made: counted by its outcome and duration, then recorded (recordAttempt). */
+  recordCall(event: PendingEvent, settings: AccountDeliverySettings, attempt: AttemptRow, verdict: Verdict, health: { countsForHealth: boolean }): Promise<DeliveryResult> {
+    const outcome = verdict.success ? 'delivered' : (verdict.failureClass ?? 'failed');
+    deliveryAttempts.inc({ outcome });
+    deliveryAttemptDuration.observe({ outcome }, attempt.durationMs / 1000);
+    return this.recordAttempt(event, settings, attempt, verdict, health);
   }
 
   /** Records the attempt and the event's next state, then enqueues the next step or settles. */

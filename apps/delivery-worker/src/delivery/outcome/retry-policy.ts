@@ -1,5 +1,5 @@
 import type { OutboundFailureKind } from '@app/runtime';
-import type { BreakerSignal } from '@app/runtime';
+import type { BreakerSignal } from '../admission';
 
 /**
  * retryable: the endpoint is down, slow or overloaded (network, time-out, 5xx, 408);
@@ -50,6 +50,18 @@ function httpReason(status: number): string {
   if (status === 429) return 'too many requests';
   if (status >= 500) return 'server error';
   return 'rejected';
+}
+
+/**
+ * Judges a call as its endpoint should learn it: the verdict, neutral for the breaker when the worker
+ * abandoned the call (it says nothing about the endpoint), and the slow-down a 429 or 503 asks for
+ * (honouring Retry-After; the attempt still counts as failed, CONTRACT §9).
+ */
+export function judgeCall(result: AttemptResult, abandoned: boolean, nowMs: number): { verdict: Verdict; slowDown: { retryAfterMs: number | null } | null } {
+  const judged = judgeAttempt(result, nowMs);
+  if (abandoned) return { verdict: { ...judged, breakerSignal: 'neutral' }, slowDown: null };
+  const slowDown = result.kind === 'response' && (result.status === 429 || result.status === 503) ? { retryAfterMs: judged.retryAfterMs } : null;
+  return { verdict: judged, slowDown };
 }
 
 /** Judges one attempt: success is any 2xx; everything else is a classified failure. */

@@ -1,8 +1,9 @@
 import { callbackTraceHeaders, OutboundError, type OutboundHttpClient, workerStageStamps } from '@app/runtime';
 import { type AccountDeliverySettings, signingSecretsAt } from '../account-settings.cache';
 import { type CallbackBody, callbackHeaders } from './callback-request';
-import type { PendingEvent } from '../outcome/delivery-store';
+import type { PendingEvent } from '../loading/event-loader';
 import type { AttemptResult } from '../outcome/retry-policy';
+import { WorkerStoppingError } from '../worker-stopping-error';
 
 /** Response bodies and header maps are stored up to this many bytes (CONTRACT §3). */
 export const MAX_STORED_RESPONSE_BYTES = 4096;
@@ -12,17 +13,6 @@ export const DELIVERY_HTTP_CLIENT = Symbol('DELIVERY_HTTP_CLIENT');
 
 /** What an abandoned call records: the receiver may or may not have seen it, so it is retried (same webhook-id). */
 export const ABANDONED_MESSAGE = 'abandoned: the worker shut down before the receiver answered';
-
-/**
- * Thrown instead of starting a call once the worker is shutting down: the job fails without spending
- * an attempt, and its still-pending event is picked up again (stalled job recovery, the reconciler).
- */
-export class WorkerStoppingError extends Error {
-  constructor() {
-    super('the worker is shutting down; the event stays pending and is delivered later');
-    this.name = 'WorkerStoppingError';
-  }
-}
 
 /** One HTTP exchange as it happened. */
 export interface Exchange {

@@ -1,25 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
-import { acquireEndpointSlot, type BreakerSignal, type Environment, type ReleaseAnswer, releaseEndpointSlot, WAIT_MARK_MS } from '@app/runtime';
+import type { Environment } from '@app/runtime';
+import { WAIT_MARK_MS } from './endpoint-keys';
+import { acquireEndpointLease, type BreakerSignal, type ReleaseAnswer, releaseEndpointLease } from './lease-scripts';
 import { type Admission, admitted, type EndpointCall, type EndpointLease, openAdmission } from './admission-answers';
-import { pacedAnswer } from './busy-delay';
-import type { LeasePools } from './lease-pools';
+import type { ProcessLeases } from './process-leases';
 import type { HeldLease, LocalLeases } from './local-leases';
 import { OpenBreakers } from './open-breakers';
+import { REUSE_WINDOW_MS } from './reuse-window';
 
 /** Extra lifetime of a lease beyond the HTTP deadline, so a lease never expires under a call still running. */
 const LEASE_MARGIN_MS = 5_000;
 
-/** How long a lease may serve further calls of this process without asking Redis (the breaker's news reaches it at least this often). */
-export const REUSE_WINDOW_MS = 1_000;
 
 /**
- * An endpoint's slots in Redis as this worker asks for them and gives them back: the acquire and release
- * scripts (libs/runtime endpoint-slot.ts), the lease ids (`<worker id>:<n>`), the acquire's answer as an
+ * An endpoint's leases in Redis as this worker asks for them and gives them back: the acquire and release
+ * scripts (lease-scripts.ts), the lease ids (`<worker id>:<n>`), the acquire's answer as an
  * admission, and the open breakers it answered, remembered for up to REUSE_WINDOW_MS (open-breakers.ts).
  * EndpointAdmission decides when to ask.
  */
-export class RedisSlots {
+export class RedisLeases {
   private readonly workerId = randomUUID();
   private sequence = 0;
   private readonly openBreakers = new OpenBreakers(REUSE_WINDOW_MS);
@@ -27,7 +27,7 @@ export class RedisSlots {
   constructor(
     private readonly redis: Redis,
     private readonly environment: Environment,
-    private readonly pools: LeasePools,
+    private readonly leases: ProcessLeases,
   ) {}
 
   /** The breaker as Redis said a moment ago, while still trusted (never for a forced call): no need to ask. */
@@ -36,13 +36,13 @@ export class RedisSlots {
     return breaker ? openAdmission(breaker, false) : null;
   }
 
-  /** Asks Redis for one of the endpoint's slots; a lease it grants is added to `pool`, in use. */
-  async ask(endpointKey: string, pool: LocalLeases, force: boolean, maxPerSecond: number | null): Promise<Admission> {
+  /** Asks Redis for one of the endpoint's leases; a lease it grants is added to `local`, in use. */
+  async ask({ endpointKey, force, maxPerSecond, job }: EndpointCall, local: LocalLeases): Promise<Admission> {
     const { delivery, redis } = this.environment;
     this.sequence += 1;
     const id = `${this.workerId}:${this.sequence}`;
     const sentAt = Date.now();
-    const answer = await acquireEndpointSlot(this.redis, redis.prefix, endpointKey, {
+    const answer = await acquireEndpointLease(this.redis, redis.prefix, endpointKey, {
       id,
       ttlMs: delivery.timeoutMs + LEASE_MARGIN_MS,
       limit: delivery.endpointConcurrency,
@@ -50,8 +50,9 @@ export class RedisSlots {
       maxPerSecond,
       force,
       worker: this.workerId,
+      job,
     });
-    if (answer.verdict === 'acquired' || answer.verdict === 'probe' || answer.verdict === 'busy') pool.learnShare(answer.workerShare, Date.now(), WAIT_MARK_MS);
+    if (answer.verdict === 'acquired' || answer.verdict === 'probe' || answer.verdict === 'busy') local.learnShare(answer.workerShare, Date.now(), WAIT_MARK_MS);
     switch (answer.verdict) {
       case 'acquired':
       case 'probe': {
@@ -63,14 +64,14 @@ export class RedisSlots {
           reusableUntil: reusable ? sentAt + REUSE_WINDOW_MS : 0,
           busySince: sentAt,
         };
-        this.pools.track(lease);
-        pool.add(lease, Date.now());
+        this.leases.track(lease);
+        local.add(lease, Date.now());
         return admitted(endpointKey, lease, maxPerSecond, answer.verdict === 'probe');
       }
       case 'busy':
         return { kind: 'busy', pace: null, oldestCallMs: answer.oldestCallMs };
       case 'paced':
-        return { kind: 'busy', pace: pacedAnswer(Math.max(1, answer.until - answer.serverNow), answer.intervalMs, maxPerSecond) };
+        return { kind: 'busy', pace: { at: Date.now() + (answer.until - answer.serverNow) } };
       case 'open':
       case 'probing': {
         const breaker = {
@@ -87,7 +88,7 @@ export class RedisSlots {
   /** Frees the lease in Redis and feeds the breaker (and the pace); a breaker this closes is forgotten here. */
   async giveBack(lease: EndpointLease, signal: BreakerSignal, error: string | null, slowDown: { retryAfterMs: number | null } | null): Promise<ReleaseAnswer> {
     const { delivery, redis } = this.environment;
-    const answer = await releaseEndpointSlot(this.redis, redis.prefix, lease.endpointKey, {
+    const answer = await releaseEndpointLease(this.redis, redis.prefix, lease.endpointKey, {
       leaseId: lease.id,
       signal,
       failureThreshold: delivery.breakerFailureThreshold,

@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
-import { RedisScript } from '../redis/redis-script';
-import { paceAdjustLua, paceCheckLua, paceKey, paceTakeLua } from './endpoint-pace';
-import { BREAKER_KEEP_MS, breakerKey, leasesKey, WAIT_MARK_MS, originKeys, wantingKey } from './endpoint-keys';
+import { breakerKey, paceKey, RedisKeys, RedisScript } from '@app/runtime';
+import { BREAKER_KEEP_MS, leasesKey, originKeys, pacePlacesKey, WAIT_MARK_MS, wantingKey } from './endpoint-keys';
+import { paceAdjustLua, paceCheckLua, paceTakeLua } from './pace-schedule';
 
 /**
  * The two scripts every call of the delivery worker runs against its endpoint's state in Redis: the
@@ -15,26 +15,26 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 
 /**
  * KEYS: breaker hash, leases zset, origin leases zset, origin waiting zset, pace hash, endpoint wanting
- * zset. ARGV: lease id, lease ttl ms, concurrency limit, keep ms, force (1/0), origin limit (0: none),
- * endpoint key, waiting mark ms, max_per_second (0: none), worker id ('': no share between workers;
- * lease ids of a worker start with `<worker id>:`).
- * The endpoint's slots are shared between workers the same way: a worker refused a lease is marked as
+ * zset, pace places zset. ARGV: lease id, lease ttl ms, concurrency limit, keep ms, force (1/0), origin
+ * limit (0: none), endpoint key, waiting mark ms, max_per_second (0: none), worker id ('': no share
+ * between workers; lease ids of a worker start with `<worker id>:`), job id ('': none; a job told to
+ * wait for the pace owns a place in it, pace-schedule.ts).
+ * The endpoint's leases are shared between workers the same way: a worker refused a lease is marked as
  * wanting the endpoint for the mark's length, and while another worker is marked, one holding its share
  * (limit / workers wanting, at least 1) or more is refused. Without it, one worker that keeps handing its
- * leases from call to call holds every slot while another worker's jobs for the endpoint bounce.
+ * leases from call to call holds every lease while another worker's jobs for the endpoint bounce.
  * `force` (a manual redelivery's first call) passes the breaker whatever its state, but not the
  * concurrency limits, and leaves the breaker as it is: only the call's outcome changes it.
  * The origin limit is shared fairly: while other endpoints wait for room at the origin, an endpoint
- * holding its share (limit / endpoints waiting, at least 1) or more is refused, so the next free slot
+ * holding its share (limit / endpoints waiting, at least 1) or more is refused, so the next free lease
  * goes to one that holds less.
- * Returns {verdict, now, until, failures, last_error, paced (1 when the endpoint has a pace; for the
- * verdict paced: the pace's interval in ms), share (this worker's share of the slots while other workers
+ * Returns {verdict, now, until, failures, last_error, paced (1 when the endpoint has a pace), share (this worker's share of the leases while other workers
  * want the endpoint; 0 when none does), and for busy: how long the endpoint's oldest call has run (ms)};
  * verdict is one of
  *   open    - cooling down until `until`: do not call;
  *   probing - half open and another worker's probe is in flight until at most `until`;
- *   paced   - the endpoint's pace (endpoint-pace.ts) lets the next call start at `until`;
- *   busy    - every concurrency slot of the endpoint, or its share of the origin's, is taken;
+ *   paced   - the endpoint's pace (pace-schedule.ts) lets this job's call start at `until` (its place);
+ *   busy    - every concurrency lease of the endpoint, or its share of the origin's, is taken;
  *   probe   - admitted as the single half-open probe (lease expires at `until`);
  *   acquired- admitted (lease expires at `until`).
  */
@@ -55,7 +55,7 @@ elseif state == 'half_open' then
   if now < probeUntil then return {'probing', now, probeUntil, failures, lastError} end
   probe = true
 end
-${paceCheckLua('KEYS[5]', 'ARGV[9]')}
+${paceCheckLua({ paceKey: 'KEYS[5]', placesKey: 'KEYS[7]', maxRate: 'ARGV[9]', job: 'ARGV[11]', keep: 'ARGV[4]' })}
 local paced = rate and 1 or 0
 local leaseTtl = tonumber(ARGV[2])
 -- A waiting set (the origin's endpoints, the endpoint's workers): members other than member whose mark
@@ -73,7 +73,7 @@ local function markWaiting(key, member)
   redis.call('ZADD', key, now + markMs, member)
   redis.call('PEXPIRE', key, markMs + 1000)
 end
--- A fair share of total slots when others wait too (at least 1).
+-- A fair share of total leases when others wait too (at least 1).
 local function shareOf(total, others)
   return math.max(1, math.floor(total / (others + 1)))
 end
@@ -120,7 +120,7 @@ if originLimit > 0 then
   end
   redis.call('ZREM', KEYS[4], ARGV[7])
 end
-${paceTakeLua('KEYS[5]', 'ARGV[4]')}
+${paceTakeLua({ paceKey: 'KEYS[5]', placesKey: 'KEYS[7]', job: 'ARGV[11]', keep: 'ARGV[4]' })}
 local expiresAt = now + leaseTtl
 redis.call('ZADD', KEYS[2], expiresAt, ARGV[1])
 redis.call('PEXPIRE', KEYS[2], leaseTtl + 1000)
@@ -137,10 +137,10 @@ return {'acquired', now, expiresAt, failures, lastError, paced, workerShare}
 `;
 
 /**
- * KEYS: breaker hash, leases zset, origin leases zset, pace hash. ARGV: lease id, signal
+ * KEYS: breaker hash, leases zset, origin leases zset, pace hash, pace places zset. ARGV: lease id, signal
  * (success|failure|neutral), failure threshold, cooldown ms, error text, keep ms, slow down (1/0: the
  * answer was 429/503), Retry-After ms (0: none), max_per_second (0: none). Frees the lease (at the
- * origin too), adjusts the pace (endpoint-pace.ts) and feeds the breaker:
+ * origin too), adjusts the pace (pace-schedule.ts) and feeds the breaker:
  *   success - the endpoint answers: close the breaker and reset the count;
  *   failure - count it; open when the count reaches the threshold while closed, or when the
  *             half-open probe itself failed;
@@ -154,7 +154,7 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 local signal = ARGV[2]
 local fields = redis.call('HMGET', KEYS[1], 'state', 'failures', 'probe')
 local state = fields[1] or 'closed'
-${paceAdjustLua({ paceKey: 'KEYS[4]', slow: 'ARGV[7]', retryAfterMs: 'ARGV[8]', maxRate: 'ARGV[9]', signal: 'signal', keep: 'ARGV[6]', breakerClosed: "state == 'closed'" })}
+${paceAdjustLua({ paceKey: 'KEYS[4]', placesKey: 'KEYS[5]', slow: 'ARGV[7]', retryAfterMs: 'ARGV[8]', maxRate: 'ARGV[9]', signal: 'signal', keep: 'ARGV[6]', breakerClosed: "state == 'closed'" })}
 if signal == 'neutral' then
   -- A probe that learnt nothing hands the probe role to the next caller instead of blocking it.
   if state == 'half_open' and fields[3] == ARGV[1] then redis.call('HDEL', KEYS[1], 'probe', 'probe_until') end
@@ -188,10 +188,10 @@ return {'counted', failures, 0}
 const ACQUIRE = new RedisScript(ACQUIRE_LUA);
 const RELEASE = new RedisScript(RELEASE_LUA);
 
-export type SlotVerdict = 'open' | 'probing' | 'paced' | 'busy' | 'probe' | 'acquired';
+export type LeaseVerdict = 'open' | 'probing' | 'paced' | 'busy' | 'probe' | 'acquired';
 
-export interface SlotAnswer {
-  verdict: SlotVerdict;
+export interface LeaseAnswer {
+  verdict: LeaseVerdict;
   /** Redis server time of the answer (epoch ms): delays are `until - serverNow`, immune to local clock skew. */
   serverNow: number;
   /** open: end of the cooldown; probing: latest end of the probe; probe/acquired: lease expiry; busy: 0. */
@@ -200,9 +200,7 @@ export interface SlotAnswer {
   lastError: string | null;
   /** The endpoint has a pace (max_per_second or a backed-off rate): every call must go through Redis. */
   paced: boolean;
-  /** Verdict paced: the pace's interval between two call starts (ms; 0 when only a Retry-After holds the endpoint). */
-  intervalMs: number;
-  /** How many of the endpoint's slots this worker may hold while other workers want it too (null: no other worker does). */
+  /** How many of the endpoint's leases this worker may hold while other workers want it too (null: no other worker does). */
   workerShare: number | null;
   /** Verdict busy: how long the endpoint's oldest call in flight (any worker's) has run, in ms. */
   oldestCallMs: number;
@@ -212,15 +210,15 @@ export interface SlotAnswer {
  * One round trip: checks the breaker and, when it lets the call through, takes a concurrency lease of
  * the endpoint and (with `originLimit`) of its origin.
  */
-export async function acquireEndpointSlot(
+export async function acquireEndpointLease(
   redis: Redis,
   prefix: string,
   endpointKey: string,
-  lease: { id: string; ttlMs: number; limit: number; originLimit?: number; maxPerSecond?: number | null; force?: boolean; worker?: string },
-): Promise<SlotAnswer> {
+  lease: { id: string; ttlMs: number; limit: number; originLimit?: number; maxPerSecond?: number | null; force?: boolean; worker?: string; job?: string },
+): Promise<LeaseAnswer> {
   const reply = (await ACQUIRE.run(
     redis,
-    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), ...originKeys(prefix, endpointKey), paceKey(prefix, endpointKey), wantingKey(prefix, endpointKey)],
+    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), ...originKeys(prefix, endpointKey), paceKey(prefix, endpointKey), wantingKey(prefix, endpointKey), pacePlacesKey(prefix, endpointKey)],
     [
       lease.id,
       Math.max(1, Math.round(lease.ttlMs)),
@@ -232,8 +230,9 @@ export async function acquireEndpointSlot(
       WAIT_MARK_MS,
       lease.maxPerSecond ?? 0,
       lease.worker ?? '',
+      lease.job ?? '',
     ],
-  )) as [SlotVerdict, number, number, number, string, number?, number?, number?];
+  )) as [LeaseVerdict, number, number, number, string, number?, number?, number?];
   const workerShare = Number(reply[6] ?? 0);
   return {
     verdict: reply[0],
@@ -242,7 +241,6 @@ export async function acquireEndpointSlot(
     consecutiveFailures: Number(reply[3]),
     lastError: reply[4] === '' ? null : reply[4],
     paced: reply[0] === 'paced' || Number(reply[5] ?? 0) === 1,
-    intervalMs: reply[0] === 'paced' ? Number(reply[5] ?? 0) : 0,
     workerShare: workerShare > 0 ? workerShare : null,
     oldestCallMs: Number(reply[7] ?? 0),
   };
@@ -258,7 +256,7 @@ export interface ReleaseAnswer {
 }
 
 /** One round trip: frees the lease and records the call's outcome in the breaker. */
-export async function releaseEndpointSlot(
+export async function releaseEndpointLease(
   redis: Redis,
   prefix: string,
   endpointKey: string,
@@ -275,7 +273,7 @@ export async function releaseEndpointSlot(
 ): Promise<ReleaseAnswer> {
   const reply = (await RELEASE.run(
     redis,
-    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), originKeys(prefix, endpointKey)[0], paceKey(prefix, endpointKey)],
+    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), originKeys(prefix, endpointKey)[0], paceKey(prefix, endpointKey), pacePlacesKey(prefix, endpointKey)],
     [
       release.leaseId,
       release.signal,
@@ -289,4 +287,16 @@ export async function releaseEndpointSlot(
     ],
   )) as [ReleaseAnswer['change'], number, number];
   return { change: reply[0], consecutiveFailures: Number(reply[1]), retryAt: Number(reply[2]) > 0 ? Number(reply[2]) : null };
+}
+
+/**
+ * Keeps the index of open endpoints in step with a breaker change the worker just caused (`opened`
+ * adds the endpoint, `closed` removes it). Outside the breaker script on purpose: the index is one key
+ * for all endpoints, and a missed update only makes the list late (the next failed probe adds it again,
+ * and listOpenEndpoints drops members whose breaker is closed).
+ */
+export async function indexBreakerChange(redis: Redis, prefix: string, endpointKey: string, change: ReleaseAnswer['change']): Promise<void> {
+  const key = new RedisKeys(prefix).openEndpoints();
+  if (change === 'opened') await redis.sadd(key, endpointKey);
+  else if (change === 'closed') await redis.srem(key, endpointKey);
 }

@@ -1,24 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { atStepSql, deliveryRollupCte, type EventStatus, pendingSubjectNeighbourSql, preparedQuery } from '@app/persistence';
-import { Batcher, loggableErrorText, oneByOneOnFailure, type Settled } from '@app/runtime';
-
-/** The part of an event row a delivery needs; `messageText` is the stored JSON text, byte for byte. */
-export interface PendingEvent {
-  seq: string;
-  eventId: string;
-  accountId: number;
-  action: string;
-  messageText: string;
-  status: EventStatus;
-  attempts: number;
-  series: number;
-  seriesAttempts: number;
-  createdAt: Date;
-  /** A test event (send_test_event): pushed whatever the action's permission. */
-  test: boolean;
-}
+import { atStepSql, deliveryRollupCte, type EventStatus } from '@app/persistence';
+import { Batcher, loggableErrorText, oneByOneOnFailure } from '@app/runtime';
 
 export interface AttemptRow {
   eventSeq: string;
@@ -57,86 +41,6 @@ export interface EventChange {
 export interface Outcome {
   attempt: AttemptRow | null;
   change: EventChange;
-}
-
-const LOADED_COLUMNS = `e.seq::text AS seq, e.event_id, e.account_id, e.action, e.message::text AS message_text, e.status,
-         e.attempts, e.series, e.series_attempts, e.created_at, e.test`;
-
-const LOAD_SQL = `SELECT ${LOADED_COLUMNS} FROM events e WHERE e.seq = ANY($1::bigint[])`;
-
-/**
- * The load of events of ordered endpoints also answers their first ordering question (the earliest
- * pending event of the subject ahead of each), which would otherwise be a statement of its own per
- * batch of jobs (SubjectOrder.holdMs).
- */
-const LOAD_WITH_AHEAD_SQL = `
-  SELECT ${LOADED_COLUMNS}, a.seq::text AS ahead_seq, a.status AS ahead_status,
-         a.next_attempt_at AS ahead_next_attempt_at, a.series_attempts AS ahead_series_attempts,
-         a.alone AS ahead_alone
-    FROM events e
-    LEFT JOIN LATERAL (${pendingSubjectNeighbourSql({ accountId: 'e.account_id', action: 'e.action', message: 'e.message', seq: 'e.seq' }, '<')}) a ON true
-   WHERE e.seq = ANY($1::bigint[])`;
-
-/** Both loads: a batch of up to 500 seqs per statement, two statements in flight, no linger. */
-const LOAD_BATCHING = { maxBatch: 500, maxInFlight: 2, lingerMs: 0 };
-
-interface LoadedRow {
-  seq: string;
-  event_id: string;
-  account_id: number;
-  action: string;
-  message_text: string;
-  status: EventStatus;
-  attempts: number;
-  series: number;
-  series_attempts: number;
-  created_at: Date;
-  test: boolean;
-}
-
-interface LoadedWithAheadRow extends LoadedRow {
-  ahead_seq: string | null;
-  ahead_status: string | null;
-  ahead_next_attempt_at: Date | null;
-  ahead_series_attempts: number | null;
-  ahead_alone: boolean | null;
-}
-
-/** The nearest pending event of the same subject on one side of an event (pendingSubjectNeighbourSql). */
-export interface PendingNeighbour {
-  seq: string;
-  status: string;
-  next_attempt_at: Date | null;
-  series_attempts: number;
-  /** No other event of the subject is pending on that side: for the one ahead, its end lets this event go. */
-  alone: boolean;
-}
-
-/** An event of an ordered endpoint with the earliest event of its subject pending ahead of it when loaded. */
-export interface OrderedLoad {
-  event: PendingEvent;
-  ahead: PendingNeighbour | undefined;
-}
-
-function pendingEventOf(row: LoadedRow): PendingEvent {
-  return {
-    seq: row.seq,
-    eventId: row.event_id,
-    accountId: row.account_id,
-    action: row.action,
-    messageText: row.message_text,
-    status: row.status,
-    attempts: row.attempts,
-    series: row.series,
-    seriesAttempts: row.series_attempts,
-    createdAt: row.created_at,
-    test: row.test,
-  };
-}
-
-function aheadOf(row: LoadedWithAheadRow): PendingNeighbour | undefined {
-  if (row.ahead_seq === null || row.ahead_status === null || row.ahead_series_attempts === null) return undefined;
-  return { seq: row.ahead_seq, status: row.ahead_status, next_attempt_at: row.ahead_next_attempt_at, series_attempts: row.ahead_series_attempts, alone: row.ahead_alone === true };
 }
 
 /**
@@ -179,20 +83,15 @@ function changeKey(seq: string, series: number, seriesAttempts: number): string 
 }
 
 /**
- * The worker's database access: events are loaded and outcomes written in batches shared by all
- * concurrent jobs, so a busy worker makes a few round trips per batch instead of several per event.
+ * The worker's record of its outcomes: written in batches shared by all concurrent jobs, so a busy
+ * worker makes a few round trips per batch instead of one per event.
  */
 @Injectable()
-export class DeliveryStore {
-  private readonly logger = new Logger(DeliveryStore.name);
-  private readonly loader: Batcher<string, PendingEvent | null>;
-  private readonly orderedLoader: Batcher<string, OrderedLoad | null>;
+export class OutcomeStore {
+  private readonly logger = new Logger(OutcomeStore.name);
   private readonly writer: Batcher<Outcome, boolean>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.loader = new Batcher((seqs) => this.loadBySeq(null, LOAD_SQL, seqs, pendingEventOf), LOAD_BATCHING);
-    const withAhead = (row: LoadedWithAheadRow): OrderedLoad => ({ event: pendingEventOf(row), ahead: aheadOf(row) });
-    this.orderedLoader = new Batcher((seqs) => this.loadBySeq('delivery-load-ordered-events', LOAD_WITH_AHEAD_SQL, seqs, withAhead), LOAD_BATCHING);
     // Callers wait for their batch to commit before their job is reported done. One statement at a
     // time: outcomes arriving meanwhile form the next, larger batch, so batches grow with the load
     // and no linger is needed (one would only make a lone outcome, and its job, wait for company).
@@ -206,15 +105,6 @@ export class DeliveryStore {
     this.writer = new Batcher(writeMany, { maxBatch: 200, maxInFlight: 1, lingerMs: 0 });
   }
 
-  loadEvent(seq: string): Promise<PendingEvent | null> {
-    return this.loader.submit(seq);
-  }
-
-  /** loadEvent for an ordered endpoint's job: the event and the earliest pending event of its subject ahead of it. */
-  loadOrderedEvent(seq: string): Promise<OrderedLoad | null> {
-    return this.orderedLoader.submit(seq);
-  }
-
   /** Resolves once the outcome is committed: true when the event change applied, false when the row had moved on. */
   record(outcome: Outcome): Promise<boolean> {
     return this.writer.submit(outcome);
@@ -223,20 +113,6 @@ export class DeliveryStore {
   /** Waits for every outcome handed in so far to be written (shutdown). */
   async drain(): Promise<void> {
     await this.writer.drain();
-    await this.loader.drain();
-    await this.orderedLoader.drain();
-  }
-
-  /**
-   * One statement for a batch of seqs; each caller gets its own event (mapped), or null when there is
-   * none. `prepared`: the statement's name, for one whose planning costs more than its run (the ordered
-   * load's subject subquery: 3 ms to plan, 1 ms to run); the plain load plans in well under its run.
-   */
-  private async loadBySeq<Row extends LoadedRow, Loaded>(prepared: string | null, sql: string, seqs: string[], of: (row: Row) => Loaded): Promise<Settled<Loaded | null>[]> {
-    const values = [[...new Set(seqs)]];
-    const rows = prepared ? await preparedQuery<Row>(this.dataSource, prepared, sql, values) : await this.dataSource.query<Row[]>(sql, values);
-    const bySeq = new Map(rows.map((row) => [row.seq, of(row)]));
-    return seqs.map((seq) => ({ ok: true, value: bySeq.get(seq) ?? null }));
   }
 
   private async execute(outcomes: Outcome[]): Promise<boolean[]> {

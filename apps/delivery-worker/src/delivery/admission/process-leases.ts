@@ -1,24 +1,24 @@
 import type Redis from 'ioredis';
-import { type Environment, releaseEndpointSlot } from '@app/runtime';
+import type { Environment } from '@app/runtime';
+import { releaseEndpointLease } from './lease-scripts';
+import { REUSE_WINDOW_MS } from './reuse-window';
 import { type HeldLease, LocalLeases } from './local-leases';
 
 /**
- * An idle lease goes back to Redis after this long unused, so other workers get the slot. Long enough
- * that an endpoint called 4+ times a second by this process runs no acquire or release script per call:
- * at 200 events/s over 20 endpoints (10 calls/s each), 250 ms instead of 50 ms cut Redis commands per
- * delivery 84–86 → 68–69 and the taken → call stage p50 by 0.8–1.7 ms (load-steps, four alternated
- * quick pairs, 2026-11-25). An idle lease keeps another worker out only when the endpoint is otherwise
- * full, for at most this long, and never beyond its reuse window.
+ * An idle lease goes back to Redis after this long unused, so other workers get it: a quarter of its
+ * reuse window, so an endpoint this process calls four or more times a second runs no acquire or
+ * release script per call. An idle lease keeps another worker out only when the endpoint is otherwise
+ * full, for at most this long, and never beyond its reuse window (measurements: docs/lanes.md).
  */
-export const IDLE_KEEP_MS = 250;
+export const IDLE_KEEP_MS = REUSE_WINDOW_MS / 4;
 
 /**
  * Every endpoint's LocalLeases in this process and every lease it holds in Redis (in use or idle), by
  * id; idle leases go back to Redis once unused for IDLE_KEEP_MS, or at shutdown. EndpointAdmission
  * decides who gets a lease; this keeps the books and returns the idle ones.
  */
-export class LeasePools {
-  private readonly pools = new Map<string, LocalLeases>();
+export class ProcessLeases {
+  private readonly endpoints = new Map<string, LocalLeases>();
   private readonly held = new Map<string, HeldLease>();
   private sweeper: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -29,16 +29,16 @@ export class LeasePools {
   ) {}
 
   get(endpointKey: string): LocalLeases | undefined {
-    return this.pools.get(endpointKey);
+    return this.endpoints.get(endpointKey);
   }
 
   of(endpointKey: string): LocalLeases {
-    let pool = this.pools.get(endpointKey);
-    if (!pool) {
-      pool = new LocalLeases();
-      this.pools.set(endpointKey, pool);
+    let local = this.endpoints.get(endpointKey);
+    if (!local) {
+      local = new LocalLeases();
+      this.endpoints.set(endpointKey, local);
     }
-    return pool;
+    return local;
   }
 
   /** A lease just taken in Redis. */
@@ -55,8 +55,8 @@ export class LeasePools {
     this.held.delete(id);
   }
 
-  dropIfEmpty(endpointKey: string, pool: LocalLeases): void {
-    if (pool.empty && this.pools.get(endpointKey) === pool) this.pools.delete(endpointKey);
+  dropIfEmpty(endpointKey: string, local: LocalLeases): void {
+    if (local.empty && this.endpoints.get(endpointKey) === local) this.endpoints.delete(endpointKey);
   }
 
   /** A reused lease must outlive the longest call it may serve. */
@@ -75,7 +75,7 @@ export class LeasePools {
       leases.map(async (lease) => {
         this.held.delete(lease.id);
         try {
-          await releaseEndpointSlot(this.redis, redis.prefix, endpointKey, {
+          await releaseEndpointLease(this.redis, redis.prefix, endpointKey, {
             leaseId: lease.id,
             signal: 'neutral',
             failureThreshold: delivery.breakerFailureThreshold,
@@ -85,8 +85,8 @@ export class LeasePools {
         } catch {
           // expires by itself
         } finally {
-          const pool = this.pools.get(endpointKey);
-          if (pool) this.dropIfEmpty(endpointKey, pool);
+          const local = this.endpoints.get(endpointKey);
+          if (local) this.dropIfEmpty(endpointKey, local);
         }
       }),
     );
@@ -99,9 +99,9 @@ export class LeasePools {
       this.sweeper = null;
       const now = Date.now();
       let idleLeft = false;
-      for (const [endpointKey, pool] of this.pools) {
-        void this.retire(endpointKey, pool.sweep(now, now - IDLE_KEEP_MS, this.mustOutlive(now)));
-        if (pool.idleCount > 0) idleLeft = true;
+      for (const [endpointKey, local] of this.endpoints) {
+        void this.retire(endpointKey, local.sweep(now, now - IDLE_KEEP_MS, this.mustOutlive(now)));
+        if (local.idleCount > 0) idleLeft = true;
       }
       if (idleLeft) this.scheduleSweep();
     }, IDLE_KEEP_MS);
@@ -113,6 +113,6 @@ export class LeasePools {
     this.stopped = true;
     if (this.sweeper) clearTimeout(this.sweeper);
     this.sweeper = null;
-    await Promise.all([...this.pools].map(([endpointKey, pool]) => this.retire(endpointKey, pool.stop())));
+    await Promise.all([...this.endpoints].map(([endpointKey, local]) => this.retire(endpointKey, local.stop())));
   }
 }

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { pendingSubjectNeighbourSql, preparedQuery } from '@app/persistence';
 import { Batcher, DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys } from '@app/runtime';
 import { subjectReleases } from '../delivery.metrics';
-import type { OrderedLoad, PendingEvent, PendingNeighbour } from '../outcome/delivery-store';
+import type { OrderedLoad, PendingEvent, PendingNeighbour } from '../loading/event-loader';
 
 /**
  * For each asked event, the nearest pending event of its subject on one side of it
