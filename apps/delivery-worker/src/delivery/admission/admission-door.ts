@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { endpointKeyOf, ENVIRONMENT, type Environment, inSpan, setBounded } from '@app/runtime';
+import { endpointKeyOf, ENVIRONMENT, type Environment, inSpan, loggableErrorText, setBounded } from '@app/runtime';
 import { breakerOpens } from '../delivery.metrics';
 import type { EndpointLease } from './admission-answers';
 import { EndpointAdmission } from './endpoint-admission';
@@ -117,7 +117,7 @@ export class AdmissionDoor {
         this.logger.log(`circuit closed for ${held.endpointKey}`);
       }
     } catch (error) {
-      this.logger.warn(`could not release the endpoint lease of ${held.endpointKey}: ${(error as Error).message}`);
+      this.logger.warn(`could not release the endpoint lease of ${held.endpointKey}: ${loggableErrorText(error)}`);
     }
   }
 
