@@ -188,9 +188,6 @@ export class DeliveryService {
     }
     const { startedAt, headers, durationMs, result, responseBody, abandoned } = exchange;
     const { verdict, slowDown } = judgeCall(result, abandoned, Date.now());
-    // The endpoint only learns from the outcome, it never decides the attempt: the record follows whatever the release met.
-    await this.admission.release(lease, { signal: verdict.breakerSignal, error: verdict.error, durationMs, slowDown });
-
     const attempt = attemptRowOf(event, settings, {
       startedAt,
       durationMs,
@@ -201,7 +198,14 @@ export class DeliveryService {
       responseBody,
       error: verdict.error,
     });
-    // An abandoned call says nothing about the endpoint: the disabling clock does not learn from it either.
-    return this.recorder.recordCall(event, settings, attempt, verdict, { countsForHealth: !abandoned });
+    // The record does not wait for the endpoint to learn the outcome: every moment between the call's answer
+    // and its row's commit is one in which a crash makes the event a duplicate. release never throws, so
+    // the record's own failure is the only one Promise.all can report. An abandoned call says nothing about
+    // the endpoint: the disabling clock does not learn from it either.
+    const [recorded] = await Promise.all([
+      this.recorder.recordCall(event, settings, attempt, verdict, { countsForHealth: !abandoned }),
+      this.admission.release(lease, { signal: verdict.breakerSignal, error: verdict.error, durationMs, slowDown }),
+    ]);
+    return recorded;
   }
 }
