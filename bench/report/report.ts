@@ -72,7 +72,7 @@ export function costTable(results: ScenarioResult[]): string {
     ),
   );
   if (!rows.length) return '';
-  const head = '| scenario | phase | app processes, CPU µs/event | PostgreSQL backends µs | Redis server µs | total µs | transactions | rows written | WAL bytes |';
+  const head = '| scenario | phase | app processes, CPU µs/event | PostgreSQL backends µs | Redis server µs | total µs | transactions | rows written | WAL bytes (cluster) |';
   return `${[head, '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n')}\n`;
 }
 

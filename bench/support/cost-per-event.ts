@@ -74,6 +74,13 @@ export interface CostSources {
   redisUrl: string;
 }
 
+/**
+ * A backend sends its transaction and row counts to pg_stat_database when it goes idle, at most once a
+ * second (PostgreSQL 15): the counters are read this long after the CPU, so a phase's last statements
+ * are counted in it and not in the next one.
+ */
+export const STATS_FLUSH_MS = 1_100;
+
 async function read(sources: CostSources, processes: readonly SupervisedProcess[]): Promise<CostReading> {
   const server = new URL(sources.databaseUrl);
   const database = decodeURIComponent(server.pathname.slice(1));
@@ -82,24 +89,25 @@ async function read(sources: CostSources, processes: readonly SupervisedProcess[
   const redis = new Redis(sources.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
   try {
     await Promise.all([db.connect(), redis.connect()]);
-    const [backendMs, stats, info] = await Promise.all([
+    const processMs = processes.map((entry) => ({ name: entry.name, ms: entry.cpuMs() ?? 0 }));
+    const [backendMs, info, wal] = await Promise.all([
       backendCpuMs(db, database),
-      db.query<{ transactions: string; rows: string; wal: string }>(
-        `SELECT xact_commit + xact_rollback AS transactions, tup_inserted + tup_updated + tup_deleted AS rows,
-                pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal
-           FROM pg_stat_database WHERE datname = $1`,
-        [database],
-      ),
       redis.info('cpu'),
+      db.query<{ wal: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal`),
     ]);
+    await new Promise((resolve) => setTimeout(resolve, STATS_FLUSH_MS));
+    const stats = await db.query<{ transactions: string; rows: string }>(
+      `SELECT xact_commit + xact_rollback AS transactions, tup_inserted + tup_updated + tup_deleted AS rows FROM pg_stat_database WHERE datname = $1`,
+      [database],
+    );
     const row = stats.rows[0];
     return {
-      processMs: processes.map((entry) => ({ name: entry.name, ms: entry.cpuMs() ?? 0 })),
+      processMs,
       backendMs,
       redisMs: redisCpuMs(info),
       transactions: Number(row?.transactions ?? 0),
       rowsWritten: Number(row?.rows ?? 0),
-      walBytes: Number(row?.wal ?? 0),
+      walBytes: Number(wal.rows[0]?.wal ?? 0),
     };
   } finally {
     redis.disconnect();
