@@ -75,11 +75,12 @@ export interface CostSources {
 }
 
 /**
- * A backend sends its transaction and row counts to pg_stat_database when it goes idle, at most once a
- * second (PostgreSQL 15): the counters are read this long after the CPU, so a phase's last statements
- * are counted in it and not in the next one.
+ * A backend sends its transaction and row counts to pg_stat_database when it goes idle, but not twice
+ * within a second: one that sent them less than a second before waits PGSTAT_IDLE_INTERVAL (10 s,
+ * PostgreSQL 15) to send the rest. The counters are read this long after the CPU, so a phase's last
+ * statements count in it and earlier ones (warm-up, the previous phase) do not.
  */
-export const STATS_FLUSH_MS = 1_100;
+export const STATS_FLUSH_MS = 10_500;
 
 async function read(sources: CostSources, processes: readonly SupervisedProcess[]): Promise<CostReading> {
   const server = new URL(sources.databaseUrl);
