@@ -13,7 +13,7 @@ import { within } from '@app/runtime/async/within';
 import { ProcessSupervisor } from './support/process-supervisor';
 
 const USAGE = `npm run bench -- [--quick] [--scenario <name>[,<name>…]] [--env KEY=VALUE]… [--profile <dir>] [--micro] [--out <file.md>] [--list]
-  --quick        small sizes and short runs (under 2 minutes for everything)
+  --quick        small sizes and short runs (about 2 minutes of load; reading PostgreSQL's counts adds 21 s per measured phase)
   --scenario     run only these (names from --list; "micro" is the in-process micro benchmarks)
   --env          a setting for every app the bench starts, e.g. --env WORKER_CONCURRENCY=100 (repeatable)
   --profile      ingest and worker write CPU profiles (.cpuprofile, for Chrome DevTools or speedscope) into this directory
