@@ -15,6 +15,8 @@ export class BaselineRunner {
   private readonly running: Array<{ process: SupervisedProcess; url: string }> = [];
   private readonly figures = new FigureMemo();
   private tablesReady: Promise<void> | null = null;
+  /** Ingest URLs of processes started since the last `takeUnwarmed`: they are warmed before anything is measured. */
+  private unwarmed: string[] = [];
 
   constructor(
     private readonly supervisor: ProcessSupervisor,
@@ -22,6 +24,15 @@ export class BaselineRunner {
     /** Callback URL of baseline account 1, 2, … (the same receiver origins as the service's accounts). */
     private readonly endpointUrls: readonly string[],
   ) {}
+
+  /** What a client sends: the baseline checks a bearer token as the service does. */
+  get headers(): Record<string, string> {
+    return { authorization: `Bearer ${this.token}` };
+  }
+
+  private get token(): string {
+    return `bench-baseline-${this.environment.runId}-0123456789`;
+  }
 
   /** Baseline account ids, matching `endpointUrls`. */
   get accounts(): number[] {
@@ -31,7 +42,11 @@ export class BaselineRunner {
   /** Exactly `count` baseline processes running; answers their ingest URLs. */
   async use(count: number): Promise<string[]> {
     while (this.running.length > count) await this.running.pop()?.process.stop();
-    while (this.running.length < count) this.running.push(await this.startProcess(`baseline#${this.running.length + 1}`, true));
+    while (this.running.length < count) {
+      const started = await this.startProcess(`baseline#${this.running.length + 1}`, true);
+      this.running.push(started);
+      this.unwarmed.push(started.url);
+    }
     return this.running.map((entry) => entry.url);
   }
 
@@ -51,10 +66,18 @@ export class BaselineRunner {
       BASELINE_QUEUE_PREFIX: `${this.environment.redisPrefix}:baseline`,
       BASELINE_PORT: String(port),
       BASELINE_WORKER: String(worker),
+      BASELINE_TOKEN: this.token,
       BASELINE_ENDPOINTS: JSON.stringify(Object.fromEntries(this.endpointUrls.map((url, index) => [index + 1, url]))),
     });
     await waitReady(child.child, child.name, 30_000);
     return { process: child, url: `http://127.0.0.1:${port}` };
+  }
+
+  /** The ingest URLs of processes not warmed yet; each is answered once. */
+  takeUnwarmed(): string[] {
+    const urls = this.unwarmed.filter((url) => this.running.some((entry) => entry.url === url));
+    this.unwarmed = [];
+    return urls;
   }
 
   processes(): SupervisedProcess[] {

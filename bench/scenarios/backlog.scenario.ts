@@ -8,7 +8,7 @@ import type { Scenario } from './scenario';
 async function baselineDrain(bench: BenchContext, total: number): Promise<{ perSecond: number; cpuUsPerEvent: number }> {
   const ingest = await bench.baseline.ingestOnly();
   try {
-    await batches(bench, { label: 'baseline ingest', urls: [ingest.url], eventPath: '/events', batchPath: '/events/batch', headers: {}, accounts: bench.baseline.accounts, processes: [ingest.process] }, 'bbk', total);
+    await batches(bench, { label: 'baseline ingest', urls: [ingest.url], eventPath: '/events', batchPath: '/events/batch', headers: bench.baseline.headers, accounts: bench.baseline.accounts, processes: [ingest.process] }, 'bbk', total);
   } finally {
     await ingest.process.stop();
   }

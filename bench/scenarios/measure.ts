@@ -1,6 +1,7 @@
 import { createHistogram } from 'node:perf_hooks';
 import type { LatencySummary, LoadMode, LoadResult } from '../load/load-plan';
 import type { BenchContext, ServiceTarget } from '../support/bench-context';
+import { startCost } from '../support/cost-per-event';
 import type { Arrival } from './stage-timings';
 
 /** Generous, but bounded: the time `count` callbacks may take to arrive at a slow 100/s, plus a minute. */
@@ -34,6 +35,7 @@ function singleEvents(bench: BenchContext, target: ServiceTarget, tag: string, m
 
 /** Single events, `inFlight` keep-alive connections, for `durationMs`; waits until every accepted event was delivered. */
 export async function singlePosts(bench: BenchContext, target: ServiceTarget, tag: string, inFlight: number, durationMs: number) {
+  const meter = await startCost(bench.environment, target.processes);
   const cpu = cpuMeter(target);
   // The first process alone (the service's ingest; the baseline's only one) while the requests run.
   const firstCpu = cpuMeter({ processes: target.processes.slice(0, 1) });
@@ -42,8 +44,9 @@ export async function singlePosts(bench: BenchContext, target: ServiceTarget, ta
   checkLoad(result, `${target.label} single POSTs`);
   await bench.receiver.waitFor(tag, result.accepted, settleMs(result.accepted));
   const cpuUsPerEvent = (cpu() * 1000) / result.accepted;
+  const cost = await meter.stop(result.accepted);
   await bench.receiver.forget(tag);
-  return { acceptedPerSecond: result.accepted / (result.elapsedMs / 1000), latency: result.latency, cpuUsPerEvent, firstCpuUsPerEvent, result };
+  return { acceptedPerSecond: result.accepted / (result.elapsedMs / 1000), latency: result.latency, cpuUsPerEvent, firstCpuUsPerEvent, cost, result };
 }
 
 /**
@@ -73,13 +76,15 @@ export async function batches(bench: BenchContext, target: ServiceTarget, tag: s
  * all `total`) arrived. With `subjects`, the events are about that many customers in turn.
  */
 export async function endToEnd(bench: BenchContext, target: ServiceTarget, tag: string, total: number, expected = total, subjects?: number) {
+  const meter = await startCost(bench.environment, target.processes);
   const cpu = cpuMeter(target);
   const ingest = await batches(bench, target, tag, total, undefined, undefined, subjects);
   const stats = await bench.receiver.waitFor(tag, expected, settleMs(total));
   const cpuUsPerEvent = (cpu() * 1000) / expected;
+  const cost = await meter.stop(expected);
   await bench.receiver.forget(tag);
   const seconds = ((stats.last ?? 0) - ingest.result.startedAt) / 1000;
-  return { deliveredPerSecond: expected / seconds, cpuUsPerEvent, acceptedPerSecond: ingest.acceptedPerSecond, duplicates: stats.duplicates, byHost: stats.byHost };
+  return { deliveredPerSecond: expected / seconds, cpuUsPerEvent, cost, acceptedPerSecond: ingest.acceptedPerSecond, duplicates: stats.duplicates, byHost: stats.byHost };
 }
 
 /**
@@ -88,9 +93,11 @@ export async function endToEnd(bench: BenchContext, target: ServiceTarget, tag: 
  * and a request waiting for a connection would count against the service.
  */
 export async function latencyAtRate(bench: BenchContext, target: ServiceTarget, tag: string, perSecond: number, durationMs: number) {
+  const meter = await startCost(bench.environment, target.processes);
   const result = await singleEvents(bench, target, tag, { kind: 'rate', perSecond, durationMs }, Math.max(32, Math.ceil(perSecond / 10)), true);
   checkLoad(result, `${target.label} at ${perSecond}/s`);
   await bench.receiver.waitFor(tag, result.accepted, settleMs(result.accepted));
+  const cost = await meter.stop(result.accepted);
   const arrivals = await bench.receiver.arrivals(tag);
   await bench.receiver.forget(tag);
   const sends = result.sends ?? { ids: [], at: [] };
@@ -115,5 +122,5 @@ export async function latencyAtRate(bench: BenchContext, target: ServiceTarget, 
     mean: ms(delays.mean),
   };
   const achievedPerSecond = result.requests / (result.elapsedMs / 1000);
-  return { endToEndMs, requestLatency: result.latency, matched, achievedPerSecond, result, samples };
+  return { endToEndMs, requestLatency: result.latency, matched, achievedPerSecond, cost, result, samples };
 }

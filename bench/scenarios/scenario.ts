@@ -1,4 +1,5 @@
 import type { BenchContext } from '../support/bench-context';
+import type { CostPerEvent } from '../support/cost-per-event';
 
 export type Unit = 'events/s' | 'calls/s' | 'ms' | 'µs' | 'MB' | '%' | 'ratio' | 'commands' | 'bytes';
 
@@ -17,6 +18,8 @@ export interface ScenarioResult {
   title: string;
   figures: Figure[];
   notes: string[];
+  /** What one event cost each process, and PostgreSQL, in the scenario's phases (service and baseline). */
+  costs?: Array<{ label: string; cost: CostPerEvent }>;
 }
 
 export interface Scenario {
@@ -25,5 +28,7 @@ export interface Scenario {
   run(bench: BenchContext): Promise<ScenarioResult>;
 }
 
-export const atLeast = (value: number | null, limit: number, text: string): Figure['target'] => ({ text, holds: value === null ? null : value >= limit });
-export const atMost = (value: number | null, limit: number, text: string): Figure['target'] => ({ text, holds: value === null ? null : value <= limit });
+/** Held when `value` is at least `limit`, the pass line being the target itself; not measured when there is no value. */
+export const atLeast = (value: number | null, limit: number, text: string): Figure['target'] => ({ text, holds: value === null || !Number.isFinite(value) ? null : value >= limit });
+/** Held when `value` is at most `limit`; not measured when there is no value. */
+export const atMost = (value: number | null, limit: number, text: string): Figure['target'] => ({ text, holds: value === null || !Number.isFinite(value) ? null : value <= limit });

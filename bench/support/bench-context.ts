@@ -93,7 +93,11 @@ export class BenchContext {
    * run for a while (through every ingest in `ingestUrls`; the workers share the queue).
    */
   async warmUp(ingestUrls: string[] = [this.ingest.url]): Promise<void> {
-    const target = this.service(ingestUrls);
+    await this.warm(this.service(ingestUrls));
+  }
+
+  /** The warm-up itself, for the service's processes and the baseline's alike: the same requests, the same sizes. */
+  private async warm(target: ServiceTarget): Promise<void> {
     // Event ids must be new each time: a repeated id is a duplicate, never delivered again.
     const tag = `warm${++this.warmUps}`;
     const single = await this.load.run({
@@ -138,7 +142,11 @@ export class BenchContext {
 
   async baselineTarget(processes: number): Promise<ServiceTarget> {
     const urls = await this.baseline.use(processes);
-    return { label: `baseline ×${processes}`, urls, processes: this.baseline.processes(), eventPath: '/events', batchPath: '/events/batch', headers: {}, accounts: this.baseline.accounts };
+    const target = { label: `baseline ×${processes}`, urls, processes: this.baseline.processes(), eventPath: '/events', batchPath: '/events/batch', headers: this.baseline.headers, accounts: this.baseline.accounts };
+    // Measured warm, as the service is: each process it has not warmed yet gets the service's warm-up first.
+    const fresh = this.baseline.takeUnwarmed();
+    if (fresh.length) await this.warm({ ...target, urls: fresh });
+    return target;
   }
 
   /** Replaces the worker, e.g. with other settings; the old one is stopped first. */

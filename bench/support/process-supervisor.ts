@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { within } from '@app/runtime/async/within';
+import { procCpuMs } from './proc-cpu';
 
 export interface SupervisedProcess {
   name: string;
@@ -58,7 +59,7 @@ export class ProcessSupervisor {
       child,
       output: () => output,
       rss: () => readRss(child.pid),
-      cpuMs: () => readCpuMs(child.pid),
+      cpuMs: () => procCpuMs(child.pid),
       stop: async (limitMs = 10_000) => {
         if (child.exitCode !== null || child.signalCode !== null) return;
         child.kill('SIGTERM');
@@ -91,20 +92,6 @@ export class ProcessSupervisor {
         process.stderr.write(`bench: cleanup "${cleanup.name}" failed: ${error instanceof Error ? error.message : String(error)}\n`);
       }
     }
-  }
-}
-
-/** Linux reports CPU times in clock ticks of 1/100 s (USER_HZ) on every common architecture. */
-const TICK_MS = 10;
-
-function readCpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return null;
   }
 }
 

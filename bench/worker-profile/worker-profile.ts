@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 import { DeliveryQueues, loadEnvironment, type DeliveryJobData } from '@app/runtime';
 import { PERMISSION_KEYS } from '@app/payloads';
+import { backendCpuMs, backendDeltaMs, procCpuMs } from '../support/proc-cpu';
 
 /**
  * The delivery worker alone, as deployed: `node dist/bench/worker-profile/worker-profile.js
@@ -59,28 +59,10 @@ const databaseUrl = `postgres://postgres@127.0.0.1:5432/${database}`;
 const prefix = `wpbench${process.pid}`;
 const port = 39_000 + (process.pid % 1000);
 const workerPort = port + 1000;
-const CLOCK_TICK_MS = 10;
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
-}
-
+const cpuMs = (pid: number): number => procCpuMs(pid) ?? 0;
 /** CPU ms of every PostgreSQL backend serving the bench database, by pid (backends come and go with the pools). */
-async function backendCpu(db: Client): Promise<Map<number, number>> {
-  const { rows } = await db.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [database]);
-  const cpu = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      cpu.set(pid, cpuMs(pid));
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return cpu;
-}
+const backendCpu = (db: Client): Promise<Map<number, number>> => backendCpuMs(db, database);
 
 /** Calls per Redis command from INFO commandstats (server-wide: other users of this Redis count too). */
 async function redisCommandCalls(redis: Redis): Promise<Map<string, number>> {
@@ -235,8 +217,7 @@ async function main(): Promise<void> {
     .filter(([, perDelivery]) => perDelivery >= 0.05)
     .sort((a, b) => b[1] - a[1]);
   stats.disconnect();
-  let pgCpu = 0;
-  for (const [pid, ms] of await backendCpu(db)) pgCpu += ms - (pgStart.get(pid) ?? 0);
+  const pgCpu = backendDeltaMs(pgStart, await backendCpu(db));
   const seconds = (finished - started) / 1000;
   const attempts = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM delivery_attempts`)).rows[0].n);
   process.stdout.write(

@@ -1,0 +1,135 @@
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+import { backendCpuMs, backendDeltaMs } from './proc-cpu';
+import type { SupervisedProcess } from './process-supervisor';
+
+/** Every counter the cost of a phase is read from, at one moment. */
+export interface CostReading {
+  /** CPU ms of each process of the pipeline measured (ingest, worker, or the baseline's), in order. */
+  processMs: Array<{ name: string; ms: number }>;
+  /** CPU ms of each PostgreSQL process serving the bench database, by pid. */
+  backendMs: Map<number, number>;
+  /** The Redis server's CPU (INFO cpu: user + system), in ms. */
+  redisMs: number;
+  /** Transactions committed or rolled back in the bench database (pg_stat_database). */
+  transactions: number;
+  /** Rows inserted, updated or deleted in the bench database (pg_stat_database). */
+  rowsWritten: number;
+  /** The cluster's WAL position (pg_current_wal_lsn), in bytes. */
+  walBytes: number;
+}
+
+/** What one event cost over a phase, per process and in PostgreSQL. */
+export interface CostPerEvent {
+  events: number;
+  /** CPU µs per event of each pipeline process, those of one kind (ingest#2, ingest#5 → ingest) summed. */
+  processes: Array<{ name: string; us: number }>;
+  postgresUs: number;
+  redisUs: number;
+  /** Every process above together. */
+  totalUs: number;
+  transactions: number;
+  rowsWritten: number;
+  walBytes: number;
+}
+
+/** `ingest#2` → `ingest`, `delivery-worker#3` → `worker`, `baseline#1` → `baseline`. */
+export function processKind(name: string): string {
+  const kind = name.split('#')[0] ?? name;
+  return kind === 'delivery-worker' ? 'worker' : kind;
+}
+
+/** The arithmetic: each counter's change over the phase divided by its events; exported for its unit test. */
+export function costPerEvent(before: CostReading, after: CostReading, events: number): CostPerEvent {
+  const per = Math.max(1, events);
+  const kinds = new Map<string, number>();
+  for (const { name, ms } of after.processMs) {
+    const start = before.processMs.find((entry) => entry.name === name)?.ms ?? 0;
+    kinds.set(processKind(name), (kinds.get(processKind(name)) ?? 0) + Math.max(0, ms - start));
+  }
+  const processes = [...kinds].map(([name, ms]) => ({ name, us: (ms * 1000) / per }));
+  const postgresUs = (backendDeltaMs(before.backendMs, after.backendMs) * 1000) / per;
+  const redisUs = (Math.max(0, after.redisMs - before.redisMs) * 1000) / per;
+  return {
+    events,
+    processes,
+    postgresUs,
+    redisUs,
+    totalUs: processes.reduce((sum, entry) => sum + entry.us, 0) + postgresUs + redisUs,
+    transactions: (after.transactions - before.transactions) / per,
+    rowsWritten: (after.rowsWritten - before.rowsWritten) / per,
+    walBytes: (after.walBytes - before.walBytes) / per,
+  };
+}
+
+/** used_cpu_user + used_cpu_sys of `INFO cpu`, in ms; exported for its unit test. */
+export function redisCpuMs(info: string): number {
+  const seconds = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000;
+}
+
+/** Where the counters are: the bench database (read from the server's `postgres` database) and Redis. */
+export interface CostSources {
+  databaseUrl: string;
+  redisUrl: string;
+}
+
+/**
+ * A backend sends its transaction and row counts to pg_stat_database when it goes idle, but not twice
+ * within a second: one that sent them less than a second before waits PGSTAT_IDLE_INTERVAL (10 s,
+ * PostgreSQL 15) to send the rest. The counters are read this long after the CPU, so a phase's last
+ * statements count in it and earlier ones (warm-up, the previous phase) do not.
+ */
+export const STATS_FLUSH_MS = 10_500;
+
+async function read(sources: CostSources, processes: readonly SupervisedProcess[]): Promise<CostReading> {
+  const server = new URL(sources.databaseUrl);
+  const database = decodeURIComponent(server.pathname.slice(1));
+  server.pathname = '/postgres';
+  const db = new Client({ connectionString: server.toString() });
+  const redis = new Redis(sources.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  try {
+    await Promise.all([db.connect(), redis.connect()]);
+    const processMs = processes.map((entry) => ({ name: entry.name, ms: entry.cpuMs() ?? 0 }));
+    const [backendMs, info, wal] = await Promise.all([
+      backendCpuMs(db, database),
+      redis.info('cpu'),
+      db.query<{ wal: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal`),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, STATS_FLUSH_MS));
+    const stats = await db.query<{ transactions: string; rows: string }>(
+      `SELECT xact_commit + xact_rollback AS transactions, tup_inserted + tup_updated + tup_deleted AS rows FROM pg_stat_database WHERE datname = $1`,
+      [database],
+    );
+    const row = stats.rows[0];
+    return {
+      processMs,
+      backendMs,
+      redisMs: redisCpuMs(info),
+      transactions: Number(row?.transactions ?? 0),
+      rowsWritten: Number(row?.rows ?? 0),
+      walBytes: Number(wal.rows[0]?.wal ?? 0),
+    };
+  } finally {
+    redis.disconnect();
+    await db.end();
+  }
+}
+
+/**
+ * Starts counting the cost of a phase; `stop(events)` answers it per event. PostgreSQL and Redis
+ * figures are the bench database's and the Redis server's: see docs/benchmarks-method.md for what
+ * they include.
+ */
+export async function startCost(sources: CostSources, processes: readonly SupervisedProcess[]): Promise<{ stop(events: number): Promise<CostPerEvent> }> {
+  const before = await read(sources, processes);
+  return { stop: async (events) => costPerEvent(before, await read(sources, processes), events) };
+}
+
+const us = (value: number): string => Math.round(value).toLocaleString('en-US');
+
+/** One line: `ingest 300 + worker 700 + PostgreSQL 400 + Redis 90 = 1,490 µs; 1.02 transactions, …`. */
+export function costText(cost: CostPerEvent): string {
+  const parts = [...cost.processes.map((entry) => `${entry.name} ${us(entry.us)}`), `PostgreSQL ${us(cost.postgresUs)}`, `Redis ${us(cost.redisUs)}`];
+  return `${parts.join(' + ')} = ${us(cost.totalUs)} µs; ${cost.transactions.toFixed(2)} transactions, ${cost.rowsWritten.toFixed(2)} rows written, ${us(cost.walBytes)} WAL bytes`;
+}
