@@ -1,3 +1,4 @@
+import { Agent, fetch, type RequestInit } from 'undici';
 import { useConfigApiAndIngest } from './support/config-api-and-ingest';
 import { INGEST_HEADERS } from './support/fixtures';
 import { signedOpenApiCall } from './support/open-api-client';
@@ -9,12 +10,22 @@ import { signedOpenApiCall } from './support/open-api-client';
  */
 const suite = useConfigApiAndIngest();
 
+/**
+ * The apps run in this test's own process, so a busy machine can stall the event loop for seconds. A
+ * pooled connection left idle past the server's keep-alive time (5 s) can then be closed by the server
+ * just as the client sends a request on it, which fetch reports as ECONNRESET: a race of the test's
+ * client, not of the routes under test. The client gives up its idle connections after 500 ms, far
+ * from the server's 5 s.
+ */
+const client = new Agent({ keepAliveTimeout: 500, keepAliveMaxTimeout: 500 });
+afterAll(() => client.close());
+
 /** Series that appear as the runtime first does something: garbage collections by V8's four kinds. */
 const RUNTIME_SERIES = /^nodejs_gc_duration_seconds/;
 
 /** Every series of a /metrics answer (name and labels, not the value). */
 async function seriesOf(url: string): Promise<Set<string>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await (await fetch(`${url}/metrics`, { dispatcher: client })).text();
   return new Set(
     text
       .split('\n')
@@ -36,7 +47,7 @@ function caseVariant(word: string, n: number): string {
 async function sendVariants(base: string, paths: (n: number) => string, from: number, count: number, init: RequestInit = {}): Promise<number[]> {
   const statuses: number[] = [];
   for (let start = from; start < from + count; start += 50) {
-    const batch = Array.from({ length: Math.min(50, from + count - start) }, (_, offset) => fetch(`${base}${paths(start + offset)}`, init));
+    const batch = Array.from({ length: Math.min(50, from + count - start) }, (_, offset) => fetch(`${base}${paths(start + offset)}`, { ...init, dispatcher: client }));
     for (const response of await Promise.all(batch)) {
       statuses.push(response.status);
       await response.arrayBuffer();
