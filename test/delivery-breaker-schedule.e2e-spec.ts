@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { endpointKeyOf, listOpenEndpoints, readEndpointState, REDIS } from '@app/runtime';
+import { endpointKeyOf, listOpenEndpoints, readEndpointState, REDIS, RedisKeys } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
@@ -11,6 +11,7 @@ import { waitFor } from './support/wait-for';
 import { attemptRows, eventRows, useOwnRedisPrefix } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('breaker-schedule');
+const KEYS = new RedisKeys(PREFIX);
 jest.setTimeout(90_000);
 
 const CIRCUIT_OPEN = /^circuit open until \S+Z after \d+ consecutive failures: HTTP 503: server error$/;
@@ -101,10 +102,10 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     // The breaker opened after 3 failures, with at most 2 more calls in flight.
     expect(target.requests.length).toBeLessThanOrEqual(5);
     const redis = worker.app.get<Redis>(REDIS);
-    expect((await readEndpointState(redis, PREFIX, account.id, target.url)).state).toBe('open');
+    expect((await readEndpointState(redis, KEYS, account.id, target.url)).state).toBe('open');
     // Operators see it among the open endpoints, and in the worker's gauge.
     const endpoint = endpointKeyOf(account.id, target.url);
-    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).toContain(endpoint);
+    expect((await listOpenEndpoints(redis, KEYS)).map((item) => item.endpoint)).toContain(endpoint);
     const metrics = await (await fetch(`${worker.url}/metrics`)).text();
     expect(Number(/^callbacks_endpoints_breaker_open (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
 
@@ -124,8 +125,8 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     for (const row of delivered) expect(row).toMatchObject({ series: 1, attempts: 5 });
     const deliveredIds = new Set(target.requests.map((request) => request.headers['webhook-id']));
     for (const eventId of eventIds) expect(deliveredIds.has(eventId)).toBe(true);
-    expect((await readEndpointState(redis, PREFIX, account.id, target.url)).state).toBe('closed');
-    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).not.toContain(endpoint);
+    expect((await readEndpointState(redis, KEYS, account.id, target.url)).state).toBe('closed');
+    expect((await listOpenEndpoints(redis, KEYS)).map((item) => item.endpoint)).not.toContain(endpoint);
   });
 
   it('makes the first call of a single manual redelivery even while the breaker is open', async () => {
@@ -135,7 +136,7 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     const eventIds = await ingestEvents(account.id, 4);
     await waitFor('every event to end after its schedule', () => finalStatuses(eventIds), { timeoutMs: 30_000 });
     const redis = worker.app.get<Redis>(REDIS);
-    expect((await readEndpointState(redis, PREFIX, account.id, target.url)).state).toBe('open');
+    expect((await readEndpointState(redis, KEYS, account.id, target.url)).state).toBe('open');
 
     // Still failing: the redelivery's first call is made anyway (and fails); its later attempts are skipped.
     const [eventId] = eventIds;

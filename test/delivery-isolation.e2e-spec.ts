@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { deliveryJobId, endpointKeyOf, type EndpointState, readEndpointState, REDIS } from '@app/runtime';
+import { deliveryJobId, endpointKeyOf, type EndpointState, readEndpointState, REDIS, RedisKeys } from '@app/runtime';
 import { acquireEndpointLease, releaseEndpointLease } from '../apps/delivery-worker/src/delivery/admission/lease-scripts';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryRunner } from '../apps/delivery-worker/src/delivery/delivery-runner.service';
@@ -22,6 +22,7 @@ import {
 } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('delivery-isolation');
+const KEYS = new RedisKeys(PREFIX);
 // The e2e project's testTimeout is not applied per project; these tests wait on real retries and cooldowns.
 jest.setTimeout(60_000);
 
@@ -108,13 +109,13 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
 
     const redis = worker.app.get<Redis>(REDIS);
     const opened = await waitFor('the dead endpoint breaker to open', async () => {
-      const state = await readEndpointState(redis, PREFIX, deadAccount, dead.url);
+      const state = await readEndpointState(redis, KEYS, deadAccount, dead.url);
       return state.state === 'open' ? state : undefined;
     });
     expect(opened.consecutive_failures).toBeGreaterThanOrEqual(3);
     expect(opened.last_error).toBe('time-out: no answer within 1000 ms');
     expect(Date.parse(opened.retry_at ?? '')).toBeGreaterThan(Date.parse(opened.opened_at ?? ''));
-    expect(await readEndpointState(redis, PREFIX, healthyAccount, healthy.url)).toMatchObject({ state: 'closed', consecutive_failures: 0 });
+    expect(await readEndpointState(redis, KEYS, healthyAccount, healthy.url)).toMatchObject({ state: 'closed', consecutive_failures: 0 });
 
     // Attempts falling due while the breaker is open fail without a call and say why (CONTRACT §5).
     await waitFor('an event to record an attempt skipped by the open breaker', async () =>
@@ -127,7 +128,7 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     await waitFor(
       'a half-open probe, then the breaker open again',
       async () => {
-        const { state } = await readEndpointState(redis, PREFIX, deadAccount, dead.url);
+        const { state } = await readEndpointState(redis, KEYS, deadAccount, dead.url);
         if (state === 'half_open') seen.add(state);
         return seen.has('half_open') && state === 'open';
       },
@@ -143,7 +144,7 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
       async () => (await statuses(deadEvents)).every((status) => status === 'delivered' || status === 'failed'),
       { timeoutMs: 30_000 },
     );
-    expect(await readEndpointState(redis, PREFIX, deadAccount, dead.url)).toMatchObject({ state: 'closed', consecutive_failures: 0, retry_at: null });
+    expect(await readEndpointState(redis, KEYS, deadAccount, dead.url)).toMatchObject({ state: 'closed', consecutive_failures: 0, retry_at: null });
     const rows = await eventRows(worker.app, deadEvents.map((event) => event.eventId));
     for (const row of rows.filter((candidate) => candidate.status === 'failed')) expect(row.attempts).toBe(13);
     expect(dead.requests.length).toBeLessThan(rows.reduce((sum, row) => sum + row.attempts, 0));
@@ -197,9 +198,9 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     // Short lease and cooldown, yet long enough that the commands checking them before they end are not
     // a race against the machine's speed; their end is waited for on Redis's clock, which measures them.
     const SHORT_MS = 1_500;
-    const lease = (id: string, ttlMs = 60_000) => acquireEndpointLease(redis, PREFIX, endpoint, { id, ttlMs, limit: 2 });
+    const lease = (id: string, ttlMs = 60_000) => acquireEndpointLease(redis, KEYS, endpoint, { id, ttlMs, limit: 2 });
     const release = (leaseId: string, signal: 'success' | 'failure' | 'neutral') =>
-      releaseEndpointLease(redis, PREFIX, endpoint, { leaseId, signal, failureThreshold: 2, cooldownMs: SHORT_MS, error: `${signal} of ${leaseId}` });
+      releaseEndpointLease(redis, KEYS, endpoint, { leaseId, signal, failureThreshold: 2, cooldownMs: SHORT_MS, error: `${signal} of ${leaseId}` });
 
     // Two slots: the third caller is busy until a lease is released or expires.
     const short = await lease('a', SHORT_MS);
@@ -212,12 +213,12 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     // Failures below the threshold only count; a success resets the count.
     expect(await release('b', 'failure')).toMatchObject({ change: 'counted', consecutiveFailures: 1 });
     expect(await release('c', 'success')).toMatchObject({ change: 'unchanged' });
-    expect(await readEndpointState(redis, PREFIX, accountId, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, last_error: 'failure of b' });
+    expect(await readEndpointState(redis, KEYS, accountId, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, last_error: 'failure of b' });
     for (const id of ['d', 'e']) expect((await lease(id)).verdict).toBe('acquired');
     expect(await release('d', 'failure')).toMatchObject({ change: 'counted' });
     const opened = await release('e', 'failure');
     expect(opened).toMatchObject({ change: 'opened', consecutiveFailures: 2 });
-    expect(await readEndpointState(redis, PREFIX, accountId, url)).toMatchObject({ state: 'open', consecutive_failures: 2, last_error: 'failure of e' });
+    expect(await readEndpointState(redis, KEYS, accountId, url)).toMatchObject({ state: 'open', consecutive_failures: 2, last_error: 'failure of e' });
 
     // Open: nobody gets through until the cooldown ends; then exactly one probe.
     const refused = await lease('f');
@@ -227,7 +228,7 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     await untilRedisPasses(redis, refused.until, 'the cooldown');
     expect((await lease('probe-1')).verdict).toBe('probe');
     expect((await lease('g')).verdict).toBe('probing');
-    expect((await readEndpointState(redis, PREFIX, accountId, url)).state).toBe('half_open');
+    expect((await readEndpointState(redis, KEYS, accountId, url)).state).toBe('half_open');
 
     // A probe that learnt nothing hands over; a failed probe re-opens; a successful one closes.
     expect(await release('probe-1', 'neutral')).toMatchObject({ change: 'unchanged' });
@@ -238,7 +239,7 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     await untilRedisPasses(redis, reopened.until, 'the second cooldown');
     expect((await lease('probe-3')).verdict).toBe('probe');
     expect(await release('probe-3', 'success')).toMatchObject({ change: 'closed' });
-    expect(await readEndpointState(redis, PREFIX, accountId, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, opened_at: null, retry_at: null });
+    expect(await readEndpointState(redis, KEYS, accountId, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, opened_at: null, retry_at: null });
     expect((await lease('i')).verdict).toBe('acquired');
   });
 });

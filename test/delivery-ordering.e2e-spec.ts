@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { publishSettingsChanged, REDIS } from '@app/runtime';
+import { publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
@@ -10,6 +10,7 @@ import { waitFor } from './support/wait-for';
 import { eventRows, type NewTestEvent, sendEvents, spawnWorker, useOwnRedisPrefix, type WorkerProcess } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('delivery-ordering');
+const KEYS = new RedisKeys(PREFIX);
 // Worker processes (ts-node) start here, and a killed worker's jobs wait for their lock to lapse.
 jest.setTimeout(150_000);
 
@@ -62,7 +63,7 @@ describe('ordering by subject', () => {
     await setCallbackSettings(configApi.app, account.id, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
     // The delivery option written as the settings code writes it: the row, its version, a notice.
     await configApi.app.get(DataSource).query(`UPDATE callback_settings SET delivery_ordering = 'subject', version = version + 1 WHERE account_id = $1`, [account.id]);
-    await publishSettingsChanged(configApi.app.get<Redis>(REDIS), PREFIX, account.id);
+    await publishSettingsChanged(configApi.app.get<Redis>(REDIS), KEYS, account.id);
     return account.id;
   }
 

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { endpointKeyOf, readEndpointPace, REDIS } from '@app/runtime';
+import { endpointKeyOf, readEndpointPace, REDIS, RedisKeys } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
@@ -9,6 +9,7 @@ import { waitFor } from './support/wait-for';
 import { customerEvents, eventRows, sendEvents, type StoredTestEvent, useOwnRedisPrefix } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('delivery-pace');
+const KEYS = new RedisKeys(PREFIX);
 jest.setTimeout(120_000);
 
 /** CONTRACT §9: max_per_second across all workers, and the slower pace a 429/503 imposes. */
@@ -88,7 +89,7 @@ describe('endpoint pace', () => {
     expect(rows[0]).toMatchObject({ status: 'delivered', attempts: 2 });
     for (const row of rows.slice(1)) expect(row).toMatchObject({ status: 'delivered', attempts: 1 });
     // The pace came down from the unpaced start (100 a second) and is recovering additively.
-    const pace = await readEndpointPace(workers[0].app.get<Redis>(REDIS), PREFIX, endpointKeyOf(accountId, target.url), null);
+    const pace = await readEndpointPace(workers[0].app.get<Redis>(REDIS), KEYS, endpointKeyOf(accountId, target.url), null);
     expect(pace).not.toBeNull();
     expect(pace ?? 0).toBeGreaterThanOrEqual(50);
     expect(pace ?? 100).toBeLessThan(60);

@@ -6,11 +6,12 @@ import { waitFor } from './support/wait-for';
 import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('endpoint-admission');
+const KEYS = new RedisKeys(PREFIX);
 
 /** `count` workers' admissions sharing one Redis connection, each endpoint with `endpointConcurrency` slots. */
 function workers(redis: Redis, count: number, endpointConcurrency: number): EndpointAdmission[] {
   const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: String(endpointConcurrency) });
-  return Array.from({ length: count }, () => new EndpointAdmission(redis, environment));
+  return Array.from({ length: count }, () => new EndpointAdmission(redis, environment, KEYS));
 }
 
 /** Its own connection to the same real Redis, counting the endpoint acquire scripts (the only ones with seven keys). */
@@ -42,7 +43,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
 
   beforeAll(() => {
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    admission = new EndpointAdmission(redis, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' }));
+    admission = new EndpointAdmission(redis, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' }), KEYS);
   });
 
   afterEach(() => {
@@ -77,7 +78,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
 
   it('lets no more jobs ask Redis at once than the endpoint has slots: a burst waits here for the leases coming back', async () => {
     const { redis: counted, acquires } = countingAcquires();
-    const burst = new EndpointAdmission(counted, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '2' }));
+    const burst = new EndpointAdmission(counted, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '2' }), KEYS);
     try {
       const call = { endpointKey: 'http://burst.example|1|aaaa', force: false, maxPerSecond: null };
       const kinds = await Promise.all(
@@ -102,15 +103,15 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   it("gives a lease back to Redis, instead of passing it to its own waiting job, while it holds more than its share of an endpoint another worker wants; the other worker's poll takes it", async () => {
     const counted = countingAcquires();
     const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '3' });
-    const first = new EndpointAdmission(counted.redis, environment);
+    const first = new EndpointAdmission(counted.redis, environment, KEYS);
     const [second, third] = workers(redis, 2, 3);
     const call = { endpointKey: 'http://two-workers.example|1|aaaa', force: false, maxPerSecond: null };
-    const leases = new RedisKeys(PREFIX).endpoint('leases', call.endpointKey);
+    const leases = KEYS.leases(call.endpointKey);
     try {
       const [a1, a2, b1] = [await first.acquire(call), await first.acquire(call), await second.acquire(call)];
       // The endpoint is full. A third worker, holding none of it, is refused, marked as wanting it, and polls.
       const polled = third.acquire(call);
-      await waitFor('the third worker marked as wanting the endpoint', async () => (await redis.zcard(new RedisKeys(PREFIX).endpoint('wanting', call.endpointKey))) > 0);
+      await waitFor('the third worker marked as wanting the endpoint', async () => (await redis.zcard(KEYS.wanting(call.endpointKey))) > 0);
       // The first worker's next job is refused too, and learns its share: 3 slots / 2 workers wanting = 1. It waits here.
       let waiterGot: string | null = null;
       const waiter = first.acquire(call).then((answer) => {
@@ -139,7 +140,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   it('asks Redis again for the slots other workers give back while it holds fewer than its share, instead of letting its jobs all wait on its own lease', async () => {
     const counted = countingAcquires();
     const [other] = workers(redis, 1, 3);
-    const mine = new EndpointAdmission(counted.redis, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '3' }));
+    const mine = new EndpointAdmission(counted.redis, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '3' }), KEYS);
     const call = { endpointKey: 'http://given-back.example|1|aaaa', force: false, maxPerSecond: null };
     try {
       const otherLeases = [await other.acquire(call), await other.acquire(call)];
@@ -176,8 +177,8 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   it("polls for a slot other workers hold instead of going back at once, but not when their calls look stuck", async () => {
     const counted = countingAcquires();
     const environment = loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' });
-    const holder = new EndpointAdmission(counted.redis, environment);
-    const asker = new EndpointAdmission(counted.redis, environment);
+    const holder = new EndpointAdmission(counted.redis, environment, KEYS);
+    const asker = new EndpointAdmission(counted.redis, environment, KEYS);
     const call = { endpointKey: 'http://held-elsewhere.example|1|aaaa', force: false, maxPerSecond: null };
     try {
       const held = await holder.acquire(call);
@@ -203,7 +204,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
   });
 
   it("expects an endpoint it has not timed yet to answer like the process's other endpoints: a first burst waits here instead of going back", async () => {
-    const timed = new EndpointAdmission(redis, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' }));
+    const timed = new EndpointAdmission(redis, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '1' }), KEYS);
     try {
       // Calls to another endpoint took 2 ms each.
       const known = { endpointKey: 'http://timed.example|1|aaaa', force: false, maxPerSecond: null };
@@ -265,7 +266,7 @@ describe('EndpointAdmission, jobs waiting for a lease', () => {
 
   it("answers from memory while an endpoint's breaker is open: of ten jobs only the two its slots let ask go to Redis, and none is sent back as busy", async () => {
     const { redis: counted, acquires } = countingAcquires();
-    const breaking = new EndpointAdmission(counted, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '2', BREAKER_FAILURE_THRESHOLD: '1' }));
+    const breaking = new EndpointAdmission(counted, loadEnvironment({ ...process.env, ENDPOINT_CONCURRENCY: '2', BREAKER_FAILURE_THRESHOLD: '1' }), KEYS);
     try {
       const call = { endpointKey: 'http://opens.example|1|aaaa', force: false, maxPerSecond: null };
       const first = await breaking.acquire(call);

@@ -6,6 +6,7 @@ import { redisNowMs, untilRedisPasses } from './support/redis-clock';
 import { deleteKeysUnder, useOwnRedisPrefix } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('endpoint-state');
+const KEYS = new RedisKeys(PREFIX);
 
 describe('endpoint state in Redis: the open-endpoint index and forced calls', () => {
   let redis: Redis;
@@ -22,35 +23,35 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
   /** Opens the breaker of `endpoint` the way a worker does: two failed calls with a threshold of 2. */
   async function open(endpoint: string, cooldownMs = 60_000): Promise<void> {
     for (const id of ['x', 'y']) {
-      expect((await acquireEndpointLease(redis, PREFIX, endpoint, { id: `${endpoint}-${id}`, ttlMs: 5000, limit: 5 })).verdict).toBe('acquired');
+      expect((await acquireEndpointLease(redis, KEYS, endpoint, { id: `${endpoint}-${id}`, ttlMs: 5000, limit: 5 })).verdict).toBe('acquired');
     }
     for (const id of ['x', 'y']) {
-      const answer = await releaseEndpointLease(redis, PREFIX, endpoint, {
+      const answer = await releaseEndpointLease(redis, KEYS, endpoint, {
         leaseId: `${endpoint}-${id}`,
         signal: 'failure',
         failureThreshold: 2,
         cooldownMs,
         error: `HTTP 503 from ${endpoint}`,
       });
-      await indexBreakerChange(redis, PREFIX, endpoint, answer.change);
+      await indexBreakerChange(redis, KEYS, endpoint, answer.change);
     }
   }
 
   it('lists endpoints whose breaker is open, newest first, and drops members whose breaker closed or vanished', async () => {
-    expect(await listOpenEndpoints(redis, PREFIX)).toEqual([]);
+    expect(await listOpenEndpoints(redis, KEYS)).toEqual([]);
     await open('http://first.example');
     // The index orders by the time of opening: the second opens a millisecond later on Redis's clock.
     await untilRedisPasses(redis, await redisNowMs(redis), 'the first opening’s millisecond');
     await open('http://second.example');
 
-    const listed = await listOpenEndpoints(redis, PREFIX);
+    const listed = await listOpenEndpoints(redis, KEYS);
     expect(listed.map((item) => item.endpoint)).toEqual(['http://second.example', 'http://first.example']);
     expect(listed[0].breaker).toMatchObject({ state: 'open', consecutive_failures: 2, last_error: 'HTTP 503 from http://second.example' });
-    expect(await listOpenEndpoints(redis, PREFIX, 1)).toHaveLength(1);
+    expect(await listOpenEndpoints(redis, KEYS, 1)).toHaveLength(1);
 
     // A success closes the first breaker: the worker removes it from the index.
-    expect((await acquireEndpointLease(redis, PREFIX, 'http://first.example', { id: 'p', ttlMs: 5000, limit: 5, force: true })).verdict).toBe('acquired');
-    const closed = await releaseEndpointLease(redis, PREFIX, 'http://first.example', {
+    expect((await acquireEndpointLease(redis, KEYS, 'http://first.example', { id: 'p', ttlMs: 5000, limit: 5, force: true })).verdict).toBe('acquired');
+    const closed = await releaseEndpointLease(redis, KEYS, 'http://first.example', {
       leaseId: 'p',
       signal: 'success',
       failureThreshold: 2,
@@ -58,27 +59,27 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
       error: null,
     });
     expect(closed.change).toBe('closed');
-    await indexBreakerChange(redis, PREFIX, 'http://first.example', closed.change);
-    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).toEqual(['http://second.example']);
+    await indexBreakerChange(redis, KEYS, 'http://first.example', closed.change);
+    expect((await listOpenEndpoints(redis, KEYS)).map((item) => item.endpoint)).toEqual(['http://second.example']);
 
     // A member whose breaker hash is gone (expired, or Redis lost it) is dropped from the index when listed.
     const keys = new RedisKeys(PREFIX);
     await redis.sadd(keys.openEndpoints(), 'http://gone.example');
-    expect((await listOpenEndpoints(redis, PREFIX)).map((item) => item.endpoint)).toEqual(['http://second.example']);
+    expect((await listOpenEndpoints(redis, KEYS)).map((item) => item.endpoint)).toEqual(['http://second.example']);
     expect(await redis.sismember(keys.openEndpoints(), 'http://gone.example')).toBe(0);
   });
 
   it('lets a forced call (a manual redelivery) through an open breaker without turning it half open', async () => {
     const endpoint = 'http://forced.example';
     await open(endpoint);
-    expect((await acquireEndpointLease(redis, PREFIX, endpoint, { id: 'plain', ttlMs: 5000, limit: 1 })).verdict).toBe('open');
-    const forced = await acquireEndpointLease(redis, PREFIX, endpoint, { id: 'forced', ttlMs: 5000, limit: 1, force: true });
+    expect((await acquireEndpointLease(redis, KEYS, endpoint, { id: 'plain', ttlMs: 5000, limit: 1 })).verdict).toBe('open');
+    const forced = await acquireEndpointLease(redis, KEYS, endpoint, { id: 'forced', ttlMs: 5000, limit: 1, force: true });
     expect(forced.verdict).toBe('acquired');
-    expect(await redis.hget(new RedisKeys(PREFIX).endpoint('breaker', endpoint), 'state')).toBe('open');
+    expect(await redis.hget(KEYS.breaker(endpoint), 'state')).toBe('open');
     // The concurrency limit still holds for forced calls.
-    expect((await acquireEndpointLease(redis, PREFIX, endpoint, { id: 'forced-2', ttlMs: 5000, limit: 1, force: true })).verdict).toBe('busy');
+    expect((await acquireEndpointLease(redis, KEYS, endpoint, { id: 'forced-2', ttlMs: 5000, limit: 1, force: true })).verdict).toBe('busy');
     // A failed forced call leaves the breaker open (it only counts).
-    const failed = await releaseEndpointLease(redis, PREFIX, endpoint, {
+    const failed = await releaseEndpointLease(redis, KEYS, endpoint, {
       leaseId: 'forced',
       signal: 'failure',
       failureThreshold: 2,
@@ -86,20 +87,20 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
       error: 'still down',
     });
     expect(failed).toMatchObject({ change: 'counted', consecutiveFailures: 3 });
-    expect((await listOpenEndpoints(redis, PREFIX)).some((item) => item.endpoint === endpoint)).toBe(true);
+    expect((await listOpenEndpoints(redis, KEYS)).some((item) => item.endpoint === endpoint)).toBe(true);
   });
 
   it('halves the pace on a 503 while the breaker is closed, not on a refused probe, and climbs back by a quarter of the ceiling per second of successes', async () => {
     const endpoint = 'http://paced.example|1|aaaa';
     const call = async (id: string, signal: 'success' | 'failure', slow: boolean) => {
-      let acquired = await acquireEndpointLease(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 5 });
+      let acquired = await acquireEndpointLease(redis, KEYS, endpoint, { id, ttlMs: 5000, limit: 5 });
       // A paced endpoint: wait for the call's place, as a worker's job would.
       while (acquired.verdict === 'paced') {
         await new Promise((resolve) => setTimeout(resolve, Math.max(1, acquired.until - acquired.serverNow)));
-        acquired = await acquireEndpointLease(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 5 });
+        acquired = await acquireEndpointLease(redis, KEYS, endpoint, { id, ttlMs: 5000, limit: 5 });
       }
       expect(['acquired', 'probe']).toContain(acquired.verdict);
-      return releaseEndpointLease(redis, PREFIX, endpoint, {
+      return releaseEndpointLease(redis, KEYS, endpoint, {
         leaseId: id,
         signal,
         failureThreshold: 2,
@@ -111,23 +112,23 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     // Closed breaker: the 503 halves the unpaced start (100 a second).
     await call('first-503', 'failure', true);
     const firstCutBy = await redisNowMs(redis);
-    expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBe(50);
+    expect(await readEndpointPace(redis, KEYS, endpoint, null)).toBe(50);
     // A second 503 opens the breaker; it comes within the same second, so the pace is one signal and stays.
     expect((await call('second-503', 'failure', true)).change).toBe('opened');
-    expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBe(50);
+    expect(await readEndpointPace(redis, KEYS, endpoint, null)).toBe(50);
     // Past the cooldown and the once-a-second limit, the half-open probe is refused too: the breaker
     // reopens, the pace is left where it was.
     await untilRedisPasses(redis, firstCutBy + DECREASE_EVERY_MS, 'the once-a-second limit of pace cuts');
     expect((await call('probe-503', 'failure', true)).change).toBe('opened');
-    expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBe(50);
+    expect(await readEndpointPace(redis, KEYS, endpoint, null)).toBe(50);
     // Successes climb by 25 calls a second per second: each one by 25 / rate.
     await untilRedisPasses(redis, await redisNowMs(redis), 'the refused probe’s millisecond');
     expect((await call('probe-ok', 'success', false)).change).toBe('closed');
-    expect(await readEndpointPace(redis, PREFIX, endpoint, null)).toBeCloseTo(50.5, 6);
+    expect(await readEndpointPace(redis, KEYS, endpoint, null)).toBeCloseTo(50.5, 6);
     // From 50.5 to the ceiling: the rate's square grows by 2 × 25 per success, so about 150 calls
     // (a step of ceiling / 10 would take 373).
     let successes = 0;
-    while ((await readEndpointPace(redis, PREFIX, endpoint, null)) !== null && successes < 400) {
+    while ((await readEndpointPace(redis, KEYS, endpoint, null)) !== null && successes < 400) {
       successes += 1;
       await call(`ok-${successes}`, 'success', false);
     }
@@ -139,9 +140,9 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     const origin = 'http://shared-origin.example';
     const first = `${origin}|1|aaaa`;
     const second = `${origin}|2|bbbb`;
-    const take = (endpoint: string, id: string) => acquireEndpointLease(redis, PREFIX, endpoint, { id, ttlMs: 5000, limit: 10, originLimit: 4 });
+    const take = (endpoint: string, id: string) => acquireEndpointLease(redis, KEYS, endpoint, { id, ttlMs: 5000, limit: 10, originLimit: 4 });
     const give = (endpoint: string, leaseId: string) =>
-      releaseEndpointLease(redis, PREFIX, endpoint, { leaseId, signal: 'success', failureThreshold: 5, cooldownMs: 1000, error: null });
+      releaseEndpointLease(redis, KEYS, endpoint, { leaseId, signal: 'success', failureThreshold: 5, cooldownMs: 1000, error: null });
 
     // Alone at the origin, the first endpoint may use all of it, but not more.
     for (const id of ['f1', 'f2', 'f3', 'f4']) expect((await take(first, id)).verdict).toBe('acquired');
@@ -158,14 +159,14 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     await give(first, 'f2');
     expect((await take(second, 's2')).verdict).toBe('acquired');
     expect((await take(first, 'f7')).verdict).toBe('acquired');
-    expect(await redis.zcard(new RedisKeys(PREFIX).origin('leases', origin))).toBe(4);
+    expect(await redis.zcard(KEYS.originLeases(origin))).toBe(4);
   });
 
   it("shares an endpoint's slots between the workers that want it: one holding its share gets no more while another is refused", async () => {
     const endpoint = 'http://shared-endpoint.example|3|cccc';
-    const take = (worker: string, n: number) => acquireEndpointLease(redis, PREFIX, endpoint, { id: `${worker}:${n}`, ttlMs: 5000, limit: 4, worker });
+    const take = (worker: string, n: number) => acquireEndpointLease(redis, KEYS, endpoint, { id: `${worker}:${n}`, ttlMs: 5000, limit: 4, worker });
     const give = (worker: string, n: number) =>
-      releaseEndpointLease(redis, PREFIX, endpoint, { leaseId: `${worker}:${n}`, signal: 'success', failureThreshold: 5, cooldownMs: 1000, error: null });
+      releaseEndpointLease(redis, KEYS, endpoint, { leaseId: `${worker}:${n}`, signal: 'success', failureThreshold: 5, cooldownMs: 1000, error: null });
 
     // Worker a alone may hold every slot, and is told of no share.
     for (const n of [1, 2, 3, 4]) expect(await take('a', n)).toMatchObject({ verdict: 'acquired', workerShare: null });
@@ -182,9 +183,9 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     await give('a', 3);
     expect(await take('a', 6)).toMatchObject({ verdict: 'acquired', workerShare: null });
     expect(await take('b', 4)).toMatchObject({ verdict: 'busy' });
-    const holders = (await redis.zrange(new RedisKeys(PREFIX).endpoint('leases', endpoint), 0, -1)).map((id) => id.split(':')[0]).sort();
+    const holders = (await redis.zrange(KEYS.leases(endpoint), 0, -1)).map((id) => id.split(':')[0]).sort();
     expect(holders).toEqual(['a', 'a', 'b', 'b']);
     // Calls without a worker id (no sharing) still obey the endpoint's limit.
-    expect((await acquireEndpointLease(redis, PREFIX, endpoint, { id: 'anonymous', ttlMs: 5000, limit: 4 })).verdict).toBe('busy');
+    expect((await acquireEndpointLease(redis, KEYS, endpoint, { id: 'anonymous', ttlMs: 5000, limit: 4 })).verdict).toBe('busy');
   });
 });

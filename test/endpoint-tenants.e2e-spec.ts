@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { readEndpointState, REDIS } from '@app/runtime';
+import { readEndpointState, REDIS, RedisKeys } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
@@ -11,6 +11,7 @@ import { waitFor } from './support/wait-for';
 import { customerEvents, eventRows, sendEvents, type StoredTestEvent, useOwnRedisPrefix } from './support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('endpoint-tenants');
+const KEYS = new RedisKeys(PREFIX);
 jest.setTimeout(90_000);
 
 const events = customerEvents;
@@ -83,7 +84,7 @@ describe('endpoints of two accounts on one origin', () => {
     const redis = worker.app.get<Redis>(REDIS);
 
     await sendEvents(worker.app, failing, events(10));
-    await waitFor('the breaker of A to open', async () => (await readEndpointState(redis, PREFIX, failing, urlFor('/tenant-a-failing'))).state === 'open');
+    await waitFor('the breaker of A to open', async () => (await readEndpointState(redis, KEYS, failing, urlFor('/tenant-a-failing'))).state === 'open');
 
     const healthyEvents = await sendEvents(worker.app, healthy, events(10));
     await waitFor("every event of B to be delivered", async () => (await statuses(healthyEvents)).every((status) => status === 'delivered'));
@@ -92,8 +93,8 @@ describe('endpoints of two accounts on one origin', () => {
     for (const row of await eventRows(worker.app, healthyEvents.map((event) => event.eventId))) {
       expect(row).toMatchObject({ status: 'delivered', attempts: 1, last_error: null });
     }
-    expect(await readEndpointState(redis, PREFIX, healthy, urlFor('/tenant-b-healthy'))).toMatchObject({ state: 'closed', consecutive_failures: 0 });
-    expect((await readEndpointState(redis, PREFIX, failing, urlFor('/tenant-a-failing'))).state).toBe('open');
+    expect(await readEndpointState(redis, KEYS, healthy, urlFor('/tenant-b-healthy'))).toMatchObject({ state: 'closed', consecutive_failures: 0 });
+    expect((await readEndpointState(redis, KEYS, failing, urlFor('/tenant-a-failing'))).state).toBe('open');
 
     // The failure clock that disables an endpoint runs for A only.
     const clocks = await worker.app

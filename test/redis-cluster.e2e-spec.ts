@@ -92,7 +92,7 @@ it('delivers a settings notification published through the cluster to subscriber
   viaFactory.on('message', (_channel: string, message: string) => factoryReceived.push(message));
   try {
     await Promise.all([...perNode.map((subscriber) => subscriber.subscribe(channel)), viaFactory.subscribe(channel)]);
-    await publishSettingsChanged(configApi.app.get<RedisClient>(REDIS), namespace.redisPrefix, 4242);
+    await publishSettingsChanged(configApi.app.get<RedisClient>(REDIS), new RedisKeys(namespace.redisPrefix), 4242);
     await waitFor('every node and the cluster subscriber to hear the change', () =>
       received.every((messages) => messages.includes('4242')) && factoryReceived.includes('4242'),
     );
@@ -106,11 +106,11 @@ it('runs the endpoint breaker and lease scripts, whose two keys share one slot',
   const redis = configApi.app.get<Redis>(REDIS);
   const endpointKey = 'http://breaker.example:8080';
   const keys = new RedisKeys(namespace.redisPrefix);
-  expect(await redis.cluster('KEYSLOT', keys.endpoint('breaker', endpointKey))).toBe(await redis.cluster('KEYSLOT', keys.endpoint('leases', endpointKey)));
-  const slot = await acquireEndpointLease(redis, namespace.redisPrefix, endpointKey, { id: 'lease-1', ttlMs: 10_000, limit: 1 });
+  expect(await redis.cluster('KEYSLOT', keys.breaker(endpointKey))).toBe(await redis.cluster('KEYSLOT', keys.leases(endpointKey)));
+  const slot = await acquireEndpointLease(redis, keys, endpointKey, { id: 'lease-1', ttlMs: 10_000, limit: 1 });
   expect(slot.verdict).toBe('acquired');
-  expect((await acquireEndpointLease(redis, namespace.redisPrefix, endpointKey, { id: 'lease-2', ttlMs: 10_000, limit: 1 })).verdict).toBe('busy');
-  const released = await releaseEndpointLease(redis, namespace.redisPrefix, endpointKey, {
+  expect((await acquireEndpointLease(redis, keys, endpointKey, { id: 'lease-2', ttlMs: 10_000, limit: 1 })).verdict).toBe('busy');
+  const released = await releaseEndpointLease(redis, keys, endpointKey, {
     leaseId: 'lease-1',
     signal: 'failure',
     failureThreshold: 1,
@@ -118,11 +118,11 @@ it('runs the endpoint breaker and lease scripts, whose two keys share one slot',
     error: 'HTTP 500',
   });
   expect(released.change).toBe('opened');
-  expect((await acquireEndpointLease(redis, namespace.redisPrefix, endpointKey, { id: 'lease-3', ttlMs: 10_000, limit: 1 })).verdict).toBe('open');
+  expect((await acquireEndpointLease(redis, keys, endpointKey, { id: 'lease-3', ttlMs: 10_000, limit: 1 })).verdict).toBe('open');
 });
 
 it('counts the Open API rate limit on the cluster (rate-limiter-flexible on an ioredis Cluster)', async () => {
-  const limiter = new OpenApiRateLimiter(configApi.app.get<RedisClient>(REDIS), {
+  const limiter = new OpenApiRateLimiter(configApi.app.get<RedisClient>(REDIS), configApi.app.get(RedisKeys), {
     ...configApi.environment,
     openApi: { ...configApi.environment.openApi, rateLimitPerMinute: 2 },
   });

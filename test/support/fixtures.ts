@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { completePermissions, type Permissions, type PushContentType, SAMPLE_MESSAGES } from '@app/payloads';
-import { publishSettingsChanged, REDIS } from '@app/runtime';
+import { publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
 import type { RunningApp } from './apps';
 
 export const ADMIN_HEADERS = { authorization: `Bearer ${process.env.ADMIN_TOKEN ?? ''}`, 'content-type': 'application/json' };
@@ -64,7 +64,7 @@ export async function setCallbackSettings(
     [accountId, settings.pushUrl ?? null, settings.contentType ?? null, JSON.stringify(permissions)],
   );
   const redis = app.get<Redis>(REDIS);
-  await publishSettingsChanged(redis, process.env.REDIS_PREFIX ?? 'callbacks', accountId);
+  await publishSettingsChanged(redis, app.get(RedisKeys), accountId);
 }
 
 /**
@@ -75,6 +75,6 @@ export async function pacedAccount(configApi: RunningApp, app: INestApplication,
   const account = await createAccount(configApi);
   await setCallbackSettings(app, account.id, { pushUrl, contentType: 'JSON', permissions: 'all' });
   await app.get(DataSource).query('UPDATE callback_settings SET max_per_second = $2, version = version + 1 WHERE account_id = $1', [account.id, maxPerSecond]);
-  await publishSettingsChanged(app.get<Redis>(REDIS), process.env.REDIS_PREFIX ?? 'callbacks', account.id);
+  await publishSettingsChanged(app.get<Redis>(REDIS), app.get(RedisKeys), account.id);
   return account.id;
 }

@@ -11,6 +11,7 @@ import {
   publishSettingsChanged,
   REDIS,
   type RedisClient,
+  RedisKeys,
   waitForReady,
 } from '@app/runtime';
 import { childEnvironment } from './child-environment';
@@ -137,7 +138,7 @@ export async function attemptRows(app: INestApplication, eventId: string): Promi
 
 /** Announces a settings change on this file's prefix (the worker listens there). */
 export async function announceSettingsChange(app: INestApplication, accountId: number): Promise<void> {
-  await publishSettingsChanged(app.get<RedisClient>(REDIS), process.env.REDIS_PREFIX ?? 'callbacks', accountId);
+  await publishSettingsChanged(app.get<RedisClient>(REDIS), app.get(RedisKeys), accountId);
 }
 
 /**

@@ -32,7 +32,7 @@ export * from './async/within';
 export * from './async/batcher';
 export * from './collections/bounded-map';
 export * from './http/database-errors';
-export { accountIdOfEndpoint, breakerKey, endpointKeyOf, paceKey } from './endpoint/endpoint-keys';
+export { accountIdOfEndpoint, endpointKeyOf } from './endpoint/endpoint-keys';
 export * from './endpoint/endpoint-state';
 export * from './redis/redis-script';
 export * from './shutdown-deadline';

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { DeliveryOptions, DeliveryOptionsChange, DeliveryOrdering } from '@app/payloads';
 import type { CallbackSettings } from '@app/persistence';
-import { announceStoredSettingsChange, ENVIRONMENT, type Environment, REDIS } from '@app/runtime';
+import { announceStoredSettingsChange, REDIS, RedisKeys } from '@app/runtime';
 
 /** What an account without a settings row (or with the defaults) delivers with (CONTRACT §9). */
 export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { ordering: 'none', max_per_second: null };
@@ -37,7 +37,7 @@ export class DeliveryOptionsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly keys: RedisKeys,
   ) {}
 
   /**
@@ -57,7 +57,7 @@ export class DeliveryOptionsService {
       [accountId, changes.ordering ?? DEFAULT_DELIVERY_OPTIONS.ordering, changes.max_per_second ?? null],
     );
     if (rows.length === 0) return null;
-    await announceStoredSettingsChange(this.redis, this.environment.redis.prefix, accountId, this.logger);
+    await announceStoredSettingsChange(this.redis, this.keys, accountId, this.logger);
     return { ordering: rows[0].delivery_ordering, max_per_second: rows[0].max_per_second };
   }
 }

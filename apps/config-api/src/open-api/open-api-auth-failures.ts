@@ -33,9 +33,9 @@ export class OpenApiAuthFailures {
   private readonly limit: MinuteLimit;
   private readonly trustProxy: TrustProxy | null;
 
-  constructor(@Inject(REDIS) redis: RedisClient, @Inject(ENVIRONMENT) environment: Environment) {
+  constructor(@Inject(REDIS) redis: RedisClient, keys: RedisKeys, @Inject(ENVIRONMENT) environment: Environment) {
     this.trustProxy = environment.trustProxy;
-    this.limit = new MinuteLimit(redis, `${new RedisKeys(environment.redis.prefix).rateLimitPrefix()}:auth-failures`, AUTH_FAILURES_PER_MINUTE);
+    this.limit = new MinuteLimit(redis, keys.authFailuresLimit(), AUTH_FAILURES_PER_MINUTE);
   }
 
   /** The counter's key for this request: the email as sent (lower-cased), and the client's address. */

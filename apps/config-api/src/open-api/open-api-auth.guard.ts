@@ -46,19 +46,18 @@ const UNKNOWN_ACCOUNT_TOKEN = 'unknown-account-placeholder-token';
 @Injectable()
 export class OpenApiAuthGuard implements CanActivate {
   private readonly logger = new Logger(OpenApiAuthGuard.name);
-  private readonly keys: RedisKeys;
   /** Opened in place of a real token when the email is unknown, so both paths decrypt once. */
   private readonly sealedUnknownToken: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly rateLimiter: OpenApiRateLimiter,
     private readonly secrets: SecretBox,
     private readonly failures: OpenApiAuthFailures,
   ) {
-    this.keys = new RedisKeys(environment.redis.prefix);
     this.sealedUnknownToken = secrets.seal(UNKNOWN_ACCOUNT_TOKEN);
   }
 

@@ -12,8 +12,8 @@ export interface RateLimitVerdict {
 export class OpenApiRateLimiter {
   private readonly limit: MinuteLimit;
 
-  constructor(@Inject(REDIS) redis: RedisClient, @Inject(ENVIRONMENT) environment: Environment) {
-    this.limit = new MinuteLimit(redis, new RedisKeys(environment.redis.prefix).rateLimitPrefix(), environment.openApi.rateLimitPerMinute);
+  constructor(@Inject(REDIS) redis: RedisClient, keys: RedisKeys, @Inject(ENVIRONMENT) environment: Environment) {
+    this.limit = new MinuteLimit(redis, keys.rateLimitPrefix(), environment.openApi.rateLimitPerMinute);
   }
 
   /**

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { completePermissions, DEFAULT_PUSH_CONTENT_TYPE, type DeliveryOptions, type Permissions, type PushContentType } from '@app/payloads';
 import { CallbackSettings } from '@app/persistence';
-import { announceStoredSettingsChange, ENVIRONMENT, type Environment, REDIS } from '@app/runtime';
+import { announceStoredSettingsChange, ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
 import { deliveryOptionsOf } from '../delivery-options/delivery-options.service';
 import { readPermissionChanges, readPushContentType, readPushUrl } from './open-api-body.validation';
 import { OpenApiCode } from './open-api-errors';
@@ -44,6 +44,7 @@ export class OpenApiService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
@@ -104,6 +105,6 @@ export class OpenApiService {
   }
 
   private async announce(accountId: number): Promise<void> {
-    await announceStoredSettingsChange(this.redis, this.environment.redis.prefix, accountId, this.logger);
+    await announceStoredSettingsChange(this.redis, this.keys, accountId, this.logger);
   }
 }

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { type EventAction, isEventAction, SAMPLE_MESSAGES } from '@app/payloads';
 import { NEW_EVENT_STEP_VALUES } from '@app/persistence';
-import { DeliveryProducer, ENVIRONMENT, type Environment, firstDeliveryStep, MinuteLimit, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
+import { DeliveryProducer, firstDeliveryStep, MinuteLimit, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
 
 export const TEST_EVENT_ID_PREFIX = 'test_';
 
@@ -44,9 +44,9 @@ export class TestEventService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly producer: DeliveryProducer,
     @Inject(REDIS) redis: RedisClient,
-    @Inject(ENVIRONMENT) environment: Environment,
+    keys: RedisKeys,
   ) {
-    this.limit = new MinuteLimit(redis, `${new RedisKeys(environment.redis.prefix).rateLimitPrefix()}:test-events`, TEST_EVENTS_PER_MINUTE);
+    this.limit = new MinuteLimit(redis, keys.testEventsLimit(), TEST_EVENTS_PER_MINUTE);
   }
 
   /**

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
-import { ApiError, ENVIRONMENT, type Environment, MinuteLimit, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
+import { ApiError, MinuteLimit, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
 
 /** Portal calls a minute per session, and bulk redeliveries a minute per account (CONTRACT §10). */
 export const PORTAL_CALLS_PER_MINUTE = 120;
@@ -27,11 +27,10 @@ export class PortalLimits {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) redis: RedisClient,
-    @Inject(ENVIRONMENT) environment: Environment,
+    keys: RedisKeys,
   ) {
-    const prefix = new RedisKeys(environment.redis.prefix).rateLimitPrefix();
-    this.calls = new MinuteLimit(redis, `${prefix}:portal-calls`, PORTAL_CALLS_PER_MINUTE);
-    this.bulkRedeliveries = new MinuteLimit(redis, `${prefix}:portal-bulk`, BULK_REDELIVERIES_PER_MINUTE);
+    this.calls = new MinuteLimit(redis, keys.portalCallsLimit(), PORTAL_CALLS_PER_MINUTE);
+    this.bulkRedeliveries = new MinuteLimit(redis, keys.portalBulkLimit(), BULK_REDELIVERIES_PER_MINUTE);
   }
 
   /**

@@ -84,9 +84,10 @@ export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly secrets: SecretBox,
+    keys: RedisKeys,
   ) {
     this.loader = new Batcher((ids) => this.loadMany(ids), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
-    this.subscription = new ChangeSubscription(environment, new RedisKeys(environment.redis.prefix).settingsChannel(), 'delivery-settings', {
+    this.subscription = new ChangeSubscription(environment, keys.settingsChannel(), 'delivery-settings', {
       onAccount: (accountId) => this.invalidate(accountId),
       onResync: () => this.invalidateAll(),
     });

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { Gauge, register } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { isDueSql } from '@app/persistence';
-import { countOpenEndpoints, ENVIRONMENT, type Environment, REDIS, within } from '@app/runtime';
+import { countOpenEndpoints, REDIS, RedisKeys, within } from '@app/runtime';
 
 /** A scrape must not hang on a database or Redis that is away: the gauge keeps its last value then. */
 const READ_TIMEOUT_MS = 1000;
@@ -87,7 +87,7 @@ export class EndpointGauges implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @InjectDataSource() dataSource: DataSource,
     @Inject(REDIS) redis: Redis,
-    @Inject(ENVIRONMENT) environment: Environment,
+    keys: RedisKeys,
   ) {
     this.source = {
       disabled: async () => {
@@ -98,7 +98,7 @@ export class EndpointGauges implements OnModuleInit, OnApplicationShutdown {
         );
         return row?.count ?? 0;
       },
-      open: () => within(countOpenEndpoints(redis, environment.redis.prefix), READ_TIMEOUT_MS, 'Redis'),
+      open: () => within(countOpenEndpoints(redis, keys), READ_TIMEOUT_MS, 'Redis'),
       lanes: async () => {
         const [row] = await within(
           dataSource.query<{ lanes: number; events: number; oldest_seconds: number }[]>(LANES_SQL),

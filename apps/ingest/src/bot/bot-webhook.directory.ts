@@ -2,16 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Account, type BotWebhookType } from '@app/persistence';
-import {
-  closeRedisConnection,
-  createRedisConnection,
-  ENVIRONMENT,
-  type Environment,
-  readBotWebhooksStamp,
-  type RedisClient,
-  SecretBox,
-  setBounded,
-} from '@app/runtime';
+import { closeRedisConnection, createRedisConnection, ENVIRONMENT, type Environment, readBotWebhooksStamp, type RedisClient, RedisKeys, SecretBox, setBounded } from '@app/runtime';
 
 /**
  * How long a lookup is reused while the account's change stamp is unchanged. Changes made through
@@ -60,14 +51,13 @@ interface WebhookRow {
 export class BotWebhookDirectory implements OnApplicationShutdown {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly redis: RedisClient;
-  private readonly prefix: string;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(ENVIRONMENT) environment: Environment,
     private readonly secrets: SecretBox,
+    private readonly keys: RedisKeys,
   ) {
-    this.prefix = environment.redis.prefix;
     this.redis = createRedisConnection(environment, 'command', 'ingest-bot-webhooks', { commandTimeout: STAMP_READ_TIMEOUT_MS });
     // Without a listener ioredis reports every reconnect failure as an unhandled error event.
     this.redis.on('error', () => undefined);
@@ -109,6 +99,6 @@ export class BotWebhookDirectory implements OnApplicationShutdown {
   /** undefined: Redis cannot say now (down, or slower than STAMP_READ_TIMEOUT_MS, the connection's command timeout). */
   private readStamp(accountId: number): Promise<string | null | undefined> {
     if (this.redis.status !== 'ready') return Promise.resolve(undefined);
-    return readBotWebhooksStamp(this.redis, this.prefix, accountId).catch(() => undefined);
+    return readBotWebhooksStamp(this.redis, this.keys, accountId).catch(() => undefined);
   }
 }

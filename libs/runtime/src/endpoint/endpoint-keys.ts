@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { RedisKeys } from '../redis/redis-keys';
 
 /**
  * An endpoint is one account's push URL (CONTRACT §5): its breaker, concurrency share and failure clock
@@ -17,19 +16,4 @@ export function accountIdOfEndpoint(endpointKey: string): number | null {
   const [, account] = endpointKey.split('|');
   const id = Number(account);
   return account !== undefined && Number.isSafeInteger(id) ? id : null;
-}
-
-/**
- * Storage: one hash per endpoint (`state`, `failures`, `opened_at`/`retry_at`/`probe_until` in epoch ms,
- * `probe` lease id, `last_error`) and one sorted set of concurrency leases scored by their expiry, so a
- * lease of a worker that died is reclaimed once it expires. Times come from the Redis server clock
- * (TIME), so workers with skewed clocks agree on when a cooldown ends.
- */
-export function breakerKey(prefix: string, endpointKey: string): string {
-  return new RedisKeys(prefix).endpoint('breaker', endpointKey);
-}
-
-/** The endpoint's pace (the worker's pace schedule writes it; the admin account view reads its rate). */
-export function paceKey(prefix: string, endpointKey: string): string {
-  return new RedisKeys(prefix).endpoint('pace', endpointKey);
 }

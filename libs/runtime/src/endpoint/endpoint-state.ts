@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import type { BreakerState as EndpointState } from '@app/payloads';
-import { RedisKeys } from '../redis/redis-keys';
-import { breakerKey, endpointKeyOf, paceKey } from './endpoint-keys';
+import type { RedisKeys } from '../redis/redis-keys';
+import { endpointKeyOf } from './endpoint-keys';
 
 /**
  * Circuit-breaker state of one callback endpoint, shared by every worker through Redis.
@@ -29,14 +29,14 @@ function stateOf(stored: Record<string, string>): EndpointState {
 }
 
 /** The breaker of one account's push URL as stored; an endpoint nothing has been recorded for is closed with no failures. */
-export async function readEndpointState(redis: Redis, prefix: string, accountId: number, url: string): Promise<EndpointState> {
+export async function readEndpointState(redis: Redis, keys: RedisKeys, accountId: number, url: string): Promise<EndpointState> {
   let endpointKey: string;
   try {
     endpointKey = endpointKeyOf(accountId, url);
   } catch {
     return { ...CLOSED };
   }
-  return stateOf(await redis.hgetall(breakerKey(prefix, endpointKey)));
+  return stateOf(await redis.hgetall(keys.breaker(endpointKey)));
 }
 
 export interface OpenEndpoint {
@@ -50,12 +50,12 @@ export interface OpenEndpoint {
  * the index the workers keep and checks each member against its breaker hash; members whose breaker is
  * closed or gone are removed from the index on the way.
  */
-export async function listOpenEndpoints(redis: Redis, prefix: string, limit = 500): Promise<OpenEndpoint[]> {
-  const key = new RedisKeys(prefix).openEndpoints();
+export async function listOpenEndpoints(redis: Redis, keys: RedisKeys, limit = 500): Promise<OpenEndpoint[]> {
+  const key = keys.openEndpoints();
   const members = await redis.smembers(key);
   // One command per member (auto-pipelined by ioredis when enabled); works the same on a Redis Cluster,
   // where the breaker hashes live in different slots.
-  const states = await Promise.all(members.map(async (endpoint) => ({ endpoint, breaker: stateOf(await redis.hgetall(breakerKey(prefix, endpoint))) })));
+  const states = await Promise.all(members.map(async (endpoint) => ({ endpoint, breaker: stateOf(await redis.hgetall(keys.breaker(endpoint))) })));
   const stale = states.filter(({ breaker }) => breaker.state === 'closed').map(({ endpoint }) => endpoint);
   if (stale.length > 0) await redis.srem(key, ...stale);
   return states
@@ -65,13 +65,13 @@ export async function listOpenEndpoints(redis: Redis, prefix: string, limit = 50
 }
 
 /** How many endpoints the index holds (may briefly include some whose breaker closed meanwhile): a cheap gauge. */
-export async function countOpenEndpoints(redis: Redis, prefix: string): Promise<number> {
-  return redis.scard(new RedisKeys(prefix).openEndpoints());
+export async function countOpenEndpoints(redis: Redis, keys: RedisKeys): Promise<number> {
+  return redis.scard(keys.openEndpoints());
 }
 
 /** The endpoint's allowed calls per second now: the backed-off rate, else max_per_second, else null (no pace). */
-export async function readEndpointPace(redis: Redis, prefix: string, endpointKey: string, maxPerSecond: number | null): Promise<number | null> {
-  const stored = Number(await redis.hget(paceKey(prefix, endpointKey), 'rate'));
+export async function readEndpointPace(redis: Redis, keys: RedisKeys, endpointKey: string, maxPerSecond: number | null): Promise<number | null> {
+  const stored = Number(await redis.hget(keys.pace(endpointKey), 'rate'));
   const backedOff = Number.isFinite(stored) && stored > 0 ? stored : null;
   if (backedOff === null) return maxPerSecond;
   const rate = maxPerSecond === null ? backedOff : Math.min(backedOff, maxPerSecond);

@@ -21,8 +21,8 @@ describe('hash tags', () => {
 
   it('puts an endpoint breaker hash and lease set under one tag, distinct per endpoint', () => {
     const keys = new RedisKeys('callbacks');
-    expect(tagOf(keys.endpoint('breaker', 'https://a.example'))).toBe(tagOf(keys.endpoint('leases', 'https://a.example')));
-    expect(tagOf(keys.endpoint('breaker', 'https://a.example'))).not.toBe(tagOf(keys.endpoint('breaker', 'https://b.example')));
+    expect(tagOf(keys.breaker('https://a.example'))).toBe(tagOf(keys.leases('https://a.example')));
+    expect(tagOf(keys.breaker('https://a.example'))).not.toBe(tagOf(keys.breaker('https://b.example')));
   });
 
   it('gives every queue shard a tag of its own', () => {

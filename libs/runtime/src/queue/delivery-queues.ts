@@ -41,17 +41,15 @@ export function shardOfAccount(accountId: number, shardCount: number): number {
 export class DeliveryQueues implements OnApplicationShutdown {
   private readonly logger = new Logger(DeliveryQueues.name);
   private readonly queues: Queue[];
-  private readonly keys: RedisKeys;
   private readonly workers: Worker[] = [];
   private readonly backlog: AccountBacklog;
 
   constructor(
     private readonly connection: RedisClient,
-    prefix: string,
+    private readonly keys: RedisKeys,
     private readonly shards: Environment['queueShards'],
     timing?: BacklogTiming,
   ) {
-    this.keys = new RedisKeys(prefix);
     this.backlog = new AccountBacklog(connection, this.keys, timing);
     this.queues = Array.from({ length: shards.count }, (_, shard) => {
       const queue = new Queue(DELIVERY_QUEUE, {
@@ -77,7 +75,7 @@ export class DeliveryQueues implements OnApplicationShutdown {
   ): DeliveryQueues {
     const connection = createRedisConnection(environment, role === 'producer' ? 'command' : 'blocking', `delivery-${role}`);
     connection.on('error', () => undefined);
-    return new DeliveryQueues(connection, environment.redis.prefix, environment.queueShards, timing);
+    return new DeliveryQueues(connection, RedisKeys.of(environment), environment.queueShards, timing);
   }
 
   /** Start-up waits this long for the connection, so the first requests need not fall back to the reconciler. */

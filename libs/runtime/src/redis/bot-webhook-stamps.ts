@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from './redis-connection';
-import { RedisKeys } from './redis-keys';
+import type { RedisKeys } from './redis-keys';
 
 /**
  * A stamp outlives every cache entry by far: if it expired while an entry made before the change
@@ -14,11 +14,11 @@ const STAMP_TTL_SECONDS = 86_400;
  * resolves sees the change. Random, not a counter: a Redis that lost its data cannot hand out a value
  * some cached entry still carries.
  */
-export async function stampBotWebhooksChanged(redis: Pick<RedisClient, 'set'>, prefix: string, accountId: number): Promise<void> {
-  await redis.set(new RedisKeys(prefix).botWebhooksStamp(accountId), randomUUID(), 'EX', STAMP_TTL_SECONDS);
+export async function stampBotWebhooksChanged(redis: Pick<RedisClient, 'set'>, keys: RedisKeys, accountId: number): Promise<void> {
+  await redis.set(keys.botWebhooksStamp(accountId), randomUUID(), 'EX', STAMP_TTL_SECONDS);
 }
 
 /** The account's current stamp; null until its webhooks first change (or after the stamp expired). */
-export function readBotWebhooksStamp(redis: Pick<RedisClient, 'get'>, prefix: string, accountId: number): Promise<string | null> {
-  return redis.get(new RedisKeys(prefix).botWebhooksStamp(accountId));
+export function readBotWebhooksStamp(redis: Pick<RedisClient, 'get'>, keys: RedisKeys, accountId: number): Promise<string | null> {
+  return redis.get(keys.botWebhooksStamp(accountId));
 }

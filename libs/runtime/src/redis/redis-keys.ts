@@ -1,33 +1,93 @@
-/** Every Redis key this service writes, under one configurable prefix so deployments and test runs never collide. */
+import type { Environment } from '../config/environment';
+
+/**
+ * Every Redis key this service writes, under one configurable prefix so deployments and test runs never
+ * collide: one method per key family, and the one place that reads REDIS_PREFIX. Nest code injects the
+ * instance RedisModule builds; code outside Nest builds one with `RedisKeys.of(environment)`. The strings
+ * are what running deployments hold, so redis-keys.spec.ts pins each of them.
+ */
 export class RedisKeys {
   constructor(readonly prefix: string) {}
 
+  static of(environment: Pick<Environment, 'redis'>): RedisKeys {
+    return new RedisKeys(environment.redis.prefix);
+  }
+
+  /** Open API request nonce, kept for the replay window. */
   nonce(accountId: number, nonce: string): string {
     return `${this.prefix}:nonce:${accountId}:${nonce}`;
   }
 
+  /** Key prefix of the Open API's per-account call limit (MinuteLimit adds the account). */
   rateLimitPrefix(): string {
     return `${this.prefix}:ratelimit`;
   }
 
+  /** Key prefix of the failed Open API authentications per client address. */
+  authFailuresLimit(): string {
+    return `${this.rateLimitPrefix()}:auth-failures`;
+  }
+
+  /** Key prefix of the test events an account may send a minute. */
+  testEventsLimit(): string {
+    return `${this.rateLimitPrefix()}:test-events`;
+  }
+
+  /** Key prefix of the portal's calls per account. */
+  portalCallsLimit(): string {
+    return `${this.rateLimitPrefix()}:portal-calls`;
+  }
+
+  /** Key prefix of the portal's bulk redeliveries per account. */
+  portalBulkLimit(): string {
+    return `${this.rateLimitPrefix()}:portal-bulk`;
+  }
+
+  /** Pub/sub channel telling workers an account's callback settings changed (the account id is the message). */
   settingsChannel(): string {
     return `${this.prefix}:settings-changed`;
   }
 
   /**
-   * One endpoint's breaker hash and lease set, and its origin's shared lease set and waiting list, are
-   * read and written together by one script, so on a Redis Cluster they must share a slot: the origin
-   * is the hash tag (endpointOrigin), and the rest of the endpoint key comes after the kind.
+   * Storage: one hash per endpoint (`state`, `failures`, `opened_at`/`retry_at`/`probe_until` in epoch ms,
+   * `probe` lease id, `last_error`). Times come from the Redis server clock (TIME), so workers with skewed
+   * clocks agree on when a cooldown ends.
    */
-  endpoint(kind: string, endpointKey: string): string {
-    const origin = endpointOrigin(endpointKey);
-    const rest = endpointKey.slice(origin.length);
-    return `${this.prefix}:endpoint:{${origin}}:${kind}${rest}`;
+  breaker(endpointKey: string): string {
+    return this.endpoint('breaker', endpointKey);
   }
 
-  /** Keys of one origin (scheme, host, port) shared by every account's endpoint there: same slot as those endpoints. */
-  origin(kind: string, origin: string): string {
-    return `${this.prefix}:endpoint:{${origin}}:origin-${kind}`;
+  /** The endpoint's pace (the worker's pace schedule writes it; the admin account view reads its rate). */
+  pace(endpointKey: string): string {
+    return this.endpoint('pace', endpointKey);
+  }
+
+  /** The places handed out in the endpoint's pace (job id → its start time). */
+  pacePlaces(endpointKey: string): string {
+    return this.endpoint('places', endpointKey);
+  }
+
+  /** The endpoint's leases in use, scored by their expiry: a lease of a worker that died is reclaimed once it expires. */
+  leases(endpointKey: string): string {
+    return this.endpoint('leases', endpointKey);
+  }
+
+  /**
+   * The workers (by id) that were refused a lease of this endpoint lately, scored by when their mark
+   * lapses: while others want it, a worker holding its share of the endpoint's leases gets no more.
+   */
+  wanting(endpointKey: string): string {
+    return this.endpoint('wanting', endpointKey);
+  }
+
+  /** The leases of the endpoint's origin (every account's calls there). */
+  originLeases(endpointKey: string): string {
+    return this.origin('leases', endpointOrigin(endpointKey));
+  }
+
+  /** The endpoints waiting for room at the endpoint's origin. */
+  originWaiting(endpointKey: string): string {
+    return this.origin('waiting', endpointOrigin(endpointKey));
   }
 
   /**
@@ -62,6 +122,22 @@ export class RedisKeys {
   /** Mark of a delivery job of ordering "subject": held in the delayed set, or released by the end of the event ahead; read alone. */
   subjectRelease(jobId: string): string {
     return `${this.prefix}:subject-release:${jobId}`;
+  }
+
+  /**
+   * One endpoint's breaker hash and lease set, and its origin's shared lease set and waiting list, are
+   * read and written together by one script, so on a Redis Cluster they must share a slot: the origin
+   * is the hash tag (endpointOrigin), and the rest of the endpoint key comes after the kind.
+   */
+  private endpoint(kind: string, endpointKey: string): string {
+    const origin = endpointOrigin(endpointKey);
+    const rest = endpointKey.slice(origin.length);
+    return `${this.prefix}:endpoint:{${origin}}:${kind}${rest}`;
+  }
+
+  /** Keys of one origin (scheme, host, port) shared by every account's endpoint there: same slot as those endpoints. */
+  private origin(kind: string, origin: string): string {
+    return `${this.prefix}:endpoint:{${origin}}:origin-${kind}`;
   }
 }
 

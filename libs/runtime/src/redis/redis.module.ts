@@ -2,6 +2,7 @@ import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '
 import { ENVIRONMENT } from '../config/config.module';
 import type { Environment } from '../config/environment';
 import { closeRedisConnection, createRedisConnection, type RedisClient, waitForReady } from './redis-connection';
+import { RedisKeys } from './redis-keys';
 
 /**
  * The shared command connection (fails fast while Redis is away). On a cluster it is an ioredis
@@ -31,8 +32,10 @@ class RedisLifecycle implements OnApplicationShutdown {
         return client;
       },
     },
+    // Injected by its class: every key is taken from this one instance, built from REDIS_PREFIX.
+    { provide: RedisKeys, inject: [ENVIRONMENT], useFactory: (environment: Environment): RedisKeys => RedisKeys.of(environment) },
     RedisLifecycle,
   ],
-  exports: [REDIS],
+  exports: [REDIS, RedisKeys],
 })
 export class RedisModule {}

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { RedisClient } from '../redis/redis-connection';
-import { RedisKeys } from '../redis/redis-keys';
+import type { RedisKeys } from '../redis/redis-keys';
 import { loggableError } from '../http/database-errors';
 
 /**
@@ -8,8 +8,8 @@ import { loggableError } from '../http/database-errors';
  * drop an account's entry when told; a lost message is covered by the cache's short time-to-live.
  * On a Redis Cluster a PUBLISH reaches subscribers on every node, so it works there unchanged.
  */
-export async function publishSettingsChanged(redis: RedisClient, prefix: string, accountId: number): Promise<void> {
-  await redis.publish(new RedisKeys(prefix).settingsChannel(), String(accountId));
+export async function publishSettingsChanged(redis: RedisClient, keys: RedisKeys, accountId: number): Promise<void> {
+  await redis.publish(keys.settingsChannel(), String(accountId));
 }
 
 /**
@@ -18,12 +18,12 @@ export async function publishSettingsChanged(redis: RedisClient, prefix: string,
  */
 export async function announceStoredSettingsChange(
   redis: RedisClient,
-  prefix: string,
+  keys: RedisKeys,
   accountId: number,
   logger: Pick<LoggerService, 'warn'>,
 ): Promise<void> {
   try {
-    await publishSettingsChanged(redis, prefix, accountId);
+    await publishSettingsChanged(redis, keys, accountId);
   } catch (error) {
     logger.warn({ ...loggableError(error), accountId }, 'could not publish settings change; workers will refresh on cache expiry');
   }

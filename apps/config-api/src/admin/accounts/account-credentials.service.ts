@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RotatedSecret, RotatedToken } from '@app/payloads';
-import { ApiError, ENVIRONMENT, type Environment, loggableErrorText, publishSettingsChanged, REDIS, SecretBox } from '@app/runtime';
+import { ApiError, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import { endPortalAccessCtes } from '../../portal-access/portal-access.service';
 
@@ -23,7 +23,7 @@ export class AccountCredentialsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly keys: RedisKeys,
     private readonly secrets: SecretBox,
   ) {}
 
@@ -40,7 +40,7 @@ export class AccountCredentialsService {
     // Answered even if the workers cannot be told now: the new secret exists only in this answer. A worker
     // that learns of it late (within its 30 s cache bound) signs with the old secret, which receivers accept
     // for the 24 hours of the overlap anyway.
-    await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId).catch((error: unknown) => {
+    await publishSettingsChanged(this.redis, this.keys, accountId).catch((error: unknown) => {
       this.logger.warn(`could not announce the secret rotation of account ${accountId}: ${loggableErrorText(error)}`);
     });
     return { signing_secret: signingSecret, previous_secret_expires_at: expiresAt.toISOString() };
@@ -50,7 +50,7 @@ export class AccountCredentialsService {
   async revokePreviousSecret(accountId: number): Promise<void> {
     await this.updateAccount(accountId, 'previous_signing_secret = NULL, previous_secret_expires_at = NULL', []);
     try {
-      await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId);
+      await publishSettingsChanged(this.redis, this.keys, accountId);
     } catch {
       throw new ApiError(
         503,

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource, IsNull, QueryFailedError } from 'typeorm';
 import { type AccountView, completePermissions, type CreatedAccount, DEFAULT_PUSH_CONTENT_TYPE, type Page } from '@app/payloads';
 import { Account, CallbackSettings, isDueSql } from '@app/persistence';
-import { ApiError, endpointKeyOf, ENVIRONMENT, type Environment, publishSettingsChanged, readEndpointPace, readEndpointState, REDIS, SecretBox } from '@app/runtime';
+import { ApiError, endpointKeyOf, publishSettingsChanged, readEndpointPace, readEndpointState, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import type { CreateAccountDto } from './account.dto';
 import type { ListAccountsQueryDto } from './account-list.dto';
@@ -20,7 +20,7 @@ export class AccountsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly keys: RedisKeys,
     private readonly secrets: SecretBox,
   ) {}
 
@@ -76,7 +76,7 @@ export class AccountsService {
       previous_secret_expires_at: account.previousSecretExpiresAt?.toISOString() ?? null,
       disabled_at: settings?.disabledAt?.toISOString() ?? null,
       disabled_reason: settings?.disabledReason ?? null,
-      endpoint: pushUrl ? await readEndpointState(this.redis, this.environment.redis.prefix, account.id, pushUrl) : null,
+      endpoint: pushUrl ? await readEndpointState(this.redis, this.keys, account.id, pushUrl) : null,
       lane: await this.lane(account.id, pushUrl, settings?.maxPerSecond ?? null),
     };
   }
@@ -90,7 +90,7 @@ export class AccountsService {
     let pace: number | null = null;
     if (pushUrl) {
       try {
-        pace = await readEndpointPace(this.redis, this.environment.redis.prefix, endpointKeyOf(accountId, pushUrl), maxPerSecond);
+        pace = await readEndpointPace(this.redis, this.keys, endpointKeyOf(accountId, pushUrl), maxPerSecond);
       } catch {
         pace = maxPerSecond;
       }
@@ -131,7 +131,7 @@ export class AccountsService {
       [accountId],
     );
     // Stored already; while Redis cannot take the notice the workers' caches are not serving either.
-    if (rows.length > 0) await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId).catch(() => undefined);
+    if (rows.length > 0) await publishSettingsChanged(this.redis, this.keys, accountId).catch(() => undefined);
     return this.view(accountId);
   }
 }

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
 import { BotCall, BotWebhook } from '@app/persistence';
-import { ApiError, checkingQuery, checkTargetUrl, type Environment, ENVIRONMENT, loggableErrorText, REDIS, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
+import { ApiError, checkingQuery, checkTargetUrl, type Environment, ENVIRONMENT, loggableErrorText, REDIS, RedisKeys, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
 import { requireAccount } from '../require-account';
 import { timeRange } from '../timestamp';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
@@ -52,6 +52,7 @@ export class AdminBotWebhooksService {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
     private readonly secrets: SecretBox,
   ) {}
 
@@ -63,7 +64,7 @@ export class AdminBotWebhooksService {
    */
   private async announce(accountId: number): Promise<void> {
     try {
-      await stampBotWebhooksChanged(this.redis, this.environment.redis.prefix, accountId);
+      await stampBotWebhooksChanged(this.redis, this.keys, accountId);
     } catch (error) {
       this.logger.warn(`could not stamp the bot webhook change of account ${accountId}: ${loggableErrorText(error)}`);
     }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { ApiError, type Environment, ENVIRONMENT, loggableErrorText, publishSettingsChanged, REDIS, SecretBox, stampBotWebhooksChanged } from '@app/runtime';
+import { ApiError, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys, SecretBox, stampBotWebhooksChanged } from '@app/runtime';
 import { generateToken } from '@app/signing';
 import { AccountDeletionRunner } from './account-deletion-runner.service';
 
@@ -25,7 +25,7 @@ export class AccountDeletionService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly keys: RedisKeys,
     private readonly secrets: SecretBox,
     private readonly runner: AccountDeletionRunner,
   ) {}
@@ -44,9 +44,8 @@ export class AccountDeletionService {
       return true;
     });
     if (!started) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
-    const prefix = this.environment.redis.prefix;
     // Stored already: a process that cannot hear it stops within its cache bound (30 s).
-    await Promise.all([publishSettingsChanged(this.redis, prefix, accountId), stampBotWebhooksChanged(this.redis, prefix, accountId)]).catch((error: unknown) => {
+    await Promise.all([publishSettingsChanged(this.redis, this.keys, accountId), stampBotWebhooksChanged(this.redis, this.keys, accountId)]).catch((error: unknown) => {
       this.logger.warn(`could not announce the deletion of account ${accountId}: ${loggableErrorText(error)}`);
     });
     this.runner.run(accountId);

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { EndpointItem } from '@app/payloads';
-import { accountIdOfEndpoint, ENVIRONMENT, endpointKeyOf, type Environment, listOpenEndpoints, readEndpointState, REDIS } from '@app/runtime';
+import { accountIdOfEndpoint, endpointKeyOf, listOpenEndpoints, readEndpointState, REDIS, RedisKeys } from '@app/runtime';
 import type { ListEndpointsQueryDto } from './endpoints.dto';
 
 export const MAX_ENDPOINT_ITEMS = 500;
@@ -45,13 +45,12 @@ export class EndpointsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly keys: RedisKeys,
   ) {}
 
   async list(query: ListEndpointsQueryDto): Promise<{ items: EndpointItem[] }> {
     const filter = query.state ?? 'all';
-    const prefix = this.environment.redis.prefix;
-    const open = filter === 'disabled' ? [] : await listOpenEndpoints(this.redis, prefix, MAX_ENDPOINT_ITEMS);
+    const open = filter === 'disabled' ? [] : await listOpenEndpoints(this.redis, this.keys, MAX_ENDPOINT_ITEMS);
     const breakers = new Map(open.map((item) => [item.endpoint, item.breaker]));
     const rows = new Map<number, SettingsRow>();
     if (open.length > 0) {
@@ -72,7 +71,7 @@ export class EndpointsService {
     }
     const items = await Promise.all(
       [...rows.values()].map(async (row): Promise<EndpointItem> => {
-        const breaker = breakers.get(keyOf(row) ?? '') ?? (await readEndpointState(this.redis, prefix, row.account_id, row.push_url));
+        const breaker = breakers.get(keyOf(row) ?? '') ?? (await readEndpointState(this.redis, this.keys, row.account_id, row.push_url));
         return {
           account_id: row.account_id,
           email: row.email,

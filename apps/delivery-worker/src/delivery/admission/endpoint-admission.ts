@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { ENVIRONMENT, type Environment, REDIS } from '@app/runtime';
+import { ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
 import { type BreakerSignal, indexBreakerChange, type ReleaseAnswer } from './lease-scripts';
 import { WorkerStoppingError } from '../worker-stopping-error';
 import { type Admission, admitted, type EndpointCall, type EndpointLease } from './admission-answers';
@@ -58,10 +58,11 @@ export class EndpointAdmission {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly keys: RedisKeys,
   ) {
     this.calls = new CallLimit(environment.delivery.workerConcurrency);
-    this.leases = new ProcessLeases(redis, environment);
-    this.redisLeases = new RedisLeases(redis, environment, this.leases);
+    this.leases = new ProcessLeases(redis, keys, environment);
+    this.redisLeases = new RedisLeases(redis, keys, environment, this.leases);
     this.timing = new EndpointTiming(environment.delivery.endpointConcurrency);
   }
 
@@ -179,7 +180,7 @@ export class EndpointAdmission {
 
   /** Keeps the operators' index of open endpoints in step with a change this process caused. */
   async indexChange(endpointKey: string, change: ReleaseAnswer['change']): Promise<void> {
-    if (change === 'opened' || change === 'closed') await indexBreakerChange(this.redis, this.environment.redis.prefix, endpointKey, change);
+    if (change === 'opened' || change === 'closed') await indexBreakerChange(this.redis, this.keys, endpointKey, change);
   }
 
   /**

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { ENVIRONMENT, type Environment, loggableErrorText, loggableUrl, publishSettingsChanged, REDIS } from '@app/runtime';
+import { ENVIRONMENT, type Environment, loggableErrorText, loggableUrl, publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from '../account-settings.cache';
 
 /** `432000000` → `5d`: the setting as an operator would write it, for the disabling reason. */
@@ -70,6 +70,7 @@ export class EndpointDisabling {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly keys: RedisKeys,
     private readonly settings: AccountSettingsCache,
   ) {}
 
@@ -125,7 +126,7 @@ export class EndpointDisabling {
   /** The other workers reload the account; if Redis cannot take it their cache expires soon anyway. */
   private async announce(accountId: number): Promise<void> {
     try {
-      await publishSettingsChanged(this.redis, this.environment.redis.prefix, accountId);
+      await publishSettingsChanged(this.redis, this.keys, accountId);
     } catch (error) {
       this.logger.debug(`could not announce the endpoint change of account ${accountId}: ${loggableErrorText(error)}`);
     }

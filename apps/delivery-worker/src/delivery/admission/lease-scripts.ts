@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
-import { breakerKey, paceKey, RedisKeys, RedisScript } from '@app/runtime';
-import { BREAKER_KEEP_MS, leasesKey, originKeys, pacePlacesKey, WAIT_MARK_MS, wantingKey } from './endpoint-keys';
+import { type RedisKeys, RedisScript } from '@app/runtime';
+import { BREAKER_KEEP_MS, WAIT_MARK_MS } from './endpoint-keys';
 import { paceAdjustLua, paceCheckLua, paceTakeLua } from './pace-schedule';
 
 /**
@@ -212,13 +212,21 @@ export interface LeaseAnswer {
  */
 export async function acquireEndpointLease(
   redis: Redis,
-  prefix: string,
+  keys: RedisKeys,
   endpointKey: string,
   lease: { id: string; ttlMs: number; limit: number; originLimit?: number; maxPerSecond?: number | null; force?: boolean; worker?: string; job?: string },
 ): Promise<LeaseAnswer> {
   const reply = (await ACQUIRE.run(
     redis,
-    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), ...originKeys(prefix, endpointKey), paceKey(prefix, endpointKey), wantingKey(prefix, endpointKey), pacePlacesKey(prefix, endpointKey)],
+    [
+      keys.breaker(endpointKey),
+      keys.leases(endpointKey),
+      keys.originLeases(endpointKey),
+      keys.originWaiting(endpointKey),
+      keys.pace(endpointKey),
+      keys.wanting(endpointKey),
+      keys.pacePlaces(endpointKey),
+    ],
     [
       lease.id,
       Math.max(1, Math.round(lease.ttlMs)),
@@ -258,7 +266,7 @@ export interface ReleaseAnswer {
 /** One round trip: frees the lease and records the call's outcome in the breaker. */
 export async function releaseEndpointLease(
   redis: Redis,
-  prefix: string,
+  keys: RedisKeys,
   endpointKey: string,
   release: {
     leaseId: string;
@@ -273,7 +281,7 @@ export async function releaseEndpointLease(
 ): Promise<ReleaseAnswer> {
   const reply = (await RELEASE.run(
     redis,
-    [breakerKey(prefix, endpointKey), leasesKey(prefix, endpointKey), originKeys(prefix, endpointKey)[0], paceKey(prefix, endpointKey), pacePlacesKey(prefix, endpointKey)],
+    [keys.breaker(endpointKey), keys.leases(endpointKey), keys.originLeases(endpointKey), keys.pace(endpointKey), keys.pacePlaces(endpointKey)],
     [
       release.leaseId,
       release.signal,
@@ -295,8 +303,8 @@ export async function releaseEndpointLease(
  * for all endpoints, and a missed update only makes the list late (the next failed probe adds it again,
  * and listOpenEndpoints drops members whose breaker is closed).
  */
-export async function indexBreakerChange(redis: Redis, prefix: string, endpointKey: string, change: ReleaseAnswer['change']): Promise<void> {
-  const key = new RedisKeys(prefix).openEndpoints();
+export async function indexBreakerChange(redis: Redis, keys: RedisKeys, endpointKey: string, change: ReleaseAnswer['change']): Promise<void> {
+  const key = keys.openEndpoints();
   if (change === 'opened') await redis.sadd(key, endpointKey);
   else if (change === 'closed') await redis.srem(key, endpointKey);
 }

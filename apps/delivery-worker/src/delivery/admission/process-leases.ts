@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import type { Environment } from '@app/runtime';
+import type { Environment, RedisKeys } from '@app/runtime';
 import { releaseEndpointLease } from './lease-scripts';
 import { REUSE_WINDOW_MS } from './reuse-window';
 import { type HeldLease, LocalLeases } from './local-leases';
@@ -25,6 +25,7 @@ export class ProcessLeases {
 
   constructor(
     private readonly redis: Redis,
+    private readonly keys: RedisKeys,
     private readonly environment: Environment,
   ) {}
 
@@ -70,12 +71,12 @@ export class ProcessLeases {
    * not be returned expires by itself.
    */
   async retire(endpointKey: string, leases: HeldLease[]): Promise<void> {
-    const { delivery, redis } = this.environment;
+    const { delivery } = this.environment;
     await Promise.all(
       leases.map(async (lease) => {
         this.held.delete(lease.id);
         try {
-          await releaseEndpointLease(this.redis, redis.prefix, endpointKey, {
+          await releaseEndpointLease(this.redis, this.keys, endpointKey, {
             leaseId: lease.id,
             signal: 'neutral',
             failureThreshold: delivery.breakerFailureThreshold,

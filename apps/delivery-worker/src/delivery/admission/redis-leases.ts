@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
-import type { Environment } from '@app/runtime';
+import type { Environment, RedisKeys } from '@app/runtime';
 import { WAIT_MARK_MS } from './endpoint-keys';
 import { acquireEndpointLease, type BreakerSignal, type ReleaseAnswer, releaseEndpointLease } from './lease-scripts';
 import { type Admission, admitted, type EndpointCall, type EndpointLease, openAdmission } from './admission-answers';
@@ -26,6 +26,7 @@ export class RedisLeases {
 
   constructor(
     private readonly redis: Redis,
+    private readonly keys: RedisKeys,
     private readonly environment: Environment,
     private readonly leases: ProcessLeases,
   ) {}
@@ -38,11 +39,11 @@ export class RedisLeases {
 
   /** Asks Redis for one of the endpoint's leases; a lease it grants is added to `local`, in use. */
   async ask({ endpointKey, force, maxPerSecond, job }: EndpointCall, local: LocalLeases): Promise<Admission> {
-    const { delivery, redis } = this.environment;
+    const { delivery } = this.environment;
     this.sequence += 1;
     const id = `${this.workerId}:${this.sequence}`;
     const sentAt = Date.now();
-    const answer = await acquireEndpointLease(this.redis, redis.prefix, endpointKey, {
+    const answer = await acquireEndpointLease(this.redis, this.keys, endpointKey, {
       id,
       ttlMs: delivery.timeoutMs + LEASE_MARGIN_MS,
       limit: delivery.endpointConcurrency,
@@ -87,8 +88,8 @@ export class RedisLeases {
 
   /** Frees the lease in Redis and feeds the breaker (and the pace); a breaker this closes is forgotten here. */
   async giveBack(lease: EndpointLease, signal: BreakerSignal, error: string | null, slowDown: { retryAfterMs: number | null } | null): Promise<ReleaseAnswer> {
-    const { delivery, redis } = this.environment;
-    const answer = await releaseEndpointLease(this.redis, redis.prefix, lease.endpointKey, {
+    const { delivery } = this.environment;
+    const answer = await releaseEndpointLease(this.redis, this.keys, lease.endpointKey, {
       leaseId: lease.id,
       signal,
       failureThreshold: delivery.breakerFailureThreshold,

@@ -58,7 +58,6 @@ export class SubjectOrder {
   private readonly logger = new Logger(SubjectOrder.name);
   private readonly recheckMs: number;
 
-  private readonly keys: RedisKeys;
   private readonly earlier: Batcher<PendingEvent, PendingNeighbour | undefined>;
   private readonly next: Batcher<PendingEvent, PendingNeighbour | undefined>;
   /** The ordered events this process is working on now, by seq: resolved when the work is over. */
@@ -78,10 +77,10 @@ export class SubjectOrder {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly queues: DeliveryQueues,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
     @Inject(ENVIRONMENT) environment: Environment,
   ) {
     this.recheckMs = environment.delivery.orderingRecheckMs;
-    this.keys = new RedisKeys(environment.redis.prefix);
     this.earlier = neighbourBatcher(dataSource, 'subject-neighbour-before', pendingNeighboursSql('<'));
     this.next = neighbourBatcher(dataSource, 'subject-neighbour-after', pendingNeighboursSql('>'));
   }
