@@ -3,7 +3,7 @@ import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS } from './support/fixtures';
-import { TestReceiver } from './support/receiver';
+import { TestReceiver, useReceivers } from './support/receiver';
 
 interface Reply {
   status: number;
@@ -27,22 +27,17 @@ const answer = (content: string) => (_request: unknown, response: ServerResponse
 describe('bot webhook changes reach every ingest process at once', () => {
   let configApi: RunningApp;
   let ingests: RunningApp[];
-  const receivers: TestReceiver[] = [];
+  const started = useReceivers();
 
   beforeAll(async () => {
     [configApi, ...ingests] = await Promise.all([startApp(ConfigApiModule), startApp(IngestModule), startApp(IngestModule)]);
   });
 
   afterAll(async () => {
-    await Promise.all(receivers.map((receiver) => receiver.stop()));
     await Promise.all([configApi?.close(), ...(ingests ?? []).map((ingest) => ingest.close())]);
   });
 
-  async function receiver(content: string): Promise<TestReceiver> {
-    const started = await new TestReceiver().respondWith(answer(content)).start();
-    receivers.push(started);
-    return started;
-  }
+  const receiver = (content: string): Promise<TestReceiver> => started((fresh) => fresh.respondWith(answer(content)));
 
   const admin = (method: string, path: string, body?: unknown) => send(method, `${configApi.url}/admin/v1${path}`, ADMIN_HEADERS, body);
   const trigger = (ingest: RunningApp, accountId: number, name: string) =>

@@ -8,7 +8,7 @@ import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { createBotWebhookServer } from '../examples/bot-webhook/bot-webhook.server';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS } from './support/fixtures';
-import { TestReceiver } from './support/receiver';
+import { TestReceiver, useReceivers } from './support/receiver';
 import { waitFor } from './support/wait-for';
 
 /** The JSON bodies these endpoints answer with, loosely: each test reads the fields it asserts. */
@@ -75,22 +75,17 @@ const hang = (): void => undefined;
 describe('bot webhooks', () => {
   let configApi: RunningApp;
   let ingest: RunningApp;
-  const receivers: TestReceiver[] = [];
+  const started = useReceivers();
 
   beforeAll(async () => {
     [configApi, ingest] = await Promise.all([startApp(ConfigApiModule), startApp(IngestModule)]);
   });
 
   afterAll(async () => {
-    await Promise.all(receivers.map((receiver) => receiver.stop()));
     await Promise.all([configApi?.close(), ingest?.close()]);
   });
 
-  async function receiver(responder: Parameters<TestReceiver['respondWith']>[0], path = '/hook'): Promise<TestReceiver> {
-    const started = await new TestReceiver().respondWith(responder).start(path);
-    receivers.push(started);
-    return started;
-  }
+  const receiver = (responder: Parameters<TestReceiver['respondWith']>[0], path = '/hook'): Promise<TestReceiver> => started((fresh) => fresh.respondWith(responder), path);
 
   const admin = (method: string, path: string, body?: unknown, headers: Record<string, string> = ADMIN_HEADERS) =>
     send(method, `${configApi.url}${path}`, headers, body);

@@ -8,7 +8,7 @@ import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fixtures';
 import { openApiCall } from './support/open-api-client';
 import { adminPortalLink, openPortalSession, portalCall, portalToken } from './support/portal-client';
-import { TestReceiver } from './support/receiver';
+import { useReceivers } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { attemptRows, deliveryQueueOf, eventRow, insertEvents, sendEvents, useOwnRedisPrefix } from './support/worker-process';
 
@@ -20,7 +20,7 @@ let configApi: RunningApp;
 let otherConfigApi: RunningApp;
 let ingest: RunningApp;
 let worker: RunningApp;
-const receivers: TestReceiver[] = [];
+const receiver = useReceivers();
 
 beforeAll(async () => {
   configApi = await startApp(ConfigApiModule);
@@ -31,15 +31,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(receivers.map((started) => started.stop()));
   for (const app of [worker, ingest, otherConfigApi, configApi]) await app?.close();
 });
-
-async function receiver(): Promise<TestReceiver> {
-  const started = await new TestReceiver().start();
-  receivers.push(started);
-  return started;
-}
 
 function post(app: RunningApp, path: string, body: unknown): Promise<Response> {
   return fetch(`${app.url}${path}`, { method: 'POST', headers: INGEST_HEADERS, body: JSON.stringify(body) });

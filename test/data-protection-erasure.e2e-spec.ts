@@ -9,7 +9,7 @@ import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { openApiCall } from './support/open-api-client';
 import { portalCall, portalToken } from './support/portal-client';
-import { TestReceiver } from './support/receiver';
+import { useReceivers } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { attemptRows, deliveryQueueOf, eventRow, insertEvents, sendEvents, useOwnRedisPrefix } from './support/worker-process';
 
@@ -19,13 +19,7 @@ jest.setTimeout(60_000);
 /** CONTRACT §12, erasure by subject: on the real config-api, worker, PostgreSQL, Redis and receivers. */
 let configApi: RunningApp;
 let worker: RunningApp;
-const receivers: TestReceiver[] = [];
-
-async function receiver(): Promise<TestReceiver> {
-  const started = await new TestReceiver().start();
-  receivers.push(started);
-  return started;
-}
+const receiver = useReceivers();
 
 beforeAll(async () => {
   configApi = await startApp(ConfigApiModule);
@@ -34,7 +28,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(receivers.map((started) => started.stop()));
   await worker?.close();
   await configApi?.close();
 });

@@ -5,7 +5,7 @@ import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worke
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fixtures';
-import { TestReceiver } from './support/receiver';
+import { TestReceiver, useReceivers } from './support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 import { attemptRows, eventRows, useOwnRedisPrefix } from './support/worker-process';
@@ -25,7 +25,7 @@ describe('the circuit breaker never suspends the retry schedule', () => {
   let configApi: RunningApp;
   let ingest: RunningApp;
   let worker: RunningApp;
-  const receivers: TestReceiver[] = [];
+  const receiver = useReceivers();
 
   beforeAll(async () => {
     [configApi, ingest] = await Promise.all([startApp(ConfigApiModule), startApp(IngestModule)]);
@@ -43,14 +43,9 @@ describe('the circuit breaker never suspends the retry schedule', () => {
   afterAll(async () => {
     await worker?.close();
     await Promise.all([configApi?.close(), ingest?.close()]);
-    await Promise.all(receivers.map((receiver) => receiver.stop()));
   });
 
-  async function deadReceiver(): Promise<TestReceiver> {
-    const started = await new TestReceiver().respondStatus(503).start();
-    receivers.push(started);
-    return started;
-  }
+  const deadReceiver = (): Promise<TestReceiver> => receiver((started) => started.respondStatus(503));
 
   async function ingestEvents(accountId: number, count: number): Promise<string[]> {
     const events = Array.from({ length: count }, (_, index) => ({

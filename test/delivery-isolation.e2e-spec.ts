@@ -6,7 +6,7 @@ import { DeliveryRunner } from '../apps/delivery-worker/src/delivery/delivery-ru
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
-import { TestReceiver } from './support/receiver';
+import { TestReceiver, useReceivers } from './support/receiver';
 import { untilRedisPasses } from './support/redis-clock';
 import { waitFor } from './support/wait-for';
 import {
@@ -31,13 +31,7 @@ const events = customerEvents;
 describe('endpoint isolation, circuit breaker and reconciler', () => {
   let configApi: RunningApp;
   let worker: RunningApp;
-  const receivers: TestReceiver[] = [];
-
-  async function receiver(): Promise<TestReceiver> {
-    const started = await new TestReceiver().start();
-    receivers.push(started);
-    return started;
-  }
+  const receiver = useReceivers();
 
   async function accountFor(target: TestReceiver): Promise<number> {
     const account = await createAccount(configApi);
@@ -66,7 +60,6 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
   afterAll(async () => {
     await worker?.close();
     await configApi?.close();
-    await Promise.all(receivers.map((started) => started.stop()));
   });
 
   it('keeps a dead endpoint from holding back a healthy one, opens its breaker, and closes it after recovery', async () => {

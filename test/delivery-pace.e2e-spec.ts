@@ -4,7 +4,7 @@ import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, pacedAccount } from './support/fixtures';
-import { TestReceiver } from './support/receiver';
+import { TestReceiver, useReceivers } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { customerEvents, eventRows, sendEvents, type StoredTestEvent, useOwnRedisPrefix } from './support/worker-process';
 
@@ -16,7 +16,7 @@ jest.setTimeout(120_000);
 describe('endpoint pace', () => {
   let configApi: RunningApp;
   const workers: RunningApp[] = [];
-  const receivers: TestReceiver[] = [];
+  const receiver = useReceivers();
 
   beforeAll(async () => {
     configApi = await startApp(ConfigApiModule);
@@ -29,14 +29,8 @@ describe('endpoint pace', () => {
   afterAll(async () => {
     for (const worker of workers) await worker.close();
     await configApi?.close();
-    await Promise.all(receivers.map((receiver) => receiver.stop()));
   });
 
-  async function receiver(): Promise<TestReceiver> {
-    const started = await new TestReceiver().start();
-    receivers.push(started);
-    return started;
-  }
 
   async function accountOn(target: TestReceiver, maxPerSecond: number | null): Promise<number> {
     return pacedAccount(configApi, workers[0].app, target.url, maxPerSecond);

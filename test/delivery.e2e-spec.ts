@@ -5,7 +5,7 @@ import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from './support/fixtures';
-import { type ReceivedRequest, TestReceiver } from './support/receiver';
+import { type ReceivedRequest, TestReceiver, useReceivers } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import {
   attemptRows,
@@ -44,13 +44,7 @@ function sample(action: EventAction): NewTestEvent {
 describe('callback delivery', () => {
   let configApi: RunningApp;
   let worker: RunningApp;
-  const receivers: TestReceiver[] = [];
-
-  async function receiver(): Promise<TestReceiver> {
-    const started = await new TestReceiver().start();
-    receivers.push(started);
-    return started;
-  }
+  const receiver = useReceivers();
 
   async function accountPushingTo(target: TestReceiver | string, contentType: 'JSON' | 'application/x-www-form-urlencoded' = 'JSON'): Promise<TestAccount> {
     const account = await createAccount(configApi);
@@ -85,7 +79,6 @@ describe('callback delivery', () => {
   afterAll(async () => {
     await worker?.close();
     await configApi?.close();
-    await Promise.all(receivers.map((started) => started.stop()));
   });
 
   it.each([

@@ -7,7 +7,7 @@ import { AccountSettingsCache } from '../apps/delivery-worker/src/delivery/accou
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from './support/fixtures';
-import { TestReceiver } from './support/receiver';
+import { TestReceiver, useReceivers } from './support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 import { eventRow, type EventRow, sendEvents, useOwnRedisPrefix } from './support/worker-process';
@@ -33,7 +33,7 @@ interface SettingsState {
 describe('endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER)', () => {
   let configApi: RunningApp;
   let worker: RunningApp;
-  const receivers: TestReceiver[] = [];
+  const receiver = useReceivers();
   const warnings: string[] = [];
 
   beforeAll(async () => {
@@ -55,15 +55,10 @@ describe('endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER)', () =>
   afterAll(async () => {
     await worker?.close();
     await configApi?.close();
-    await Promise.all(receivers.map((receiver) => receiver.stop()));
     jest.restoreAllMocks();
   });
 
-  async function failingReceiver(): Promise<TestReceiver> {
-    const started = await new TestReceiver().respondStatus(503).start();
-    receivers.push(started);
-    return started;
-  }
+  const failingReceiver = (): Promise<TestReceiver> => receiver((started) => started.respondStatus(503));
 
   async function accountFor(target: TestReceiver): Promise<TestAccount> {
     const account = await createAccount(configApi);

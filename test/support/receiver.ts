@@ -61,3 +61,19 @@ export class TestReceiver {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
+
+/**
+ * Receivers for the calling file or describe block: each call starts one on loopback (set up by `setUp`
+ * before it listens, e.g. to answer 503), and every one started is stopped after the block's tests.
+ */
+export function useReceivers(): (setUp?: (receiver: TestReceiver) => TestReceiver, path?: string) => Promise<TestReceiver> {
+  const started: TestReceiver[] = [];
+  afterAll(async () => {
+    await Promise.all(started.splice(0).map((receiver) => receiver.stop()));
+  });
+  return async (setUp = (receiver) => receiver, path) => {
+    const receiver = await setUp(new TestReceiver()).start(path);
+    started.push(receiver);
+    return receiver;
+  };
+}
