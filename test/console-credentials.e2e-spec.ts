@@ -1,9 +1,5 @@
-import type { Page } from 'playwright-core';
 import { openApiQuery } from '@app/signing';
-import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
-import { type RunningApp, startApp } from './support/apps';
-import { launchBrowser, signIntoConsole, type TestBrowser } from './support/browser';
-import { ensureConsoleBuilt } from './support/console-build';
+import { useSignedInConsole } from './support/browser';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from './support/fixtures';
 import { useOwnRedisPrefix } from './support/worker-process';
 
@@ -15,59 +11,44 @@ import { useOwnRedisPrefix } from './support/worker-process';
 useOwnRedisPrefix('console-credentials');
 jest.setTimeout(120_000);
 
-let configApi: RunningApp;
-let browser: TestBrowser;
-let page: Page;
+const ui = useSignedInConsole();
 
 async function accountView(accountId: number): Promise<Record<string, unknown>> {
-  return (await (await fetch(`${configApi.url}/admin/v1/accounts/${accountId}`, { headers: ADMIN_HEADERS })).json()) as Record<string, unknown>;
+  return (await (await fetch(`${ui.configApi.url}/admin/v1/accounts/${accountId}`, { headers: ADMIN_HEADERS })).json()) as Record<string, unknown>;
 }
 
 async function openApiStatus(account: TestAccount, openApiToken: string): Promise<number> {
   const query = new URLSearchParams(openApiQuery({ email: account.email, openApiToken }));
-  return (await fetch(`${configApi.url}/open_api_v1/push_settings?${query.toString()}`)).status;
+  return (await fetch(`${ui.configApi.url}/open_api_v1/push_settings?${query.toString()}`)).status;
 }
 
 /** Clicks a credential button, then its confirmation; answers the text of what the page shows once (if anything). */
 async function confirmAction(button: string): Promise<void> {
-  await page.getByRole('button', { name: button, exact: true }).click();
-  await page.getByRole('alertdialog', { name: button }).waitFor();
-  await page.getByRole('button', { name: `Confirm: ${button}` }).click();
+  await ui.page.getByRole('button', { name: button, exact: true }).click();
+  await ui.page.getByRole('alertdialog', { name: button }).waitFor();
+  await ui.page.getByRole('button', { name: `Confirm: ${button}` }).click();
 }
 
 async function revealed(name: string): Promise<string> {
-  const status = page.locator('.secrets[role=status]');
+  const status = ui.page.locator('.secrets[role=status]');
   await status.waitFor();
   const row = status.locator('tr', { hasText: name });
   return (await row.locator('.mono').innerText()).trim();
 }
 
-beforeAll(async () => {
-  await ensureConsoleBuilt();
-  configApi = await startApp(ConfigApiModule);
-  browser = await launchBrowser();
-  page = browser.page;
-  await signIntoConsole(page, configApi.url);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await configApi?.close();
-});
-
 describe('account credentials in the console', () => {
   it('rotates the Open API token after a confirmation, shows the new one once, and the old one is refused', async () => {
-    const account = await createAccount(configApi);
-    await page.goto(`${configApi.url}/admin/accounts/${account.id}`);
-    await page.getByRole('heading', { name: 'Credentials' }).waitFor();
+    const account = await createAccount(ui.configApi);
+    await ui.page.goto(`${ui.configApi.url}/admin/accounts/${account.id}`);
+    await ui.page.getByRole('heading', { name: 'Credentials' }).waitFor();
     // No previous secret yet: nothing to revoke.
-    expect(await page.getByRole('button', { name: 'Revoke previous secret', exact: true }).count()).toBe(0);
+    expect(await ui.page.getByRole('button', { name: 'Revoke previous secret', exact: true }).count()).toBe(0);
 
     // Cancel changes nothing.
-    await page.getByRole('button', { name: 'Rotate Open API token', exact: true }).click();
-    await page.getByText('The current Open API token is refused at once').waitFor();
-    await page.getByRole('button', { name: 'Cancel' }).click();
-    expect(await page.getByRole('alertdialog').count()).toBe(0);
+    await ui.page.getByRole('button', { name: 'Rotate Open API token', exact: true }).click();
+    await ui.page.getByText('The current Open API token is refused at once').waitFor();
+    await ui.page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await ui.page.getByRole('alertdialog').count()).toBe(0);
     expect(await openApiStatus(account, account.open_api_token)).toBe(200);
 
     await confirmAction('Rotate Open API token');
@@ -76,19 +57,19 @@ describe('account credentials in the console', () => {
     expect(newToken).not.toBe(account.open_api_token);
     expect(await openApiStatus(account, newToken)).toBe(200);
     expect(await openApiStatus(account, account.open_api_token)).toBe(401);
-    await browser.screenshot('account-credentials');
+    await ui.browser.screenshot('account-credentials');
     // The token never travels in a URL, and is not shown again after a reload.
-    expect(browser.requests.some((request) => request.url.includes(newToken))).toBe(false);
-    await page.reload();
-    await page.getByRole('heading', { name: 'Credentials' }).waitFor();
-    expect(await page.locator('.secrets').count()).toBe(0);
-    expect(await page.content()).not.toContain(newToken);
+    expect(ui.browser.requests.some((request) => request.url.includes(newToken))).toBe(false);
+    await ui.page.reload();
+    await ui.page.getByRole('heading', { name: 'Credentials' }).waitFor();
+    expect(await ui.page.locator('.secrets').count()).toBe(0);
+    expect(await ui.page.content()).not.toContain(newToken);
   });
 
   it('rotates the signing secret, then revokes the previous one', async () => {
-    const account = await createAccount(configApi);
-    await page.goto(`${configApi.url}/admin/accounts/${account.id}`);
-    await page.getByRole('heading', { name: 'Credentials' }).waitFor();
+    const account = await createAccount(ui.configApi);
+    await ui.page.goto(`${ui.configApi.url}/admin/accounts/${account.id}`);
+    await ui.page.getByRole('heading', { name: 'Credentials' }).waitFor();
 
     await confirmAction('Rotate secret');
     const newSecret = await revealed('signing_secret');
@@ -97,9 +78,9 @@ describe('account credentials in the console', () => {
     expect((await accountView(account.id)).previous_secret_expires_at).toEqual(expect.any(String));
 
     await confirmAction('Revoke previous secret');
-    await page.getByRole('button', { name: 'Revoke previous secret', exact: true }).waitFor({ state: 'detached' });
+    await ui.page.getByRole('button', { name: 'Revoke previous secret', exact: true }).waitFor({ state: 'detached' });
     expect((await accountView(account.id)).previous_secret_expires_at).toBeNull();
-    expect(browser.problems).toEqual([]);
-    expect(browser.dialogs).toEqual([]);
+    expect(ui.browser.problems).toEqual([]);
+    expect(ui.browser.dialogs).toEqual([]);
   });
 });

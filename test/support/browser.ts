@@ -2,6 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
+import { type RunningApp, startApp } from './apps';
+import { ensureConsoleBuilt } from './console-build';
 
 /** Debian's chromium package (CI installs it with `apt-get install -y chromium`). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -80,4 +83,46 @@ export async function signIntoConsole(page: Page, baseUrl: string, token = proce
   await page.getByLabel('Admin token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('link', { name: 'Overview' }).waitFor();
+}
+
+export interface SignedInConsole {
+  /** The config-api serving the built console. */
+  readonly configApi: RunningApp;
+  readonly browser: TestBrowser;
+  readonly page: Page;
+}
+
+/**
+ * For the calling file: builds the console if needed, starts config-api, opens Chromium and signs in
+ * with the run's admin token before the tests; closes both after them. Its fields are there from the
+ * first test on.
+ */
+export function useSignedInConsole(): SignedInConsole {
+  let configApi: RunningApp | undefined;
+  let browser: TestBrowser | undefined;
+  beforeAll(async () => {
+    await ensureConsoleBuilt();
+    configApi = await startApp(ConfigApiModule);
+    browser = await launchBrowser();
+    await signIntoConsole(browser.page, configApi.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await configApi?.close();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the signed-in console is there from the first test on, not before');
+    return value;
+  };
+  return {
+    get configApi() {
+      return ready(configApi);
+    },
+    get browser() {
+      return ready(browser);
+    },
+    get page() {
+      return ready(browser).page;
+    },
+  };
 }
