@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
-import { PENDING_EVENT_STATUSES } from '@app/persistence';
+import { isAtStep, isFinalStatus } from '@app/persistence';
 import { isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
 import { type DeliveryJobData, deliveryJobId, ENVIRONMENT, type Environment, inSpan, isDatabaseUnavailable, loggableErrorText, type OutboundHttpClient } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
@@ -16,8 +16,6 @@ import { ErasedEventError, ErasureCheck } from './erasure-check';
 
 export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './request/callback-exchange';
 
-/** The results that end an event (its row is final): the next held event of its subject may go. */
-const ENDING_RESULTS: ReadonlySet<DeliveryResult> = new Set(['delivered', 'failed', 'filtered', 'no_endpoint']);
 /** Pause of a job that met a database outage (spread ±50 %). */
 const DATABASE_WAIT_MS = 5_000;
 
@@ -98,12 +96,7 @@ export class DeliveryService {
     try {
       const orderedLoad = ordered ? ((await this.loader.loadOrderedEvent(step.eventSeq)) ?? undefined) : undefined;
       const event = ordered ? orderedLoad?.event : await this.loader.loadEvent(step.eventSeq);
-      if (
-        !event ||
-        !PENDING_EVENT_STATUSES.includes(event.status) ||
-        event.series !== step.series ||
-        event.seriesAttempts !== step.attempt
-      ) {
+      if (!event || !isAtStep(event, step)) {
         deliveryJobsWithoutCall.inc({ reason: 'stale' });
         return 'stale';
       }
@@ -113,7 +106,7 @@ export class DeliveryService {
       over ??= this.order.startWorking(event);
       const result = await this.deliverEvent(job, token, event, settings, orderedLoad);
       // The event ended (not merely retrying), so the next event of its subject goes now.
-      if (ENDING_RESULTS.has(result)) await this.order.release(event);
+      if (isFinalStatus(result)) await this.order.release(event);
       return result;
     } finally {
       over?.();

@@ -2,7 +2,9 @@ import {
   atStepSql,
   EVENT_STATUSES,
   FINAL_STATUS_LIST,
+  isAtStep,
   isDueSql,
+  isFinalStatus,
   isPendingSql,
   isUndatedSql,
   NEW_EVENT_STEP_VALUES,
@@ -26,6 +28,20 @@ describe('event lifecycle SQL', () => {
 
   it('guards a step on series, attempts in the series and a pending status', () => {
     expect(atStepSql('e', 'v')).toBe(`e.series = v.series AND e.series_attempts = v.series_attempts AND e.status IN ('queued', 'retrying')`);
+  });
+
+  it('spells the same guard for a loaded row: pending, same series, same attempts in it', () => {
+    const row = { status: 'retrying', series: 2, seriesAttempts: 3 };
+    expect(isAtStep(row, { series: 2, attempt: 3 })).toBe(true);
+    expect(isAtStep(row, { series: 1, attempt: 3 })).toBe(false);
+    expect(isAtStep(row, { series: 2, attempt: 2 })).toBe(false);
+    expect(isAtStep({ ...row, status: 'delivered' }, { series: 2, attempt: 3 })).toBe(false);
+  });
+
+  it('tells a final status from a pending one or a worker result that is no status', () => {
+    expect(EVENT_STATUSES.filter(isFinalStatus)).toEqual(['delivered', 'failed', 'filtered', 'no_endpoint']);
+    expect(isFinalStatus('stale')).toBe(false);
+    expect(isFinalStatus('retrying')).toBe(false);
   });
 
   it('starts new rows and restarted series queued and due now', () => {

@@ -13,7 +13,26 @@ export const PENDING_EVENT_STATUSES: readonly EventStatus[] = ['queued', 'retryi
  * Statuses nothing acts on again unless an operator redelivers: only these rows may expire. Listed
  * rather than derived from the pending ones, so a status added later is kept until someone decides.
  */
-export const FINAL_EVENT_STATUSES: readonly EventStatus[] = ['delivered', 'failed', 'filtered', 'no_endpoint'];
+export const FINAL_EVENT_STATUSES = ['delivered', 'failed', 'filtered', 'no_endpoint'] as const satisfies readonly EventStatus[];
+export type FinalEventStatus = (typeof FINAL_EVENT_STATUSES)[number];
+
+/** The status (or a worker's result, which may be no status at all) ends the event: only an operator moves it again. */
+export function isFinalStatus(status: string): status is FinalEventStatus {
+  return (FINAL_EVENT_STATUSES as readonly string[]).includes(status);
+}
+
+/** A worker still has to act on a row in this status. */
+export function isPendingStatus(status: string): boolean {
+  return (PENDING_EVENT_STATUSES as readonly string[]).includes(status);
+}
+
+/**
+ * The step guard as a worker checks a loaded row before it calls (atStepSql is the same guard on its
+ * write): still pending, at the job's series and number of attempts in that series.
+ */
+export function isAtStep(row: { status: string; series: number; seriesAttempts: number }, step: { series: number; attempt: number }): boolean {
+  return isPendingStatus(row.status) && row.series === step.series && row.seriesAttempts === step.attempt;
+}
 
 /** The status of a newly stored event and of a restarted series. */
 export const FIRST_EVENT_STATUS: EventStatus = 'queued';

@@ -1,12 +1,12 @@
 import { IsIn, IsOptional } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { EventStatus } from '@app/persistence';
+import { FINAL_EVENT_STATUSES } from '@app/persistence';
 import { eventFilterFields } from '../events/admin-events.dto';
 import { PageLimit } from '../page-query.decorators';
 import { IsTimestamp, TIMESTAMP_TEXT } from '../timestamp';
 
 /** Statuses an operator may bulk-redeliver: the final ones (pending events are already on their way). */
-export const REDELIVERABLE_STATUSES = ['failed', 'filtered', 'no_endpoint', 'delivered'] as const satisfies readonly EventStatus[];
+export const REDELIVERABLE_STATUSES = FINAL_EVENT_STATUSES;
 
 /** `POST /admin/v1/events/redeliver`: the event list's filters in the body; status defaults to failed. */
 export class FilterRedeliverDto extends eventFilterFields('body') {
