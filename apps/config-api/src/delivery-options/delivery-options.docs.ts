@@ -1,5 +1,5 @@
 import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
-import { DELIVERY_ORDERINGS, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN } from '@app/payloads';
+import { DELIVERY_ORDERINGS, type DeliveryOptions, type DeliveryOptionsChange, type DeliveryOrdering, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN } from '@app/payloads';
 import { describeProblems, EITHER_OPTION, MAX_PER_SECOND_PROBLEM, NOTHING_SENT_PROBLEM, ORDERING_PROBLEM, UNKNOWN_OPTION_PROBLEM } from './delivery-options.validation';
 
 /* Documentation of the delivery options (CONTRACT §9), shared by the Open API and the admin API. */
@@ -24,17 +24,17 @@ export const ApiOrderingProperty = (): PropertyDecorator => ApiProperty(ORDERING
 export const ApiMaxPerSecondProperty = (): PropertyDecorator => ApiProperty(MAX_PER_SECOND);
 
 /** The body of set_delivery_options and of the admin PUT: at least one of the two; fields not sent keep their value. */
-export class DeliveryOptionsBody {
+export class DeliveryOptionsBody implements DeliveryOptionsChange {
   @ApiProperty({ ...ORDERING, required: false })
-  ordering?: string;
+  ordering?: DeliveryOrdering;
 
   @ApiProperty({ ...MAX_PER_SECOND, required: false })
   max_per_second?: number | null;
 }
 
-export class DeliveryOptionsModel {
+export class DeliveryOptionsModel implements DeliveryOptions {
   @ApiOrderingProperty()
-  ordering!: string;
+  ordering!: DeliveryOrdering;
 
   @ApiMaxPerSecondProperty()
   max_per_second!: number | null;

@@ -1,10 +1,11 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON, PERMISSION_KEYS } from '@app/payloads';
+import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON, type DeliveryOrdering, PERMISSION_KEYS, type Permissions, type PushContentType } from '@app/payloads';
 import { OpenApiErrorBody } from '@app/runtime/docs';
 import { INCORRECT_VALUE_MESSAGE, missingParamMessage, OpenApiCode } from './open-api-errors';
 import { MAX_NONCE_LENGTH } from './open-api-auth-query';
 import { ApiMaxPerSecondProperty, ApiOrderingProperty } from '../delivery-options/delivery-options.docs';
+import type { PushSettingsResponse, SetPermissionsResponse, SetPushContentTypeResponse, SetUrlResponse } from './open-api.service';
 
 /*
  * Documentation of the signed Open API (CONTRACT §2): its query signature, bodies, answers and error
@@ -34,28 +35,28 @@ export class SetPermissionsBody {
 
 export class OkAnswer {
   @ApiProperty({ enum: [OpenApiCode.ok], example: OpenApiCode.ok })
-  code!: number;
+  code!: typeof OpenApiCode.ok;
 
   @ApiProperty({ enum: ['OK'], example: 'OK' })
-  message!: string;
+  message!: 'OK';
 }
 
-export class SetUrlAnswer extends OkAnswer {
+export class SetUrlAnswer extends OkAnswer implements SetUrlResponse {
   @ApiProperty({ example: 'https://receiver.example.com/callbacks' })
   push_url!: string;
 }
 
-export class SetPushContentTypeAnswer extends OkAnswer {
+export class SetPushContentTypeAnswer extends OkAnswer implements SetPushContentTypeResponse {
   @ApiProperty({ enum: [CONTENT_TYPE_JSON, CONTENT_TYPE_FORM], description: 'The stored value, written canonically.' })
-  webhook_push_type!: string;
+  webhook_push_type!: PushContentType;
 }
 
-export class SetPermissionsAnswer extends OkAnswer {
+export class SetPermissionsAnswer extends OkAnswer implements SetPermissionsResponse {
   @ApiProperty({ type: PermissionsMap, description: 'All eleven keys after the change.' })
-  permissions!: PermissionsMap;
+  permissions!: Permissions;
 }
 
-export class PushSettingsAnswer extends OkAnswer {
+export class PushSettingsAnswer extends OkAnswer implements PushSettingsResponse {
   @ApiProperty({ type: 'string', nullable: true, description: 'null until set_url.' })
   push_url!: string | null;
 
@@ -63,10 +64,10 @@ export class PushSettingsAnswer extends OkAnswer {
   push_content_type!: string;
 
   @ApiProperty({ type: PermissionsMap })
-  permissions!: PermissionsMap;
+  permissions!: Permissions;
 
   @ApiOrderingProperty()
-  ordering!: string;
+  ordering!: DeliveryOrdering;
 
   @ApiMaxPerSecondProperty()
   max_per_second!: number | null;

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiQuery } from '@nestjs/swagger';
 import { EVENT_ACTIONS } from '@app/payloads';
+import type { FeedItem, FeedPage } from './event-feed.service';
 import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT } from './feed-cursor';
 import { OpenApiCode } from './open-api-errors';
 import { errorResponse, openApiError } from './open-api.docs';
@@ -14,7 +15,7 @@ class OkFields {
   message!: 'OK';
 }
 
-export class FeedItemView {
+export class FeedItemView implements FeedItem {
   @ApiProperty({ example: 'evt_01JF3Z8W6Q2M4N5P6R7S8T9V0W' })
   event_id!: string;
 
@@ -28,7 +29,7 @@ export class FeedItemView {
   created_at!: string;
 }
 
-export class FeedAnswer extends OkFields {
+export class FeedAnswer extends OkFields implements FeedPage {
   @ApiProperty({ type: [FeedItemView] })
   items!: FeedItemView[];
 

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { IngestTokenGuard } from '@app/runtime';
-import { type BatchItemResult, EventsService, type IngestResult, ingestStatus } from './events.service';
+import { type BatchResult, EventsService, type IngestResult, ingestStatus } from './events.service';
 import { ApiEventsController, ApiIngestBatch, ApiIngestOne } from './events.docs';
 
 /**
@@ -30,7 +30,7 @@ export class EventsController {
   @ApiIngestBatch()
   @Post('batch')
   @HttpCode(202)
-  async ingestBatch(@Body() body: Record<string, unknown>, @Req() request: Request): Promise<{ results: BatchItemResult[] }> {
+  async ingestBatch(@Body() body: Record<string, unknown>, @Req() request: Request): Promise<BatchResult> {
     return { results: await this.events.ingestBatchBody(body, request.headers) };
   }
 }

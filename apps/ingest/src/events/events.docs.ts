@@ -2,18 +2,19 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiErrorResponses, ApiIngestAuth, ApiJsonBodyErrors, ErrorDetailBody } from '@app/runtime/docs';
 import { IngestBatchDto, IngestEventDto } from './ingest-event.dto';
+import type { BatchItemResult, BatchResult, IngestResult } from './events.service';
 
 /* Documentation of `POST /v1/events` and `/v1/events/batch` (CONTRACT §4). */
 
-export class IngestAnswer {
+export class IngestAnswer implements IngestResult {
   @ApiProperty({ description: 'The event id (yours, or the one the server assigned).', example: 'evt_01HZY3M4K2Q9V7W8X9Y0Z1A2B3' })
   event_id!: string;
 
   @ApiProperty({ enum: ['accepted', 'duplicate'], description: '`accepted`: stored now (202). `duplicate`: this account already sent this event_id; nothing new happens (200).' })
-  status!: string;
+  status!: IngestResult['status'];
 }
 
-export class BatchItemAnswer {
+export class BatchItemAnswer implements BatchItemResult {
   @ApiProperty({ type: 'integer', description: 'Position of the item in `events`.', example: 0 })
   index!: number;
 
@@ -21,13 +22,13 @@ export class BatchItemAnswer {
   event_id?: string;
 
   @ApiProperty({ enum: ['accepted', 'duplicate', 'rejected'] })
-  status!: string;
+  status!: BatchItemResult['status'];
 
   @ApiPropertyOptional({ type: [ErrorDetailBody], description: 'Why the item was rejected (field paths relative to the item, e.g. `message.id`).' })
   details?: ErrorDetailBody[];
 }
 
-export class BatchAnswer {
+export class BatchAnswer implements BatchResult {
   @ApiProperty({ type: [BatchItemAnswer] })
   results!: BatchItemAnswer[];
 }

@@ -33,6 +33,11 @@ export interface BatchItemResult {
   details?: ErrorDetail[];
 }
 
+/** The answer of `POST /v1/events/batch`: one result per item, in order. */
+export interface BatchResult {
+  results: BatchItemResult[];
+}
+
 /** 202 when stored now, 200 when the same account already sent this event_id (CONTRACT §4). */
 export function ingestStatus(result: IngestResult): 202 | 200 {
   return result.status === 'accepted' ? 202 : 200;

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiProperty } from '@nestjs/swagger';
-import type { AccountView, BreakerState, CreatedAccount, DeliveryOrdering, Page, Permissions, RotatedSecret } from '@app/payloads';
+import type { AccountView, BreakerState, CreatedAccount, DeliveryOrdering, EndpointLane, Page, Permissions, RotatedSecret, RotatedToken } from '@app/payloads';
 import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
 import { PermissionsMap } from '../../open-api/open-api.docs';
@@ -29,7 +29,7 @@ export class CreatedAccountModel extends AccountIdentityModel implements Created
   signing_secret!: string;
 }
 
-class EndpointLaneModel {
+class EndpointLaneModel implements EndpointLane {
   @ApiProperty({ type: 'integer', description: 'Events of this account due and not yet called.' })
   waiting!: number;
 
@@ -91,7 +91,7 @@ export class RotatedSecretModel implements RotatedSecret {
   previous_secret_expires_at!: string;
 }
 
-export class RotatedTokenModel {
+export class RotatedTokenModel implements RotatedToken {
   @ApiProperty({ description: 'The new Open API token, shown once. The previous token is refused (2059) from this answer on.' })
   open_api_token!: string;
 }

@@ -3,6 +3,7 @@ import { ApiParam, ApiProperty } from '@nestjs/swagger';
 import type { ErasureStarted, ErasureStatus, ErasureView } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
 import { AccountModel } from '../accounts/accounts.docs';
+import type { AccountDeletionStarted } from './account-deletion.service';
 import { ApiAdminOperation, ApiIdParam, BODY_FIELD_PROBLEM, ID_PARAM_PROBLEM } from '../admin.docs';
 
 /* Documentation of data protection (CONTRACT §12): erasures by subject, redaction at rest, offboarding. */
@@ -28,7 +29,7 @@ export class ErasureModel implements ErasureView {
   events_erased!: number;
 }
 
-export class AccountDeletionModel {
+export class AccountDeletionModel implements AccountDeletionStarted {
   @ApiProperty({ type: 'integer' })
   id!: number;
 
