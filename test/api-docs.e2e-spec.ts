@@ -12,8 +12,10 @@ import { DELIVERY_WORKER_DOCS } from '../apps/delivery-worker/src/delivery-worke
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { INGEST_DOCS } from '../apps/ingest/src/ingest.docs';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
+import { adminCall } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { launchBrowser } from './support/browser';
+import { createAccount } from './support/fixtures';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -232,6 +234,22 @@ describe('config-api documentation details', () => {
     expect(Object.keys(openBody).sort()).toEqual(['code', 'exception', 'message']);
     expect(openBody.code).toBe(2059);
     expect(Object.keys(openBody.exception)).toEqual(['message']);
+  });
+
+  it('documents the success answers the admin API really sends, field for field', async () => {
+    // The models are hand-written beside the types the routes answer (and `implements` them): the
+    // answers of a real config-api hold exactly the fields the document names, no more, no fewer.
+    const fieldsOf = (name: string): string[] => Object.keys(schema(document, name).properties ?? {}).sort();
+    const account = await createAccount(running);
+    const view = await adminCall(running, 'GET', `/admin/v1/accounts/${account.id}`);
+    expect(Object.keys(view.body).sort()).toEqual(fieldsOf('AccountModel'));
+    expect(Object.keys(view.body.lane as object).sort()).toEqual(fieldsOf('EndpointLaneModel'));
+    const options = await adminCall(running, 'PUT', `/admin/v1/accounts/${account.id}/delivery-options`, { max_per_second: 5 });
+    expect(Object.keys(options.body).sort()).toEqual(fieldsOf('AccountModel'));
+    const rotated = await adminCall(running, 'POST', `/admin/v1/accounts/${account.id}/rotate-token`);
+    expect(Object.keys(rotated.body).sort()).toEqual(fieldsOf('RotatedTokenModel'));
+    const deletion = await adminCall(running, 'DELETE', `/admin/v1/accounts/${account.id}`);
+    expect(Object.keys(deletion.body).sort()).toEqual(fieldsOf('AccountDeletionModel'));
   });
 
   it('documents the admin API behind the admin token with its error statuses', () => {
