@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { EventStatus, FinalEventStatus } from '@app/persistence';
 import { Batcher, type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, inSpan, retryStep, traceCarrier, workerStageStamps } from '@app/runtime';
 import type { AccountDeliverySettings } from '../account-settings.cache';
 import { EndpointDisabling } from '../admission';
@@ -8,7 +9,8 @@ import { type AttemptRow, OutcomeStore } from './outcome-store';
 import { planNextStep, stepGuard } from './event-step';
 import type { Verdict } from './retry-policy';
 
-export type DeliveryResult = 'stale' | 'superseded' | 'filtered' | 'no_endpoint' | 'delivered' | 'retrying' | 'failed';
+/** The row's new status, or why the job changed nothing: `stale` (moved on before the call), `superseded` (moved on before the write: a redelivery, or a duplicate job that recorded first). */
+export type DeliveryResult = Exclude<EventStatus, 'queued'> | 'stale' | 'superseded';
 
 /** What the open breaker says of its endpoint: open until when, after how many failures, the last one. */
 export interface BreakerOpen {
@@ -68,7 +70,7 @@ export class OutcomeRecorder {
   }
 
   /** Ends the event without a call (no endpoint, filtered, disabled, unencodable, unsignable). */
-  async settleWithoutCall(event: PendingEvent, status: 'no_endpoint' | 'filtered' | 'failed', why: string, reason: string = status): Promise<DeliveryResult> {
+  async settleWithoutCall(event: PendingEvent, status: Exclude<FinalEventStatus, 'delivered'>, why: string, reason: string = status): Promise<DeliveryResult> {
     const applied = await this.store.record({
       attempt: null,
       change: { ...stepGuard(event), status, attempted: 0, nextAttemptAt: null, deliveredAt: null, lastError: why },
