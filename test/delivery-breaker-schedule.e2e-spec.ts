@@ -12,7 +12,11 @@ import { attemptRows, eventRows, useOwnRedisPrefix } from './support/worker-proc
 
 const PREFIX = useOwnRedisPrefix('breaker-schedule');
 const KEYS = new RedisKeys(PREFIX);
-jest.setTimeout(90_000);
+// The waits below are deadlines on a loaded machine, not expectations of speed.
+jest.setTimeout(240_000);
+const SCHEDULE_DEADLINE_MS = 60_000;
+/** No probe during the test, however long a loaded machine makes it: once open, the breaker stays open. */
+const COOLDOWN_MS = 3_600_000;
 
 const CIRCUIT_OPEN = /^circuit open until \S+Z after \d+ consecutive failures: HTTP 503: server error$/;
 
@@ -32,10 +36,11 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     worker = await startApp(DeliveryWorkerModule, {
       RETRY_SCHEDULE: '1s,1s,1s',
       BREAKER_FAILURE_THRESHOLD: '3',
-      // No probe during the test: once open, the breaker stays open.
-      BREAKER_COOLDOWN: '60s',
+      BREAKER_COOLDOWN: `${COOLDOWN_MS}ms`,
       ENDPOINT_CONCURRENCY: '2',
-      DELIVERY_TIMEOUT_MS: '1000',
+      // The receiver answers 503 from this (busy) process: a late answer would be a time-out, another
+      // error than the one every skipped attempt must name. No call here is meant to time out.
+      DELIVERY_TIMEOUT_MS: '10000',
       RECONCILE_INTERVAL: '1s',
     });
   });
@@ -71,7 +76,7 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
     const eventIds = await ingestEvents(account.id, 10);
 
-    const failed = await waitFor('every event to end after its schedule', () => finalStatuses(eventIds), { timeoutMs: 30_000 });
+    const failed = await waitFor('every event to end after its schedule', () => finalStatuses(eventIds), { timeoutMs: SCHEDULE_DEADLINE_MS });
     expect(failed.map((row) => row.status)).toEqual(Array(10).fill('failed'));
     let skipped = 0;
     for (const row of failed) {
@@ -79,11 +84,12 @@ describe('the circuit breaker never suspends the retry schedule', () => {
       expect(row.last_error).toMatch(/; retries exhausted after 4 attempts$/);
       const attempts = await attemptRows(worker.app, row.event_id);
       expect(attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3, 4]);
-      // Each attempt at its time: about 1 s (±15 % jitter) after the one before, breaker or not.
+      // Each attempt at its time: never earlier than its delay (1 s, jittered by at most 15 %), breaker
+      // or not. How much later it runs is the machine's load; a schedule suspended by the breaker would
+      // not end before the cooldown (an hour), so the events ending at all, breaker still open, shows it.
       for (let index = 1; index < attempts.length; index += 1) {
         const gap = attempts[index].started_at.getTime() - attempts[index - 1].started_at.getTime();
         expect(gap).toBeGreaterThanOrEqual(800);
-        expect(gap).toBeLessThan(4000);
       }
       for (const attempt of attempts) {
         if (attempt.response_status === 503) continue;
@@ -113,10 +119,14 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     });
     expect(redelivery.status).toBe(202);
     expect(((await redelivery.json()) as { count: number }).count).toBe(10);
-    const delivered = await waitFor('every redelivered event to be delivered', async () => {
-      const rows = await eventRows(worker.app, eventIds);
-      return rows.every((row) => row.status === 'delivered') ? rows : undefined;
-    });
+    const delivered = await waitFor(
+      'every redelivered event to be delivered',
+      async () => {
+        const rows = await eventRows(worker.app, eventIds);
+        return rows.every((row) => row.status === 'delivered') ? rows : undefined;
+      },
+      { timeoutMs: SCHEDULE_DEADLINE_MS },
+    );
     for (const row of delivered) expect(row).toMatchObject({ series: 1, attempts: 5 });
     const deliveredIds = new Set(target.requests.map((request) => request.headers['webhook-id']));
     for (const eventId of eventIds) expect(deliveredIds.has(eventId)).toBe(true);
@@ -129,7 +139,7 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     const account = await createAccount(configApi);
     await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
     const eventIds = await ingestEvents(account.id, 4);
-    await waitFor('every event to end after its schedule', () => finalStatuses(eventIds), { timeoutMs: 30_000 });
+    await waitFor('every event to end after its schedule', () => finalStatuses(eventIds), { timeoutMs: SCHEDULE_DEADLINE_MS });
     const redis = worker.app.get<Redis>(REDIS);
     expect((await readEndpointState(redis, KEYS, account.id, target.url)).state).toBe('open');
 
@@ -140,7 +150,7 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     const [row] = await waitFor('the redelivered series to end', async () => {
       const rows = await eventRows(worker.app, [eventId]);
       return rows[0]?.series === 1 && rows[0].status === 'failed' ? rows : undefined;
-    }, { timeoutMs: 30_000 });
+    }, { timeoutMs: SCHEDULE_DEADLINE_MS });
     expect(row).toMatchObject({ attempts: 8, series_attempts: 4 });
     expect(target.requests.length).toBe(calls + 1);
     const series = (await attemptRows(worker.app, eventId)).filter((attempt) => attempt.series === 1);

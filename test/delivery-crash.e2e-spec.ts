@@ -21,13 +21,15 @@ useOwnRedisPrefix('delivery-crash');
 jest.setTimeout(90_000);
 
 /**
- * Settings shared by every worker of this file. The 1 s deadline keeps BullMQ's lock short
- * (deadline + 10 s), which is how long a SIGKILLed worker's active jobs wait before they are recovered.
+ * Settings shared by every worker of this file. The deadline keeps BullMQ's lock short (deadline +
+ * 10 s), which is how long a SIGKILLed worker's active jobs wait before they are recovered, yet leaves
+ * the receiver (this process, answering after 300-400 ms) ample time on a loaded machine: an answer
+ * after the deadline would be a time-out and a second attempt.
  */
 const WORKER_SETTINGS = {
   WORKER_CONCURRENCY: '4',
   ENDPOINT_CONCURRENCY: '4',
-  DELIVERY_TIMEOUT_MS: '1000',
+  DELIVERY_TIMEOUT_MS: '5000',
   RETRY_SCHEDULE: '200ms,200ms,200ms',
   RECONCILE_INTERVAL: '1s',
 };

@@ -174,13 +174,17 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     const accountId = await accountFor(target);
     const [event] = await sendEvents(worker.app, accountId, events(1));
     await waitFor('delivery', async () => (await statuses([event]))[0] === 'delivered');
+    // Compared with what the delivery itself took: on a loaded machine the receiver (this process) may
+    // answer after the 1 s deadline once, and the event is delivered at its second attempt.
+    const callsOf = () => target.requests.filter((request) => request.headers['webhook-id'] === event.eventId).length;
+    const [calls, { attempts }] = [callsOf(), (await eventRows(worker.app, [event.eventId]))[0]];
     // The same step again, e.g. re-added by a reconciler racing the worker: nothing happens.
     const queue = deliveryQueueOf(worker.app);
     await enqueueFirstAttempts(queue, [event]);
     const jobId = deliveryJobId({ eventSeq: event.seq, series: 0, attempt: 0 });
     await waitFor('the repeated job to be processed (and removed)', async () => (await queue.queueFor(accountId).getJob(jobId)) === undefined);
-    expect(target.requests.filter((request) => request.headers['webhook-id'] === event.eventId)).toHaveLength(1);
-    expect((await eventRows(worker.app, [event.eventId]))[0].attempts).toBe(1);
+    expect(callsOf()).toBe(calls);
+    expect((await eventRows(worker.app, [event.eventId]))[0].attempts).toBe(attempts);
   });
 
   it('keeps breaker and leases in Redis: threshold, cooldown, single probe, lease expiry', async () => {

@@ -42,7 +42,9 @@ describe('reconciler after Redis lost its contents', () => {
     accountId = (await createAccount(configApi)).id;
     await setCallbackSettings(configApi.app, accountId, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
     // The runner's own reconciling runs once at start, then not again within the test: the test runs it.
-    worker = await startApp(DeliveryWorkerModule, { RECONCILE_INTERVAL: '1h', DELIVERY_TIMEOUT_MS: '500' });
+    // The receiver answers from this (busy) process: a late answer would be a time-out and a second call,
+    // which the counts below would take for a duplicate. The deadline also sets the lock (deadline + 10 s).
+    worker = await startApp(DeliveryWorkerModule, { RECONCILE_INTERVAL: '1h', DELIVERY_TIMEOUT_MS: '5000' });
     reconciler = worker.app.get(Reconciler, { strict: false });
   });
 

@@ -55,7 +55,8 @@ export function spawnBuiltApp(app: BuiltAppName, env: Record<string, string>): B
     child,
     output: () => output,
     exited,
-    waitForOutput: async (text, timeoutMs = 30_000) => {
+    // A deadline, not an expectation: on a loaded machine starting a built app alone takes 10-20 s.
+    waitForOutput: async (text, timeoutMs = 60_000) => {
       await waitFor(`${app} to print "${text}"`, () => {
         if (output.includes(text)) return true;
         if (done) throw new Error(`${app} exited before printing "${text}":\n${output.slice(-4000)}`);

@@ -45,6 +45,11 @@ export interface DataSourceTuning {
    * hangs instead of refusing); 0 for none, as migrations may legitimately run long. Default 15 s.
    */
   queryTimeoutMs?: number;
+  /**
+   * Bound on getting a connection: opening one (TCP, start-up, authentication) or, with every
+   * connection busy, waiting for one to come free. Default 10 s.
+   */
+  connectTimeoutMs?: number;
 }
 
 /** The one definition of the connection, used by every app and by the migrate CLI. */
@@ -61,8 +66,11 @@ export function buildDataSourceOptions(databaseUrl: string, tuning: DataSourceTu
     applicationName: tuning.applicationName ?? 'event-callbacks',
     extra: {
       max: tuning.poolSize ?? 10,
-      // Fail fast when the database is unreachable so ingest can answer 503 instead of hanging.
-      connectionTimeoutMillis: 3000,
+      // An unreachable database still fails within this bound (ingest answers 503 instead of hanging;
+      // a refused connection fails at once anyway), while a busy one that takes seconds to accept a
+      // connection or free a pooled one is waited for: failing there turns a slow moment into errors
+      // and retries, which only add load. 3 s was too tight for a loaded machine.
+      connectionTimeoutMillis: tuning.connectTimeoutMs ?? 10_000,
       ...(queryTimeout > 0 ? { statement_timeout: queryTimeout, query_timeout: queryTimeout + 1000 } : {}),
     },
   };

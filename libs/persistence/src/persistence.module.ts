@@ -16,6 +16,7 @@ export class PersistenceModule {
           useFactory: (environment: Environment) => ({
             ...buildDataSourceOptions(environment.database.url, {
               poolSize: environment.database.poolSize,
+              connectTimeoutMs: environment.database.connectTimeoutMs,
               applicationName,
             }),
             retryAttempts: 3,

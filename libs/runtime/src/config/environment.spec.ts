@@ -21,7 +21,7 @@ describe('loadEnvironment', () => {
     const environment = loadEnvironment({});
     expect(environment.nodeEnv).toBe('development');
     expect(environment.production).toBe(false);
-    expect(environment.database).toEqual({ url: 'postgres://postgres@127.0.0.1:5432/callbacks', poolSize: 10 });
+    expect(environment.database).toEqual({ url: 'postgres://postgres@127.0.0.1:5432/callbacks', poolSize: 10, connectTimeoutMs: 10_000 });
     expect(environment.redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'callbacks' });
     expect(environment.ports).toEqual({ configApi: 3000, ingest: 3001, worker: 3002 });
     expect(environment.listenHost).toBeNull();

@@ -10,7 +10,7 @@ export interface Environment {
   nodeEnv: string;
   production: boolean;
   logLevel: string;
-  database: { url: string; poolSize: number };
+  database: { url: string; poolSize: number; connectTimeoutMs: number };
   redis: { url: string; prefix: string };
   /** Standalone (REDIS_URL), a Redis Cluster or Sentinel; every Redis connection follows it. */
   redisTopology: RedisTopology;
@@ -148,6 +148,7 @@ function readDatabase(read: Reader): Environment['database'] {
   return {
     url: read.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/callbacks', ['postgres:', 'postgresql:']),
     poolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
+    connectTimeoutMs: read.integer('DATABASE_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000),
   };
 }
 

@@ -21,6 +21,22 @@ function roleOptions(role: RedisConnectionRole): RedisOptions {
 }
 
 /**
+ * An ioredis client with no 'error' listener prints "Unhandled error event" for every failed
+ * (re)connect, or throws. BullMQ duplicates a worker's connection for its blocking reads and removes
+ * its own listener when it closes that copy, yet a Cluster copy closed while it still connects (a
+ * slow machine) or whose nodes went away refreshes its slots once more and reports
+ * ClusterAllFailedError to nobody. Every connection made here, and every copy made of it, keeps a
+ * listener; whoever uses a connection still adds their own to report its errors.
+ */
+function alwaysHeard<Client extends RedisClient>(client: Client): Client {
+  client.on('error', () => undefined);
+  const duplicate = client.duplicate.bind(client) as (...args: unknown[]) => RedisClient;
+  const heardDuplicate = (...args: unknown[]): RedisClient => alwaysHeard(duplicate(...args));
+  Object.defineProperty(client, 'duplicate', { value: heardDuplicate, configurable: true, writable: true });
+  return client;
+}
+
+/**
  * Every Redis connection the service makes comes from here, so each process talks to the one
  * deployment the environment names: REDIS_URL (standalone), REDIS_CLUSTER_NODES (ioredis Cluster,
  * which follows slot moves and failovers) or REDIS_SENTINELS (ioredis asks the sentinels for the
@@ -36,32 +52,36 @@ export function createRedisConnection(
   const offlineQueue = role !== 'command';
   const topology = environment.redisTopology;
   if (topology.kind === 'cluster') {
-    return new Cluster(topology.nodes, {
-      redisOptions: { ...options, ...topology.auth },
-      enableOfflineQueue: offlineQueue,
-      clusterRetryStrategy: reconnectDelay,
-      slotsRefreshTimeout: 2000,
-    });
+    return alwaysHeard(
+      new Cluster(topology.nodes, {
+        redisOptions: { ...options, ...topology.auth },
+        enableOfflineQueue: offlineQueue,
+        clusterRetryStrategy: reconnectDelay,
+        slotsRefreshTimeout: 2000,
+      }),
+    );
   }
   if (topology.kind === 'sentinel') {
-    return new Redis({
-      ...options,
-      ...topology.auth,
-      ...(topology.sentinelPassword === undefined ? {} : { sentinelPassword: topology.sentinelPassword }),
-      sentinels: topology.sentinels,
-      name: topology.name,
-      role: 'master',
-      // Not ioredis's failover detector: its disconnect can land while a reconnect is asking the
-      // sentinels, which ends the connection for good (seen in the failover drill). A dead primary
-      // drops the connection anyway, and a demoted one answers READONLY, which reconnects below.
-      reconnectOnError: (error: Error) => (error.message.startsWith('READONLY') ? 2 : false),
-      enableOfflineQueue: offlineQueue,
-      retryStrategy: reconnectDelay,
-      // Never give up on the sentinels: the deployment is expected to come back.
-      sentinelRetryStrategy: reconnectDelay,
-    });
+    return alwaysHeard(
+      new Redis({
+        ...options,
+        ...topology.auth,
+        ...(topology.sentinelPassword === undefined ? {} : { sentinelPassword: topology.sentinelPassword }),
+        sentinels: topology.sentinels,
+        name: topology.name,
+        role: 'master',
+        // Not ioredis's failover detector: its disconnect can land while a reconnect is asking the
+        // sentinels, which ends the connection for good (seen in the failover drill). A dead primary
+        // drops the connection anyway, and a demoted one answers READONLY, which reconnects below.
+        reconnectOnError: (error: Error) => (error.message.startsWith('READONLY') ? 2 : false),
+        enableOfflineQueue: offlineQueue,
+        retryStrategy: reconnectDelay,
+        // Never give up on the sentinels: the deployment is expected to come back.
+        sentinelRetryStrategy: reconnectDelay,
+      }),
+    );
   }
-  return new Redis(environment.redis.url, { ...options, enableOfflineQueue: offlineQueue, retryStrategy: reconnectDelay });
+  return alwaysHeard(new Redis(environment.redis.url, { ...options, enableOfflineQueue: offlineQueue, retryStrategy: reconnectDelay }));
 }
 
 /** Waits until a connection is ready or the time runs out; start-up continues either way and readiness reports the truth. */

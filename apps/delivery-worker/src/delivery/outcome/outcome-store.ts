@@ -44,19 +44,16 @@ export interface Outcome {
 }
 
 /**
- * One statement (so one round trip, atomic) for a whole batch: insert the attempt rows and apply the
- * guarded event changes (PostgreSQL runs a data-modifying WITH part even though nothing reads it), and
- * add what the applied changes did to the delivery rollups behind the admin stats series.
- * Columns travel as arrays, so the statement text is the same for any batch size.
+ * One statement (so one round trip, atomic) for a whole batch: apply the guarded event changes, insert
+ * the attempt rows of the changes that applied (PostgreSQL runs a data-modifying WITH part even though
+ * nothing reads it), and add what the applied changes did to the delivery rollups behind the admin
+ * stats series. An attempt whose step another writer already recorded (a stalled job re-run while its
+ * first run still called, a step's job added twice) is not inserted: the event's history holds each
+ * attempt number once, as its counters do. Columns travel as arrays, so the statement text is the same
+ * for any batch size.
  */
 const RECORD_SQL = `
-  WITH inserted AS (
-    INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers,
-                                   request_body, response_status, response_headers, response_body, error)
-    SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[], $5::int[], $6::text[], $7::json[],
-                         $8::text[], $9::int[], $10::json[], $11::text[], $12::text[])
-  ),
-  changed AS (
+  WITH changed AS (
     UPDATE events e
        SET status = COALESCE(v.status, e.status),
            attempts = e.attempts + v.attempted,
@@ -69,7 +66,18 @@ const RECORD_SQL = `
                   $19::timestamptz[], $20::text[])
            AS v(seq, series, series_attempts, status, attempted, next_attempt_at, delivered_at, last_error)
      WHERE e.seq = v.seq AND ${atStepSql('e', 'v')}
-    RETURNING v.seq::text AS seq, v.series, v.series_attempts, e.account_id, v.status, v.attempted, e.delivered_at, e.created_at
+    RETURNING v.seq::text AS seq, v.seq AS step_seq, v.series, v.series_attempts, e.account_id, v.status, v.attempted, e.delivered_at, e.created_at
+  ),
+  inserted AS (
+    INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers,
+                                   request_body, response_status, response_headers, response_body, error)
+    SELECT a.event_seq, a.series, a.attempt, a.started_at, a.duration_ms, a.url, a.request_headers,
+           a.request_body, a.response_status, a.response_headers, a.response_body, a.error
+      FROM unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[], $5::int[], $6::text[], $7::json[],
+                  $8::text[], $9::int[], $10::json[], $11::text[], $12::text[], $21::int[])
+           AS a(event_seq, series, attempt, started_at, duration_ms, url, request_headers,
+                request_body, response_status, response_headers, response_body, error, step_series_attempts)
+      JOIN changed c ON c.step_seq = a.event_seq AND c.series = a.series AND c.series_attempts = a.step_series_attempts
   ),${deliveryRollupCte('changed')}
   SELECT seq, series, series_attempts FROM changed`;
 
@@ -116,16 +124,20 @@ export class OutcomeStore {
   }
 
   private async execute(outcomes: Outcome[]): Promise<boolean[]> {
-    const attempts = outcomes.map((outcome) => outcome.attempt).filter((attempt): attempt is AttemptRow => attempt !== null);
-    // Two outcomes for the same step in one batch (duplicate jobs): only the first may change the row.
+    // Two outcomes for the same step in one batch (duplicate jobs): only the first may change the row
+    // and add its attempt.
     const seen = new Set<string>();
-    const changes: EventChange[] = [];
-    for (const { change } of outcomes) {
+    const firsts: Outcome[] = [];
+    for (const outcome of outcomes) {
+      const { change } = outcome;
       const key = changeKey(change.seq, change.series, change.seriesAttempts);
       if (seen.has(key)) continue;
       seen.add(key);
-      changes.push(change);
+      firsts.push(outcome);
     }
+    const changes = firsts.map((outcome) => outcome.change);
+    const stepped = firsts.filter((outcome): outcome is Outcome & { attempt: AttemptRow } => outcome.attempt !== null);
+    const attempts = stepped.map((outcome) => outcome.attempt);
     const rows = await this.dataSource.query<{ seq: string; series: number; series_attempts: number }[]>(RECORD_SQL, [
       attempts.map((row) => row.eventSeq),
       attempts.map((row) => row.series),
@@ -147,6 +159,7 @@ export class OutcomeStore {
       changes.map((change) => change.nextAttemptAt),
       changes.map((change) => change.deliveredAt),
       changes.map((change) => storable(change.lastError)),
+      stepped.map((outcome) => outcome.change.seriesAttempts),
     ]);
     const applied = new Set(rows.map((row) => changeKey(row.seq, row.series, row.series_attempts)));
     const claimed = new Set<string>();
