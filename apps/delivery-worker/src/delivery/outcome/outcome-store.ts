@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { atStepSql, deliveryRollupCte, type EventStatus } from '@app/persistence';
+import { atStepSql, deliveryRollupCte, type EventStatus, preparedQuery } from '@app/persistence';
 import { Batcher, loggableErrorText, oneByOneOnFailure } from '@app/runtime';
 
 export interface AttemptRow {
@@ -47,9 +47,13 @@ export interface Outcome {
  * One statement (so one round trip, atomic) for a whole batch: insert the attempt rows and apply the
  * guarded event changes (PostgreSQL runs a data-modifying WITH part even though nothing reads it), and
  * add what the applied changes did to the delivery rollups behind the admin stats series.
- * Columns travel as arrays, so the statement text is the same for any batch size.
+ * Columns travel as arrays, so the statement text is the same for any batch size, and it runs as a
+ * prepared statement: planned afresh, the UPDATE of the partitioned table cost 8 ms of planning for a
+ * batch of 20 (every partition and its indexes), more than the batch's own work. `e.seq = ANY($13)`
+ * repeats the join key as a parameter so the plan prunes to the days the batch's events are in and
+ * finds each row by its primary key, whatever the pending rows' statistics say.
  */
-const RECORD_SQL = `
+export const RECORD_SQL = `
   WITH inserted AS (
     INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers,
                                    request_body, response_status, response_headers, response_body, error)
@@ -68,7 +72,7 @@ const RECORD_SQL = `
       FROM unnest($13::bigint[], $14::int[], $15::int[], $16::varchar[], $17::int[], $18::timestamptz[],
                   $19::timestamptz[], $20::text[])
            AS v(seq, series, series_attempts, status, attempted, next_attempt_at, delivered_at, last_error)
-     WHERE e.seq = v.seq AND ${atStepSql('e', 'v')}
+     WHERE e.seq = ANY($13::bigint[]) AND e.seq = v.seq AND ${atStepSql('e', 'v')}
     RETURNING v.seq::text AS seq, v.series, v.series_attempts, e.account_id, v.status, v.attempted, e.delivered_at, e.created_at
   ),${deliveryRollupCte('changed')}
   SELECT seq, series, series_attempts FROM changed`;
@@ -126,7 +130,7 @@ export class OutcomeStore {
       seen.add(key);
       changes.push(change);
     }
-    const rows = await this.dataSource.query<{ seq: string; series: number; series_attempts: number }[]>(RECORD_SQL, [
+    const rows = await preparedQuery<{ seq: string; series: number; series_attempts: number }>(this.dataSource, 'delivery-record-outcomes', RECORD_SQL, [
       attempts.map((row) => row.eventSeq),
       attempts.map((row) => row.series),
       attempts.map((row) => row.attempt),
