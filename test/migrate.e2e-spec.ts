@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
-import { DEFAULT_PARTITIONS_AHEAD_DAYS, MIGRATIONS } from '@app/persistence';
+import { createDataSource, DEFAULT_PARTITIONS_AHEAD_DAYS, MIGRATIONS } from '@app/persistence';
 
 interface Run {
   code: number | null;
@@ -82,6 +82,21 @@ async function partitions(databaseUrl: string, table: string): Promise<string[]>
   }
 }
 
+/** Each index on the partitioned events and delivery_attempts tables and their partitions, as `table: definition` without the index name. */
+async function eventIndexDefinitions(databaseUrl: string): Promise<string[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ definition: string }>(
+      `SELECT tablename || ': ' || regexp_replace(indexdef, '^CREATE (UNIQUE )?INDEX \\S+ ON (ONLY )?\\S+ ', '') AS definition
+         FROM pg_indexes WHERE tablename ~ '^(events|delivery_attempts)(_|$)' ORDER BY 1`,
+    );
+    return rows.map((row) => row.definition);
+  } finally {
+    await client.end();
+  }
+}
+
 describe('npm run migrate (scripts/migrate.ts)', () => {
   const created: string[] = [];
   afterAll(async () => {
@@ -127,6 +142,33 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
     const run = await migrate(databaseUrl, { NODE_ENV: 'production', ADMIN_TOKEN: undefined, INGEST_TOKEN: undefined, RETRY_SCHEDULE: 'nonsense' });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(await appliedMigrations(databaseUrl)).toHaveLength(MIGRATIONS.length);
+  }, MIGRATE_TIMEOUT_MS);
+
+  it('drops the indexes no query uses (1765000000000), on every partition, and puts them back when reverted', async () => {
+    const databaseUrl = freshDatabaseUrl('migrate_lean_indexes');
+    created.push(databaseUrl);
+    await dropDatabase(databaseUrl);
+    expect(await migrate(databaseUrl)).toMatchObject({ code: 0, stderr: '' });
+    const lean = await eventIndexDefinitions(databaseUrl);
+    const unused = /: USING btree \((event_id|event_seq, attempt|started_at)\)$/;
+    expect(lean.filter((definition) => unused.test(definition))).toEqual([]);
+    // What the lists, search, feed, retention and erasure read stays, on the parent and each partition.
+    for (const kept of ['events: USING btree (seq)', 'events: USING gin (((message)::jsonb))', 'delivery_attempts: USING btree (event_seq, id)']) {
+      expect(lean).toContain(kept);
+    }
+    expect(lean.filter((definition) => definition.endsWith(': USING btree (account_id, seq DESC)'))).toHaveLength(DAYS_AHEAD + 3);
+
+    const dataSource = createDataSource(databaseUrl, { poolSize: 1, queryTimeoutMs: 0 });
+    await dataSource.initialize();
+    try {
+      await dataSource.undoLastMigration({ transaction: 'each' });
+    } finally {
+      await dataSource.destroy();
+    }
+    const restored = await eventIndexDefinitions(databaseUrl);
+    // The parent and each of its partitions (today, the days ahead, the default) have the three again.
+    expect(restored.filter((definition) => unused.test(definition))).toHaveLength(3 * (DAYS_AHEAD + 3));
+    expect(await appliedMigrations(databaseUrl)).toEqual(MIGRATIONS.slice(0, -1).map((migration) => migration.name));
   }, MIGRATE_TIMEOUT_MS);
 
   it('stops with exit code 1 and a clear message when the setting is malformed', async () => {

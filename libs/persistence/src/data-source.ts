@@ -18,6 +18,7 @@ import { SealedSecrets1764700000000 } from './migrations/1764700000000-sealed-se
 import { EventFeed1764800000000 } from './migrations/1764800000000-event-feed';
 import { PortalSessions1764810000000 } from './migrations/1764810000000-portal-sessions';
 import { DataProtection1764900000000 } from './migrations/1764900000000-data-protection';
+import { LeanEventIndexes1765000000000 } from './migrations/1765000000000-lean-event-indexes';
 
 export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall];
 export const MIGRATIONS = [
@@ -34,6 +35,7 @@ export const MIGRATIONS = [
   EventFeed1764800000000,
   PortalSessions1764810000000,
   DataProtection1764900000000,
+  LeanEventIndexes1765000000000,
 ];
 
 export interface DataSourceTuning {

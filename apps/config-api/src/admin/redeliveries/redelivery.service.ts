@@ -23,7 +23,9 @@ export class RedeliveryService {
    */
   async redeliverOne(eventId: string, accountId?: number): Promise<EventRedelivered> {
     const [rows] = await this.dataSource.query<[RestartedRow[], number]>(
-      `UPDATE events SET ${RESTART_SERIES} WHERE event_id = $1 AND ($2::int IS NULL OR account_id = $2)
+      // event_keys gives the seq: one partition's primary key instead of a probe of every day (events has no event_id index).
+      `UPDATE events SET ${RESTART_SERIES}
+        WHERE seq = (SELECT event_seq FROM event_keys WHERE event_id = $1) AND event_id = $1 AND ($2::int IS NULL OR account_id = $2)
        RETURNING seq::text AS seq, series, account_id`,
       [eventId, accountId ?? null],
     );

@@ -1,0 +1,243 @@
+import 'reflect-metadata';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Client } from 'pg';
+import { SAMPLE_MESSAGES } from '@app/payloads';
+import { runMigrations } from '@app/persistence';
+import { STORE_SQL } from '../../apps/ingest/src/events/event-store.service';
+import { RECORD_SQL } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
+
+const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres url>] [--group <events per statement>] [--events <n>] [--wal-dir <pg_wal>] [--before <sql>]… [--keep]
+  Runs the single-event path's statements (ingest's STORE_SQL, the worker's load and RECORD_SQL) on a
+  fresh migrated database, one connection, --group events per statement, and prints per event: the
+  backend's CPU, statements, WAL bytes (per relation when --wal-dir names the server's pg_wal and
+  pg_waldump is on PATH or in /usr/lib/postgresql/<v>/bin), heap inserts and HOT / non-HOT updates.
+`;
+
+const LOAD_SQL = `SELECT e.seq::text AS seq, e.event_id, e.account_id, e.action, e.message::text AS message_text, e.status,
+  e.attempts, e.series, e.series_attempts, e.created_at, e.test FROM events e WHERE e.seq = ANY($1::bigint[])`;
+const ERASED_SQL = 'SELECT seq::text AS seq FROM events WHERE seq = ANY($1::bigint[]) AND erased';
+
+interface Phase {
+  name: string;
+  statements: number;
+  cpuMs: number;
+  walBytes: number;
+  walByRelation: Map<string, number>;
+  ranges: Array<[string, string]>;
+}
+
+/** utime + stime of one process, in ms (Linux /proc; clock ticks of 10 ms). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function lsnBytes(lsn: string): bigint {
+  const [high, low] = lsn.split('/');
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
+}
+
+function waldump(): string | null {
+  for (const candidate of ['pg_waldump', '/usr/lib/postgresql/15/bin/pg_waldump', '/usr/lib/postgresql/16/bin/pg_waldump']) {
+    try {
+      execFileSync(candidate, ['--version'], { stdio: 'ignore' });
+      return candidate;
+    } catch {
+      // next candidate
+    }
+  }
+  return null;
+}
+
+interface WalRecord {
+  lsn: bigint;
+  bytes: number;
+  /** The relfilenode the record names first, or its resource manager's description (commits and the like). */
+  relation: string;
+}
+
+/** Every WAL record between two positions (read once at the end, when all of it is on disk). */
+function walRecords(walDir: string, start: string, end: string): WalRecord[] {
+  const tool = waldump();
+  if (!tool) return [];
+  let output: string;
+  try {
+    output = execFileSync(tool, ['-p', walDir, '-s', start, '-e', end], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch (error) {
+    // pg_waldump exits non-zero when it reaches the end of what was written; what it printed stands.
+    output = String((error as { stdout?: string }).stdout ?? '');
+  }
+  const records: WalRecord[] = [];
+  for (const line of output.split('\n')) {
+    const length = /len \(rec\/tot\):\s*\d+\/\s*(\d+)/.exec(line);
+    const lsn = /lsn: ([0-9A-F]+\/[0-9A-F]+)/.exec(line);
+    if (!length || !lsn) continue;
+    const relation = /rel \d+\/\d+\/(\d+)/.exec(line)?.[1] ?? `(${/rmgr: (\w+)/.exec(line)?.[1] ?? 'other'} ${/desc: (\w+)/.exec(line)?.[1] ?? ''})`;
+    records.push({ lsn: lsnBytes(lsn[1]), bytes: Number(length[1]), relation });
+  }
+  return records;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      server: { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+      group: { type: 'string', default: '20' },
+      events: { type: 'string', default: '2000' },
+      'wal-dir': { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      before: { type: 'string', multiple: true },
+      prepared: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return void process.stdout.write(USAGE);
+  const group = Number(values.group);
+  const total = Math.ceil(Number(values.events) / group) * group;
+  const server = new URL(values.server);
+  const database = new URL(values.server);
+  database.pathname = `/event_path_cost_${Date.now().toString(36)}`;
+  await runMigrations(database.toString());
+  const client = new Client({ connectionString: database.toString() });
+  await client.connect();
+  try {
+    // What-if changes to the schema, e.g. --before 'DROP INDEX events_created_at_idx'.
+    for (const sql of values.before ?? []) await client.query(sql);
+    const [{ id: accountId }] = (
+      await client.query<{ id: number }>(
+        `INSERT INTO accounts (email, open_api_token, signing_secret) VALUES ('cost@example.com', 't', 's') RETURNING id`,
+      )
+    ).rows;
+    await client.query(`INSERT INTO callback_settings (account_id, push_url) VALUES ($1, 'http://127.0.0.1:9/hook')`, [accountId]);
+    // --prepared: each statement named, so PostgreSQL plans it once per connection instead of per call.
+    const run = <R extends object>(name: string, text: string, parameters: unknown[]) =>
+      client.query<R>(values.prepared ? { name, text, values: parameters } : { text, values: parameters });
+    const message = JSON.stringify(SAMPLE_MESSAGES.Customer_create);
+    const [{ pid }] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+    const relations = new Map(
+      (await client.query<{ node: string; name: string }>(`SELECT relfilenode::text AS node, relname AS name FROM pg_class WHERE relfilenode <> 0`)).rows.map(
+        (row) => [row.node, row.name],
+      ),
+    );
+    const tableStats = async () =>
+      new Map(
+        (
+          await client.query<{ name: string; ins: string; upd: string; hot: string }>(
+            `SELECT relname AS name, n_tup_ins::text AS ins, n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables`,
+          )
+        ).rows.map((row) => [row.name, { ins: Number(row.ins), upd: Number(row.upd), hot: Number(row.hot) }]),
+      );
+    const statsBefore = await tableStats();
+    const phases = new Map<string, Phase>();
+    const measure = async <T>(name: string, statements: number, work: () => Promise<T>): Promise<T> => {
+      const phase = phases.get(name) ?? { name, statements: 0, cpuMs: 0, walBytes: 0, walByRelation: new Map<string, number>(), ranges: [] };
+      phases.set(name, phase);
+      const [{ lsn: start }] = (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows;
+      const cpuStart = processCpuMs(pid);
+      const result = await work();
+      phase.cpuMs += processCpuMs(pid) - cpuStart;
+      const [{ lsn: end }] = (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows;
+      phase.statements += statements;
+      phase.walBytes += Number(lsnBytes(end) - lsnBytes(start));
+      phase.ranges.push([start, end]);
+      return result;
+    };
+
+    // Unmeasured warm-up: plans cached, partitions' first pages in.
+    const runGroup = async (round: number, measured: boolean) => {
+      const ids = Array.from({ length: group }, (_, index) => `cost-${round}-${index}`);
+      const store = () =>
+        run<{ kind: string; seq: string | null }>('store', STORE_SQL, [ids, ids.map(() => accountId), ids.map(() => 'Customer_create'), ids.map(() => message)]);
+      const stored = measured ? await measure('ingest: store', 1, store) : await store();
+      const seqs = stored.rows.filter((row) => row.kind === 'inserted').map((row) => row.seq);
+      const load = async () => {
+        await run('load', LOAD_SQL, [seqs]);
+        await run('erased', ERASED_SQL, [seqs]);
+      };
+      if (measured) await measure('worker: load + erasure check', 2, load);
+      else await load();
+      const now = new Date();
+      const headers = JSON.stringify({ 'content-type': 'application/x-www-form-urlencoded', 'webhook-id': 'msg_x', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG=' });
+      const record = () =>
+        run('record', process.env.COST_OLD_RECORD ? RECORD_SQL.replace('e.seq = ANY($13::bigint[]) AND ', '') : RECORD_SQL, [
+          seqs,
+          seqs.map(() => 0),
+          seqs.map(() => 1),
+          seqs.map(() => now),
+          seqs.map(() => 3),
+          seqs.map(() => 'http://127.0.0.1:9/hook'),
+          seqs.map(() => headers),
+          seqs.map(() => `data=${encodeURIComponent(message)}`),
+          seqs.map(() => 200),
+          seqs.map(() => JSON.stringify({ 'content-length': '2', date: now.toUTCString() })),
+          seqs.map(() => 'ok'),
+          seqs.map(() => null),
+          seqs,
+          seqs.map(() => 0),
+          seqs.map(() => 0),
+          seqs.map(() => 'delivered'),
+          seqs.map(() => 1),
+          seqs.map(() => null),
+          seqs.map(() => now),
+          seqs.map(() => null),
+        ]);
+      if (measured) await measure('worker: record', 1, record);
+      else await record();
+    };
+    for (let round = 0; round < 5; round += 1) await runGroup(-1 - round, false);
+    await client.query('CHECKPOINT').catch(() => undefined);
+    const statsStart = await tableStats();
+    for (let round = 0; round < total / group; round += 1) await runGroup(round, true);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await client.query('SELECT pg_stat_force_next_flush()').catch(() => undefined);
+    const statsEnd = await tableStats();
+    void statsBefore;
+    const walDir = values['wal-dir'];
+    const allRanges = [...phases.values()].flatMap((phase) => phase.ranges);
+    if (walDir && allRanges.length) {
+      await client.query('SELECT pg_switch_wal()');
+      const records = walRecords(walDir, allRanges[0][0], allRanges[allRanges.length - 1][1]);
+      for (const phase of phases.values()) {
+        const bounds = phase.ranges.map(([start, end]) => [lsnBytes(start), lsnBytes(end)] as const);
+        for (const record of records) {
+          if (!bounds.some(([start, end]) => record.lsn >= start && record.lsn < end)) continue;
+          const relation = relations.get(record.relation) ?? record.relation;
+          phase.walByRelation.set(relation, (phase.walByRelation.get(relation) ?? 0) + record.bytes);
+        }
+      }
+    }
+
+    const per = (value: number) => (value / total).toFixed(value / total < 10 ? 2 : 0);
+    process.stdout.write(`${total} events, ${group} per statement, database ${database.pathname.slice(1)} on ${server.host}\n`);
+    process.stdout.write('phase                          statements/event  backend CPU µs/event  WAL bytes/event\n');
+    let sum = { statements: 0, cpu: 0, wal: 0 };
+    for (const phase of phases.values()) {
+      sum = { statements: sum.statements + phase.statements, cpu: sum.cpu + phase.cpuMs, wal: sum.wal + phase.walBytes };
+      process.stdout.write(`${phase.name.padEnd(30)} ${per(phase.statements).padStart(16)}  ${per(phase.cpuMs * 1000).padStart(20)}  ${per(phase.walBytes).padStart(15)}\n`);
+      const top = [...phase.walByRelation].sort((a, b) => b[1] - a[1]);
+      for (const [relation, bytes] of top) if (bytes / total >= 10) process.stdout.write(`    ${relation.padEnd(44)} ${per(bytes).padStart(8)} B\n`);
+    }
+    process.stdout.write(`${'all'.padEnd(30)} ${per(sum.statements).padStart(16)}  ${per(sum.cpu * 1000).padStart(20)}  ${per(sum.wal).padStart(15)}\n`);
+    process.stdout.write('table rows per event: inserted, updated (of which HOT)\n');
+    for (const [name, end] of statsEnd) {
+      const start = statsStart.get(name) ?? { ins: 0, upd: 0, hot: 0 };
+      if (end.ins === start.ins && end.upd === start.upd) continue;
+      process.stdout.write(`    ${name.padEnd(30)} ins ${per(end.ins - start.ins)}  upd ${per(end.upd - start.upd)} (HOT ${per(end.hot - start.hot)})\n`);
+    }
+  } finally {
+    await client.end();
+    if (!values.keep) {
+      const admin = new Client({ connectionString: server.toString() });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${database.pathname.slice(1)}" WITH (FORCE)`);
+      await admin.end();
+    }
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`event-path-cost failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
