@@ -9,8 +9,13 @@ import { customerEvents, eventRows, sendEvents, type StoredTestEvent, useOwnRedi
 useOwnRedisPrefix('delivery-pace-schedule');
 jest.setTimeout(120_000);
 
-/** Each run: a pace and enough events to keep an endpoint answering at once busy for a few seconds. */
+/**
+ * Each run: a pace and enough events to keep an endpoint answering at once busy for a few seconds (at
+ * 1/s, for more than one 10 s window). Paces of 200 and 1,000 a second are measured by `npm run bench`
+ * (scenario `pace`): a test machine under load cannot promise to start 1,000 calls a second.
+ */
 const RUNS = [
+  { perSecond: 1, events: 12 },
   { perSecond: 2, events: 10 },
   { perSecond: 25, events: 100 },
   { perSecond: 50, events: 200 },
@@ -71,29 +76,48 @@ describe('endpoint pace schedule', () => {
     return (await eventRows(workers[0].app, stored.map((event) => event.eventId))).every((row) => row.status === 'delivered');
   }
 
-  /** One run on its own endpoint; then the pace's two bounds on its arrivals, as figures against verdicts. */
-  async function run(perSecond: number, events: number): Promise<void> {
+  /** Calls started per second from the arrival a tenth in to the last (the burst has reached the schedule by then). */
+  function startedPerSecond(arrivals: number[]): number {
+    const from = Math.floor(arrivals.length / 10);
+    return (arrivals.length - 1 - from) / (Math.max(1, arrivals[arrivals.length - 1] - arrivals[from]) / 1000);
+  }
+
+  async function deliverTo(perSecond: number | null, events: number): Promise<{ arrivals: number[]; stored: StoredTestEvent[] }> {
     const target = await new TestReceiver().start();
     receivers.push(target);
     const accountId = await pacedAccount(configApi, workers[0].app, target.url, perSecond);
     const stored = await sendEvents(workers[0].app, accountId, customerEvents(events));
-    await waitFor('every paced event to be delivered', () => allDelivered(stored), { timeoutMs: 60_000 });
-    const arrivals = target.requests.map((request) => request.receivedAt).sort((a, b) => a - b);
+    await waitFor('every event to be delivered', () => allDelivered(stored), { timeoutMs: 60_000 });
+    return { arrivals: target.requests.map((request) => request.receivedAt).sort((a, b) => a - b), stored };
+  }
+
+  /**
+   * One run on its own endpoint; then the pace's two bounds on its arrivals, as figures against verdicts.
+   * The lower bound is 90 % of the pace, or of what these workers deliver unpaced at that moment when
+   * that is less: a test process starved of CPU (a slow day) cannot start calls faster than it can make
+   * them, and the pace promises nothing beyond the machine. On a machine with room, the unpaced rate is
+   * many times the pace, and the bound is the pace's own.
+   */
+  async function run(perSecond: number, events: number): Promise<void> {
+    const capacity = perSecond >= 10 ? startedPerSecond((await deliverTo(null, events)).arrivals) : Number.POSITIVE_INFINITY;
+    const { arrivals, stored } = await deliverTo(perSecond, events);
     expect(arrivals).toHaveLength(events);
     const elapsedMs = arrivals[arrivals.length - 1] - arrivals[0];
     const from = Math.floor(events / 10);
     const paceMs = arrivals[arrivals.length - 1] - arrivals[from];
     const busiest = busiestWindow(arrivals, 10_000);
+    const floorPerSecond = 0.9 * Math.min(perSecond, capacity);
     // A failure shows which bound broke, and by how much.
-    expect({ perSecond, events, paceMs, elapsedMs, busiest }).toEqual({
+    expect({ perSecond, events, paceMs, elapsedMs, busiest, capacity }).toEqual({
       perSecond,
       events,
       // At least 90 % of the pace once the burst has reached the schedule: the calls after the first
       // tenth start no slower than that.
-      paceMs: paceMs <= ((events - 1 - from) / (0.9 * perSecond)) * 1000 + JITTER_ALLOWANCE_MS ? paceMs : 'too slow',
+      paceMs: paceMs <= ((events - 1 - from) / floorPerSecond) * 1000 + JITTER_ALLOWANCE_MS ? paceMs : 'too slow',
       elapsedMs,
       // At most 5 % above it, over any 10 s window...
       busiest: busiest <= mostCalls(perSecond, 10_000) ? busiest : 'too fast over 10 s',
+      capacity,
     });
     // ...and over the whole run.
     expect({ perSecond, events }).toEqual({ perSecond, events: events <= mostCalls(perSecond, elapsedMs) ? events : 'too fast over the run' });
@@ -106,7 +130,7 @@ describe('endpoint pace schedule', () => {
     for (const { perSecond, events } of RUNS) await run(perSecond, events);
   }
 
-  it('keeps 2, 25 and 50 calls a second, each within 90 % and 105 % of its pace, with one worker', async () => {
+  it('keeps 1, 2, 25 and 50 calls a second, each within 90 % and 105 % of its pace, with one worker', async () => {
     await addWorker();
     await runAll();
   });

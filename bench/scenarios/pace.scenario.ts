@@ -1,0 +1,80 @@
+import type { BenchContext } from '../support/bench-context';
+import { batches, settleMs } from './measure';
+import { atLeast, atMost, type Figure, type Scenario } from './scenario';
+
+/** The paces the e2e test (test/delivery-pace-schedule.e2e-spec.ts, 1–50/s) does not reach on a test machine. */
+const PACES = [200, 1_000] as const;
+/** Calls enough for two 10 s windows after the first tenth. */
+const SECONDS_OF_CALLS = 12;
+const WINDOW_MS = 10_000;
+
+/** The most arrivals in any half-open window of `windowMs`. */
+export function busiestWindow(arrivals: readonly number[], windowMs: number): number {
+  let busiest = 0;
+  let to = 0;
+  for (let from = 0; from < arrivals.length; from += 1) {
+    while (to < arrivals.length && arrivals[to] < arrivals[from] + windowMs) to += 1;
+    busiest = Math.max(busiest, to - from);
+  }
+  return busiest;
+}
+
+async function setPace(bench: BenchContext, perSecond: number | null): Promise<void> {
+  const view = await bench.accounts.admin('PUT', `/accounts/${bench.singleEndpoint.account}/delivery-options`, { max_per_second: perSecond });
+  if (view.max_per_second !== perSecond) throw new Error(`the pace was not stored: ${JSON.stringify(view)}`);
+  // The change reaches the workers by a Redis notice (docs/delivery-options.md); give it a moment to land.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+}
+
+/** One paced run: 12 s worth of events in batches to the one-endpoint account; the calls' start pace and busiest 10 s. */
+async function pacedRun(bench: BenchContext, perSecond: number, workers: number) {
+  const tag = `pace${perSecond}w${workers}`;
+  const total = perSecond * SECONDS_OF_CALLS;
+  await batches(bench, bench.service(undefined, [bench.singleEndpoint.account]), tag, total);
+  await bench.receiver.waitFor(tag, total, settleMs(total));
+  const arrivals = [...(await bench.receiver.arrivals(tag)).values()].sort((a, b) => a - b);
+  await bench.receiver.forget(tag);
+  // From the arrival a tenth in: the burst has reached the schedule by then.
+  const from = Math.floor(arrivals.length / 10);
+  const spanMs = arrivals[arrivals.length - 1] - arrivals[from];
+  const achieved = spanMs > 0 ? (arrivals.length - 1 - from) / (spanMs / 1000) : null;
+  const busiest = busiestWindow(arrivals, WINDOW_MS) / (WINDOW_MS / 1000);
+  return { achieved, busiest };
+}
+
+/**
+ * CONTRACT §9's pace, kept: with max_per_second set, calls start at ≥ 90 % of it while the endpoint
+ * answers promptly, and at most 5 % above it over any 10 s window, with one worker and with two.
+ */
+export const paceScenario: Scenario = {
+  name: 'pace',
+  title: 'max_per_second 200 and 1,000 on one endpoint answering at once, one worker and two: calls started per second against the pace',
+  async run(bench) {
+    const figures: Figure[] = [];
+    const notes: string[] = [];
+    try {
+      for (const workers of [1, 2]) {
+        const extra = workers === 2 ? await bench.stack.start('delivery-worker') : null;
+        try {
+          for (const perSecond of PACES) {
+            await setPace(bench, perSecond);
+            const { achieved, busiest } = await pacedRun(bench, perSecond, workers);
+            const share = achieved === null ? null : achieved / perSecond;
+            const over = busiest / perSecond;
+            const who = `${perSecond}/s, ${workers} worker${workers === 1 ? '' : 's'}`;
+            figures.push(
+              { label: `${who}: calls/s ÷ pace`, value: share, unit: 'ratio', target: atLeast(share, 0.9, '≥ 0.90 (CONTRACT §9)') },
+              { label: `${who}: busiest 10 s ÷ pace`, value: over, unit: 'ratio', target: atMost(over, 1.05, '≤ 1.05 (CONTRACT §9)') },
+            );
+            notes.push(`${who}: ${perSecond * SECONDS_OF_CALLS} events, ${achieved?.toFixed(1) ?? '–'} calls/s after the first tenth, ${busiest.toFixed(1)}/s in the busiest 10 s`);
+          }
+        } finally {
+          await extra?.process.stop(30_000);
+        }
+      }
+    } finally {
+      await setPace(bench, null);
+    }
+    return { name: this.name, title: this.title, figures, notes };
+  },
+};
