@@ -135,7 +135,6 @@ async function main(): Promise<void> {
           )
         ).rows.map((row) => [row.name, { ins: Number(row.ins), upd: Number(row.upd), hot: Number(row.hot) }]),
       );
-    const statsBefore = await tableStats();
     const phases = new Map<string, Phase>();
     const measure = async <T>(name: string, statements: number, work: () => Promise<T>): Promise<T> => {
       const phase = phases.get(name) ?? { name, statements: 0, cpuMs: 0, walBytes: 0, walByRelation: new Map<string, number>(), ranges: [] };
@@ -199,7 +198,6 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 600));
     await client.query('SELECT pg_stat_force_next_flush()').catch(() => undefined);
     const statsEnd = await tableStats();
-    void statsBefore;
     const walDir = values['wal-dir'];
     const allRanges = [...phases.values()].flatMap((phase) => phase.ranges);
     if (walDir && allRanges.length) {
