@@ -47,11 +47,12 @@ export interface Outcome {
  * One statement (so one round trip, atomic) for a whole batch: insert the attempt rows and apply the
  * guarded event changes (PostgreSQL runs a data-modifying WITH part even though nothing reads it), and
  * add what the applied changes did to the delivery rollups behind the admin stats series.
- * Columns travel as arrays, so the statement text is the same for any batch size, and it runs as a
- * prepared statement: planned afresh, the UPDATE of the partitioned table cost 8 ms of planning for a
- * batch of 20 (every partition and its indexes), more than the batch's own work. `e.seq = ANY($13)`
- * repeats the join key as a parameter so the plan prunes to the days the batch's events are in and
- * finds each row by its primary key, whatever the pending rows' statistics say.
+ * Columns travel as arrays, so the statement text is the same for any batch size. Planned over every
+ * partition and its indexes, the UPDATE cost 8 ms of planning for a batch of 20, more than the batch's
+ * own work, and read the pending rows of every day. `e.seq = ANY($13)` repeats the join key as a
+ * value, so each plan prunes to the days the batch's events are in and reads them by primary key
+ * (PostgreSQL keeps planning it for its values: a generic plan could not prune on an array
+ * parameter); prepared, it is parsed once per connection.
  */
 export const RECORD_SQL = `
   WITH inserted AS (
