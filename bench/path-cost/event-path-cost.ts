@@ -8,11 +8,16 @@ import { runMigrations } from '@app/persistence';
 import { STORE_SQL } from '../../apps/ingest/src/events/event-store.service';
 import { RECORD_SQL } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
 
-const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres url>] [--group <events per statement>] [--events <n>] [--wal-dir <pg_wal>] [--before <sql>]… [--keep]
-  Runs the single-event path's statements (ingest's STORE_SQL, the worker's load and RECORD_SQL) on a
-  fresh migrated database, one connection, --group events per statement, and prints per event: the
-  backend's CPU, statements, WAL bytes (per relation when --wal-dir names the server's pg_wal and
-  pg_waldump is on PATH or in /usr/lib/postgresql/<v>/bin), heap inserts and HOT / non-HOT updates.
+const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres url>] [--group <n>] [--events <n>] [--wal-dir <pg_wal>]
+       [--prepared] [--unpruned-record] [--before <sql>]… [--keep]
+  The single-event path's statements (ingest's STORE_SQL, the worker's load, erasure check and RECORD_SQL)
+  on a fresh migrated database, one connection, --group events per statement, every event delivered.
+  Prints per event: the backend's CPU, statements, WAL bytes (by relation when --wal-dir names the
+  server's pg_wal and pg_waldump is installed), rows inserted and updated (HOT or not) per table.
+  --prepared         named statements, as the apps run them (planned once per connection)
+  --unpruned-record  RECORD_SQL without its seq = ANY($13) (the statement before issue 36's change)
+  --before <sql>     run on the fresh database first: what-ifs (drop or add an index, a trigger)
+  WAL positions are the server's: on a shared server other sessions' writes count too.
 `;
 
 const LOAD_SQL = `SELECT e.seq::text AS seq, e.event_id, e.account_id, e.action, e.message::text AS message_text, e.status,
@@ -90,6 +95,7 @@ async function main(): Promise<void> {
       keep: { type: 'boolean', default: false },
       before: { type: 'string', multiple: true },
       prepared: { type: 'boolean', default: false },
+      'unpruned-record': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -129,7 +135,6 @@ async function main(): Promise<void> {
           )
         ).rows.map((row) => [row.name, { ins: Number(row.ins), upd: Number(row.upd), hot: Number(row.hot) }]),
       );
-    const statsBefore = await tableStats();
     const phases = new Map<string, Phase>();
     const measure = async <T>(name: string, statements: number, work: () => Promise<T>): Promise<T> => {
       const phase = phases.get(name) ?? { name, statements: 0, cpuMs: 0, walBytes: 0, walByRelation: new Map<string, number>(), ranges: [] };
@@ -161,7 +166,7 @@ async function main(): Promise<void> {
       const now = new Date();
       const headers = JSON.stringify({ 'content-type': 'application/x-www-form-urlencoded', 'webhook-id': 'msg_x', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG=' });
       const record = () =>
-        run('record', process.env.COST_OLD_RECORD ? RECORD_SQL.replace('e.seq = ANY($13::bigint[]) AND ', '') : RECORD_SQL, [
+        run('record', values['unpruned-record'] ? RECORD_SQL.replace('e.seq = ANY($13::bigint[]) AND ', '') : RECORD_SQL, [
           seqs,
           seqs.map(() => 0),
           seqs.map(() => 1),
@@ -193,7 +198,6 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 600));
     await client.query('SELECT pg_stat_force_next_flush()').catch(() => undefined);
     const statsEnd = await tableStats();
-    void statsBefore;
     const walDir = values['wal-dir'];
     const allRanges = [...phases.values()].flatMap((phase) => phase.ranges);
     if (walDir && allRanges.length) {

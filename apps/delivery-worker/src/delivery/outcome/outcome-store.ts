@@ -50,10 +50,11 @@ export interface Outcome {
  * stats series. An attempt whose step another writer already recorded (a stalled job re-run while its
  * first run still called, a step's job added twice) is not inserted: the event's history holds each
  * attempt number once, as its counters do. Columns travel as arrays, so the statement text is the same
- * for any batch size, and it runs as a prepared statement: planned afresh, the UPDATE of the partitioned
- * table cost 8 ms of planning for a batch of 20 (every partition and its indexes), more than the batch's
- * own work. `e.seq = ANY($13)` repeats the join key as a parameter so the plan prunes to the days the
- * batch's events are in and finds each row by its primary key, whatever the pending rows' statistics say.
+ * for any batch size. Planned over every partition and its indexes, the UPDATE cost 8 ms of planning
+ * for a batch of 20, more than the batch's own work, and read the pending rows of every day.
+ * `e.seq = ANY($13)` repeats the join key as a value, so each plan prunes to the days the batch's events
+ * are in and reads them by primary key (PostgreSQL keeps planning it for its values: a generic plan
+ * could not prune on an array parameter); prepared, it is parsed once per connection.
  */
 export const RECORD_SQL = `
   WITH changed AS (
