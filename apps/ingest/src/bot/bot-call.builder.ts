@@ -1,3 +1,4 @@
+import type { MessageTriggerWebhookCall, TaskPushWebhookCall } from '@app/payloads';
 import { messageTriggerSign, taskPushSign } from '@app/signing';
 import type { MessageTriggerRequestDto, TaskPushRequestDto } from './bot-request.dto';
 
@@ -36,13 +37,14 @@ function optional<T>(name: string, value: T | null | undefined): Record<string, 
 
 /** CONTRACT §6 message trigger: signed in the query, `timestamp` in Unix seconds. */
 export function buildMessageTriggerCall(target: SigningTarget, request: MessageTriggerRequestDto, timestamp: number): PreparedBotCall {
-  const body = JSON.stringify({
+  const call: MessageTriggerWebhookCall = {
     integrationName: target.name,
     regex: request.regex,
     questionContent: request.questionContent,
     ...optional('extra', request.extra),
     ...optional('customerExtra', request.customerExtra),
-  });
+  };
+  const body = JSON.stringify(call);
   const sign = messageTriggerSign(target.name, target.key, timestamp);
   // The body carries no secret; the signed URL is not logged (the call log keeps the configured URL).
   return { url: appendSignedQuery(target.url, timestamp, sign), body, recordedBody: body };
@@ -51,7 +53,7 @@ export function buildMessageTriggerCall(target: SigningTarget, request: MessageT
 /** CONTRACT §6 task push: signed in the body. */
 export function buildTaskPushCall(target: SigningTarget, request: TaskPushRequestDto, timestamp: number): PreparedBotCall {
   const sign = taskPushSign(target.key, request.taskNodeId, request.sessionId, timestamp);
-  const fields = (signature: string): Record<string, unknown> => ({
+  const fields = (signature: string): TaskPushWebhookCall => ({
     taskNodeId: request.taskNodeId,
     sessionId: request.sessionId,
     timestamp,

@@ -4,3 +4,4 @@ export * from './bot-answer.dto';
 export * from './string-map.validator';
 export * from './validate-bot-answer';
 export * from './sample-bot-answers';
+export * from './bot-webhook-bodies';

@@ -1,11 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { MessageTriggerWebhookCall, TaskPushWebhookCall } from '@app/payloads';
 
 /*
  * Bodies of the bot webhook calls the service sends (CONTRACT §6), as documentation models. The worker and
  * the bot call builder write these bodies; the delivery and bot-webhook e2e tests pin their exact shape.
  */
 
-export class MessageTriggerWebhookBody {
+export class MessageTriggerWebhookBody implements MessageTriggerWebhookCall {
   @ApiProperty({ description: 'The webhook\'s name (the seed\'s integrationName); it is signed into `sign`.', example: '对接一' })
   integrationName!: string;
 
@@ -22,7 +23,7 @@ export class MessageTriggerWebhookBody {
   customerExtra?: Record<string, unknown>;
 }
 
-export class TaskPushWebhookBody {
+export class TaskPushWebhookBody implements TaskPushWebhookCall {
   @ApiProperty({ type: 'integer', example: 100 })
   taskNodeId!: number;
 
