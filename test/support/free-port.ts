@@ -3,6 +3,8 @@ import { createServer } from 'node:net';
 /** Ports drawn here: below Linux's ephemeral range (32768 and up) and the Redis deployments' 12000–32000. */
 const FIRST_PORT = 8_000;
 const PORTS = 4_000;
+/** In the range and on the fetch standard's list of bad ports: Node's fetch refuses to call it ("bad port"). */
+const FETCH_BAD_PORTS = new Set([10_080]);
 const handedOut = new Set<number>();
 
 function isFree(port: number): Promise<boolean> {
@@ -22,7 +24,7 @@ function isFree(port: number): Promise<boolean> {
 export async function freePort(): Promise<number> {
   for (;;) {
     const port = FIRST_PORT + Math.floor(Math.random() * PORTS);
-    if (handedOut.has(port)) continue;
+    if (handedOut.has(port) || FETCH_BAD_PORTS.has(port)) continue;
     if (await isFree(port)) {
       handedOut.add(port);
       return port;
