@@ -9,3 +9,4 @@ export * from './bot';
 export * from './account-id.decorator';
 export * from './plain-object';
 export * from './events/message-shape';
+export * from './destinations/destination-filter';
