@@ -2,7 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { isPendingSql } from '@app/persistence';
-import { type DeliveryJobData, DeliveryProducer, pendingRowStep } from '@app/runtime';
+import { type DeliveryJobData, DeliveryProducer, pendingDestinationStep, pendingRowStep } from '@app/runtime';
+
+/** A manual redelivery of one (event, destination): a new series from its first attempt, as RESTART_SERIES for events. */
+const RESTART_DESTINATION_SERIES = `
+  series = d.series + 1, series_attempts = 0, status = 'queued', next_attempt_at = now(),
+  last_error = NULL, delivered_at = NULL, updated_at = now()`;
 
 /** Pending rows are re-enqueued in chunks, oldest first, so a long pause resumes with bounded pipelines. */
 const RESUME_CHUNK = 1000;
@@ -36,6 +41,22 @@ export class DestinationDeliveries {
     );
   }
 
+  /**
+   * Starts a new series for the event's deliveries to its live destinations (every one, or only
+   * `destinationId`) and answers their first steps, to enqueue once the transaction committed.
+   */
+  async restartForEvent(manager: EntityManager, eventSeq: string, destinationId: string | null): Promise<DeliveryJobData[]> {
+    const [rows] = await manager.query<[(PendingRow & { destination_id: string })[], number]>(
+      `UPDATE destination_deliveries d SET ${RESTART_DESTINATION_SERIES}
+         FROM destinations dst
+        WHERE d.event_seq = $1::bigint AND dst.id = d.destination_id AND dst.deleted_at IS NULL
+          AND ($2::text IS NULL OR d.destination_id = $2)
+        RETURNING d.event_seq::text AS seq, d.account_id, d.destination_id, d.series, d.series_attempts`,
+      [eventSeq, destinationId],
+    );
+    return rows.map((row) => pendingDestinationStep({ ...row, event_seq: row.seq }));
+  }
+
   async resumePrimary(accountId: number): Promise<void> {
     await this.resumeRows(
       (after) =>
@@ -61,7 +82,7 @@ export class DestinationDeliveries {
             RETURNING event_seq::text AS seq, account_id, series, series_attempts`,
           [destinationId, accountId, after],
         ),
-      (row) => ({ ...pendingRowStep(row), destinationId }),
+      (row) => pendingDestinationStep({ ...row, event_seq: row.seq, destination_id: destinationId }),
     );
   }
 
