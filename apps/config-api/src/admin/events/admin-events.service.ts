@@ -97,7 +97,11 @@ export class AdminEventsService {
         .filter((row) => row.destination_id === destinationId)
         .map(({ destination_id: _destination, ...attempt }) => ({ ...attempt, started_at: attempt.started_at.toISOString() }));
     const destinationRows = await this.dataSource.query<{ destination_id: string; status: string; last_error: string | null }[]>(
-      `SELECT destination_id, status, last_error FROM destination_deliveries WHERE event_seq = $1 ORDER BY created_at, destination_id`,
+      // In the order the destinations were added, as the destination lists show them.
+      `SELECT dd.destination_id, dd.status, dd.last_error
+         FROM destination_deliveries dd LEFT JOIN destinations d ON d.id = dd.destination_id
+        WHERE dd.event_seq = $1
+        ORDER BY d.created_at NULLS LAST, dd.destination_id`,
       [event.seq],
     );
     const primary = attemptsOf(null);
