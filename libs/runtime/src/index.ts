@@ -8,6 +8,7 @@ export * from './redis/redis-connection';
 export * from './redis/redis-keys';
 export * from './redis/bot-webhook-stamps';
 export * from './settings/settings-notifier';
+export * from './settings/change-subscription';
 export * from './queue/delivery-queue';
 export * from './queue/delivery-queues';
 export * from './http/api-error';

@@ -2,8 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CONTENT_TYPE_JSON } from '@app/payloads';
-import { Batcher, ENVIRONMENT, type Environment, RedisKeys, SecretBox, setBounded, type Settled } from '@app/runtime';
-import { ChangeSubscription } from './change-subscription';
+import { Batcher, ChangeSubscription, ENVIRONMENT, type Environment, RedisKeys, SecretBox, setBounded, type Settled } from '@app/runtime';
 
 /** What delivering to one account needs, secrets included: lives in this process's memory only. */
 export interface AccountDeliverySettings {
