@@ -3,13 +3,11 @@ import { OutboundHttpClient, type RedisClient, type SecretBox } from '@app/runti
 import { ClientCertificateAgents } from './client-certificate-agents';
 import type { DestinationTarget, DestinationTransport, DestinationType, OutgoingDelivery, TransportOutcome } from './destination-transport';
 import { OAuth2TokenCache } from './oauth2-token-cache';
+import { RabbitMqTransport } from './rabbitmq-transport';
+import type { TransportLogger } from './transport-outcome';
 import { WebhookTransport } from './webhook-transport';
 
-/** Where transports write what an operator should know (a dropped broker connection); never a credential. */
-export interface TransportLogger {
-  log(message: string): void;
-  warn(message: string): void;
-}
+export type { TransportLogger } from './transport-outcome';
 
 export interface DestinationTransportsOptions {
   redis: RedisClient;
@@ -34,6 +32,7 @@ export class DestinationTransports implements DestinationTransport {
   readonly byType: Readonly<Record<DestinationType, DestinationTransport>>;
   private readonly ownHttp: OutboundHttpClient | null;
   private readonly certificates: ClientCertificateAgents;
+  private readonly brokers: { close(): Promise<void> }[];
 
   constructor(options: DestinationTransportsOptions) {
     const idleCloseMs = options.idleCloseMs ?? 60_000;
@@ -41,12 +40,16 @@ export class DestinationTransports implements DestinationTransport {
     const http = options.http ?? (this.ownHttp as OutboundHttpClient);
     this.certificates = new ClientCertificateAgents(options.allowPrivateTargets, idleCloseMs);
     const tokens = new OAuth2TokenCache(options.redis, options.redisPrefix, options.secretBox, http);
+    const logger = options.logger ?? new Logger('DestinationTransports');
+    const brokerOptions = { idleMs: idleCloseMs, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 };
+    const rabbitmq = new RabbitMqTransport(options.allowPrivateTargets, logger, brokerOptions);
+    this.brokers = [rabbitmq];
     const unavailable: DestinationTransport = {
       send: () => Promise.resolve({ ok: false, durationMs: 0, reason: 'this destination type has no transport in this build' }),
     };
     this.byType = {
       webhook: new WebhookTransport(http, tokens, this.certificates),
-      rabbitmq: unavailable,
+      rabbitmq,
       nats: unavailable,
       mqtt: unavailable,
     };
@@ -57,6 +60,7 @@ export class DestinationTransports implements DestinationTransport {
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.brokers.map((broker) => broker.close()));
     await this.certificates.close();
     await this.ownHttp?.close();
   }
@@ -64,5 +68,5 @@ export class DestinationTransports implements DestinationTransport {
 
 /** The registry dest-core wires into the worker: one transport per destination type. */
 export function destinationTransports(options: DestinationTransportsOptions): DestinationTransports {
-  return new DestinationTransports({ logger: new Logger('DestinationTransports'), ...options });
+  return new DestinationTransports(options);
 }

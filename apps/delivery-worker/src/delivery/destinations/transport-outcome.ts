@@ -1,6 +1,12 @@
 import { loggableErrorText } from '@app/runtime';
 import type { TransportOutcome } from './destination-transport';
 
+/** Where transports write what an operator should know (a dropped broker connection); never a credential. */
+export interface TransportLogger {
+  log(message: string): void;
+  warn(message: string): void;
+}
+
 /** Milliseconds since a `performance.now()` reading, rounded like the primary's attempt durations. */
 export function elapsedMs(startedAt: number): number {
   return Math.round(performance.now() - startedAt);
