@@ -33,7 +33,7 @@ export * from './async/within';
 export * from './async/batcher';
 export * from './collections/bounded-map';
 export * from './http/database-errors';
-export { accountIdOfEndpoint, breakerKey, endpointKeyOf, paceKey } from './endpoint/endpoint-keys';
+export { accountIdOfEndpoint, breakerKey, destinationEndpointKey, endpointKeyOf, paceKey } from './endpoint/endpoint-keys';
 export * from './endpoint/endpoint-state';
 export * from './redis/redis-script';
 export * from './shutdown-deadline';
