@@ -7,7 +7,7 @@ import { IsolatedNamespace } from './support/isolated-namespace';
 import { signedQuery } from './support/open-api-client';
 import { listenForSettingsChanges } from './support/settings-changes';
 import { openStoredSecret } from './support/stored-secrets';
-import { makeTestCertificate } from './support/test-certificates';
+import { makeCertificateAuthority } from './support/test-certificates';
 import { waitFor } from './support/wait-for';
 
 /*
@@ -16,6 +16,8 @@ import { waitFor } from './support/wait-for';
  * Own database and Redis prefix: the suite reads the jobs resume enqueues.
  */
 const namespace = new IsolatedNamespace('destinations-open-api');
+const authority = makeCertificateAuthority('destinations-open-api');
+const makeTestCertificate = (name = 'client'): { certificate: string; privateKey: string } => authority.issue(name, 'client');
 
 let api: RunningApp;
 let strictApi: RunningApp;
@@ -49,6 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([api?.close(), strictApi?.close()]);
   await namespace.tearDown();
+  authority.dispose();
 });
 
 const AMQP = 'amqp://callbacks:amqp-pass-7731@127.0.0.1:5672/%2F?exchange=events&routing_key=udesk';
