@@ -79,7 +79,7 @@ it('delivers to each destination on its own, shows each delivery, redelivers to 
   });
   expect((view.deliveries as Json[]).map((delivery) => delivery.destination_id)).toEqual(['primary', liveDestination.id, heldDestination.id]);
   expect(deliveryOf(view, liveDestination.id as string)?.attempts).toEqual([expect.objectContaining({ attempt: 1, response_status: 200, request_body: first.body })]);
-  expect(deliveryOf(view, heldDestination.id as string)).toEqual({ destination_id: heldDestination.id, status: 'queued', last_error: null, attempts: [] });
+  expect(deliveryOf(view, heldDestination.id as string)).toEqual({ destination_id: heldDestination.id, status: 'queued', last_error: 'paused', attempts: [] });
   expect(view.attempts).toEqual(deliveryOf(view, 'primary')?.attempts);
   expect(held.requests).toHaveLength(0);
 
