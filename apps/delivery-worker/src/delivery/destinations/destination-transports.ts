@@ -3,6 +3,7 @@ import { OutboundHttpClient, type RedisClient, type SecretBox } from '@app/runti
 import { ClientCertificateAgents } from './client-certificate-agents';
 import type { DestinationTarget, DestinationTransport, DestinationType, OutgoingDelivery, TransportOutcome } from './destination-transport';
 import { OAuth2TokenCache } from './oauth2-token-cache';
+import { NatsTransport } from './nats-transport';
 import { RabbitMqTransport } from './rabbitmq-transport';
 import type { TransportLogger } from './transport-outcome';
 import { WebhookTransport } from './webhook-transport';
@@ -43,14 +44,15 @@ export class DestinationTransports implements DestinationTransport {
     const logger = options.logger ?? new Logger('DestinationTransports');
     const brokerOptions = { idleMs: idleCloseMs, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 };
     const rabbitmq = new RabbitMqTransport(options.allowPrivateTargets, logger, brokerOptions);
-    this.brokers = [rabbitmq];
+    const nats = new NatsTransport(options.allowPrivateTargets, logger, brokerOptions);
+    this.brokers = [rabbitmq, nats];
     const unavailable: DestinationTransport = {
       send: () => Promise.resolve({ ok: false, durationMs: 0, reason: 'this destination type has no transport in this build' }),
     };
     this.byType = {
       webhook: new WebhookTransport(http, tokens, this.certificates),
       rabbitmq,
-      nats: unavailable,
+      nats,
       mqtt: unavailable,
     };
   }

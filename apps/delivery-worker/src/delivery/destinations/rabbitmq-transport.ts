@@ -51,11 +51,11 @@ class RabbitMqConnection implements BrokerConnection {
 
   constructor(
     private readonly model: ChannelModel,
-    onDrop: (why: string) => void,
+    onDrop: (why: string, connection: RabbitMqConnection) => void,
   ) {
     model.on('error', () => undefined);
     model.on('close', (error?: Error) => {
-      if (!this.closing && !this.dropped) onDrop(error ? error.message : 'closed by the broker');
+      if (!this.closing && !this.dropped) onDrop(error ? error.message : 'closed by the broker', this);
       this.dropped = true;
     });
   }
@@ -118,7 +118,7 @@ export class RabbitMqTransport implements DestinationTransport {
     if (typeof broker === 'string') return failed(startedAt, broker);
     const credentials = [broker.password, broker.connectionUrl];
     const key = BrokerConnectionPool.keyOf(broker.connectionUrl);
-    const publish = this.pool.use(key, (connectTimeoutMs) => this.connect(broker, connectTimeoutMs), timeoutMs, async (connection) => {
+    const publish = this.pool.use(key, (connectTimeoutMs) => this.connect(broker, key, connectTimeoutMs), timeoutMs, async (connection) => {
       const channel = await connection.confirmChannel();
       await new Promise<void>((resolve, reject) => {
         channel.publish(
@@ -143,13 +143,16 @@ export class RabbitMqTransport implements DestinationTransport {
     }
   }
 
-  private async connect(broker: RabbitMqTarget, connectTimeoutMs: number): Promise<RabbitMqConnection> {
+  private async connect(broker: RabbitMqTarget, key: string, connectTimeoutMs: number): Promise<RabbitMqConnection> {
     const address = await brokerAddress(broker.host, this.allowPrivateTargets);
     const model = await connect(
       { protocol: broker.secure ? 'amqps' : 'amqp', hostname: address, port: broker.port, username: broker.username, password: broker.password, vhost: broker.vhost, heartbeat: 30 },
       { timeout: connectTimeoutMs, ...(broker.secure ? { servername: broker.host } : {}) },
     );
-    return new RabbitMqConnection(model, (why) => this.logger.warn(`rabbitmq: connection to ${broker.host}:${broker.port} closed (${redactCredentials(why, [broker.password])}); the next send reconnects`));
+    return new RabbitMqConnection(model, (why, connection) => {
+      this.pool.dropped(key, connection);
+      this.logger.warn(`rabbitmq: connection to ${broker.host}:${broker.port} closed (${redactCredentials(why, [broker.password])}); the next send reconnects`);
+    });
   }
 
   async close(): Promise<void> {
