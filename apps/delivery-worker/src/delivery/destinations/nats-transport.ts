@@ -1,7 +1,10 @@
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-// transport-node re-exports these through a subpath this tsconfig's resolution does not read; the same package, same version.
-import { headers, type NatsConnection } from '@nats-io/nats-core';
-import { connect } from '@nats-io/transport-node';
+import { type ConnectionOptions, headers, type NatsConnection } from '@nats-io/nats-core';
+import { connect as connectUntyped } from '@nats-io/transport-node';
+
+// transport-node's declarations name nats-core's types through a subpath export (`/internal`) this
+// tsconfig's module resolution does not read; they are the same package and version, imported directly.
+const connect = connectUntyped as unknown as (options: ConnectionOptions) => Promise<NatsConnection>;
 import { BrokerConnectError, type BrokerConnection, BrokerConnectionPool, brokerAddress } from './broker-connection-pool';
 import type { DestinationTarget, DestinationTransport, OutgoingDelivery, TransportOutcome } from './destination-transport';
 import { elapsedMs, failed, reasonOf, redactCredentials, type TransportLogger, withinDeadline } from './transport-outcome';
