@@ -3,6 +3,7 @@ import { OutboundHttpClient, type RedisClient, type SecretBox } from '@app/runti
 import { ClientCertificateAgents } from './client-certificate-agents';
 import type { DestinationTarget, DestinationTransport, DestinationType, OutgoingDelivery, TransportOutcome } from './destination-transport';
 import { OAuth2TokenCache } from './oauth2-token-cache';
+import { MqttTransport } from './mqtt-transport';
 import { NatsTransport } from './nats-transport';
 import { RabbitMqTransport } from './rabbitmq-transport';
 import type { TransportLogger } from './transport-outcome';
@@ -45,20 +46,20 @@ export class DestinationTransports implements DestinationTransport {
     const brokerOptions = { idleMs: idleCloseMs, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 };
     const rabbitmq = new RabbitMqTransport(options.allowPrivateTargets, logger, brokerOptions);
     const nats = new NatsTransport(options.allowPrivateTargets, logger, brokerOptions);
-    this.brokers = [rabbitmq, nats];
-    const unavailable: DestinationTransport = {
-      send: () => Promise.resolve({ ok: false, durationMs: 0, reason: 'this destination type has no transport in this build' }),
-    };
+    const mqtt = new MqttTransport(options.allowPrivateTargets, logger, brokerOptions);
+    this.brokers = [rabbitmq, nats, mqtt];
     this.byType = {
       webhook: new WebhookTransport(http, tokens, this.certificates),
       rabbitmq,
       nats,
-      mqtt: unavailable,
+      mqtt,
     };
   }
 
   send(target: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
-    return this.byType[target.type].send(target, delivery, timeoutMs);
+    const transport = this.byType[target.type] as DestinationTransport | undefined;
+    if (!transport) return Promise.resolve({ ok: false, durationMs: 0, reason: `no transport for destination type ${String(target.type).slice(0, 32)}` });
+    return transport.send(target, delivery, timeoutMs);
   }
 
   async close(): Promise<void> {

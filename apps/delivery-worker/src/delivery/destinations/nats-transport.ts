@@ -27,6 +27,8 @@ export function parseNatsTarget(url: string): NatsTarget | string {
     return 'target is not a valid URL';
   }
   if (parsed.protocol !== 'nats:') return 'target must use nats';
+  // A raw `#` starts the URL's fragment and would silently cut the rest off.
+  if (url.includes('#')) return 'target must not contain a raw # (write %23)';
   if (!parsed.hostname) return 'target has no host';
   const subject = decodeURIComponent(parsed.pathname.slice(1));
   // JetStream publishes go to one literal subject: no wildcard, no empty token, no whitespace.

@@ -25,6 +25,8 @@ export function parseRabbitMqTarget(url: string): RabbitMqTarget | string {
     return 'target is not a valid URL';
   }
   if (parsed.protocol !== 'amqp:' && parsed.protocol !== 'amqps:') return 'target must use amqp or amqps';
+  // A raw `#` starts the URL's fragment and would silently cut the rest off.
+  if (url.includes('#')) return 'target must not contain a raw # (write %23)';
   if (!parsed.hostname) return 'target has no host';
   const secure = parsed.protocol === 'amqps:';
   const vhost = parsed.pathname.length > 1 ? decodeURIComponent(parsed.pathname.slice(1)) : '/';
