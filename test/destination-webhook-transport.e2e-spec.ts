@@ -1,8 +1,9 @@
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 import type { DestinationTarget } from '../apps/delivery-worker/src/delivery/destinations/destination-transport';
 import type { DestinationTransports } from '../apps/delivery-worker/src/delivery/destinations/destination-transports';
+import { freePort } from './support/free-port';
 import { TestReceiver } from './support/receiver';
 import { makeCertificateAuthority } from './support/test-certificates';
 import { CapturedLog, expectNoCredential, testDelivery, testRedis, testTransports } from './support/transport-fixtures';
@@ -123,6 +124,20 @@ describe('webhook transport: OAuth2 client credentials', () => {
     const next = await send(worker(), target());
     expect(next).toMatchObject({ ok: true, status: 200 });
     expect(issued).toBe(2);
+  });
+
+  it('fails the attempt, without asking token_url, while Redis cannot be reached', async () => {
+    const unreachable = new Redis(`redis://127.0.0.1:${await freePort()}`, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const cut = testTransports(unreachable, PREFIX, log);
+    try {
+      const before = tokenEndpoint.requests.length;
+      const outcome = await send(cut, { ...target(), id: 'dst_oauth_no_redis' });
+      expect(outcome).toMatchObject({ ok: false, reason: expect.stringMatching(/^oauth2 token cache unavailable: /) });
+      expect(tokenEndpoint.requests.length).toBe(before);
+    } finally {
+      await cut.close();
+      unreachable.disconnect();
+    }
   });
 
   it('fails naming the token endpoint when it refuses, without the secret', async () => {

@@ -6,7 +6,7 @@ import { OAuth2TokenCache } from './oauth2-token-cache';
 import { MqttTransport } from './mqtt-transport';
 import { NatsTransport } from './nats-transport';
 import { RabbitMqTransport } from './rabbitmq-transport';
-import type { TransportLogger } from './transport-outcome';
+import { failed, reasonOf, type TransportLogger } from './transport-outcome';
 import { WebhookTransport } from './webhook-transport';
 
 export type { TransportLogger } from './transport-outcome';
@@ -24,6 +24,22 @@ export interface DestinationTransportsOptions {
   idleCloseMs?: number;
   /** Bound on opening a broker connection (the attempt's own time-out bounds it too). */
   connectTimeoutMs?: number;
+}
+
+/** Every secret a target holds, to mask in any text that could quote it. */
+function credentialsOf(target: DestinationTarget): string[] {
+  const credentials: string[] = [];
+  try {
+    const url = new URL(target.url);
+    if (url.password) credentials.push(url.password, decodeURIComponent(url.password));
+  } catch {
+    // not a URL: nothing to take from it
+  }
+  const auth = target.auth;
+  if (auth?.type === 'header') credentials.push(auth.value);
+  if (auth?.type === 'oauth2') credentials.push(auth.client_secret);
+  if (auth?.type === 'mtls') credentials.push(auth.private_key);
+  return credentials;
 }
 
 /**
@@ -59,7 +75,9 @@ export class DestinationTransports implements DestinationTransport {
   send(target: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
     const transport = this.byType[target.type] as DestinationTransport | undefined;
     if (!transport) return Promise.resolve({ ok: false, durationMs: 0, reason: `no transport for destination type ${String(target.type).slice(0, 32)}` });
-    return transport.send(target, delivery, timeoutMs);
+    const startedAt = performance.now();
+    // Transports answer every failure as an outcome; this keeps a bug in one from failing the job instead.
+    return transport.send(target, delivery, timeoutMs).catch((error: unknown) => failed(startedAt, `transport error: ${reasonOf(error, credentialsOf(target))}`));
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { OutboundError, type OutboundHttpClient, type RedisClient, type SecretBox } from '@app/runtime';
+import { loggableErrorText, OutboundError, type OutboundHttpClient, type RedisClient, type SecretBox } from '@app/runtime';
 import type { DestinationAuth } from './destination-transport';
 
 type OAuth2Auth = Extract<DestinationAuth, { type: 'oauth2' }>;
@@ -61,7 +61,10 @@ export class OAuth2TokenCache {
     const flight = `${destinationId}\n${settings}`;
     let lookup = this.asking.get(flight);
     if (!lookup) {
-      lookup = this.lookUp(destinationId, auth, settings, Date.now() + timeoutMs).finally(() => this.asking.delete(flight));
+      lookup = this.lookUp(destinationId, auth, settings, Date.now() + timeoutMs)
+        // Without Redis no worker could share a token: the attempt fails (and is retried) rather than every send asking token_url.
+        .catch((error: unknown): TokenLookup => ({ ok: false, reason: `oauth2 token cache unavailable: ${loggableErrorText(error)}` }))
+        .finally(() => this.asking.delete(flight));
       this.asking.set(flight, lookup);
     }
     return lookup;
