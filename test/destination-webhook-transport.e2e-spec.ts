@@ -4,6 +4,7 @@ import Redis from 'ioredis';
 import type { DestinationTarget } from '../apps/delivery-worker/src/delivery/destinations/destination-transport';
 import type { DestinationTransports } from '../apps/delivery-worker/src/delivery/destinations/destination-transports';
 import { freePort } from './support/free-port';
+import { HangingPort } from './support/hanging-port';
 import { TestReceiver } from './support/receiver';
 import { makeCertificateAuthority } from './support/test-certificates';
 import { CapturedLog, expectNoCredential, testDelivery, testRedis, testTransports } from './support/transport-fixtures';
@@ -137,6 +138,16 @@ describe('webhook transport: OAuth2 client credentials', () => {
     } finally {
       await cut.close();
       unreachable.disconnect();
+    }
+  });
+
+  it('bounds the token request by the attempt time-out', async () => {
+    const hanging = await new HangingPort().start();
+    try {
+      const outcome = await send(worker(), { ...target(), id: 'dst_oauth_hanging', auth: { ...(target().auth as object), token_url: `http://127.0.0.1:${hanging.port}/token` } as DestinationTarget['auth'] }, 800);
+      expect(outcome).toMatchObject({ ok: false, reason: `token endpoint 127.0.0.1:${hanging.port}: no answer within 800 ms` });
+    } finally {
+      await hanging.stop();
     }
   });
 

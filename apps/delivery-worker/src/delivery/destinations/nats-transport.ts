@@ -94,7 +94,7 @@ export class NatsTransport implements DestinationTransport {
     const startedAt = performance.now();
     const server = parseNatsTarget(target.url);
     if (typeof server === 'string') return failed(startedAt, server);
-    const credentials = [server.password, server.connectionUrl];
+    const credentials = [server.password, server.password ? undefined : server.username, server.connectionUrl];
     const key = BrokerConnectionPool.keyOf(server.connectionUrl);
     const publish = this.pool.use(key, (connectTimeoutMs) => this.connect(server, key, connectTimeoutMs), timeoutMs, async (connection) => {
       const values = headers();
@@ -127,11 +127,12 @@ export class NatsTransport implements DestinationTransport {
       timeout: connectTimeoutMs,
       reconnect: false,
       name: 'event-callbacks destinations',
-      ...(server.username ? { user: server.username, pass: server.password } : {}),
+      // `nats://<token>@host` is NATS's token form; `user:pass@` its user and password.
+      ...(server.username && server.password ? { user: server.username, pass: server.password } : server.username ? { token: server.username } : {}),
     });
     return new NatsBrokerConnection(nats, (why, connection) => {
       this.pool.dropped(key, connection);
-      this.logger.warn(`nats: connection to ${server.host}:${server.port} closed (${redactCredentials(why, [server.password])}); the next send reconnects`);
+      this.logger.warn(`nats: connection to ${server.host}:${server.port} closed (${redactCredentials(why, [server.password, server.password ? undefined : server.username])}); the next send reconnects`);
     });
   }
 
