@@ -5,6 +5,7 @@ import type { DestinationTarget } from '../apps/delivery-worker/src/delivery/des
 import type { DestinationTransports } from '../apps/delivery-worker/src/delivery/destinations/destination-transports';
 import { freePort } from './support/free-port';
 import { HangingPort } from './support/hanging-port';
+import { waitFor } from './support/wait-for';
 import { TestReceiver } from './support/receiver';
 import { makeCertificateAuthority } from './support/test-certificates';
 import { CapturedLog, expectNoCredential, testDelivery, testRedis, testTransports } from './support/transport-fixtures';
@@ -193,12 +194,24 @@ describe('webhook transport: mTLS', () => {
     expect(seenClients).toEqual(['destination client']);
   });
 
+  it('closes a destination pool once unused, and opens a new one for the next send', async () => {
+    const quick = testTransports(redis, PREFIX, log, { idleCloseMs: 300 });
+    transports.push(quick);
+    const mtls = { id: 'dst_mtls_idle', type: 'webhook' as const, url, auth: { type: 'mtls' as const, certificate: clientCertificate.certificate, private_key: clientCertificate.privateKey, ca: authority.certificate } };
+    expect(await send(quick, mtls)).toMatchObject({ ok: true });
+    expect(quick.clientCertificatePools).toBe(1);
+    await waitFor('the unused pool to close', () => quick.clientCertificatePools === 0);
+    expect(await send(quick, mtls)).toMatchObject({ ok: true });
+    expect(quick.clientCertificatePools).toBe(1);
+    seenClients.splice(0);
+  });
+
   it('fails with a certificate the server does not trust, and with none', async () => {
     const wrong = await send(worker(), { id: 'dst_mtls_wrong', type: 'webhook', url, auth: { type: 'mtls', certificate: strangerCertificate.certificate, private_key: strangerCertificate.privateKey, ca: authority.certificate } });
     expect(wrong).toMatchObject({ ok: false, reason: expect.stringContaining('connection failed') });
     const none = await send(worker(), { id: 'dst_mtls_none', type: 'webhook', url, auth: null });
     expect(none.ok).toBe(false);
-    expect(seenClients).toEqual(['destination client']);
+    expect(seenClients).toEqual([]);
   });
 
   it('refuses a private key that does not match the certificate, naming no key material', async () => {

@@ -72,6 +72,11 @@ export class DestinationTransports implements DestinationTransport {
     };
   }
 
+  /** mTLS pools open now, one per destination presenting a client certificate (each closes once unused). */
+  get clientCertificatePools(): number {
+    return this.certificates.size;
+  }
+
   send(target: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
     const transport = this.byType[target.type] as DestinationTransport | undefined;
     if (!transport) return Promise.resolve({ ok: false, durationMs: 0, reason: `no transport for destination type ${String(target.type).slice(0, 32)}` });
