@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { connect } from 'amqplib';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { SAMPLE_MESSAGES } from '@app/payloads';
@@ -326,5 +327,47 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
       ['failed', 'destination deleted'],
       ['failed', 'destination deleted'],
     ]);
+  });
+
+  it('publishes to a RabbitMQ destination as a CloudEvent, signed with its secret, and records the attempt without the password', async () => {
+    const { account } = await accountWithPrimary();
+    const exchange = `dest-core-${process.pid}-${Date.now().toString(36)}`;
+    const broker = await connect('amqp://guest:guest@127.0.0.1:5672');
+    try {
+      const channel = await broker.createChannel();
+      await channel.assertExchange(exchange, 'direct', { durable: false, autoDelete: true });
+      const { queue } = await channel.assertQueue('', { exclusive: true });
+      await channel.bindQueue(queue, exchange, 'events');
+      const secret = generateSigningSecret();
+      const id = `dst_${randomBytes(12).toString('hex')}`;
+      const shown = `amqp://guest:***@127.0.0.1:5672/?exchange=${exchange}&routing_key=events`;
+      const row: Partial<Destination> = {
+        id,
+        accountId: account.id,
+        type: 'rabbitmq',
+        format: 'cloudevents',
+        target: secrets.seal(`amqp://guest:guest@127.0.0.1:5672/?exchange=${exchange}&routing_key=events`),
+        targetShown: shown,
+        signingSecret: secrets.seal(secret),
+      };
+      await dataSource.getRepository(Destination).insert(row as never);
+      await announceSettingsChange(worker.app, account.id);
+
+      const eventId = await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 3 });
+      const message = await waitFor('the CloudEvent in the queue', async () => (await channel.get(queue, { noAck: true })) || undefined);
+      const body = message.content.toString('utf8');
+      expect(JSON.parse(body)).toMatchObject({ specversion: '1.0', id: eventId, type: 'Customer_create', data: { id: 3 } });
+      const headers = message.properties.headers as Record<string, string>;
+      expect(() => new Webhook(secret).verify(body, { 'webhook-id': headers['webhook-id'], 'webhook-timestamp': String(headers['webhook-timestamp']), 'webhook-signature': headers['webhook-signature'] })).not.toThrow();
+      await settled([eventId], id, ['delivered']);
+      const attempts = await dataSource.query<{ url: string; request_headers: Record<string, string> }[]>(
+        `SELECT url, request_headers FROM delivery_attempts WHERE destination_id = $1`,
+        [id],
+      );
+      expect(attempts.map((attempt) => attempt.url)).toEqual([shown]);
+      expect(JSON.stringify(attempts)).not.toContain('guest:guest');
+    } finally {
+      await broker.close();
+    }
   });
 });
