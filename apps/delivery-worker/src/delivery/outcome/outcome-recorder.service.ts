@@ -9,8 +9,8 @@ import { type AttemptRow, OutcomeStore } from './outcome-store';
 import { planNextStep, stepGuard } from './event-step';
 import type { Verdict } from './retry-policy';
 
-/** The row's new status, or why the job changed nothing: `stale` (moved on before the call), `superseded` (moved on before the write: a redelivery, or a duplicate job that recorded first). */
-export type DeliveryResult = Exclude<EventStatus, 'queued'> | 'stale' | 'superseded';
+/** The row's new status, or why the job changed nothing: `stale` (moved on before the call), `superseded` (moved on before the write: a redelivery, or a duplicate job that recorded first), `paused` (its destination is paused: no attempt, no next job). */
+export type DeliveryResult = Exclude<EventStatus, 'queued'> | 'stale' | 'superseded' | 'paused';
 
 /** What the open breaker says of its endpoint: open until when, after how many failures, the last one. */
 export interface BreakerOpen {
@@ -79,6 +79,17 @@ export class OutcomeRecorder {
     deliveryJobsWithoutCall.inc({ reason });
     deliveryEventsSettled.inc({ status });
     return status;
+  }
+
+  /** Paused: the event stays pending with no due time and no job (the reconciler skips it); resume enqueues it again. */
+  async park(event: PendingEvent): Promise<DeliveryResult> {
+    const applied = await this.store.record({
+      attempt: null,
+      change: { ...stepGuard(event), status: null, attempted: 0, nextAttemptAt: null, deliveredAt: null, lastError: 'paused' },
+    });
+    if (!applied) return 'superseded';
+    deliveryJobsWithoutCall.inc({ reason: 'paused' });
+    return 'paused';
   }
 
   /**
