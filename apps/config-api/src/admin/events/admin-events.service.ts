@@ -88,7 +88,7 @@ export class AdminEventsService {
       `SELECT attempt, series, started_at, duration_ms, url, request_headers, request_body, response_status,
               response_headers, response_body, error, destination_id
          FROM delivery_attempts
-        WHERE event_seq = $1 AND destination_id IS NULL
+        WHERE event_seq = $1
         ORDER BY attempt, id`,
       [event.seq],
     );
