@@ -203,6 +203,24 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
       for (const status of statuses) expect(['queued', 'retrying']).toContain(status);
     }
     expect(failing.receiver.requests.length).toBeGreaterThan(0);
+    // Each destination keeps its own failure clock (ENDPOINT_DISABLE_AFTER), as the primary's callback_settings.
+    const clocks = await dataSource.query<{ id: string; failing_since: Date | null }[]>(`SELECT id, failing_since FROM destinations WHERE id = ANY($1::varchar[])`, [
+      [failing.id, healthy.id],
+    ]);
+    expect(clocks.find((clock) => clock.id === failing.id)?.failing_since).not.toBeNull();
+    expect(clocks.find((clock) => clock.id === healthy.id)?.failing_since).toBeNull();
+  });
+
+  it('disables a destination that has failed for longer than ENDPOINT_DISABLE_AFTER: its deliveries fail without a call', async () => {
+    const { account } = await accountWithPrimary();
+    const dead = await addDestination(account.id, { failingSince: new Date(Date.now() - 400 * 86_400_000) });
+    const events = [await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 })];
+    const [row] = await settled(events, dead.id, ['failed']);
+    expect(row.attempts).toBe(0);
+    expect(row.last_error).toMatch(new RegExp(`^destination ${dead.id} disabled since .+; no call made`));
+    expect(dead.receiver.requests).toHaveLength(0);
+    const [state] = await dataSource.query<{ disabled_at: Date | null }[]>(`SELECT disabled_at FROM destinations WHERE id = $1`, [dead.id]);
+    expect(state.disabled_at).not.toBeNull();
   });
 
   it('holds a paused destination without attempts, then resume sends its deliveries in accepted order', async () => {
