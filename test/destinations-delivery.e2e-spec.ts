@@ -407,4 +407,24 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     expect(primary.requests).toHaveLength(1);
     expect(await redeliverToDestination(dataSource, deliveryQueueOf(worker.app), seq, 'dst_none')).toBe(false);
   });
+
+  it('fans out the events of a batch too, a duplicate adding no delivery', async () => {
+    const { account } = await accountWithPrimary();
+    const picky = await addDestination(account.id, { filter: { id: { $in: [1, 3] } } });
+    const ids = [1, 2, 3].map((id) => `dest-batch-${process.pid}-${Date.now().toString(36)}-${id}`);
+    const batch = (items: { event_id: string; id: number }[]) =>
+      fetch(`${ingest.url}/v1/events/batch`, {
+        method: 'POST',
+        headers: INGEST_HEADERS,
+        body: JSON.stringify({
+          events: items.map((item) => ({ event_id: item.event_id, account_id: account.id, action: 'Customer_create', message: { ...SAMPLE_MESSAGES.Customer_create, id: item.id } })),
+        }),
+      });
+    expect((await batch(ids.map((event_id, index) => ({ event_id, id: index + 1 })))).status).toBe(202);
+    expect((await batch([{ event_id: ids[0], id: 1 }])).status).toBe(202);
+    const rows = await settled([ids[0], ids[2]], picky.id, ['delivered']);
+    expect(rows.map((row) => row.event_id)).toEqual([ids[0], ids[2]]);
+    expect((await deliveries(ids)).map((row) => row.event_id)).toEqual([ids[0], ids[2]]);
+    expect(picky.receiver.requests.map((request) => header(request, 'webhook-id')).sort()).toEqual([ids[0], ids[2]].sort());
+  });
 });
