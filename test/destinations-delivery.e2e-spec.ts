@@ -203,6 +203,24 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
       for (const status of statuses) expect(['queued', 'retrying']).toContain(status);
     }
     expect(failing.receiver.requests.length).toBeGreaterThan(0);
+    // Each destination keeps its own failure clock (ENDPOINT_DISABLE_AFTER), as the primary's callback_settings.
+    const clocks = await dataSource.query<{ id: string; failing_since: Date | null }[]>(`SELECT id, failing_since FROM destinations WHERE id = ANY($1::varchar[])`, [
+      [failing.id, healthy.id],
+    ]);
+    expect(clocks.find((clock) => clock.id === failing.id)?.failing_since).not.toBeNull();
+    expect(clocks.find((clock) => clock.id === healthy.id)?.failing_since).toBeNull();
+  });
+
+  it('disables a destination that has failed for longer than ENDPOINT_DISABLE_AFTER: its deliveries fail without a call', async () => {
+    const { account } = await accountWithPrimary();
+    const dead = await addDestination(account.id, { failingSince: new Date(Date.now() - 400 * 86_400_000) });
+    const events = [await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 })];
+    const [row] = await settled(events, dead.id, ['failed']);
+    expect(row.attempts).toBe(0);
+    expect(row.last_error).toMatch(new RegExp(`^destination ${dead.id} disabled since .+; no call made`));
+    expect(dead.receiver.requests).toHaveLength(0);
+    const [state] = await dataSource.query<{ disabled_at: Date | null }[]>(`SELECT disabled_at FROM destinations WHERE id = $1`, [dead.id]);
+    expect(state.disabled_at).not.toBeNull();
   });
 
   it('holds a paused destination without attempts, then resume sends its deliveries in accepted order', async () => {
@@ -388,5 +406,25 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     expect(target.receiver.requests).toHaveLength(2);
     expect(primary.requests).toHaveLength(1);
     expect(await redeliverToDestination(dataSource, deliveryQueueOf(worker.app), seq, 'dst_none')).toBe(false);
+  });
+
+  it('fans out the events of a batch too, a duplicate adding no delivery', async () => {
+    const { account } = await accountWithPrimary();
+    const picky = await addDestination(account.id, { filter: { id: { $in: [1, 3] } } });
+    const ids = [1, 2, 3].map((id) => `dest-batch-${process.pid}-${Date.now().toString(36)}-${id}`);
+    const batch = (items: { event_id: string; id: number }[]) =>
+      fetch(`${ingest.url}/v1/events/batch`, {
+        method: 'POST',
+        headers: INGEST_HEADERS,
+        body: JSON.stringify({
+          events: items.map((item) => ({ event_id: item.event_id, account_id: account.id, action: 'Customer_create', message: { ...SAMPLE_MESSAGES.Customer_create, id: item.id } })),
+        }),
+      });
+    expect((await batch(ids.map((event_id, index) => ({ event_id, id: index + 1 })))).status).toBe(202);
+    expect((await batch([{ event_id: ids[0], id: 1 }])).status).toBe(202);
+    const rows = await settled([ids[0], ids[2]], picky.id, ['delivered']);
+    expect(rows.map((row) => row.event_id)).toEqual([ids[0], ids[2]]);
+    expect((await deliveries(ids)).map((row) => row.event_id)).toEqual([ids[0], ids[2]]);
+    expect(picky.receiver.requests.map((request) => header(request, 'webhook-id')).sort()).toEqual([ids[0], ids[2]].sort());
   });
 });

@@ -125,6 +125,7 @@ describe('an upgraded installation and npm run secrets:rotate', () => {
   const legacySecrets = [legacy.token, legacy.secret, legacy.previous, legacy.botKey];
   const sealed = { email: `sealed-${process.pid}@example.com`, token: `sealed-token-${randomBytes(12).toString('hex')}` };
   const ids: Record<'legacy' | 'sealed', number> = { legacy: 0, sealed: 0 };
+  const destinationKey = `destination-key-${randomBytes(12).toString('hex')}`;
 
   beforeAll(async () => {
     await runMigrations(databaseUrl);
@@ -148,6 +149,18 @@ describe('an upgraded installation and npm run secrets:rotate', () => {
       [sealed.email, runBox.seal(sealed.token), runBox.seal(`whsec_${randomBytes(24).toString('base64')}`)],
     );
     ids.sealed = sealedRow.rows[0].id;
+    // An extra destination (CONTRACT §11): its target, auth and signing secret are sealed like the others.
+    await client.query(
+      `INSERT INTO destinations (id, account_id, type, target, target_shown, auth, auth_type, signing_secret)
+       VALUES ($1, $2, 'webhook', $3, 'https://hooks.example.com/a', $4, 'header', $5)`,
+      [
+        `dst_${randomBytes(12).toString('hex')}`,
+        ids.sealed,
+        runBox.seal('https://hooks.example.com/a'),
+        runBox.seal(JSON.stringify({ type: 'header', name: 'x-api-key', value: destinationKey })),
+        runBox.seal(`whsec_${randomBytes(24).toString('base64')}`),
+      ],
+    );
     for (const id of Object.values(ids)) await client.query('INSERT INTO callback_settings (account_id, permissions) VALUES ($1, $2::jsonb)', [id, '{}']);
   });
 
@@ -175,7 +188,9 @@ describe('an upgraded installation and npm run secrets:rotate', () => {
   it('seals the plaintext rows and moves every value to the new key; a second run finds nothing to do', async () => {
     const first = await rotateCommand({ DATABASE_URL: databaseUrl, SECRETS_KEY: secondKey, SECRETS_PREVIOUS_KEYS: runKey });
     expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toContain('sealed 5 account secret(s) and 1 bot webhook key(s) with key "second"');
+    expect(first.stdout).toContain('sealed 5 account secret(s), 1 bot webhook key(s) and 3 destination credential(s) with key "second"');
+    const [destination] = (await client.query<{ target: string; auth: string; signing_secret: string }>(`SELECT target, auth, signing_secret FROM destinations WHERE account_id = $1`, [ids.sealed])).rows;
+    for (const column of Object.values(destination)) expect(column.startsWith('gcm1:second:')).toBe(true);
 
     const secondBox = new SecretBox(readSecretsKeys({ SECRETS_KEY: secondKey }, false, []));
     const legacyColumns = await secretColumns(client, ids.legacy);
@@ -187,7 +202,7 @@ describe('an upgraded installation and npm run secrets:rotate', () => {
     }
 
     const again = await rotateCommand({ DATABASE_URL: databaseUrl, SECRETS_KEY: secondKey, SECRETS_PREVIOUS_KEYS: runKey });
-    expect(again.stdout).toContain('sealed 0 account secret(s) and 0 bot webhook key(s)');
+    expect(again.stdout).toContain('sealed 0 account secret(s), 0 bot webhook key(s) and 0 destination credential(s)');
 
     // The old key is no longer needed by the apps.
     const configApi = await startApp(ConfigApiModule, { DATABASE_URL: databaseUrl, SECRETS_KEY: secondKey, SECRETS_PREVIOUS_KEYS: '' });

@@ -106,7 +106,8 @@ export class DestinationOutcomes {
     if (destination.disabledAt) return destination;
     const { endpointDisableAfterMs } = this.environment.delivery;
     if (destination.failingSince === null || Date.now() - destination.failingSince.getTime() < endpointDisableAfterMs) return null;
-    const [row] = await this.dataSource.query<{ disabled_at: Date; disabled_reason: string }[]>(DISABLE_SQL, [
+    // An UPDATE answers [rows, count] through TypeORM.
+    const [[row]] = await this.dataSource.query<[{ disabled_at: Date; disabled_reason: string }[], number]>(DISABLE_SQL, [
       destination.id,
       endpointDisableAfterMs,
       formatDuration(endpointDisableAfterMs),
