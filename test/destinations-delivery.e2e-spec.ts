@@ -3,7 +3,7 @@ import { connect } from 'amqplib';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { Destination, failDeletedDestinationDeliveries, redeliverToDestination, resumeDestination } from '@app/persistence';
+import { Destination, failDeletedDestinationDeliveries, resumeDestination } from '@app/persistence';
 import { readSecretsKeys, SecretBox } from '@app/runtime';
 import { generateSigningSecret } from '@app/signing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
@@ -387,25 +387,6 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     } finally {
       await broker.close();
     }
-  });
-
-  it("redelivers one event to one destination in a new series, leaving the others alone", async () => {
-    const { account, primary } = await accountWithPrimary();
-    const target = await addDestination(account.id);
-    const eventId = await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 4 });
-    await primaryDelivered([eventId]);
-    await settled([eventId], target.id, ['delivered']);
-    const [{ seq }] = await eventRows(worker.app, [eventId]);
-
-    expect(await redeliverToDestination(dataSource, deliveryQueueOf(worker.app), seq, target.id)).toBe(true);
-    const row = await waitFor('the second attempt recorded', async () => {
-      const [found] = (await deliveries([eventId])).filter((candidate) => candidate.destination_id === target.id);
-      return found?.attempts === 2 && found.status === 'delivered' ? found : undefined;
-    });
-    expect(row.last_error).toBeNull();
-    expect(target.receiver.requests).toHaveLength(2);
-    expect(primary.requests).toHaveLength(1);
-    expect(await redeliverToDestination(dataSource, deliveryQueueOf(worker.app), seq, 'dst_none')).toBe(false);
   });
 
   it('fans out the events of a batch too, a duplicate adding no delivery', async () => {

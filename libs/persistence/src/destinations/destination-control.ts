@@ -97,21 +97,3 @@ export async function failDeletedDestinationDeliveries(manager: DataSource | Ent
   return count;
 }
 
-/**
- * An operator's redelivery of one event to one extra destination (`POST /admin/v1/events/:id/redeliver`
- * with `destination_id`): a new attempt series (series + 1 makes every job of the old one stale and
- * gives the new first job an unused id), then its first job. Answers false when the event has no
- * delivery to that destination. A deleted destination's delivery ends again as `destination deleted`.
- */
-export async function redeliverToDestination(dataSource: DataSource, queues: DeliveryEnqueuer, eventSeq: string, destinationId: string): Promise<boolean> {
-  const [rows] = await dataSource.query<[PendingDeliveryRow[], number]>(
-    `UPDATE destination_deliveries
-        SET series = series + 1, series_attempts = 0, status = 'queued', next_attempt_at = now(), delivered_at = NULL, last_error = NULL, updated_at = now()
-      WHERE event_seq = $1 AND destination_id = $2
-      RETURNING event_seq::text AS event_seq, account_id, destination_id, series, series_attempts`,
-    [eventSeq, destinationId],
-  );
-  if (rows.length === 0) return false;
-  await queues.addBulk(rows.map(pendingDestinationStep));
-  return true;
-}
