@@ -48,10 +48,16 @@ export class ErasureStampLostError extends Error {
   }
 }
 
-/** Before an erasure step's transaction: stamps Redis and resolves once the step may commit. */
+/**
+ * Before an erasure step's transaction: stamps Redis and resolves once the step may commit, by Redis's
+ * clock (asked again after each wait: a local timer may fire a little early).
+ */
 export async function stampErasureStep(redis: Pick<RedisClient, 'evalsha' | 'eval'>, prefix: string): Promise<void> {
-  const waitMs = Number(await STAMP.run(redis, [new RedisKeys(prefix).erasureStamp()], [STAMP_TTL_MS, ERASURE_NOTICE_MS]));
-  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+  for (;;) {
+    const waitMs = Number(await STAMP.run(redis, [new RedisKeys(prefix).erasureStamp()], [STAMP_TTL_MS, ERASURE_NOTICE_MS]));
+    if (waitMs <= 0) return;
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
 }
 
 /** Just before an erasure step commits: throws ErasureStampLostError unless the key outlives the commit by ERASURE_STAMP_KEEP_MS. */
