@@ -7,6 +7,7 @@ export * from './redis/redis.module';
 export * from './redis/redis-connection';
 export * from './redis/redis-keys';
 export * from './redis/bot-webhook-stamps';
+export * from './redis/erasure-stamp';
 export * from './settings/settings-notifier';
 export * from './settings/change-subscription';
 export * from './queue/delivery-queue';

@@ -32,6 +32,7 @@ export function pendingEvent(overrides: Partial<PendingEvent> = {}): PendingEven
     seriesAttempts: 0,
     createdAt: new Date(Date.now() - 1000),
     test: false,
+    erased: false,
     ...overrides,
   };
 }
@@ -152,7 +153,7 @@ export class Fakes {
       },
     } as unknown as SubjectOrder;
     const erasure = {
-      beforeCall: (seq: string) => (this.erased.has(seq) ? Promise.reject(new ErasedEventError(seq)) : Promise.resolve()),
+      beforeCall: ({ seq, erased }: PendingEvent) => (erased || this.erased.has(seq) ? Promise.reject(new ErasedEventError(seq)) : Promise.resolve()),
     } as unknown as ErasureCheck;
     return new DeliveryService(loader, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order, erasure, {} as never);
   }

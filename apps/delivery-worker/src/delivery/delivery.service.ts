@@ -97,6 +97,8 @@ export class DeliveryService {
     // Said before the load: a later job of the subject whose load comes back first waits here for this
     // one's end (SubjectOrder.holdMs) instead of going through the delayed set.
     let over = ordered ? this.order.startWorking({ seq: step.eventSeq, series: step.series }) : null;
+    // Before the load is asked for: an erasure committed earlier is in what it reads (ErasureCheck).
+    const loadStartedAt = performance.now();
     try {
       const orderedLoad = ordered ? ((await this.loader.loadOrderedEvent(step.eventSeq)) ?? undefined) : undefined;
       const event = ordered ? orderedLoad?.event : await this.loader.loadEvent(step.eventSeq);
@@ -106,9 +108,9 @@ export class DeliveryService {
       }
 
       const settings = event.accountId === step.accountId ? stepSettings : await this.settings.get(event.accountId);
-      if (settings?.ordering !== 'subject') return await this.deliverEvent(job, token, event, settings);
+      if (settings?.ordering !== 'subject') return await this.deliverEvent(job, token, { event, loadStartedAt }, settings);
       over ??= this.order.startWorking(event);
-      const result = await this.deliverEvent(job, token, event, settings, orderedLoad);
+      const result = await this.deliverEvent(job, token, { event, loadStartedAt }, settings, orderedLoad);
       // The event ended (not merely retrying), so the next event of its subject goes now.
       if (isFinalStatus(result)) await this.order.release(event);
       return result;
@@ -117,14 +119,18 @@ export class DeliveryService {
     }
   }
 
-  /** `orderedLoad`: an ordered endpoint's load, whose answer to the first ordering question SubjectOrder.holdMs takes. */
+  /**
+   * `loaded.loadStartedAt`: performance.now() before the event's load was asked for; `orderedLoad`: an
+   * ordered endpoint's load, whose answer to the first ordering question SubjectOrder.holdMs takes.
+   */
   private async deliverEvent(
     job: DeliveryJob,
     token: string | undefined,
-    event: PendingEvent,
+    loaded: { event: PendingEvent; loadStartedAt: number },
     settings: AccountDeliverySettings | null,
     orderedLoad?: OrderedLoad,
   ): Promise<DeliveryResult> {
+    const { event } = loaded;
     // Paused (CONTRACT §11): no attempt and no next job; resume enqueues the account's pending events again.
     if (settings?.paused) return this.recorder.park(event);
     if (!settings?.pushUrl) {
@@ -161,7 +167,7 @@ export class DeliveryService {
     });
     if (entry.kind === 'wait') return this.postpone(job, token, entry.ms, entry.reason);
     if (entry.kind === 'open') return this.recorder.recordSkipped(event, settings, entry);
-    return this.attempt(event, settings, callback, entry.lease);
+    return this.attempt(loaded, settings, callback, entry.lease);
   }
 
   /** Moves the job to later and throws DelayedError, which BullMQ does not count as an attempt. */
@@ -173,10 +179,15 @@ export class DeliveryService {
     throw new DelayedError(`delivery postponed by ${delayMs} ms`);
   }
 
-  private async attempt(event: PendingEvent, settings: AccountDeliverySettings, callback: CallbackBody, lease: Lease): Promise<DeliveryResult> {
+  private async attempt(
+    { event, loadStartedAt }: { event: PendingEvent; loadStartedAt: number },
+    settings: AccountDeliverySettings,
+    callback: CallbackBody,
+    lease: Lease,
+  ): Promise<DeliveryResult> {
     let exchange: Awaited<ReturnType<CallbackSender['send']>>;
     try {
-      await this.erasure.beforeCall(event.seq);
+      await this.erasure.beforeCall(event, loadStartedAt);
       exchange = await inSpan('delivery.call', () => this.sender.send(event, settings, callback));
     } catch (error) {
       // The call itself never throws (failures are results); a bug before it must not strand the lease.

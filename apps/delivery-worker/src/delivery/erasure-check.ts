@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Batcher } from '@app/runtime';
+import { Batcher, ENVIRONMENT, type Environment, erasureStamped, REDIS, type RedisClient } from '@app/runtime';
+import type { PendingEvent } from './loading/event-loader';
+import { ErasureStampView } from './erasure-stamp-view';
 
 /** Thrown just before a call whose event was erased meanwhile: the call is not made (CONTRACT §12). */
 export class ErasedEventError extends Error {
@@ -16,15 +18,19 @@ const ERASED_SQL = `SELECT seq::text AS seq FROM events WHERE seq = ANY($1::bigi
 
 /**
  * The last look at an event before its call. A job may have loaded its event before an erasure
- * cleared it (and then waited for a slot, a pace or its subject's turn): the row is read again right
- * before the request goes out, batched with every other call about to start, so a pending delivery
- * of an erased event is never sent even when a worker already holds its job.
+ * cleared it (and then waited for a lease, a pace or its subject's turn): unless the erasure stamp says
+ * no erasure can have committed since the load (ErasureStampView, one Redis reading shared by every
+ * call for ERASURE_TRUST_MS), the row is read again right before the request goes out, batched with
+ * every other call about to start, so a pending delivery of an erased event is never sent even when a
+ * worker already holds its job. An event erased before its load (a manual redelivery of it) is known
+ * from the load itself.
  */
 @Injectable()
 export class ErasureCheck {
   private readonly reads: Batcher<string, boolean>;
+  private readonly stamp: ErasureStampView;
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  constructor(@InjectDataSource() dataSource: DataSource, @Inject(REDIS) redis: RedisClient, @Inject(ENVIRONMENT) environment: Environment) {
     this.reads = new Batcher(
       async (seqs) => {
         const rows = await dataSource.query<{ seq: string }[]>(ERASED_SQL, [[...new Set(seqs)]]);
@@ -33,10 +39,16 @@ export class ErasureCheck {
       },
       { maxBatch: 500, maxInFlight: 2, lingerMs: 0 },
     );
+    this.stamp = new ErasureStampView(() => erasureStamped(redis, environment.redis.prefix));
   }
 
-  /** Resolves when the event may be called; throws ErasedEventError when it was erased. */
-  async beforeCall(eventSeq: string): Promise<void> {
-    if (await this.reads.submit(eventSeq)) throw new ErasedEventError(eventSeq);
+  /**
+   * Resolves when the event may be called; throws ErasedEventError when it was erased. `loadStartedAt`:
+   * performance.now() before the event's load was asked for.
+   */
+  async beforeCall(event: Pick<PendingEvent, 'seq' | 'erased'>, loadStartedAt: number): Promise<void> {
+    if (event.erased) throw new ErasedEventError(event.seq);
+    if (await this.stamp.quietSince(loadStartedAt)) return;
+    if (await this.reads.submit(event.seq)) throw new ErasedEventError(event.seq);
   }
 }

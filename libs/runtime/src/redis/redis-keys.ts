@@ -119,7 +119,12 @@ export class RedisKeys {
     return `${this.prefix}:bot-webhooks:${accountId}:stamp`;
   }
 
-  /** Mark of a delivery job of ordering "subject": held in the delayed set, or released by the end of the event ahead; read alone. */
+  /** Exists while an erasure runs and a while after (erasure-stamp.ts); read alone. */
+  erasureStamp(): string {
+    return `${this.prefix}:erasure-stamp`;
+  }
+
+  /** Mark of a delivery job of ordering "subject"": held in the delayed set, or released by the end of the event ahead; read alone. */
   subjectRelease(jobId: string): string {
     return `${this.prefix}:subject-release:${jobId}`;
   }

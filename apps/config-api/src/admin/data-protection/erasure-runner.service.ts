@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { isPendingSql } from '@app/persistence';
+import { checkErasureStamp, ENVIRONMENT, type Environment, REDIS, type RedisClient, stampErasureStep } from '@app/runtime';
 import { SteppedTaskRunner } from '../leased-task-runner';
 
 /** Events per step: each step's locks are held for a few milliseconds. */
@@ -22,12 +23,25 @@ interface ErasureTaskRow {
  * `failed` / `erased`, which makes every job of it stale and which the worker re-reads right before a
  * call. An erased message is the JSON null, so its subject is null and the row leaves the index: each
  * step finds only what is left, and a resumed task needs no cursor. `upper_seq` keeps events accepted
- * after the erasure started out of it.
+ * after the erasure started out of it. Every step commits under the erasure stamp (erasure-stamp.ts),
+ * which tells the workers when that re-read is needed.
  */
 @Injectable()
 export class ErasureRunner extends SteppedTaskRunner<string> {
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  private readonly prefix: string;
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: RedisClient,
+    @Inject(ENVIRONMENT) environment: Environment,
+  ) {
     super(dataSource, 'erasure_tasks', 'erasure');
+    this.prefix = environment.redis.prefix;
+  }
+
+  /** Without the stamp no step commits: a worker could call an event erased under its eyes. */
+  protected override beforeStep(): Promise<void> {
+    return stampErasureStep(this.redis, this.prefix);
   }
 
   protected async step(manager: EntityManager, id: string): Promise<boolean> {
@@ -47,11 +61,15 @@ export class ErasureRunner extends SteppedTaskRunner<string> {
       );
       await manager.query(`UPDATE erasure_tasks SET events_erased = events_erased + $2 WHERE id = $1`, [id, seqs.length]);
     }
-    if (seqs.length === ERASURE_CHUNK) return true;
-    // The subject is kept only while it is needed: the log of erasures holds no identifier.
-    await manager.query(`UPDATE erasure_tasks SET subject = NULL WHERE id = $1`, [id]);
-    await this.finish(manager, id);
-    return false;
+    const more = seqs.length === ERASURE_CHUNK;
+    if (!more) {
+      // The subject is kept only while it is needed: the log of erasures holds no identifier.
+      await manager.query(`UPDATE erasure_tasks SET subject = NULL WHERE id = $1`, [id]);
+      await this.finish(manager, id);
+    }
+    // Last, as near the commit as can be: the stamp must outlive it (else the step rolls back and is taken again).
+    if (seqs.length > 0) await checkErasureStamp(this.redis, this.prefix);
+    return more;
   }
 }
 

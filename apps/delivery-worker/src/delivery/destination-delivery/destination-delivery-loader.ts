@@ -97,6 +97,7 @@ function loadedOf(row: LoadedRow): LoadedDestinationDelivery {
     series: row.series,
     seriesAttempts: row.series_attempts,
     createdAt: row.created_at,
+    erased: row.erased,
     test: false,
   };
   const destination: DestinationRow | null =

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DelayedError } from 'bullmq';
 import type Redis from 'ioredis';
-import { DESTINATION_DELETED_ERROR, PENDING_EVENT_STATUSES } from '@app/persistence';
+import { DESTINATION_DELETED_ERROR, isAtStep } from '@app/persistence';
 import { signWebhook } from '@app/signing';
 import { deliveryJobId, destinationEndpointKey, ENVIRONMENT, type Environment, inSpan, loggableErrorText, type OutboundHttpClient, REDIS, SecretBox } from '@app/runtime';
 import { AdmissionDoor, type Lease } from '../admission';
@@ -75,9 +75,11 @@ export class DestinationDeliveryService implements OnApplicationShutdown {
 
   async deliver(job: DeliveryJob, token: string | undefined, destinationId: string): Promise<DeliveryResult> {
     const step = job.data;
+    // The erasure check trusts its stamp only for loads that started after it was read (erasure-check.ts).
+    const loadStartedAt = performance.now();
     const loaded = await this.loader.load(step.eventSeq, destinationId);
     const event = loaded?.event;
-    if (!loaded || !event || !PENDING_EVENT_STATUSES.includes(event.status) || event.series !== step.series || event.seriesAttempts !== step.attempt) {
+    if (!loaded || !event || !isAtStep(event, step)) {
       deliveryJobsWithoutCall.inc({ reason: 'stale' });
       return 'stale';
     }
@@ -123,7 +125,7 @@ export class DestinationDeliveryService implements OnApplicationShutdown {
       const skipped = this.attemptRow(event, destination, new Date(), 0, {}, '', null, error);
       return this.outcomes.recordAttempt(event, destination, skipped, verdict, true);
     }
-    return this.attempt(event, destination, target, body, entry.lease);
+    return this.attempt(event, loadStartedAt, destination, target, body, entry.lease);
   }
 
   private encode(event: PendingEvent, destination: DestinationRow): { contentType: string; body: string } {
@@ -148,6 +150,7 @@ export class DestinationDeliveryService implements OnApplicationShutdown {
 
   private async attempt(
     event: PendingEvent,
+    loadStartedAt: number,
     destination: DestinationRow,
     target: { url: string; auth: DestinationAuth | null; secret: string },
     body: { contentType: string; body: string },
@@ -157,7 +160,7 @@ export class DestinationDeliveryService implements OnApplicationShutdown {
     let outcome: TransportOutcome;
     let headers: OutgoingDelivery['signatureHeaders'];
     try {
-      await this.erasure.beforeCall(event.seq);
+      await this.erasure.beforeCall(event, loadStartedAt);
       headers = signWebhook([target.secret], event.eventId, Math.floor(startedAt.getTime() / 1000), body.body);
       const delivery: OutgoingDelivery = { eventId: event.eventId, body: body.body, contentType: body.contentType, signatureHeaders: headers };
       outcome = await inSpan('delivery.call', () =>

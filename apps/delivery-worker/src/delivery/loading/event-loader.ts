@@ -18,10 +18,12 @@ export interface PendingEvent {
   createdAt: Date;
   /** A test event (send_test_event): pushed whatever the action's permission. */
   test: boolean;
+  /** Cleared by an erasure (CONTRACT §12): never called (ErasureCheck). */
+  erased: boolean;
 }
 
 const LOADED_COLUMNS = `e.seq::text AS seq, e.event_id, e.account_id, e.action, e.message::text AS message_text, e.status,
-         e.attempts, e.series, e.series_attempts, e.created_at, e.test`;
+         e.attempts, e.series, e.series_attempts, e.created_at, e.test, e.erased`;
 
 const LOAD_SQL = `SELECT ${LOADED_COLUMNS} FROM events e WHERE e.seq = ANY($1::bigint[])`;
 
@@ -53,6 +55,7 @@ interface LoadedRow {
   series_attempts: number;
   created_at: Date;
   test: boolean;
+  erased: boolean;
 }
 
 interface LoadedWithAheadRow extends LoadedRow {
@@ -92,6 +95,7 @@ function pendingEventOf(row: LoadedRow): PendingEvent {
     seriesAttempts: row.series_attempts,
     createdAt: row.created_at,
     test: row.test,
+    erased: row.erased,
   };
 }
 
