@@ -6,6 +6,7 @@ import { AccountsModule } from './admin/accounts/accounts.module';
 import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.module';
 import { AdminEventsModule } from './admin/events/admin-events.module';
 import { DataProtectionModule } from './admin/data-protection/data-protection.module';
+import { AdminDestinationsModule } from './admin/destinations/admin-destinations.module';
 import { EndpointsModule } from './admin/endpoints/endpoints.module';
 import { QueueModule } from './admin/queue/queue.module';
 import { RedeliveriesModule } from './admin/redeliveries/redeliveries.module';
@@ -22,6 +23,7 @@ import { PortalPageModule } from './portal/portal-page.module';
     PersistenceModule.forRoot('config-api'),
     OpenApiModule,
     AccountsModule,
+    AdminDestinationsModule,
     AdminEventsModule,
     RedeliveriesModule,
     StatsModule,

@@ -11,7 +11,6 @@ import {
   MAX_DESTINATIONS_PER_ACCOUNT,
 } from '@app/payloads';
 import { ApiMaxPerSecondProperty, ApiOrderingProperty } from '../delivery-options/delivery-options.docs';
-import { OkAnswer } from '../open-api/open-api.docs';
 import { PRIMARY_PUT_PROBLEM, TOO_MANY_PROBLEM } from './destinations.service';
 
 /* Documentation of destinations (CONTRACT §11), shared by the Open API, the portal and the admin API. */
@@ -146,16 +145,6 @@ export class DestinationModel {
 
   @ApiProperty({ required: false, example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', description: 'Its own signing secret, only in the answer that created it.' })
   signing_secret?: string;
-}
-
-export class DestinationAnswer extends OkAnswer {
-  @ApiProperty({ type: DestinationModel })
-  destination!: DestinationModel;
-}
-
-export class DestinationListAnswer extends OkAnswer {
-  @ApiProperty({ type: [DestinationModel], description: 'The primary first, then the others in the order they were created.' })
-  items!: DestinationModel[];
 }
 
 export class DestinationList {

@@ -2,7 +2,7 @@ import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from 
 import { DeliveryQueueModule } from '@app/runtime';
 import { DeliveryOptionsModule } from '../delivery-options/delivery-options.module';
 import { DestinationsModule } from '../destinations/destinations.module';
-import { DestinationsOpenApiController } from '../destinations/destinations-open-api.controller';
+import { DestinationsOpenApiController } from './destinations-open-api.controller';
 import { PortalAccessModule } from '../portal-access/portal-access.module';
 import { EventFeedService } from './event-feed.service';
 import { SelfServiceController } from './self-service.controller';

@@ -3,7 +3,7 @@ import { AccountsModule } from '../admin/accounts/accounts.module';
 import { AdminEventsModule } from '../admin/events/admin-events.module';
 import { DeliveryOptionsModule } from '../delivery-options/delivery-options.module';
 import { DestinationsModule } from '../destinations/destinations.module';
-import { DestinationsPortalController } from '../destinations/destinations-portal.controller';
+import { DestinationsPortalController } from './portal-destinations.controller';
 import { RedeliveriesModule } from '../admin/redeliveries/redeliveries.module';
 import { StatsModule } from '../admin/stats/stats.module';
 import { OpenApiModule } from '../open-api/open-api.module';

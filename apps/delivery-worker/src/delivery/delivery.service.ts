@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DelayedError, type Job } from 'bullmq';
+import { DelayedError } from 'bullmq';
 import { isAtStep, isFinalStatus } from '@app/persistence';
 import { isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
-import { type DeliveryJobData, deliveryJobId, ENVIRONMENT, type Environment, inSpan, isDatabaseUnavailable, loggableErrorText, type OutboundHttpClient } from '@app/runtime';
+import { deliveryJobId, ENVIRONMENT, type Environment, inSpan, isDatabaseUnavailable, loggableErrorText, type OutboundHttpClient } from '@app/runtime';
 import { type AccountDeliverySettings, AccountSettingsCache } from './account-settings.cache';
 import { CallbackSender, capHeaders, DELIVERY_HTTP_CLIENT, UnsignableCallbackError } from './request/callback-exchange';
 import { type CallbackBody, encodeCallbackBody } from './request/callback-request';
@@ -14,14 +14,14 @@ import { judgeCall } from './outcome/retry-policy';
 import { SubjectOrder } from './ordering/subject-order';
 import { ErasedEventError, ErasureCheck } from './erasure-check';
 import { DestinationDeliveryService } from './destination-delivery/destination-delivery.service';
+import type { DeliveryJob } from './delivery-job';
 
+export type { DeliveryJob } from './delivery-job';
 export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './request/callback-exchange';
 
 /** Pause of a job that met a database outage (spread ±50 %). */
 const DATABASE_WAIT_MS = 5_000;
 
-/** What the service needs of a BullMQ job; unit tests hand in a plain object. */
-export type DeliveryJob = Pick<Job<DeliveryJobData>, 'data' | 'attemptsStarted' | 'moveToDelayed'>;
 
 /** A manual redelivery (single or bulk) starts a new series; its first attempt always makes its call. */
 function isRedeliveryStart(event: PendingEvent): boolean {

@@ -6,7 +6,7 @@ import { signWebhook } from '@app/signing';
 import { deliveryJobId, destinationEndpointKey, ENVIRONMENT, type Environment, inSpan, loggableErrorText, type OutboundHttpClient, REDIS, SecretBox } from '@app/runtime';
 import { AdmissionDoor, type Lease } from '../admission';
 import { deliveryJobsWithoutCall } from '../delivery.metrics';
-import type { DeliveryJob } from '../delivery.service';
+import type { DeliveryJob } from '../delivery-job';
 import { ErasedEventError, ErasureCheck } from '../erasure-check';
 import type { PendingEvent } from '../loading/event-loader';
 import { circuitOpenError, type DeliveryResult } from '../outcome/outcome-recorder.service';

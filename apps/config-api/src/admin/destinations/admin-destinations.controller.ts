@@ -5,12 +5,12 @@ import { DataSource } from 'typeorm';
 import type { DestinationView } from '@app/payloads';
 import { AdminTokenGuard } from '@app/runtime';
 import { ApiErrorResponses } from '@app/runtime/docs';
-import { ApiAdminController, ApiAdminOperation, ApiIdParam, ID_PARAM_PROBLEM } from '../admin/admin.docs';
-import { IdParamPipe } from '../admin/id-param.pipe';
-import { requireAccount } from '../admin/require-account';
-import { adminAnswered } from './destination-door-errors';
-import { ADMIN_DESTINATION_PROBLEM, DestinationBody, DestinationList, DestinationModel, DestinationPutBody, DESTINATIONS_DESCRIPTION } from './destinations.docs';
-import { DestinationsService } from './destinations.service';
+import { ApiAdminController, ApiAdminOperation, ApiIdParam, ID_PARAM_PROBLEM } from '../admin.docs';
+import { IdParamPipe } from '../id-param.pipe';
+import { requireAccount } from '../require-account';
+import { adminAnswered } from './admin-destination-errors';
+import { ADMIN_DESTINATION_PROBLEM, DestinationBody, DestinationList, DestinationModel, DestinationPutBody, DESTINATIONS_DESCRIPTION } from '../../destinations/destinations.docs';
+import { DestinationsService } from '../../destinations/destinations.service';
 
 const UNKNOWN: [404, string] = [404, 'The account does not exist, or has no destination with this id.'];
 const ApiDestinationId = (): MethodDecorator => ApiParam({ name: 'destination_id', description: 'A destination id (`dst_…`); `primary` for pause and resume.' });
@@ -19,7 +19,7 @@ const ApiDestinationId = (): MethodDecorator => ApiParam({ name: 'destination_id
 @ApiAdminController('Admin: accounts')
 @Controller('admin/v1/accounts/:id/destinations')
 @UseGuards(AdminTokenGuard)
-export class DestinationsAdminController {
+export class AdminDestinationsController {
   constructor(
     private readonly destinations: DestinationsService,
     @InjectDataSource() private readonly dataSource: DataSource,

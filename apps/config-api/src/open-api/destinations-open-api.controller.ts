@@ -2,12 +2,13 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } 
 import { ApiParam } from '@nestjs/swagger';
 import type { DestinationView } from '@app/payloads';
 import { OpenApiError } from '@app/runtime';
-import { Caller, OpenApiAuthGuard, type OpenApiCaller } from '../open-api/open-api-auth.guard';
-import { invalidParam, OpenApiCode } from '../open-api/open-api-errors';
-import { JsonBodyGuard } from '../open-api/json-body.guard';
-import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi, errorResponse, OkAnswer, openApiError } from '../open-api/open-api.docs';
-import { DESTINATION_ERRORS, DESTINATION_PUT_ERRORS, DestinationAnswer, DestinationBody, DestinationListAnswer, DestinationPutBody, DESTINATIONS_DESCRIPTION } from './destinations.docs';
-import { DestinationNotFoundError, DestinationProblemError, DestinationsService } from './destinations.service';
+import { Caller, OpenApiAuthGuard, type OpenApiCaller } from './open-api-auth.guard';
+import { invalidParam, OpenApiCode } from './open-api-errors';
+import { JsonBodyGuard } from './json-body.guard';
+import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi, errorResponse, OkAnswer, openApiError } from './open-api.docs';
+import { DESTINATION_ERRORS, DESTINATION_PUT_ERRORS, DestinationBody, DestinationPutBody, DESTINATIONS_DESCRIPTION } from '../destinations/destinations.docs';
+import { DestinationAnswer, DestinationListAnswer } from './destinations-open-api.docs';
+import { DestinationNotFoundError, DestinationProblemError, DestinationsService } from '../destinations/destinations.service';
 
 type Ok = { code: typeof OpenApiCode.ok; message: 'OK' };
 export type DestinationAnswerBody = Ok & { destination: DestinationView };

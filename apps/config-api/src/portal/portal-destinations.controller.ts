@@ -2,10 +2,10 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } 
 import { ApiBody, ApiParam } from '@nestjs/swagger';
 import type { DestinationView } from '@app/payloads';
 import { PortalAccount, PortalSessionGuard } from '../portal-access/portal-session.guard';
-import { ApiPortalErrors } from '../portal/portal.docs';
-import { portalAnswered } from './destination-door-errors';
-import { DestinationBody, DestinationList, DestinationModel, DestinationPutBody, DESTINATIONS_DESCRIPTION } from './destinations.docs';
-import { DestinationsService } from './destinations.service';
+import { ApiPortalErrors } from './portal.docs';
+import { portalAnswered } from './portal-destination-errors';
+import { DestinationBody, DestinationList, DestinationModel, DestinationPutBody, DESTINATIONS_DESCRIPTION } from '../destinations/destinations.docs';
+import { DestinationsService } from '../destinations/destinations.service';
 
 const BAD_BODY: [400, string] = [400, 'A field is wrong (the Open API rule and text, code 2000, in `details` naming each field), or the body is not valid JSON.'];
 const UNKNOWN: [404, string] = [404, "No destination of this account has this id (another account's id answers the same)."];
