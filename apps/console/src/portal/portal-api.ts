@@ -1,4 +1,5 @@
-import { get, post, type QueryValues, request } from '../api/client';
+import { del, get, post, put, type QueryValues, request } from '../api/client';
+import { accepted, destinationOf, destinationsOf, type DestinationsClient } from '../api/destinations';
 import type { Permissions } from '@app/payloads/actions';
 import type { DeliveryOptions, EventDetail, EventPage, EventRedelivered, RotatedSecret, SeriesBucket, StatsSeries } from '@app/payloads/admin-api.types';
 
@@ -45,3 +46,13 @@ export const redeliverMatching = (filter: Record<string, string>): Promise<{ tas
 export const redeliveryTask = (taskId: string): Promise<PortalTask> => get(`/portal/v1/redeliver/${id(taskId)}`);
 export const health = (query: { since: string; until: string; bucket: SeriesBucket }): Promise<StatsSeries & { state: EndpointState }> =>
   get('/portal/v1/health', query);
+
+/** CONTRACT §11: the account's destinations (the primary listed first). */
+export const destinations: DestinationsClient = {
+  list: () => get('/portal/v1/destinations').then(destinationsOf),
+  create: (change) => post('/portal/v1/destinations', change).then(destinationOf),
+  update: (destinationId, change) => put(`/portal/v1/destinations/${id(destinationId)}`, change).then(destinationOf),
+  remove: (destinationId) => del(`/portal/v1/destinations/${id(destinationId)}`).then(accepted),
+  pause: (destinationId) => post(`/portal/v1/destinations/${id(destinationId)}/pause`).then(destinationOf),
+  resume: (destinationId) => post(`/portal/v1/destinations/${id(destinationId)}/resume`).then(destinationOf),
+};
