@@ -27,7 +27,7 @@ function NewSecret({ view, onDismiss }: { view: DestinationView; onDismiss: () =
   return (
     <div class="secrets" role="status">
       <p>
-        Destination <Mono>{view.id}</Mono> added. Copy its signing secret now: it is shown only once.
+        Destination <Mono><span data-field="destination-new-id">{view.id}</span></Mono> added. Copy its signing secret now: it is shown only once.
       </p>
       <Fields rows={[['signing_secret', <Mono><span data-field="destination-secret">{view.signing_secret}</span></Mono>]]} />
       <button type="button" class="secondary" onClick={onDismiss}>

@@ -1,0 +1,130 @@
+import type { Page } from 'playwright-core';
+import { DataSource } from 'typeorm';
+import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { type RunningApp, startApp } from './support/apps';
+import { launchBrowser, signIntoConsole, type TestBrowser } from './support/browser';
+import { ensureConsoleBuilt } from './support/console-build';
+import {
+  addDestination,
+  cell,
+  deleteDestination,
+  destinationRow,
+  expectRefusalNaming,
+  fillAndSave,
+  HOSTILE,
+  listedDestination,
+  newDestinationForm,
+  pauseAndResume,
+} from './support/destination-steps';
+import { createAccount, type TestAccount } from './support/fixtures';
+import { TestReceiver } from './support/receiver';
+import { openStoredSecret } from './support/stored-secrets';
+
+/**
+ * The account page's Destinations panel (CONTRACT §11) in a real Chromium against config-api serving the
+ * built console, on the run's PostgreSQL and Redis: what the operator adds, edits, pauses, resumes and
+ * deletes is what the admin API then answers, refusals name the field, and stored text stays text.
+ */
+jest.setTimeout(120_000);
+
+let api: RunningApp;
+let browser: TestBrowser;
+let page: Page;
+let receiver: TestReceiver;
+
+async function openAccount(account: TestAccount): Promise<void> {
+  await page.goto(`${api.url}/admin/accounts/${account.id}`);
+  await page.getByRole('heading', { name: 'Destinations' }).waitFor();
+}
+
+beforeAll(async () => {
+  await ensureConsoleBuilt();
+  api = await startApp(ConfigApiModule);
+  receiver = await new TestReceiver().start();
+  browser = await launchBrowser();
+  page = browser.page;
+  await signIntoConsole(page, api.url);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  await receiver?.stop();
+});
+
+describe("console: an account's destinations", () => {
+  it('adds a webhook destination, lists it with its id, type, target and state, pauses, resumes, edits and deletes it', async () => {
+    const account = await createAccount(api);
+    await openAccount(account);
+    const { id } = await addDestination(page, api, { type: 'webhook', target: receiver.url, actions: 'Customer_create, Organization_create' });
+    expect(id).toMatch(/^dst_/);
+    const row = destinationRow(page, id);
+    await row.waitFor();
+    await expect(cell(row, 'id').textContent()).resolves.toBe(id);
+    await expect(cell(row, 'type').textContent()).resolves.toBe('webhook');
+    await expect(cell(row, 'target').textContent()).resolves.toBe(receiver.url);
+    await expect(cell(row, 'actions').textContent()).resolves.toBe('Customer_create, Organization_create');
+    await expect(row.locator('[data-field="destination-state"]').getAttribute('data-state')).resolves.toBe('closed');
+    expect(await listedDestination(api, account.id, id)).toMatchObject({
+      type: 'webhook',
+      target: receiver.url,
+      actions: ['Customer_create', 'Organization_create'],
+      paused: false,
+      state: { disabled_at: null },
+    });
+    await browser.screenshot('account-destinations');
+
+    await pauseAndResume(page, api, account.id, id);
+
+    await row.getByRole('button', { name: 'Edit', exact: true }).click();
+    await fillAndSave(page, page.getByRole('form', { name: `Edit destination ${id}` }), { actions: 'Organization_create' });
+    await cell(row, 'actions').filter({ hasText: /^Organization_create$/ }).waitFor();
+    expect((await listedDestination(api, account.id, id))?.actions).toEqual(['Organization_create']);
+
+    await deleteDestination(page, api, account.id, id);
+    expect(browser.problems).toEqual([]);
+    expect(browser.dialogs).toEqual([]);
+  });
+
+  it('shows refusals naming the field, and hostile text only as text', async () => {
+    const account = await createAccount(api);
+    await openAccount(account);
+    await page.getByRole('button', { name: 'Add destination' }).click();
+    const form = newDestinationForm(page);
+
+    await fillAndSave(page, form, { type: 'webhook', target: 'ftp://nowhere.example/hook' });
+    await expectRefusalNaming(page, form, 'target');
+    await expect(form.getByLabel('Target', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
+
+    await fillAndSave(page, form, { target: receiver.url, actions: `Customer_create, ${HOSTILE}` });
+    await expectRefusalNaming(page, form, 'actions');
+
+    // Not JSON: refused in the page, naming the field, before anything is sent.
+    await fillAndSave(page, form, { actions: 'Customer_create', filter: '{"nick_name":' });
+    await expectRefusalNaming(page, form, 'filter');
+
+    const { id } = await addDestination(page, api, { filter: JSON.stringify({ nick_name: HOSTILE }) });
+    await cell(destinationRow(page, id), 'filter').filter({ hasText: HOSTILE }).waitFor();
+    expect((await listedDestination(api, account.id, id))?.filter).toEqual({ nick_name: HOSTILE });
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
+    expect(browser.dialogs).toEqual([]);
+    expect(browser.problems).toEqual([]);
+  });
+
+  it("never shows a target's password, and an edit that leaves the target alone keeps it", async () => {
+    const account = await createAccount(api);
+    await openAccount(account);
+    const target = 'amqp://publisher:hunter2-secret@127.0.0.1:5672/%2F?exchange=events&routing_key=callbacks';
+    const { id } = await addDestination(page, api, { type: 'rabbitmq', target });
+    const row = destinationRow(page, id);
+    await expect(cell(row, 'target').textContent()).resolves.toContain('***');
+    expect(await page.content()).not.toContain('hunter2-secret');
+
+    await row.getByRole('button', { name: 'Edit', exact: true }).click();
+    await fillAndSave(page, page.getByRole('form', { name: `Edit destination ${id}` }), { actions: 'Customer_update' });
+    await cell(row, 'actions').filter({ hasText: /^Customer_update$/ }).waitFor();
+    const [stored] = await api.app.get(DataSource).query<{ target: string }[]>('SELECT target FROM destinations WHERE id = $1', [id]);
+    expect(openStoredSecret(stored.target)).toBe(target);
+    expect(browser.requests.some((request) => request.url.includes('hunter2'))).toBe(false);
+  });
+});
