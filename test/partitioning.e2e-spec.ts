@@ -111,7 +111,7 @@ afterAll(async () => {
 describe('daily partitions', () => {
   it('exist for today and the days ahead right after migrate, each table with a default partition', async () => {
     const days = Array.from({ length: 8 }, (_, index) => ymd(day(index)));
-    for (const table of ['events', 'delivery_attempts', 'bot_calls']) {
+    for (const table of ['events', 'delivery_attempts', 'bot_calls', 'destination_deliveries']) {
       expect(await partitionsOf(table)).toEqual([...days.map((name) => `${table}_p${name}`), `${table}_default`].sort());
     }
   });
@@ -134,7 +134,7 @@ describe('daily partitions', () => {
 
     const created = await partitions.runOnce(9);
     expect(created).toEqual(
-      ['events', 'delivery_attempts', 'bot_calls'].flatMap((table) => [`${table}_p${ymd(day(8))}`, `${table}_p${ymd(day(9))}`]),
+      ['events', 'delivery_attempts', 'bot_calls', 'destination_deliveries'].flatMap((table) => [`${table}_p${ymd(day(8))}`, `${table}_p${ymd(day(9))}`]),
     );
     expect(await whereIs([early.seq])).toEqual([{ seq: early.seq, partition: `events_p${ymd(day(9))}` }]);
     expect(await attemptPartitions([early.seq])).toEqual([`delivery_attempts_p${ymd(day(9))}`]);
@@ -285,7 +285,7 @@ describe('retention by partition', () => {
 
     expect(result.droppedPartitions).toEqual([`events_p${suffix}`, `bot_calls_p${suffix}`]);
     expect(result.keptPending).toBe(2);
-    for (const table of ['events', 'delivery_attempts', 'bot_calls']) expect(await partitionsOf(table)).not.toContain(`${table}_p${suffix}`);
+    for (const table of ['events', 'delivery_attempts', 'bot_calls', 'destination_deliveries']) expect(await partitionsOf(table)).not.toContain(`${table}_p${suffix}`);
     // Pending events live on in the default partition under the same seq (queued jobs still find them), with their attempts.
     expect(await whereIs(seeded.map((event) => event.seq))).toEqual(pending.map((event) => ({ seq: event.seq, partition: 'events_default' })));
     expect(await attemptPartitions(pending.map((event) => event.seq))).toEqual(['delivery_attempts_default', 'delivery_attempts_default']);
@@ -308,5 +308,40 @@ describe('retention by partition', () => {
     expect(second).toMatchObject({ droppedPartitions: [], events: 1, eventKeys: 1 });
     expect(await whereIs(pending.map((event) => event.seq))).toEqual([{ seq: pending[1].seq, partition: 'events_default' }]);
     expect(await attemptPartitions(pending.map((event) => event.seq))).toEqual(['delivery_attempts_default']);
+  });
+
+  it('keeps an ended event still owed to a destination, with its deliveries, until that delivery ends too', async () => {
+    const expiredDay = day(-(RETENTION_DAYS + 6));
+    await partitions.runOnce(0, expiredDay);
+    const account = await createAccount(configApi);
+    const [owed, done] = await seedEventsAt(expiredDay + 3_600_000, account.id, ['delivered', 'delivered']);
+    await dataSource.query(
+      `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, next_attempt_at)
+       VALUES ($1, 'dst_pending', $3, 'retrying', now() + interval '1 day'), ($1, 'dst_done', $3, 'delivered', NULL), ($2, 'dst_done', $3, 'delivered', NULL)`,
+      [owed.seq, done.seq, account.id],
+    );
+    const deliveries = async () =>
+      dataSource.query<{ seq: string; destination: string; partition: string }[]>(
+        `SELECT event_seq::text AS seq, destination_id AS destination, tableoid::regclass::text AS partition
+           FROM destination_deliveries WHERE event_seq = ANY($1::bigint[]) ORDER BY event_seq, destination_id`,
+        [[owed.seq, done.seq]],
+      );
+
+    const result = await retention.runOnce();
+
+    expect(result.droppedPartitions).toContain(`events_p${ymd(expiredDay)}`);
+    expect(await partitionsOf('destination_deliveries')).not.toContain(`destination_deliveries_p${ymd(expiredDay)}`);
+    expect(await whereIs([owed.seq, done.seq])).toEqual([{ seq: owed.seq, partition: 'events_default' }]);
+    expect(await deliveries()).toEqual([
+      { seq: owed.seq, destination: 'dst_done', partition: 'destination_deliveries_default' },
+      { seq: owed.seq, destination: 'dst_pending', partition: 'destination_deliveries_default' },
+    ]);
+
+    // Still owed: the row-by-row trim leaves it; once its last delivery ends, the event goes with its deliveries.
+    expect((await retention.runOnce()).events).toBe(0);
+    await dataSource.query(`UPDATE destination_deliveries SET status = 'failed', next_attempt_at = NULL WHERE event_seq = $1`, [owed.seq]);
+    expect((await retention.runOnce()).events).toBe(1);
+    expect(await whereIs([owed.seq])).toEqual([]);
+    expect(await deliveries()).toEqual([]);
   });
 });

@@ -9,3 +9,6 @@ export * from './bot';
 export * from './account-id.decorator';
 export * from './plain-object';
 export * from './events/message-shape';
+export * from './destinations/destination-filter';
+export * from './destinations/destination.types';
+export { hasNulCharacter } from './events/nul-characters';

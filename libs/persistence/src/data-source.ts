@@ -4,6 +4,8 @@ import { BotCall } from './entities/bot-call.entity';
 import { BotWebhook } from './entities/bot-webhook.entity';
 import { CallbackSettings } from './entities/callback-settings.entity';
 import { DeliveryAttempt } from './entities/delivery-attempt.entity';
+import { Destination } from './entities/destination.entity';
+import { DestinationDelivery } from './entities/destination-delivery.entity';
 import { EventRecord } from './entities/event.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
 import { EndpointDisabling1763761200000 } from './migrations/1763761200000-endpoint-disabling';
@@ -18,8 +20,9 @@ import { SealedSecrets1764700000000 } from './migrations/1764700000000-sealed-se
 import { EventFeed1764800000000 } from './migrations/1764800000000-event-feed';
 import { PortalSessions1764810000000 } from './migrations/1764810000000-portal-sessions';
 import { DataProtection1764900000000 } from './migrations/1764900000000-data-protection';
+import { Destinations1765100000000 } from './migrations/1765100000000-destinations';
 
-export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall];
+export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall, Destination, DestinationDelivery];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   EndpointDisabling1763761200000,
@@ -34,6 +37,7 @@ export const MIGRATIONS = [
   EventFeed1764800000000,
   PortalSessions1764810000000,
   DataProtection1764900000000,
+  Destinations1765100000000,
 ];
 
 export interface DataSourceTuning {

@@ -4,6 +4,8 @@ export * from './entities/event.entity';
 export * from './events/event-lifecycle';
 export * from './events/event-subject';
 export * from './entities/delivery-attempt.entity';
+export * from './entities/destination.entity';
+export * from './entities/destination-delivery.entity';
 export * from './entities/bot-webhook.entity';
 export * from './entities/bot-call.entity';
 export * from './data-source';

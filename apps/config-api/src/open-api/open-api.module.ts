@@ -1,6 +1,8 @@
 import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { DeliveryQueueModule } from '@app/runtime';
 import { DeliveryOptionsModule } from '../delivery-options/delivery-options.module';
+import { DestinationsModule } from '../destinations/destinations.module';
+import { DestinationsOpenApiController } from '../destinations/destinations-open-api.controller';
 import { PortalAccessModule } from '../portal-access/portal-access.module';
 import { EventFeedService } from './event-feed.service';
 import { SelfServiceController } from './self-service.controller';
@@ -15,10 +17,10 @@ import { OpenApiService } from './open-api.service';
 import { SetDeliveryOptionsController } from './set-delivery-options.controller';
 
 /** The signed Open API: set_url, set_push_content_type, set_permissions, push_settings (CONTRACT §2),
- * set_delivery_options (§9), and the self-service feed, portal links and test events (§10). */
+ * set_delivery_options (§9), the self-service feed, portal links and test events (§10), and destinations (§11). */
 @Module({
-  imports: [DeliveryOptionsModule, DeliveryQueueModule.register('producer'), PortalAccessModule],
-  controllers: [OpenApiController, SetDeliveryOptionsController, SelfServiceController],
+  imports: [DeliveryOptionsModule, DeliveryQueueModule.register('producer'), PortalAccessModule, DestinationsModule],
+  controllers: [OpenApiController, SetDeliveryOptionsController, SelfServiceController, DestinationsOpenApiController],
   providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, OpenApiAuthFailures, JsonBodyGuard, EventFeedService, TestEventService],
   exports: [TestEventService, OpenApiService],
 })

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../admin/accounts/accounts.module';
 import { AdminEventsModule } from '../admin/events/admin-events.module';
 import { DeliveryOptionsModule } from '../delivery-options/delivery-options.module';
+import { DestinationsModule } from '../destinations/destinations.module';
+import { DestinationsPortalController } from '../destinations/destinations-portal.controller';
 import { RedeliveriesModule } from '../admin/redeliveries/redeliveries.module';
 import { StatsModule } from '../admin/stats/stats.module';
 import { OpenApiModule } from '../open-api/open-api.module';
@@ -16,8 +18,8 @@ import { PortalSettingsService } from './portal-settings.service';
  * services, each call scoped to the account PortalSessionGuard bound to the request.
  */
 @Module({
-  imports: [PortalAccessModule, AccountsModule, AdminEventsModule, RedeliveriesModule, DeliveryOptionsModule, StatsModule, OpenApiModule],
-  controllers: [PortalLinksController, PortalSessionController, PortalEventsController, PortalEndpointController],
+  imports: [PortalAccessModule, AccountsModule, AdminEventsModule, RedeliveriesModule, DeliveryOptionsModule, StatsModule, OpenApiModule, DestinationsModule],
+  controllers: [PortalLinksController, PortalSessionController, PortalEventsController, PortalEndpointController, DestinationsPortalController],
   providers: [PortalSettingsService],
 })
 export class PortalModule {}

@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { FINAL_STATUS_LIST, tallyRowsSql } from '@app/persistence';
+import { FINAL_STATUS_LIST, PENDING_STATUS_LIST, tallyRowsSql } from '@app/persistence';
 
 /** One batch's outcome; `last` is where it stopped (PostgreSQL text, microseconds kept), null when nothing was picked. */
 export interface BatchOutcome {
@@ -16,13 +16,15 @@ export interface BatchOutcome {
  * the current row version, so an event an operator redelivers at that moment is kept. Attempts have no
  * foreign key to cascade from: the same statement deletes them from the matching attempts partition.
  * Naming the partition bypasses the event tallies' trigger on the parent, so the statement takes the
- * removed events out of the tallies itself.
+ * removed events out of the tallies itself. An event still owed a delivery to an extra destination
+ * stays (its message is what that delivery sends); its ended deliveries go with it.
  */
 export function deleteEventsSql(eventsPartition: string, attemptsPartition: string): string {
   return `
   WITH picked AS (
     SELECT seq, created_at FROM ${eventsPartition}
      WHERE created_at < $1 AND created_at >= $2::timestamptz AND status IN ${FINAL_STATUS_LIST}
+       AND NOT EXISTS (SELECT 1 FROM destination_deliveries d WHERE d.event_seq = ${eventsPartition}.seq AND d.status IN ${PENDING_STATUS_LIST})
      ORDER BY created_at
      LIMIT $3
   ),
@@ -33,6 +35,9 @@ export function deleteEventsSql(eventsPartition: string, attemptsPartition: stri
   ),
   attempts AS (
     DELETE FROM ${attemptsPartition} WHERE event_seq IN (SELECT seq FROM removed)
+  ),
+  deliveries AS (
+    DELETE FROM destination_deliveries WHERE event_seq IN (SELECT seq FROM removed)
   ),
   untallied AS (${tallyRowsSql('removed', -1)})
   SELECT (SELECT count(*) FROM picked)::int AS picked,

@@ -44,6 +44,10 @@ export class CallbackSettings {
   @Column({ name: 'redacted_through_seq', type: 'bigint', nullable: true })
   redactedThroughSeq!: string | null;
 
+  /** The primary's pause (CONTRACT §11): its deliveries wait, unattempted, until resumed. */
+  @Column({ type: 'boolean', default: false })
+  paused!: boolean;
+
   /** Bumped on every change so caches can tell a stale notification from a fresh one. */
   @Column({ type: 'integer', default: 0 })
   version!: number;

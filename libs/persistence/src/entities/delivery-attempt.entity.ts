@@ -42,4 +42,8 @@ export class DeliveryAttempt {
 
   @Column({ type: 'text', nullable: true })
   error!: string | null;
+
+  /** The extra destination this attempt was for; null: the primary (push_url). */
+  @Column({ name: 'destination_id', type: 'varchar', length: 32, nullable: true })
+  destinationId!: string | null;
 }

@@ -14,7 +14,8 @@ export const CLAIM_EVENT_KEY_ROW_TRIGGER_FUNCTION = `
       END $$`;
 
 /** Partition key and primary key of each table once partitioned (a partitioned table's keys must contain its partition key). */
-const LAYOUT: Record<PartitionedTable, { key: string; primaryKey: string }> = {
+type FirstPartitionedTable = Exclude<PartitionedTable, 'destination_deliveries'>;
+const LAYOUT: Record<FirstPartitionedTable, { key: string; primaryKey: string }> = {
   events: { key: 'seq', primaryKey: 'seq' },
   delivery_attempts: { key: 'event_seq', primaryKey: 'event_seq, id' },
   bot_calls: { key: 'created_at', primaryKey: 'id, created_at' },
@@ -83,7 +84,7 @@ export class TimePartitionedEvents1764200000000 implements MigrationInterface {
     await q(`CREATE TRIGGER events_claim_event_key AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION claim_event_key()`);
   }
 
-  private async partition(queryRunner: QueryRunner, table: PartitionedTable, todayStart: number): Promise<void> {
+  private async partition(queryRunner: QueryRunner, table: FirstPartitionedTable, todayStart: number): Promise<void> {
     const q = (sql: string, parameters?: unknown[]) => queryRunner.query(sql, parameters) as Promise<unknown[]>;
     const legacy = legacyPartitionName(table);
     const { key, primaryKey } = LAYOUT[table];

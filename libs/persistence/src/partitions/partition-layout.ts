@@ -3,9 +3,10 @@
  *
  * `events.seq` is time-ordered: the insert's clock in milliseconds since the epoch, shifted left by
  * SEQ_COUNTER_BITS, plus a counter (see next_event_seq() in the partitioning migration). So a range of
- * seq IS a range of time: `events` and `delivery_attempts` are partitioned by RANGE of seq/event_seq
- * with one partition per UTC day, every lookup by seq (the worker's jobs carry only `eventSeq`) prunes
- * to one partition, and a day's events and their attempts are dropped together. `bot_calls` has no
+ * seq IS a range of time: `events`, `delivery_attempts` and `destination_deliveries` are partitioned by
+ * RANGE of seq/event_seq with one partition per UTC day, every lookup by seq (the worker's jobs carry
+ * only `eventSeq`) prunes to one partition, and a day's events, their attempts and their deliveries to
+ * extra destinations are dropped together. `bot_calls` has no
  * such key and is partitioned by `created_at` on the same UTC days.
  */
 export const SEQ_COUNTER_BITS = 20n;
@@ -16,6 +17,7 @@ export const PARTITIONED_TABLES = {
   events: { key: 'seq', kind: 'seq' },
   delivery_attempts: { key: 'event_seq', kind: 'seq' },
   bot_calls: { key: 'created_at', kind: 'time' },
+  destination_deliveries: { key: 'event_seq', kind: 'seq' },
 } as const;
 export type PartitionedTable = keyof typeof PARTITIONED_TABLES;
 

@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { columnList, listPartitions, overlaps } from './partition-catalog';
+import { columnList, listPartitions, overlaps, type PartitionInfo } from './partition-catalog';
 import {
   DAY_MS,
   dailyPartitionName,
@@ -87,46 +87,55 @@ async function retallyDay(runner: QueryRunner, fromMs: number, toMs: number): Pr
 
 export interface DroppedDay {
   partition: string;
-  /** Events still owed a delivery, moved to the default partition with their attempts (same seq). */
+  /** Events still owed a delivery (to the primary or to a destination), moved to the default partition with their attempts and deliveries (same seq). */
   keptPending: number;
 }
 
 /**
  * Drops the daily partitions whose whole range ends at or before `cutoffMs`. For a day of events its
- * attempts partition goes in the same transaction; pending events (queued, retrying) are first copied
- * with their attempts into the default partitions, keeping their seq, so queued jobs, cursors and the
- * event_keys entry stay valid. Detaching attempts before events matches the worker's lock order
- * (its one statement writes attempts, then events), so the two never deadlock. The event tallies of
- * the day's hours are dropped with it; events created in those hours that live on elsewhere (the kept
- * pending ones, re-inserted through the parent and so counted again by its trigger; rows whose seq lies
- * in the next day or in another partition) are counted back from the created_at index: a constant-size
- * step, not a count of the dropped day.
+ * attempts and destination deliveries partitions go in the same transaction; events still owed a
+ * delivery (pending themselves, or with a pending destination delivery) are first copied with their
+ * attempts and deliveries into the default partitions, keeping their seq, so queued jobs, cursors and
+ * the event_keys entry stay valid. Detaching attempts, then events, then deliveries matches the lock
+ * order of the writers (the worker writes attempts before the row it moves, ingest events before their
+ * deliveries), so none of them deadlocks with it. The event tallies of the day's hours are dropped
+ * with it; events created in those hours that live on elsewhere (the kept ones, re-inserted through
+ * the parent and so counted again by its trigger; rows whose seq lies in the next day or in another
+ * partition) are counted back from the created_at index: a constant-size step, not a count of the
+ * dropped day.
  */
 export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: number): Promise<DroppedDay[]> {
   const dropped: DroppedDay[] = [];
   const seqCutoff = seqAt(cutoffMs);
   const events = await inTransaction(runner, () => listPartitions(runner, 'events'));
   const attempts = await inTransaction(runner, () => listPartitions(runner, 'delivery_attempts'));
+  const deliveries = await inTransaction(runner, () => listPartitions(runner, 'destination_deliveries'));
   const expired = events.filter((partition) => partition.from !== null && partition.to !== null && partition.to <= seqCutoff);
   for (const partition of expired.sort((a, b) => (a.from! < b.from! ? -1 : 1))) {
-    const twin = attempts.find((candidate) => candidate.from === partition.from && candidate.to === partition.to);
+    const sameDay = (candidate: PartitionInfo) => candidate.from === partition.from && candidate.to === partition.to;
+    const attemptsTwin = attempts.find(sameDay);
+    const deliveriesTwin = deliveries.find(sameDay);
     const keptPending = await inTransaction(runner, async () => {
-      if (twin) await runner.query(`ALTER TABLE delivery_attempts DETACH PARTITION ${twin.name}`);
+      if (attemptsTwin) await runner.query(`ALTER TABLE delivery_attempts DETACH PARTITION ${attemptsTwin.name}`);
       await runner.query(`ALTER TABLE events DETACH PARTITION ${partition.name}`);
+      if (deliveriesTwin) await runner.query(`ALTER TABLE destination_deliveries DETACH PARTITION ${deliveriesTwin.name}`);
       await retallyDay(runner, seqTime(partition.from!), seqTime(partition.to!));
+      const owed = deliveriesTwin
+        ? `${isPendingSql()} OR seq IN (SELECT event_seq FROM ${deliveriesTwin.name} WHERE ${isPendingSql()})`
+        : isPendingSql();
       const eventColumns = await columnList(runner, 'events');
       const [{ count }] = (await runner.query(
         `WITH kept AS (
-           INSERT INTO events (${eventColumns}) SELECT ${eventColumns} FROM ${partition.name} WHERE ${isPendingSql()} RETURNING 1
+           INSERT INTO events (${eventColumns}) SELECT ${eventColumns} FROM ${partition.name} WHERE ${owed} RETURNING 1
          ) SELECT count(*)::int AS count FROM kept`,
       )) as { count: number }[];
-      if (twin) {
+      for (const twin of [attemptsTwin, deliveriesTwin]) {
+        if (!twin) continue;
+        const parent = twin === attemptsTwin ? 'delivery_attempts' : 'destination_deliveries';
         if (count > 0) {
-          const attemptColumns = await columnList(runner, 'delivery_attempts');
+          const columns = await columnList(runner, parent);
           await runner.query(
-            `INSERT INTO delivery_attempts (${attemptColumns})
-             SELECT ${attemptColumns} FROM ${twin.name}
-              WHERE event_seq IN (SELECT seq FROM ${partition.name} WHERE ${isPendingSql()})`,
+            `INSERT INTO ${parent} (${columns}) SELECT ${columns} FROM ${twin.name} WHERE event_seq IN (SELECT seq FROM ${partition.name} WHERE ${owed})`,
           );
         }
         await runner.query(`DROP TABLE ${twin.name}`);

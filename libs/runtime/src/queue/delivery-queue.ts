@@ -13,12 +13,15 @@ export const DELIVERY_JOB_NAME = 'deliver';
  * of attempts already made in that series; a job whose pair no longer matches the row is stale.
  * `accountId` picks the queue shard, so every step of an event (retries, redeliveries, the
  * reconciler's re-adds) goes to the same shard and keeps one job id space.
+ * `destinationId` names the extra destination (CONTRACT §11) whose delivery of the event this step is
+ * for (its destination_deliveries row keeps series and attempts); absent: the primary (the event row).
  */
 export interface DeliveryJobData {
   eventSeq: string;
   accountId: number;
   series: number;
   attempt: number;
+  destinationId?: string;
   /** W3C trace context of the step that enqueued this one, only while tracing is on (libs/runtime/src/tracing). */
   traceparent?: string;
 }
@@ -39,16 +42,36 @@ export function pendingRowStep(row: { seq: string; account_id: number; series: n
 }
 
 /** The retry after one more attempt in the same series. */
-export function retryStep(step: Pick<DeliveryJobData, 'eventSeq' | 'accountId' | 'series' | 'attempt'>): DeliveryJobData {
-  return { eventSeq: step.eventSeq, accountId: step.accountId, series: step.series, attempt: step.attempt + 1 };
+export function retryStep(step: Pick<DeliveryJobData, 'eventSeq' | 'accountId' | 'series' | 'attempt' | 'destinationId'>): DeliveryJobData {
+  const next: DeliveryJobData = { eventSeq: step.eventSeq, accountId: step.accountId, series: step.series, attempt: step.attempt + 1 };
+  if (step.destinationId !== undefined) next.destinationId = step.destinationId;
+  return next;
+}
+
+/** A new event's first delivery step to one of the account's extra destinations. */
+export function firstDestinationStep(eventSeq: string, accountId: number, destinationId: string): DeliveryJobData {
+  return { eventSeq, accountId, series: 0, attempt: 0, destinationId };
+}
+
+/** The step a pending destination delivery is at, as its row says: the reconciler's and resume's re-add. */
+export function pendingDestinationStep(row: {
+  event_seq: string;
+  account_id: number;
+  destination_id: string;
+  series: number;
+  series_attempts: number;
+}): DeliveryJobData {
+  return { eventSeq: row.event_seq, accountId: row.account_id, series: row.series, attempt: row.series_attempts, destinationId: row.destination_id };
 }
 
 /**
- * Deterministic per (event, series, attempt): enqueueing the same step twice (ingest racing the
- * reconciler) is a no-op in BullMQ, while a retry or a manual redelivery always gets a new id.
+ * Deterministic per (event, destination, series, attempt): enqueueing the same step twice (ingest
+ * racing the reconciler) is a no-op in BullMQ, while a retry or a manual redelivery always gets a new
+ * id. The primary's ids keep their original shape, `e<seq>-s<series>-a<attempt>`.
  */
-export function deliveryJobId(data: Pick<DeliveryJobData, 'eventSeq' | 'series' | 'attempt'>): string {
-  return `e${data.eventSeq}-s${data.series}-a${data.attempt}`;
+export function deliveryJobId(data: Pick<DeliveryJobData, 'eventSeq' | 'series' | 'attempt' | 'destinationId'>): string {
+  const destination = data.destinationId === undefined ? '' : `-d${data.destinationId}`;
+  return `e${data.eventSeq}${destination}-s${data.series}-a${data.attempt}`;
 }
 
 /** BullMQ's largest priority. */

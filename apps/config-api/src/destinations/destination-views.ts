@@ -1,0 +1,68 @@
+import type { DestinationAuthType, DestinationFilter, DestinationFormat, DestinationType, DestinationView } from '@app/payloads';
+
+/* Rows of `destinations` as read here, and the view every door answers (CONTRACT §11). */
+
+export interface DestinationRow {
+  id: string;
+  account_id: number;
+  type: DestinationType;
+  target: string;
+  target_shown: string;
+  actions: string[] | null;
+  filter: DestinationFilter | null;
+  content_type: string;
+  format: DestinationFormat;
+  auth_type: DestinationAuthType | null;
+  ordering: string;
+  max_per_second: number | null;
+  paused: boolean;
+  disabled_at: Date | null;
+}
+
+/** Every column but the sealed credentials (target, auth, signing_secret are read only where needed). */
+export const VIEW_COLUMNS = `id, account_id, type, target_shown, actions, filter, content_type, format, auth_type, ordering,
+  max_per_second, paused, disabled_at`;
+
+export function destinationViewOf(row: Omit<DestinationRow, 'target'>, breaker: string): DestinationView {
+  return {
+    id: row.id,
+    type: row.type,
+    target: row.target_shown,
+    actions: row.actions,
+    filter: row.filter,
+    content_type: row.content_type,
+    format: row.format,
+    auth: row.auth_type ? { type: row.auth_type } : null,
+    ordering: row.ordering,
+    max_per_second: row.max_per_second,
+    paused: row.paused,
+    state: { breaker, disabled_at: row.disabled_at?.toISOString() ?? null },
+  };
+}
+
+export interface PrimaryRow {
+  push_url: string | null;
+  push_content_type: string;
+  delivery_ordering: string;
+  max_per_second: number | null;
+  paused: boolean;
+  disabled_at: Date | null;
+}
+
+/** The account's push_url as a destination: a webhook with the account's own secret, every permitted action. */
+export function primaryViewOf(row: PrimaryRow, breaker: string): DestinationView {
+  return {
+    id: 'primary',
+    type: 'webhook',
+    target: row.push_url,
+    actions: null,
+    filter: null,
+    content_type: row.push_content_type,
+    format: 'udesk',
+    auth: null,
+    ordering: row.delivery_ordering,
+    max_per_second: row.max_per_second,
+    paused: row.paused,
+    state: { breaker, disabled_at: row.disabled_at?.toISOString() ?? null },
+  };
+}

@@ -1,0 +1,93 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { ApiParam } from '@nestjs/swagger';
+import type { DestinationView } from '@app/payloads';
+import { OpenApiError } from '@app/runtime';
+import { Caller, OpenApiAuthGuard, type OpenApiCaller } from '../open-api/open-api-auth.guard';
+import { invalidParam, OpenApiCode } from '../open-api/open-api-errors';
+import { JsonBodyGuard } from '../open-api/json-body.guard';
+import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi, errorResponse, OkAnswer, openApiError } from '../open-api/open-api.docs';
+import { DESTINATION_ERRORS, DESTINATION_PUT_ERRORS, DestinationAnswer, DestinationBody, DestinationListAnswer, DestinationPutBody, DESTINATIONS_DESCRIPTION } from './destinations.docs';
+import { DestinationNotFoundError, DestinationProblemError, DestinationsService } from './destinations.service';
+
+type Ok = { code: typeof OpenApiCode.ok; message: 'OK' };
+export type DestinationAnswerBody = Ok & { destination: DestinationView };
+export type DestinationListBody = Ok & { items: DestinationView[] };
+
+const OK: Ok = { code: OpenApiCode.ok, message: 'OK' };
+
+/** The service's refusals in the Open API's words: 2000 naming the field, 404 (code 2000) for an unknown id. */
+async function answered<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof DestinationProblemError) throw invalidParam(error.message);
+    if (error instanceof DestinationNotFoundError) throw new OpenApiError(404, OpenApiCode.invalidParam, `id: ${error.message}`);
+    throw error;
+  }
+}
+
+const ApiDestinationId = (primary: boolean): MethodDecorator =>
+  ApiParam({ name: 'id', description: primary ? 'A destination id, or `primary` (the push_url).' : 'A destination id (`dst_…`).', example: 'dst_5f0c1e0a9b7d4c3e8a2b6d1f' });
+
+const ApiUnknownDestination = (): MethodDecorator =>
+  errorResponse(404, 'No destination of this account has this id (code 2000).', { unknown: openApiError(OpenApiCode.invalidParam, 'Unknown error', DESTINATION_PUT_ERRORS.unknown) });
+
+/** Destinations (CONTRACT §11), signed like every Open API call. */
+@ApiSignedOpenApi()
+@Controller('open_api_v1/destinations')
+@UseGuards(OpenApiAuthGuard)
+export class DestinationsOpenApiController {
+  constructor(private readonly destinations: DestinationsService) {}
+
+  @ApiOpenApiOperation('List the destinations', DestinationListAnswer, DESTINATIONS_DESCRIPTION)
+  @Get()
+  async list(@Caller() caller: OpenApiCaller): Promise<DestinationListBody> {
+    return { ...OK, items: await this.destinations.list(caller.accountId) };
+  }
+
+  @ApiOpenApiOperation('Add a destination', DestinationAnswer, `The answer carries its own signing_secret (whsec_…), shown this once. The 21st is refused (2000). ${DESTINATIONS_DESCRIPTION}`)
+  @ApiOpenApiBody(DestinationBody, DESTINATION_ERRORS)
+  @Post()
+  @HttpCode(200)
+  @UseGuards(JsonBodyGuard)
+  async create(@Caller() caller: OpenApiCaller, @Body() body: unknown): Promise<DestinationAnswerBody> {
+    return { ...OK, destination: await answered(() => this.destinations.create(caller.accountId, body)) };
+  }
+
+  @ApiOpenApiOperation('Change a destination', DestinationAnswer, 'Fields not sent keep their value; a new target enables a disabled destination again. The primary is changed with set_url and the other settings calls.')
+  @ApiDestinationId(false)
+  @ApiOpenApiBody(DestinationPutBody, DESTINATION_PUT_ERRORS)
+  @ApiUnknownDestination()
+  @Put(':id')
+  @UseGuards(JsonBodyGuard)
+  async update(@Caller() caller: OpenApiCaller, @Param('id') id: string, @Body() body: unknown): Promise<DestinationAnswerBody> {
+    return { ...OK, destination: await answered(() => this.destinations.update(caller.accountId, id, body)) };
+  }
+
+  @ApiOpenApiOperation('Delete a destination', OkAnswer, "From then on nothing more is sent to it: its pending deliveries end failed ('destination deleted').")
+  @ApiDestinationId(false)
+  @ApiUnknownDestination()
+  @Delete(':id')
+  async remove(@Caller() caller: OpenApiCaller, @Param('id') id: string): Promise<Ok> {
+    await answered(() => this.destinations.remove(caller.accountId, id));
+    return OK;
+  }
+
+  @ApiOpenApiOperation('Pause a destination', DestinationAnswer, 'Deliveries to it wait without spending attempts until resume. `primary` pauses the push_url.')
+  @ApiDestinationId(true)
+  @ApiUnknownDestination()
+  @Post(':id/pause')
+  @HttpCode(200)
+  async pause(@Caller() caller: OpenApiCaller, @Param('id') id: string): Promise<DestinationAnswerBody> {
+    return { ...OK, destination: await answered(() => this.destinations.pause(caller.accountId, id)) };
+  }
+
+  @ApiOpenApiOperation('Resume a destination', DestinationAnswer, 'What waited goes in the order ingest accepted it (and in subject order where ordering is subject).')
+  @ApiDestinationId(true)
+  @ApiUnknownDestination()
+  @Post(':id/resume')
+  @HttpCode(200)
+  async resume(@Caller() caller: OpenApiCaller, @Param('id') id: string): Promise<DestinationAnswerBody> {
+    return { ...OK, destination: await answered(() => this.destinations.resume(caller.accountId, id)) };
+  }
+}

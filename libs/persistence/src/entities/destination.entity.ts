@@ -1,0 +1,91 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+export const DESTINATION_TYPES = ['webhook', 'rabbitmq', 'nats', 'mqtt'] as const;
+export type DestinationType = (typeof DESTINATION_TYPES)[number];
+export const DESTINATION_FORMATS = ['udesk', 'cloudevents'] as const;
+export type DestinationFormat = (typeof DESTINATION_FORMATS)[number];
+export type DestinationAuthType = 'header' | 'oauth2' | 'mtls';
+
+/** The id of the account's primary destination (callback_settings.push_url) wherever destinations are listed. */
+export const PRIMARY_DESTINATION_ID = 'primary';
+
+/** An account's extra destination (CONTRACT §11); the primary stays in callback_settings. */
+@Entity({ name: 'destinations' })
+export class Destination {
+  /** `dst_` + 24 random lowercase characters. */
+  @PrimaryColumn({ type: 'varchar', length: 32 })
+  id!: string;
+
+  @Column({ name: 'account_id', type: 'integer' })
+  accountId!: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  type!: DestinationType;
+
+  /** Sealed by SecretBox: the URL may hold a password. */
+  @Column({ type: 'text' })
+  target!: string;
+
+  /** The target with any password replaced by `***`, for views. */
+  @Column({ name: 'target_shown', type: 'text' })
+  targetShown!: string;
+
+  /** null: every action. */
+  @Column({ type: 'text', array: true, nullable: true })
+  actions!: string[] | null;
+
+  /** A sift query over the message; null: every message. */
+  @Column({ type: 'jsonb', nullable: true })
+  filter!: Record<string, unknown> | null;
+
+  /** Webhook body: `JSON` or the form type (CONTRACT §2 values). */
+  @Column({ name: 'content_type', type: 'varchar', length: 64, default: 'JSON' })
+  contentType!: string;
+
+  @Column({ type: 'varchar', length: 16, default: 'udesk' })
+  format!: DestinationFormat;
+
+  /** Sealed JSON of the auth object; null: none. */
+  @Column({ type: 'text', nullable: true })
+  auth!: string | null;
+
+  @Column({ name: 'auth_type', type: 'varchar', length: 16, nullable: true })
+  authType!: DestinationAuthType | null;
+
+  /** `none` or `subject` (CONTRACT §9), per destination. */
+  @Column({ type: 'varchar', length: 16, default: 'none' })
+  ordering!: 'none' | 'subject';
+
+  @Column({ name: 'max_per_second', type: 'integer', nullable: true })
+  maxPerSecond!: number | null;
+
+  @Column({ type: 'boolean', default: false })
+  paused!: boolean;
+
+  /** Sealed `whsec_…`: the key of this destination's own signature. */
+  @Column({ name: 'signing_secret', type: 'text' })
+  signingSecret!: string;
+
+  @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
+  failingSince!: Date | null;
+
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt!: Date | null;
+
+  @Column({ name: 'disabled_reason', type: 'text', nullable: true })
+  disabledReason!: string | null;
+
+  /** Soft delete: views and lists skip the row, deliveries and attempts keep its id. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt!: Date | null;
+
+  /** Bumped on every change so caches can tell a stale notification from a fresh one. */
+  @Column({ type: 'integer', default: 0 })
+  version!: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}
