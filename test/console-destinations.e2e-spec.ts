@@ -98,6 +98,8 @@ describe("console: an account's destinations", () => {
 
     await fillAndSave(page, form, { target: receiver.url, actions: `Customer_create, ${HOSTILE}` });
     await expectRefusalNaming(page, form, 'actions');
+    // The API names the action it refused, as sent: on the page it is text.
+    await form.getByRole('alert').filter({ hasText: HOSTILE }).waitFor();
 
     // Not JSON: refused in the page, naming the field, before anything is sent.
     await fillAndSave(page, form, { actions: 'Customer_create', filter: '{"nick_name":' });

@@ -114,6 +114,8 @@ describe('portal: Destinations', () => {
 
     await fillAndSave(page, form, { target: receiver.url, actions: HOSTILE });
     await expectRefusalNaming(page, form, 'actions');
+    // The API names the action it refused, as sent: on the page it is text.
+    await form.getByRole('alert').filter({ hasText: HOSTILE }).waitFor();
 
     await fillAndSave(page, form, { actions: '', filter: JSON.stringify({ $where: HOSTILE }) });
     await expectRefusalNaming(page, form, 'filter');

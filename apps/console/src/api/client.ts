@@ -71,7 +71,9 @@ export async function request<T>(
     if (response.status === 401 && options.token === undefined) signOut(refusedMessage);
     throw error;
   }
-  return (await response.json()) as T;
+  // A 204 (a destination deleted) has no body to read.
+  const text = await response.text();
+  return (text === '' ? undefined : JSON.parse(text)) as T;
 }
 
 export const get = <T>(path: string, query?: QueryValues): Promise<T> => request<T>('GET', path, { query });

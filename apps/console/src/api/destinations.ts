@@ -1,54 +1,37 @@
+import type { DestinationAuthInput, DestinationView } from '@app/payloads/destination.types';
 import { ApiError } from './client';
 
 /**
  * CONTRACT §11 destinations as the console and the portal show them. One panel serves both doors: each
  * passes a `DestinationsClient` bound to its own API (admin routes of an account, or the portal's own).
  */
-export const DESTINATION_TYPES = ['webhook', 'rabbitmq', 'nats', 'mqtt'] as const;
-export type DestinationType = (typeof DESTINATION_TYPES)[number];
-export const DESTINATION_FORMATS = ['udesk', 'cloudevents'] as const;
-export const DESTINATION_AUTH_TYPES = ['header', 'oauth2', 'mtls'] as const;
-export type DestinationAuthType = (typeof DESTINATION_AUTH_TYPES)[number];
-/** The id the account's push_url answers to in the destination lists: paused and resumed here, edited on its own page. */
-export const PRIMARY_DESTINATION_ID = 'primary';
-
-export interface DestinationView {
-  id: string;
-  type: DestinationType;
-  /** Any password in it reads `***`. */
-  target: string;
-  actions: string[] | null;
-  filter: Record<string, unknown> | null;
-  content_type: string;
-  format: string;
-  auth: { type: DestinationAuthType } | null;
-  ordering: string;
-  max_per_second: number | null;
-  paused: boolean;
-  state: { breaker: unknown; disabled_at: string | null };
-  /** Only in the answer to a create: shown this once. */
-  signing_secret?: string;
-}
+export {
+  DESTINATION_AUTH_TYPES,
+  DESTINATION_FORMATS,
+  DESTINATION_TYPES,
+  type DestinationAuthInput,
+  type DestinationAuthType,
+  type DestinationType,
+  type DestinationView,
+  MAX_DESTINATIONS_PER_ACCOUNT,
+  PRIMARY_DESTINATION_ID,
+} from '@app/payloads/destination.types';
 
 /** What a create or an edit sends: only the fields given (an edit keeps what it does not send). */
-export type DestinationAuth =
-  | { type: 'header'; name: string; value: string }
-  | { type: 'oauth2'; token_url: string; client_id: string; client_secret: string; scope?: string }
-  | { type: 'mtls'; certificate: string; private_key: string; ca?: string };
-
 export interface DestinationChange {
-  type?: DestinationType;
+  type?: string;
   target?: string;
   actions?: string[] | null;
   filter?: Record<string, unknown> | null;
   content_type?: string;
   format?: string;
-  auth?: DestinationAuth | null;
+  auth?: DestinationAuthInput | null;
   ordering?: string;
   max_per_second?: number | null;
 }
 
 export interface DestinationsClient {
+  /** The primary (the push URL) first, then the others in the order they were made. */
   list(): Promise<DestinationView[]>;
   create(change: DestinationChange): Promise<DestinationView>;
   update(id: string, change: DestinationChange): Promise<DestinationView>;
@@ -60,8 +43,8 @@ export interface DestinationsClient {
 type Answer = Record<string, unknown>;
 
 /**
- * The Open API shape (`{"code":1000,"message":"OK",…}`) also serves the portal's calls; a code other than
- * 1000 on a 200 is a refusal all the same, shown like the admin API's 400 (its message names the field).
+ * The admin and portal doors answer the bare view (errors as 4xx); the Open API's shape
+ * (`{"code":1000,"message":"OK","destination":…}`) is read too, a code other than 1000 being a refusal.
  */
 export function accepted(answer: unknown): Answer {
   const body = (typeof answer === 'object' && answer !== null ? answer : {}) as Answer;
@@ -71,24 +54,12 @@ export function accepted(answer: unknown): Answer {
   return body;
 }
 
-/** `{"destination": view}` (Open API and portal) or the bare view (admin API). */
 export function destinationOf(answer: unknown): DestinationView {
   const body = accepted(answer);
   return (typeof body.destination === 'object' && body.destination !== null ? body.destination : body) as DestinationView;
 }
 
-/** `{"items": [...]}` or `{"destinations": [...]}`, whichever the door answers. */
 export function destinationsOf(answer: unknown): DestinationView[] {
   const body = accepted(answer);
-  const items = Array.isArray(body.items) ? body.items : Array.isArray(body.destinations) ? body.destinations : [];
-  return items as DestinationView[];
-}
-
-/** The breaker as text, whether the view carries its state word or the whole breaker object. */
-export function breakerText(breaker: unknown): string {
-  if (typeof breaker === 'string') return breaker;
-  if (typeof breaker === 'object' && breaker !== null && typeof (breaker as { state?: unknown }).state === 'string') {
-    return (breaker as { state: string }).state;
-  }
-  return 'closed';
+  return (Array.isArray(body.items) ? body.items : []) as DestinationView[];
 }

@@ -1,4 +1,4 @@
-import { DESTINATION_AUTH_TYPES, type DestinationAuth, type DestinationAuthType } from '../api/destinations';
+import { DESTINATION_AUTH_TYPES, type DestinationAuthInput, type DestinationAuthType } from '../api/destinations';
 
 /**
  * A webhook destination's `auth` (CONTRACT §11). The API never shows its credentials back, only its
@@ -34,7 +34,7 @@ export function initialAuth(current: { type: DestinationAuthType } | null | unde
 }
 
 /** What to send: undefined leaves the stored auth as it is; null removes it. */
-export function authChange(draft: AuthDraft, hadAuth: boolean): DestinationAuth | null | undefined {
+export function authChange(draft: AuthDraft, hadAuth: boolean): DestinationAuthInput | null | undefined {
   if (draft.choice === 'keep') return undefined;
   if (draft.choice === 'none') return hadAuth ? null : undefined;
   const fields: Record<string, string> = {};
@@ -43,7 +43,7 @@ export function authChange(draft: AuthDraft, hadAuth: boolean): DestinationAuth 
     // Optional fields left empty are not sent; required ones are, so the server names a missing one.
     if (value !== '' || !input.optional) fields[input.key] = value;
   }
-  return { type: draft.choice, ...fields } as DestinationAuth;
+  return { type: draft.choice, ...fields } as DestinationAuthInput;
 }
 
 export function DestinationAuthFields({ draft, current, invalid, onChange }: {

@@ -36,7 +36,7 @@ const DEFAULTS: DestinationView = {
 function draftOf(view: DestinationView): Draft {
   return {
     type: view.type,
-    target: view.target,
+    target: view.target ?? '',
     actions: (view.actions ?? []).join(', '),
     content_type: view.content_type,
     format: view.format,
@@ -47,9 +47,12 @@ function draftOf(view: DestinationView): Draft {
   };
 }
 
-/** "a, b c" → ['a', 'b', 'c']; nothing typed → null (every action). */
+/** "a, b" → ['a', 'b']; nothing typed → null (every action). Names hold no comma, so a mistyped one reaches the server whole and is named back. */
 function actionList(text: string): string[] | null {
-  const actions = text.split(/[\s,]+/).filter((action) => action !== '');
+  const actions = text
+    .split(/[,\n]/)
+    .map((action) => action.trim())
+    .filter((action) => action !== '');
   return actions.length > 0 ? actions : null;
 }
 
@@ -71,17 +74,20 @@ const same = (left: unknown, right: unknown): boolean => JSON.stringify(left) ==
 function changeOf(draft: Draft, base: DestinationView, creating: boolean): DestinationChange {
   const change: DestinationChange = {};
   if (creating || draft.type !== base.type) change.type = draft.type;
-  if (creating || draft.target !== base.target) change.target = draft.target.trim();
+  if (creating || draft.target !== (base.target ?? '')) change.target = draft.target.trim();
   const actions = actionList(draft.actions);
   if (!same(actions, base.actions)) change.actions = actions;
   const filter = filterValue(draft.filter);
   if (!same(filter, base.filter)) change.filter = filter;
-  if (draft.type === 'webhook' && draft.content_type !== base.content_type) change.content_type = draft.content_type;
+  // Only webhooks send a form body: a broker's is JSON, so a webhook turned broker goes back to JSON.
+  const contentType = draft.type === 'webhook' ? draft.content_type : CONTENT_TYPE_JSON;
+  if (contentType !== base.content_type) change.content_type = contentType;
   if (draft.format !== base.format) change.format = draft.format;
   if (draft.ordering !== base.ordering) change.ordering = draft.ordering;
   const pace = draft.max_per_second.trim() === '' ? null : Number(draft.max_per_second);
   if (pace !== base.max_per_second) change.max_per_second = pace;
-  const auth = authChange(draft.auth, base.auth !== null);
+  // Brokers take no auth (their credentials ride in the target): a webhook turned broker drops it.
+  const auth = draft.type === 'webhook' ? authChange(draft.auth, base.auth !== null) : base.auth !== null ? null : undefined;
   if (auth !== undefined) change.auth = auth;
   return change;
 }

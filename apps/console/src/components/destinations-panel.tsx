@@ -1,18 +1,15 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api/client';
-import { breakerText, type DestinationsClient, type DestinationView, PRIMARY_DESTINATION_ID } from '../api/destinations';
+import { type DestinationsClient, type DestinationView, MAX_DESTINATIONS_PER_ACCOUNT, PRIMARY_DESTINATION_ID } from '../api/destinations';
 import { useLoader } from '../lib/use-loader';
 import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from './bits';
 import { DestinationForm } from './destination-form';
-
-/** At most this many besides the primary (CONTRACT §11); the server refuses the 21st all the same. */
-const MAX_DESTINATIONS = 20;
 
 /** One word for the list: paused before disabled before the breaker's own state. */
 export function destinationState(view: DestinationView): string {
   if (view.paused) return 'paused';
   if (view.state.disabled_at) return 'disabled';
-  return breakerText(view.state.breaker);
+  return view.state.breaker;
 }
 
 function optionsText(view: DestinationView): string {
@@ -52,8 +49,8 @@ function DestinationRow({ view, busy, onEdit, onToggle, onDelete }: {
         {view.id}
       </td>
       <td data-column="type">{view.type}</td>
-      <td class="mono clip" data-column="target" title={view.target}>
-        {view.target}
+      <td class="mono clip" data-column="target" title={view.target ?? undefined}>
+        {view.target ?? <span class="muted">no push URL</span>}
       </td>
       <td data-column="actions">{view.actions === null ? <span class="muted">every action</span> : view.actions.join(', ')}</td>
       <td data-column="filter">{view.filter === null ? <span class="muted">every message</span> : <Mono>{JSON.stringify(view.filter)}</Mono>}</td>
@@ -138,7 +135,7 @@ export function DestinationsPanel({ client, scope, primaryNote }: { client: Dest
     >
       <p class="muted">
         Where this account's events go besides its push URL: webhooks, RabbitMQ, NATS JetStream or MQTT, each with its own secret, retries and
-        state ({extra} of {MAX_DESTINATIONS}). {primaryNote}
+        state ({extra} of {MAX_DESTINATIONS_PER_ACCOUNT}). {primaryNote}
       </p>
       {created && <NewSecret view={created} onDismiss={() => setCreated(undefined)} />}
       {form && (
