@@ -129,4 +129,39 @@ describe("console: an account's destinations", () => {
     expect(openStoredSecret(stored.target)).toBe(target);
     expect(browser.requests.some((request) => request.url.includes('hunter2'))).toBe(false);
   });
+
+  it("sets a webhook's header auth, shows only its type, keeps it through an edit and removes it", async () => {
+    const account = await createAccount(api);
+    await openAccount(account);
+    const auth = { type: 'header', name: 'x-api-key', value: 'hunter3-header-value' };
+    const { id } = await addDestination(page, api, {
+      type: 'webhook',
+      target: receiver.url,
+      more: [['Auth', 'header'], ['Header name', auth.name], ['Header value', auth.value], ['Format', 'cloudevents'], ['Max per second', '25']],
+    });
+    const row = destinationRow(page, id);
+    await row.filter({ hasText: 'auth header' }).waitFor();
+    expect(await listedDestination(api, account.id, id)).toMatchObject({ auth: { type: 'header' }, format: 'cloudevents', max_per_second: 25 });
+    expect(await page.content()).not.toContain(auth.value);
+    const storedAuth = async (): Promise<string | null> => {
+      const [stored] = await api.app.get(DataSource).query<{ auth: string | null }[]>('SELECT auth FROM destinations WHERE id = $1', [id]);
+      return stored.auth === null ? null : openStoredSecret(stored.auth);
+    };
+    expect(JSON.parse((await storedAuth()) ?? 'null')).toEqual(auth);
+
+    // The form never holds the credential: an edit of something else leaves it as stored.
+    await row.getByRole('button', { name: 'Edit', exact: true }).click();
+    const edit = page.getByRole('form', { name: `Edit destination ${id}` });
+    await expect(edit.getByLabel('Auth', { exact: true }).inputValue()).resolves.toBe('keep');
+    await fillAndSave(page, edit, { more: [['Max per second', '']] });
+    await row.filter({ hasText: 'no pace limit' }).waitFor();
+    expect((await listedDestination(api, account.id, id))?.max_per_second).toBeNull();
+    expect(JSON.parse((await storedAuth()) ?? 'null')).toEqual(auth);
+
+    await row.getByRole('button', { name: 'Edit', exact: true }).click();
+    await fillAndSave(page, page.getByRole('form', { name: `Edit destination ${id}` }), { more: [['Auth', 'none']] });
+    await row.filter({ hasNotText: 'auth header' }).waitFor();
+    expect((await listedDestination(api, account.id, id))?.auth).toBeNull();
+    expect(await storedAuth()).toBeNull();
+  });
 });

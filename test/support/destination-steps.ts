@@ -29,6 +29,13 @@ export interface FormFields {
   target?: string;
   actions?: string;
   filter?: string;
+  /** Fields under "More options" by label (a select gets its option chosen, an input or text area filled), in order. */
+  more?: [label: string, value: string][];
+}
+
+async function openMoreOptions(form: Locator): Promise<void> {
+  const more = form.locator('details.more-options');
+  if ((await more.getAttribute('open')) === null) await more.locator('summary').click();
 }
 
 /** Fills the open destination form (only the fields given) and presses Save. */
@@ -37,9 +44,14 @@ export async function fillAndSave(page: Page, form: Locator, fields: FormFields)
   if (fields.target !== undefined) await form.getByLabel('Target', { exact: true }).fill(fields.target);
   if (fields.actions !== undefined) await form.getByLabel('Actions', { exact: true }).fill(fields.actions);
   if (fields.filter !== undefined) {
-    const more = form.locator('details.more-options');
-    if ((await more.getAttribute('open')) === null) await more.locator('summary').click();
+    await openMoreOptions(form);
     await form.getByLabel('Filter', { exact: true }).fill(fields.filter);
+  }
+  for (const [label, value] of fields.more ?? []) {
+    await openMoreOptions(form);
+    const input = form.getByLabel(label, { exact: true });
+    if ((await input.evaluate((element) => element.tagName)) === 'SELECT') await input.selectOption(value);
+    else await input.fill(value);
   }
   await form.getByRole('button', { name: 'Save', exact: true }).click();
 }
