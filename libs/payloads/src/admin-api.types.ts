@@ -1,3 +1,4 @@
+import type { DestinationDeliveryView, DestinationView } from './destinations/destination.types';
 import type { Permissions } from './actions';
 
 /**
@@ -77,7 +78,10 @@ export interface EventDetail {
   /** null once erased (CONTRACT §12). */
   message: Record<string, unknown> | null;
   erased: boolean;
+  /** The primary's attempts (its delivery's fields are the event's own). */
   attempts: AttemptView[];
+  /** Every destination that took the event, the primary first (`destination_id` "primary"), CONTRACT §11. */
+  deliveries: DestinationDeliveryView<AttemptView>[];
 }
 
 /** The filters the event list and the bulk redelivery by filter share; a redelivery task shows its own. */
@@ -199,6 +203,8 @@ export interface AccountView {
   endpoint: BreakerState | null;
   /** The endpoint's lane: due events not yet called, and the pace now allowed (calls a second; null: no pace). */
   lane: EndpointLane;
+  /** The primary first, then the extra destinations (CONTRACT §11). */
+  destinations: DestinationView[];
 }
 
 export interface EndpointLane {

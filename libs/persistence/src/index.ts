@@ -19,3 +19,4 @@ export * from './partitions/partition-catalog';
 export * from './partitions/partition-maintenance';
 export * from './partitions/time-window';
 export * from './secrets/reseal-secrets';
+export * from './destinations/destination-control';

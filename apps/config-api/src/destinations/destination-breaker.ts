@@ -1,13 +1,18 @@
 import type Redis from 'ioredis';
-import { breakerKey } from '@app/runtime';
+import { breakerKey, destinationEndpointKey } from '@app/runtime';
 
-/** The key the workers keep a destination's breaker under (its own, apart from the primary's). */
-export function destinationEndpointKey(accountId: number, destinationId: string): string {
-  return `${destinationId}|${accountId}|destination`;
-}
-
-/** closed, open or half_open; a destination nothing was recorded for is closed. */
-export async function destinationBreakerState(redis: Redis, prefix: string, accountId: number, destinationId: string): Promise<string> {
-  const state = await redis.hget(breakerKey(prefix, destinationEndpointKey(accountId, destinationId)), 'state');
+/**
+ * closed, open or half_open, as the workers keep a destination's breaker (destinationEndpointKey). The
+ * key takes the target's scheme and host only, which the shown target (password as `***`) has intact,
+ * so views never unseal a target to read it. A destination nothing was recorded for is closed.
+ */
+export async function destinationBreakerState(redis: Redis, prefix: string, accountId: number, destinationId: string, shownTarget: string): Promise<string> {
+  let endpointKey: string;
+  try {
+    endpointKey = destinationEndpointKey(accountId, destinationId, shownTarget);
+  } catch {
+    return 'closed';
+  }
+  const state = await redis.hget(breakerKey(prefix, endpointKey), 'state');
   return state === 'open' || state === 'half_open' ? state : 'closed';
 }

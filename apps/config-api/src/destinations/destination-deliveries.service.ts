@@ -1,82 +1,58 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type Redis from 'ioredis';
 import { DataSource, type EntityManager } from 'typeorm';
-import { isPendingSql } from '@app/persistence';
-import { type DeliveryJobData, DeliveryProducer, pendingRowStep } from '@app/runtime';
+import { resumeDestination } from '@app/persistence';
+import { announceStoredSettingsChange, type DeliveryJobData, DeliveryProducer, ENVIRONMENT, type Environment, pendingDestinationStep, REDIS } from '@app/runtime';
 
-/** Pending rows are re-enqueued in chunks, oldest first, so a long pause resumes with bounded pipelines. */
-const RESUME_CHUNK = 1000;
+/** A manual redelivery of one (event, destination): a new series from its first attempt, as RESTART_SERIES for events. */
+const RESTART_DESTINATION_SERIES = `
+  series = d.series + 1, series_attempts = 0, status = 'queued', next_attempt_at = now(),
+  last_error = NULL, delivered_at = NULL, updated_at = now()`;
 
-interface PendingRow {
-  seq: string;
+interface RestartedDeliveryRow {
+  event_seq: string;
   account_id: number;
+  destination_id: string;
   series: number;
   series_attempts: number;
 }
 
 /**
- * What pausing, resuming and deleting a destination does to its deliveries. While paused, a job ends
- * without an attempt and leaves its row pending with no next_attempt_at; resume dates those rows again
- * and enqueues every pending step in seq order (the order ingest accepted them), so they go in order.
- * Job ids are deterministic, so a step whose job is still waiting is not enqueued twice.
+ * What resuming and redelivering do to a destination's deliveries. Steps go through DeliveryProducer,
+ * which never fails the caller: rows whose job could not be enqueued are due, and the reconciler sends them.
  */
 @Injectable()
 export class DestinationDeliveries {
+  private readonly logger = new Logger(DestinationDeliveries.name);
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly producer: DeliveryProducer,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
-  /** Ends what was still pending for a deleted destination, saying why. */
-  async failPending(manager: EntityManager, destinationId: string, reason: string): Promise<void> {
-    await manager.query(
-      `UPDATE destination_deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL, updated_at = now()
-        WHERE destination_id = $1 AND ${isPendingSql()}`,
-      [destinationId, reason],
-    );
+  /** Every pending delivery of the destination (`primary`: the account's pending events) enqueued again in seq order. */
+  async resume(accountId: number, destinationId: string): Promise<void> {
+    await resumeDestination(this.dataSource, { addBulk: async (steps) => void (await this.producer.enqueue(steps)) }, accountId, destinationId);
+    // resumeDestination stores paused=false once more (a version bump): announced again so every cache sees the last version.
+    await announceStoredSettingsChange(this.redis, this.environment.redis.prefix, accountId, this.logger);
   }
 
-  async resumePrimary(accountId: number): Promise<void> {
-    await this.resumeRows(
-      (after) =>
-        this.dataSource.query<PendingRow[]>(
-          `UPDATE events SET next_attempt_at = COALESCE(next_attempt_at, now())
-            WHERE seq IN (SELECT seq FROM events WHERE account_id = $1 AND ${isPendingSql()} AND seq > $2::bigint ORDER BY seq LIMIT ${RESUME_CHUNK})
-            RETURNING seq::text AS seq, account_id, series, series_attempts`,
-          [accountId, after],
-        ),
-      (row) => pendingRowStep(row),
+  /**
+   * Starts a new series for the event's deliveries to its live destinations (every one, or only
+   * `destinationId`) and answers their first steps, to enqueue once the transaction committed.
+   */
+  async restartForEvent(manager: EntityManager, eventSeq: string, destinationId: string | null): Promise<DeliveryJobData[]> {
+    const [rows] = await manager.query<[RestartedDeliveryRow[], number]>(
+      `UPDATE destination_deliveries d SET ${RESTART_DESTINATION_SERIES}
+         FROM destinations dst
+        WHERE d.event_seq = $1::bigint AND dst.id = d.destination_id AND dst.deleted_at IS NULL
+          AND ($2::text IS NULL OR d.destination_id = $2)
+        RETURNING d.event_seq::text AS event_seq, d.account_id, d.destination_id, d.series, d.series_attempts`,
+      [eventSeq, destinationId],
     );
-  }
-
-  async resumeDestination(accountId: number, destinationId: string): Promise<void> {
-    await this.resumeRows(
-      (after) =>
-        this.dataSource.query<PendingRow[]>(
-          `UPDATE destination_deliveries SET next_attempt_at = COALESCE(next_attempt_at, now())
-            WHERE destination_id = $1 AND event_seq IN (
-                  SELECT event_seq FROM destination_deliveries
-                   WHERE destination_id = $1 AND account_id = $2 AND ${isPendingSql()} AND event_seq > $3::bigint
-                   ORDER BY event_seq LIMIT ${RESUME_CHUNK})
-            RETURNING event_seq::text AS seq, account_id, series, series_attempts`,
-          [destinationId, accountId, after],
-        ),
-      (row) => ({ ...pendingRowStep(row), destinationId }),
-    );
-  }
-
-  private async resumeRows(nextChunk: (after: string) => Promise<[PendingRow[], number] | PendingRow[]>, stepOf: (row: PendingRow) => DeliveryJobData): Promise<void> {
-    let after = '0';
-    for (;;) {
-      const answer = await nextChunk(after);
-      // UPDATE … RETURNING answers [rows, count] through the pg driver.
-      const rows = (Array.isArray(answer[0]) ? answer[0] : answer) as PendingRow[];
-      if (rows.length === 0) return;
-      // RETURNING does not keep the subquery's order.
-      rows.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
-      await this.producer.enqueue(rows.map(stepOf));
-      if (rows.length < RESUME_CHUNK) return;
-      after = rows[rows.length - 1].seq;
-    }
+    return rows.map(pendingDestinationStep);
   }
 }

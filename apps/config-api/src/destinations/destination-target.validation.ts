@@ -90,6 +90,8 @@ export async function destinationTargetProblem(type: DestinationType, value: unk
     return `is not a valid URL: ${SCHEME_PROBLEM[type]}`;
   }
   if (!SCHEMES[type].includes(url.protocol)) return SCHEME_PROBLEM[type];
+  // `#` starts a URL fragment, so the parsed topic would silently lose it.
+  if (type === 'mqtt' && value.includes('#')) return 'topic must not contain wildcards (+ #)';
   const shapeProblem = type === 'rabbitmq' ? rabbitmqProblem(url) : type === 'nats' ? natsProblem(url) : mqttProblem(url);
   return shapeProblem ?? hostProblem(url, allowPrivateTargets);
 }

@@ -5,6 +5,7 @@ import type Redis from 'ioredis';
 import { DataSource, type EntityManager } from 'typeorm';
 import { MAX_DESTINATIONS_PER_ACCOUNT, PRIMARY_DESTINATION_ID, type DestinationAuthInput, type DestinationView } from '@app/payloads';
 import { announceStoredSettingsChange, ENVIRONMENT, type Environment, type ErrorDetail, REDIS, readEndpointState, SecretBox } from '@app/runtime';
+import { failDeletedDestinationDeliveries } from '@app/persistence';
 import { generateSigningSecret } from '@app/signing';
 import { checkDestinationBody, type DestinationSettings, type StoredDestinationSettings } from './destination-body.validation';
 import { shownTarget } from './destination-target.validation';
@@ -170,7 +171,7 @@ export class DestinationsService {
         [id, accountId],
       );
       if (rows.length === 0) return false;
-      await this.deliveries.failPending(manager, id, 'destination deleted');
+      await failDeletedDestinationDeliveries(manager, id);
       return true;
     });
     if (!found) throw new DestinationNotFoundError(id);
@@ -184,9 +185,9 @@ export class DestinationsService {
 
   /** Everything that waited goes again, in the order ingest accepted it. */
   async resume(accountId: number, id: string): Promise<DestinationView> {
+    // Stored and announced before anything is enqueued, so no worker drops a resumed job on a stale pause.
     const view = await this.setPaused(accountId, id, false);
-    if (id === PRIMARY_DESTINATION_ID) await this.deliveries.resumePrimary(accountId);
-    else await this.deliveries.resumeDestination(accountId, id);
+    await this.deliveries.resume(accountId, id);
     return view;
   }
 
@@ -235,7 +236,7 @@ export class DestinationsService {
   }
 
   private async viewOf(row: Omit<DestinationRow, 'target'>): Promise<DestinationView> {
-    const breaker = await destinationBreakerState(this.redis, this.environment.redis.prefix, row.account_id, row.id);
+    const breaker = await destinationBreakerState(this.redis, this.environment.redis.prefix, row.account_id, row.id, row.target_shown);
     return destinationViewOf(row, breaker);
   }
 

@@ -1,10 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
+import { ApiBody } from '@nestjs/swagger';
 import type { EventDetail, EventPage, EventRedelivered } from '@app/payloads';
 import { AdminEventsService } from '../admin/events/admin-events.service';
 import { knownShapeOrNotFound } from '../admin/events/known-event-id';
 import { EventDetailModel, EventPageModel } from '../admin/events/admin-events.docs';
-import { EventRedeliveredModel } from '../admin/redeliveries/redeliveries.docs';
+import { EventRedeliveredModel, RedeliverEventBody } from '../admin/redeliveries/redeliveries.docs';
+import { readRedeliveryDestination } from '../admin/redeliveries/redelivery-destination';
 import { RedeliveryService } from '../admin/redeliveries/redelivery.service';
 import { RedeliveryTasks } from '../admin/redeliveries/redelivery-tasks.service';
 import { PortalAccount, PortalSessionGuard } from '../portal-access/portal-session.guard';
@@ -39,12 +41,13 @@ export class PortalEventsController {
     return this.events.detail(knownShapeOrNotFound(eventId), accountId);
   }
 
-  @ApiPortalErrors('Redeliver one event', 202, EventRedeliveredModel, 'A new attempt series starts now.', { errors: [404] })
+  @ApiPortalErrors('Redeliver one event', 202, EventRedeliveredModel, 'A new attempt series starts now, to every destination that took the event, or only to `{"destination_id"}` when given.', { errors: [404, 422] })
+  @ApiBody({ type: RedeliverEventBody, required: false })
   @ApiPortalEventId()
   @Post('events/:event_id/redeliver')
   @HttpCode(202)
-  redeliver(@PortalAccount() accountId: number, @Param('event_id') eventId: string): Promise<EventRedelivered> {
-    return this.redelivery.redeliverOne(knownShapeOrNotFound(eventId), accountId);
+  redeliver(@PortalAccount() accountId: number, @Param('event_id') eventId: string, @Body() body: unknown): Promise<EventRedelivered> {
+    return this.redelivery.redeliverOne(knownShapeOrNotFound(eventId), accountId, readRedeliveryDestination(body));
   }
 
   @ApiPortalErrors(

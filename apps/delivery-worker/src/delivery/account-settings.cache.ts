@@ -2,8 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CONTENT_TYPE_JSON } from '@app/payloads';
-import { Batcher, ENVIRONMENT, type Environment, RedisKeys, SecretBox, setBounded, type Settled } from '@app/runtime';
-import { ChangeSubscription } from './change-subscription';
+import { Batcher, ChangeSubscription, ENVIRONMENT, type Environment, RedisKeys, SecretBox, setBounded, type Settled } from '@app/runtime';
 
 /** What delivering to one account needs, secrets included: lives in this process's memory only. */
 export interface AccountDeliverySettings {
@@ -22,6 +21,8 @@ export interface AccountDeliverySettings {
   /** Delivery options (CONTRACT §9). */
   ordering: 'none' | 'subject';
   maxPerSecond: number | null;
+  /** The primary's pause (CONTRACT §11): its events wait, unattempted, until resumed. */
+  paused: boolean;
 }
 
 /** The secrets that sign a callback sent at `nowMs`: the current one, plus the previous one during its overlap. */
@@ -40,7 +41,7 @@ const MAX_ENTRIES = 50_000;
 const LOAD_SQL = `
   SELECT a.id AS account_id, a.signing_secret, a.previous_signing_secret, a.previous_secret_expires_at,
          s.push_url, s.push_content_type, s.permissions, s.failing_since, s.disabled_at, s.disabled_reason,
-         s.delivery_ordering, s.max_per_second
+         s.delivery_ordering, s.max_per_second, s.paused
     FROM accounts a
     LEFT JOIN callback_settings s ON s.account_id = a.id
    WHERE a.id = ANY($1::int[])`;
@@ -58,6 +59,7 @@ interface SettingsRow {
   disabled_reason: string | null;
   delivery_ordering: string | null;
   max_per_second: number | null;
+  paused: boolean | null;
 }
 
 interface Entry {
@@ -172,6 +174,7 @@ export class AccountSettingsCache implements OnModuleInit, OnApplicationShutdown
           disabledReason: row.disabled_reason,
           ordering: row.delivery_ordering === 'subject' ? 'subject' : 'none',
           maxPerSecond: row.max_per_second,
+          paused: row.paused === true,
         },
       };
     });

@@ -15,6 +15,10 @@ import { EndpointDisabling } from './admission/endpoint-disabling';
 import { SubjectOrder } from './ordering/subject-order';
 import { Reconciler } from './reconciler.service';
 import { ErasureCheck } from './erasure-check';
+import { DestinationDeliveryLoader } from './destination-delivery/destination-delivery-loader';
+import { DestinationDeliveryService } from './destination-delivery/destination-delivery.service';
+import { DestinationOutcomes } from './destination-delivery/destination-outcomes';
+import { SubjectHold } from './destination-delivery/subject-hold';
 
 /** The delivery processor, retries, endpoint isolation (leases and circuit breaker) and the reconciler. */
 @Module({
@@ -40,6 +44,10 @@ import { ErasureCheck } from './erasure-check';
     EndpointGauges,
     OutcomeRecorder,
     ErasureCheck,
+    DestinationDeliveryLoader,
+    DestinationOutcomes,
+    SubjectHold,
+    DestinationDeliveryService,
     DeliveryService,
     DeliveryProcessor,
     Reconciler,

@@ -43,6 +43,7 @@ export function accountSettings(overrides: Partial<AccountDeliverySettings> = {}
     encoding: 'json',
     permissions: { customer_create: true },
     signingSecret: SECRET,
+    paused: false,
     previousSigningSecret: null,
     previousSecretExpiresAt: null,
     failingSince: null,
@@ -153,7 +154,7 @@ export class Fakes {
     const erasure = {
       beforeCall: (seq: string) => (this.erased.has(seq) ? Promise.reject(new ErasedEventError(seq)) : Promise.resolve()),
     } as unknown as ErasureCheck;
-    return new DeliveryService(loader, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order, erasure);
+    return new DeliveryService(loader, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order, erasure, {} as never);
   }
 
   job(attempt = 0, series = 0): DeliveryJob {

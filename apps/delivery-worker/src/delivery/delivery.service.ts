@@ -13,6 +13,7 @@ import { attemptRowOf, type DeliveryResult, OutcomeRecorder } from './outcome/ou
 import { judgeCall } from './outcome/retry-policy';
 import { SubjectOrder } from './ordering/subject-order';
 import { ErasedEventError, ErasureCheck } from './erasure-check';
+import { DestinationDeliveryService } from './destination-delivery/destination-delivery.service';
 
 export { capHeaders, DELIVERY_HTTP_CLIENT, MAX_STORED_RESPONSE_BYTES } from './request/callback-exchange';
 
@@ -49,6 +50,7 @@ export class DeliveryService {
     private readonly disabling: EndpointDisabling,
     private readonly order: SubjectOrder,
     private readonly erasure: ErasureCheck,
+    private readonly destinations: DestinationDeliveryService,
   ) {
     this.sender = new CallbackSender(http, environment.delivery.timeoutMs);
   }
@@ -86,6 +88,8 @@ export class DeliveryService {
 
   private async deliverStep(job: DeliveryJob, token: string | undefined): Promise<DeliveryResult> {
     const step = job.data;
+    // A delivery to an extra destination (CONTRACT §11): the same steps against its own rows.
+    if (step.destinationId !== undefined) return this.destinations.deliver(job, token, step.destinationId);
     const waitMs = this.admission.waitBeforeLoad(deliveryJobId(step));
     if (waitMs !== null) return this.postpone(job, token, waitMs, 'busy');
 
@@ -128,6 +132,8 @@ export class DeliveryService {
     settings: AccountDeliverySettings | null,
     orderedLoad?: OrderedLoad,
   ): Promise<DeliveryResult> {
+    // Paused (CONTRACT §11): no attempt and no next job; resume enqueues the account's pending events again.
+    if (settings?.paused) return this.recorder.park(event);
     if (!settings?.pushUrl) {
       return this.recorder.settleWithoutCall(event, 'no_endpoint', settings ? 'no push_url is set' : `account ${event.accountId} does not exist`);
     }

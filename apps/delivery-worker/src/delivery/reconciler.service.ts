@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isPendingSql, isUndatedSql } from '@app/persistence';
-import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, pendingRowStep } from '@app/runtime';
+import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, pendingDestinationStep, pendingRowStep } from '@app/runtime';
 import { deliveryWorkerOptions } from './delivery.processor';
 import { reconcilerRequeued } from './delivery.metrics';
 
@@ -28,6 +28,7 @@ const CLAIM_SQL = `
   undated AS (
     SELECT seq FROM events
      WHERE ${isUndatedSql()}
+       AND NOT EXISTS (SELECT 1 FROM callback_settings s WHERE s.account_id = events.account_id AND s.paused)
      LIMIT $2
        FOR UPDATE SKIP LOCKED
   )
@@ -36,6 +37,34 @@ const CLAIM_SQL = `
     FROM (SELECT seq FROM due UNION SELECT seq FROM undated) picked
    WHERE e.seq = picked.seq
   RETURNING e.seq::text AS seq, e.account_id, e.series, e.series_attempts`;
+
+/**
+ * The same for deliveries to extra destinations (CONTRACT §11). A paused destination's deliveries wait
+ * without a due time (its resume enqueues them), so undated rows of paused destinations stay; those of
+ * a deleted destination are taken, and their job ends them.
+ */
+const CLAIM_DESTINATIONS_SQL = `
+  WITH due AS (
+    SELECT event_seq, destination_id FROM destination_deliveries
+     WHERE ${isPendingSql()} AND next_attempt_at < $1
+     ORDER BY next_attempt_at
+     LIMIT $2
+       FOR UPDATE SKIP LOCKED
+  ),
+  undated AS (
+    SELECT event_seq, destination_id FROM destination_deliveries d
+     WHERE ${isUndatedSql('d')}
+       AND NOT EXISTS (SELECT 1 FROM destinations x WHERE x.id = d.destination_id AND x.paused AND x.deleted_at IS NULL)
+     LIMIT $2
+       FOR UPDATE SKIP LOCKED
+  )
+  UPDATE destination_deliveries d
+     SET next_attempt_at = now()
+    FROM (SELECT * FROM due UNION SELECT * FROM undated) picked
+   WHERE d.event_seq = picked.event_seq AND d.destination_id = picked.destination_id
+  RETURNING d.event_seq::text AS event_seq, d.account_id, d.destination_id, d.series, d.series_attempts`;
+
+type ClaimedDelivery = { event_seq: string; account_id: number; destination_id: string; series: number; series_attempts: number };
 
 /** How long an event may be overdue before it counts as lost: two reconcile intervals (30 s by default), at least 1 s. */
 export function reconcileGraceMs(environment: Environment): number {
@@ -105,9 +134,16 @@ export class Reconciler {
       total += claimed.length;
       if (claimed.length < CLAIM_BATCH) break;
     }
+    for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.stopped; batch += 1) {
+      const [claimed] = await this.dataSource.query<[ClaimedDelivery[], number]>(CLAIM_DESTINATIONS_SQL, [cutoff, CLAIM_BATCH]);
+      if (claimed.length === 0) break;
+      await this.queues.addBulk(claimed.sort((a, b) => (BigInt(a.event_seq) < BigInt(b.event_seq) ? -1 : 1)).map(pendingDestinationStep));
+      total += claimed.length;
+      if (claimed.length < CLAIM_BATCH) break;
+    }
     if (total > 0) {
       reconcilerRequeued.inc(total);
-      this.logger.log(`re-enqueued ${total} overdue pending event(s)`);
+      this.logger.log(`re-enqueued ${total} overdue pending event(s) and destination deliveries`);
     }
     return total;
   }

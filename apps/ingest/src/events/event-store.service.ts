@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { NEW_EVENT_STEP_VALUES } from '@app/persistence';
-import { ApiError, isDatabaseUnavailable, sqlState } from '@app/runtime';
+import { ApiError, type DeliveryJobData, firstDeliveryStep, firstDestinationStep, isDatabaseUnavailable, sqlState } from '@app/runtime';
+import { DestinationDirectory } from './destination-directory';
 
 export interface NewEvent {
   eventId: string;
@@ -11,9 +12,9 @@ export interface NewEvent {
   message: Record<string, unknown>;
 }
 
-/** What became of one event handed to `store`, in the order they were given. */
+/** What became of one event handed to `store`, in the order they were given; `destinations`: the extra destinations whose deliveries were stored with it. */
 export type StoreOutcome =
-  | { kind: 'accepted'; seq: string }
+  | { kind: 'accepted'; seq: string; destinations: readonly string[] }
   | { kind: 'duplicate' }
   | { kind: 'unknown_account' }
   | { kind: 'conflict' };
@@ -36,11 +37,12 @@ interface StoreRow {
  * snapshot from before the insert, so `existing` rows are exactly the ones that were there already;
  * it looks up only the ids this statement did not claim (a probe per new id was a tenth of the statement).
  */
-export const STORE_SQL = `
+function storeSql(withDeliveries: boolean): string {
+  return `
   WITH input AS (
     SELECT *
-      FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::text[]) WITH ORDINALITY
-           AS t(event_id, account_id, action, message, ord)
+      FROM unnest($1::varchar[], $2::int[], $3::varchar[], $4::text[]${withDeliveries ? ', $5::text[]' : ''}) WITH ORDINALITY
+           AS t(event_id, account_id, action, message, ${withDeliveries ? 'destinations, ' : ''}ord)
   ),
   known AS (
     SELECT id FROM accounts WHERE id IN (SELECT account_id FROM input) AND deleted_at IS NULL
@@ -60,17 +62,42 @@ export const STORE_SQL = `
       FROM claimed c JOIN first_items f USING (event_id)
      ORDER BY c.event_seq
     RETURNING seq, event_id, account_id
-  )
+  )${withDeliveries ? FAN_OUT_CTE : ''}
   SELECT 'inserted' AS kind, seq::text AS seq, event_id, account_id FROM inserted
   UNION ALL
   SELECT 'account', NULL, NULL, id FROM known
   UNION ALL
   SELECT 'existing', NULL, k.event_id, k.account_id FROM event_keys k
    WHERE k.event_id IN (SELECT event_id FROM first_items EXCEPT ALL SELECT event_id FROM claimed)`;
+}
+
+/**
+ * When extra destinations take some of the events (CONTRACT §11): `$5` holds each input's destination
+ * ids, space-separated, and the same statement (so the event's own transaction) stores the stored
+ * events' deliveries; a duplicate or refused item adds none.
+ */
+const FAN_OUT_CTE = `,
+  fanned AS (
+    INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, next_attempt_at)
+    SELECT i.seq, d.id, i.account_id, ${NEW_EVENT_STEP_VALUES}
+      FROM inserted i JOIN first_items f USING (event_id)
+     CROSS JOIN LATERAL unnest(string_to_array(f.destinations, ' ')) AS d(id)
+  )`;
+
+/** The first delivery steps of a stored event: the primary's, then one per extra destination that took it. */
+export function firstSteps(outcome: { seq: string; destinations: readonly string[] }, accountId: number): DeliveryJobData[] {
+  return [firstDeliveryStep(outcome.seq, accountId), ...outcome.destinations.map((id) => firstDestinationStep(outcome.seq, accountId, id))];
+}
+
+export const STORE_SQL = storeSql(false);
+export const STORE_WITH_DELIVERIES_SQL = storeSql(true);
 
 @Injectable()
 export class EventStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly destinations: DestinationDirectory,
+  ) {}
 
   /**
    * Stores new events durably (committed when this resolves) and says, per event, whether it was
@@ -79,12 +106,16 @@ export class EventStore {
    */
   async store(events: readonly NewEvent[]): Promise<StoreOutcome[]> {
     if (events.length === 0) return [];
-    const rows = await this.run<StoreRow>(STORE_SQL, [
+    const takers = await this.destinations.takersOf(events);
+    const columns = [
       events.map((event) => event.eventId),
       events.map((event) => event.accountId),
       events.map((event) => event.action),
       events.map((event) => JSON.stringify(event.message)),
-    ]);
+    ];
+    const rows = takers
+      ? await this.run<StoreRow>(STORE_WITH_DELIVERIES_SQL, [...columns, takers.map((ids) => ids.join(' '))])
+      : await this.run<StoreRow>(STORE_SQL, columns);
 
     const knownAccounts = new Set<number>();
     const inserted = new Map<string, { seq: string; accountId: number }>();
@@ -109,13 +140,13 @@ export class EventStore {
     }
 
     const claimed = new Set<string>();
-    return events.map((event): StoreOutcome => {
+    return events.map((event, position): StoreOutcome => {
       if (!knownAccounts.has(event.accountId)) return { kind: 'unknown_account' };
       const insertedRow = inserted.get(event.eventId);
       if (insertedRow && insertedRow.accountId === event.accountId && !claimed.has(event.eventId)) {
         // Rows were inserted in input order, so the first event of this account with this id is the stored one.
         claimed.add(event.eventId);
-        return { kind: 'accepted', seq: insertedRow.seq };
+        return { kind: 'accepted', seq: insertedRow.seq, destinations: takers?.[position] ?? [] };
       }
       return owners.get(event.eventId) === event.accountId ? { kind: 'duplicate' } : { kind: 'conflict' };
     });

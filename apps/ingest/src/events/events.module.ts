@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DeliveryQueueModule } from '@app/runtime';
+import { DestinationDirectory } from './destination-directory';
 import { EventStore } from './event-store.service';
 import { EventsController } from './events.controller';
 import { EventsFastPath } from './events-fast-path.service';
@@ -13,6 +14,6 @@ import { GroupCommitService } from './group-commit.service';
 @Module({
   imports: [DeliveryQueueModule.register('producer')],
   controllers: [EventsController],
-  providers: [EventsService, EventStore, GroupCommitService, EventsFastPath],
+  providers: [EventsService, EventStore, DestinationDirectory, GroupCommitService, EventsFastPath],
 })
 export class EventsModule {}

@@ -6,7 +6,6 @@ import {
   DeliveryProducer,
   type DeliveryJobData,
   type ErrorDetail,
-  firstDeliveryStep,
   inSpan,
   requestSpan,
   stampIngestStages,
@@ -15,7 +14,7 @@ import {
   validationFailed,
 } from '@app/runtime';
 import { generateEventId } from './event-id';
-import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
+import { EventStore, firstSteps, type NewEvent, type StoreOutcome } from './event-store.service';
 import { GroupCommitService } from './group-commit.service';
 import { batchEnvelope, ingestEnvelope, itemEnvelope } from './ingest-envelope';
 import type { IngestEventDto } from './ingest-event.dto';
@@ -142,11 +141,11 @@ export class EventsService {
       valid.forEach(({ index, event }, position) => {
         const outcome = outcomes[position];
         results[index] = this.batchResult(index, event, outcome);
-        if (outcome.kind === 'accepted') accepted.push({ ...firstDeliveryStep(outcome.seq, event.accountId), ...traceCarrier() });
+        if (outcome.kind === 'accepted') for (const step of firstSteps(outcome, event.accountId)) accepted.push({ ...step, ...traceCarrier() });
       });
       await this.producer.enqueue(accepted);
       const enqueuedAt = stampNow();
-      for (let index = 0; index < accepted.length; index += 1) stampIngestStages(acceptedAt, committedAt, enqueuedAt);
+      for (const outcome of outcomes) if (outcome.kind === 'accepted') stampIngestStages(acceptedAt, committedAt, enqueuedAt);
     });
 
     const tally = { accepted: 0, duplicate: 0, rejected: 0 };

@@ -6,14 +6,13 @@ import {
   captureContext,
   DeliveryProducer,
   type DeliveryJobData,
-  firstDeliveryStep,
   oneByOneOnFailure,
   type Settled,
   SharedStepSpans,
   stampIngestStages,
   stampNow,
 } from '@app/runtime';
-import { EventStore, type NewEvent, type StoreOutcome } from './event-store.service';
+import { EventStore, firstSteps, type NewEvent, type StoreOutcome } from './event-store.service';
 
 /** Statements in flight at once: enough to keep PostgreSQL busy while the next group forms, few enough to let groups grow. */
 export const MAX_COMMITS_IN_FLIGHT = 2;
@@ -89,7 +88,7 @@ export class GroupCommitService {
       const settled = outcomes[position];
       const traceparent = spans.traceparent(position);
       if (settled?.ok && settled.value.kind === 'accepted') {
-        steps.push({ ...firstDeliveryStep(settled.value.seq, submitted.event.accountId), ...(traceparent ? { traceparent } : {}) });
+        for (const step of firstSteps(settled.value, submitted.event.accountId)) steps.push({ ...step, ...(traceparent ? { traceparent } : {}) });
       }
     });
     // enqueue() reports failures by its result; the catch only keeps callers from waiting forever.

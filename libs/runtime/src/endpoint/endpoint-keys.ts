@@ -12,6 +12,18 @@ export function endpointKeyOf(accountId: number, url: string): string {
   return `${new URL(url).origin}|${accountId}|${digest}`;
 }
 
+/**
+ * The endpoint of one of an account's extra destinations (CONTRACT §11): keyed by the destination's id
+ * (`dest:<id>`) rather than its URL, so its breaker, leases and pace are its own and survive a change of
+ * target. Web targets share their origin's politeness cap like any push URL; a broker's key starts with
+ * its scheme and host (never its credentials).
+ */
+export function destinationEndpointKey(accountId: number, destinationId: string, target: string): string {
+  const url = new URL(target);
+  const origin = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : `${url.protocol}//${url.host}`;
+  return `${origin}|${accountId}|dest:${destinationId}`;
+}
+
 /** The account an endpoint key belongs to (null for a bare origin key). */
 export function accountIdOfEndpoint(endpointKey: string): number | null {
   const [, account] = endpointKey.split('|');

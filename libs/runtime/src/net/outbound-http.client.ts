@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, request } from 'undici';
+import { Agent, type Dispatcher, errors as undiciErrors, request } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { guardedLookup, isPublicAddress, TargetRefusedError } from './target-guard';
@@ -22,6 +22,11 @@ export interface OutboundRequest {
   timeoutMs: number;
   /** The response body is read up to this many bytes; the rest is discarded. */
   maxResponseBytes: number;
+  /**
+   * Sends through this pool instead of the client's own, e.g. one presenting a destination's client
+   * certificate (mTLS); that pool must apply the same private-address rule (guardedLookup) itself.
+   */
+  dispatcher?: Dispatcher;
 }
 
 export interface OutboundResponse {
@@ -80,7 +85,7 @@ export class OutboundHttpClient {
         method: 'POST',
         headers: outbound.headers,
         body: outbound.body,
-        dispatcher: this.agent,
+        dispatcher: outbound.dispatcher ?? this.agent,
         signal: deadline.signal,
         headersTimeout: outbound.timeoutMs,
         bodyTimeout: outbound.timeoutMs,

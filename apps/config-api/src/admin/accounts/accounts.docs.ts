@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiProperty } from '@nestjs/swagger';
-import type { AccountView, BreakerState, CreatedAccount, DeliveryOrdering, Page, Permissions, RotatedSecret } from '@app/payloads';
+import type { AccountView, BreakerState, CreatedAccount, DeliveryOrdering, DestinationView, Page, Permissions, RotatedSecret } from '@app/payloads';
+import { DestinationModel } from '../../destinations/destinations.docs';
 import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
 import { PermissionsMap } from '../../open-api/open-api.docs';
@@ -73,6 +74,9 @@ export class AccountModel extends AccountIdentityModel implements AccountView {
 
   @ApiProperty({ type: EndpointLaneModel })
   lane!: EndpointLaneModel;
+
+  @ApiProperty({ type: [DestinationModel], description: 'The primary (id `primary`) first, then the extra destinations, as the Open API lists them (CONTRACT §11).' })
+  destinations!: DestinationView[];
 }
 
 export class AccountPageModel implements Page<AccountView> {

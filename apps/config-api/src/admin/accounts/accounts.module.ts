@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { DeliveryOptionsModule } from '../../delivery-options/delivery-options.module';
+import { DestinationsModule } from '../../destinations/destinations.module';
 import { AccountDeliveryOptionsController } from './account-delivery-options.controller';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
 import { AccountCredentialsService } from './account-credentials.service';
 
 @Module({
-  imports: [DeliveryOptionsModule],
+  imports: [DeliveryOptionsModule, DestinationsModule],
   controllers: [AccountsController, AccountDeliveryOptionsController],
   providers: [AccountsService, AccountCredentialsService],
   exports: [AccountsService, AccountCredentialsService],

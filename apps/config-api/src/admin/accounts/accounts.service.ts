@@ -10,6 +10,7 @@ import type { CreateAccountDto } from './account.dto';
 import type { ListAccountsQueryDto } from './account-list.dto';
 import { pageAccountIds } from './account-list';
 import { deliveryOptionsOf } from '../../delivery-options/delivery-options.service';
+import { DestinationsService } from '../../destinations/destinations.service';
 
 function isUniqueViolation(error: unknown): error is QueryFailedError & { driverError: { constraint?: string } } {
   return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
@@ -22,6 +23,7 @@ export class AccountsService {
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly secrets: SecretBox,
+    private readonly destinations: DestinationsService,
   ) {}
 
   async create(input: CreateAccountDto): Promise<CreatedAccount> {
@@ -78,6 +80,7 @@ export class AccountsService {
       disabled_reason: settings?.disabledReason ?? null,
       endpoint: pushUrl ? await readEndpointState(this.redis, this.environment.redis.prefix, account.id, pushUrl) : null,
       lane: await this.lane(account.id, pushUrl, settings?.maxPerSecond ?? null),
+      destinations: await this.destinations.list(account.id),
     };
   }
 

@@ -80,6 +80,20 @@ export class AttemptModel implements AttemptView {
   error!: string | null;
 }
 
+export class DeliveryModel {
+  @ApiProperty({ example: 'primary', description: '`primary` (the push_url) or a destination id (`dst_…`), CONTRACT §11.' })
+  destination_id!: string;
+
+  @ApiProperty({ enum: EVENT_STATUSES, description: 'A delivery waiting on a paused destination reads `queued`, with no attempts.' })
+  status!: string;
+
+  @ApiProperty({ type: 'string', nullable: true, description: "Why it failed, e.g. 'destination deleted'." })
+  last_error!: string | null;
+
+  @ApiProperty({ type: [AttemptModel], description: "This destination's attempts, of every series." })
+  attempts!: AttemptView[];
+}
+
 export class EventDetailModel implements EventDetail {
   @ApiProperty()
   event_id!: string;
@@ -120,8 +134,11 @@ export class EventDetailModel implements EventDetail {
   @ApiProperty({ description: 'Its message and attempt bodies were cleared by an erasure.' })
   erased!: boolean;
 
-  @ApiProperty({ type: [AttemptModel], description: 'Every attempt, of every series.' })
+  @ApiProperty({ type: [AttemptModel], description: "Every attempt to the primary destination (the push_url), of every series." })
   attempts!: AttemptView[];
+
+  @ApiProperty({ type: [DeliveryModel], description: 'Every destination that took the event, the primary first: its status, last error and attempts.' })
+  deliveries!: DeliveryModel[];
 }
 
 export const EVENT_NOT_FOUND = [404, 'The event does not exist.'] as const;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { AttemptView, EventDetail, EventPage } from '@app/payloads';
+import { type AttemptView, type EventDetail, type EventPage, PRIMARY_DESTINATION_ID } from '@app/payloads';
 import { type EventStatus, timeWindowedSelect } from '@app/persistence';
 import { ApiError, checkingQuery } from '@app/runtime';
 import { DEFAULT_PAGE_SIZE, type ListEventsQueryDto } from './admin-events.dto';
@@ -84,14 +84,27 @@ export class AdminEventsService {
       [eventId, accountId ?? null],
     );
     if (!event) throw new ApiError(404, 'not_found', `event ${eventId} does not exist`);
-    const attempts = await this.dataSource.query<(Omit<AttemptView, 'started_at'> & { started_at: Date })[]>(
+    const attemptRows = await this.dataSource.query<(Omit<AttemptView, 'started_at'> & { started_at: Date; destination_id: string | null })[]>(
       `SELECT attempt, series, started_at, duration_ms, url, request_headers, request_body, response_status,
-              response_headers, response_body, error
+              response_headers, response_body, error, destination_id
          FROM delivery_attempts
         WHERE event_seq = $1
         ORDER BY attempt, id`,
       [event.seq],
     );
+    const attemptsOf = (destinationId: string | null): AttemptView[] =>
+      attemptRows
+        .filter((row) => row.destination_id === destinationId)
+        .map(({ destination_id: _destination, ...attempt }) => ({ ...attempt, started_at: attempt.started_at.toISOString() }));
+    const destinationRows = await this.dataSource.query<{ destination_id: string; status: string; last_error: string | null }[]>(
+      // In the order the destinations were added, as the destination lists show them.
+      `SELECT dd.destination_id, dd.status, dd.last_error
+         FROM destination_deliveries dd LEFT JOIN destinations d ON d.id = dd.destination_id
+        WHERE dd.event_seq = $1
+        ORDER BY d.created_at NULLS LAST, dd.destination_id`,
+      [event.seq],
+    );
+    const primary = attemptsOf(null);
     return {
       event_id: event.event_id,
       account_id: event.account_id,
@@ -106,7 +119,11 @@ export class AdminEventsService {
       last_error: event.last_error,
       message: event.message,
       erased: event.erased,
-      attempts: attempts.map((attempt) => ({ ...attempt, started_at: attempt.started_at.toISOString() })),
+      attempts: primary,
+      deliveries: [
+        { destination_id: PRIMARY_DESTINATION_ID, status: event.status, last_error: event.last_error, attempts: primary },
+        ...destinationRows.map((row) => ({ ...row, attempts: attemptsOf(row.destination_id) })),
+      ],
     };
   }
 

@@ -5,6 +5,7 @@ import { IdParamPipe } from '../id-param.pipe';
 import { ApiAdminController, EVENTS_AND_STATS_TAG } from '../admin.docs';
 import { knownShapeOrNotFound } from '../events/known-event-id';
 import { BulkRedeliverDto, FilterRedeliverDto } from './redelivery-task.dto';
+import { readRedeliveryDestination } from './redelivery-destination';
 import { RedeliveryService } from './redelivery.service';
 import { ApiRedeliverAccount, ApiRedeliverEvent, ApiRedeliverMatching } from './redeliveries.docs';
 
@@ -18,8 +19,8 @@ export class EventRedeliveryController {
   @ApiRedeliverEvent()
   @Post('events/:event_id/redeliver')
   @HttpCode(202)
-  redeliver(@Param('event_id') eventId: string): Promise<EventRedelivered> {
-    return this.redelivery.redeliverOne(knownShapeOrNotFound(eventId));
+  redeliver(@Param('event_id') eventId: string, @Body() body: unknown): Promise<EventRedelivered> {
+    return this.redelivery.redeliverOne(knownShapeOrNotFound(eventId), undefined, readRedeliveryDestination(body));
   }
 
   @ApiRedeliverMatching()

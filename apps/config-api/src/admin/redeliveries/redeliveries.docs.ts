@@ -1,9 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiBody, ApiProperty } from '@nestjs/swagger';
 import type { EventFilter, EventRedelivered, ItemList, RedeliveryStarted, RedeliveryTaskStatus, RedeliveryTaskView } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
 import { adminEventsOperationId, ApiAdminOperation, ApiIdParam, BODY_FIELD_PROBLEM, ID_PARAM_PROBLEM } from '../admin.docs';
-import { EVENT_NOT_FOUND } from '../events/admin-events.docs';
 
 /* Documentation of redelivery: one event, an account's or a filter's events as tasks, and the tasks' progress. */
 
@@ -67,8 +66,24 @@ export const ApiListRedeliveries = (): MethodDecorator =>
 export const ApiRedeliveryTask = (): MethodDecorator =>
   applyDecorators(ApiAdminOperation("A bulk redelivery task's progress", 200, RedeliveryTaskModel), ApiErrorResponses([404, 'No task with this id.']));
 
+/** The optional body of an event's redelivery (CONTRACT §11). */
+export class RedeliverEventBody {
+  @ApiProperty({ required: false, example: 'dst_5f0c1e0a9b7d4c3e8a2b6d1f', description: 'Only this destination (`primary`: the push_url); absent: every destination that took the event.' })
+  destination_id?: string;
+}
+
 export const ApiRedeliverEvent = (): MethodDecorator =>
-  applyDecorators(ApiAdminOperation('Redeliver one event', 202, EventRedeliveredModel, 'A new attempt series starts now; its first call is made even when the circuit is open.', adminEventsOperationId('redeliver')), ApiErrorResponses([...EVENT_NOT_FOUND]));
+  applyDecorators(
+    ApiAdminOperation(
+      'Redeliver one event',
+      202,
+      EventRedeliveredModel,
+      'A new attempt series starts now, to every destination that took the event (deleted ones excepted), or only to `destination_id`; its first call is made even when the circuit is open. `series` is the primary\'s, or the destination\'s when one is named.',
+      adminEventsOperationId('redeliver'),
+    ),
+    ApiBody({ type: RedeliverEventBody, required: false }),
+    ApiErrorResponses([404, 'The event does not exist, or has no delivery to destination_id.'], [422, 'destination_id is not "primary" or a destination id, or the body has another key.']),
+  );
 
 export const ApiRedeliverMatching = (): MethodDecorator =>
   applyDecorators(

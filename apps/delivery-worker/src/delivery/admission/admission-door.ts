@@ -11,6 +11,8 @@ export interface AdmitRequest {
   job: string;
   accountId: number;
   pushUrl: string;
+  /** The endpoint when it is not the account's push URL: an extra destination's (destinationEndpointKey). */
+  endpointKey?: string;
   /** A manual redelivery's first call: passes an open breaker, never a full endpoint or its pace. */
   force: boolean;
   maxPerSecond: number | null;
@@ -77,7 +79,7 @@ export class AdmissionDoor {
     this.waitedFull.delete(request.job);
     let endpointKey: string;
     try {
-      endpointKey = endpointKeyOf(request.accountId, request.pushUrl);
+      endpointKey = request.endpointKey ?? endpointKeyOf(request.accountId, request.pushUrl);
     } catch {
       // Not a URL at all: nothing to guard; the call fails by itself and is recorded like any other.
       await this.leases.calls.take();

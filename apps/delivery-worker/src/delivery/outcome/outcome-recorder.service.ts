@@ -8,7 +8,7 @@ import { type AttemptRow, OutcomeStore } from './outcome-store';
 import { planNextStep, stepGuard } from './event-step';
 import type { Verdict } from './retry-policy';
 
-export type DeliveryResult = 'stale' | 'superseded' | 'filtered' | 'no_endpoint' | 'delivered' | 'retrying' | 'failed';
+export type DeliveryResult = 'stale' | 'superseded' | 'filtered' | 'no_endpoint' | 'delivered' | 'retrying' | 'failed' | 'paused';
 
 /** What the open breaker says of its endpoint: open until when, after how many failures, the last one. */
 export interface BreakerOpen {
@@ -77,6 +77,17 @@ export class OutcomeRecorder {
     deliveryJobsWithoutCall.inc({ reason });
     deliveryEventsSettled.inc({ status });
     return status;
+  }
+
+  /** Paused: the event stays pending with no due time and no job (the reconciler skips it); resume enqueues it again. */
+  async park(event: PendingEvent): Promise<DeliveryResult> {
+    const applied = await this.store.record({
+      attempt: null,
+      change: { ...stepGuard(event), status: null, attempted: 0, nextAttemptAt: null, deliveredAt: null, lastError: 'paused' },
+    });
+    if (!applied) return 'superseded';
+    deliveryJobsWithoutCall.inc({ reason: 'paused' });
+    return 'paused';
   }
 
   /**

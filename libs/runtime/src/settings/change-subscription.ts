@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { createRedisConnection, type Environment, loggableErrorText, type RedisClient } from '@app/runtime';
+import type { Environment } from '../config/environment';
+import { loggableErrorText } from '../http/database-errors';
+import { createRedisConnection, type RedisClient } from '../redis/redis-connection';
 
 export interface ChangeListener {
   /** One account's entries changed. */

@@ -1,0 +1,72 @@
+import { Logger } from '@nestjs/common';
+import { OutboundHttpClient, type RedisClient, type SecretBox } from '@app/runtime';
+import { ClientCertificateAgents } from './client-certificate-agents';
+import type { DestinationTarget, DestinationTransport, DestinationType, OutgoingDelivery, TransportOutcome } from './destination-transport';
+import { OAuth2TokenCache } from './oauth2-token-cache';
+import { RabbitMqTransport } from './rabbitmq-transport';
+import type { TransportLogger } from './transport-outcome';
+import { WebhookTransport } from './webhook-transport';
+
+export type { TransportLogger } from './transport-outcome';
+
+export interface DestinationTransportsOptions {
+  redis: RedisClient;
+  /** REDIS_PREFIX: OAuth2 tokens are shared by every worker under it. */
+  redisPrefix: string;
+  secretBox: SecretBox;
+  allowPrivateTargets: boolean;
+  /** The worker's outbound HTTP client (shared with the primary); one of its own when absent. */
+  http?: OutboundHttpClient;
+  logger?: TransportLogger;
+  /** Broker connections and mTLS pools unused this long are closed. */
+  idleCloseMs?: number;
+  /** Bound on opening a broker connection (the attempt's own time-out bounds it too). */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * The transport of every destination type (CONTRACT §11), one instance each per worker: `send` picks
+ * the target's. Holds the pools (broker connections, mTLS agents) that `close()` ends at shutdown.
+ */
+export class DestinationTransports implements DestinationTransport {
+  readonly byType: Readonly<Record<DestinationType, DestinationTransport>>;
+  private readonly ownHttp: OutboundHttpClient | null;
+  private readonly certificates: ClientCertificateAgents;
+  private readonly brokers: { close(): Promise<void> }[];
+
+  constructor(options: DestinationTransportsOptions) {
+    const idleCloseMs = options.idleCloseMs ?? 60_000;
+    this.ownHttp = options.http ? null : new OutboundHttpClient({ allowPrivateTargets: options.allowPrivateTargets });
+    const http = options.http ?? (this.ownHttp as OutboundHttpClient);
+    this.certificates = new ClientCertificateAgents(options.allowPrivateTargets, idleCloseMs);
+    const tokens = new OAuth2TokenCache(options.redis, options.redisPrefix, options.secretBox, http);
+    const logger = options.logger ?? new Logger('DestinationTransports');
+    const brokerOptions = { idleMs: idleCloseMs, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 };
+    const rabbitmq = new RabbitMqTransport(options.allowPrivateTargets, logger, brokerOptions);
+    this.brokers = [rabbitmq];
+    const unavailable: DestinationTransport = {
+      send: () => Promise.resolve({ ok: false, durationMs: 0, reason: 'this destination type has no transport in this build' }),
+    };
+    this.byType = {
+      webhook: new WebhookTransport(http, tokens, this.certificates),
+      rabbitmq,
+      nats: unavailable,
+      mqtt: unavailable,
+    };
+  }
+
+  send(target: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
+    return this.byType[target.type].send(target, delivery, timeoutMs);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.brokers.map((broker) => broker.close()));
+    await this.certificates.close();
+    await this.ownHttp?.close();
+  }
+}
+
+/** The registry dest-core wires into the worker: one transport per destination type. */
+export function destinationTransports(options: DestinationTransportsOptions): DestinationTransports {
+  return new DestinationTransports(options);
+}

@@ -1,0 +1,158 @@
+import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
+import { BrokerConnectError, type BrokerConnection, BrokerConnectionPool, brokerAddress } from './broker-connection-pool';
+import type { DestinationTarget, DestinationTransport, OutgoingDelivery, TransportOutcome } from './destination-transport';
+import { elapsedMs, failed, reasonOf, redactCredentials, type TransportLogger, withinDeadline } from './transport-outcome';
+
+/** A RabbitMQ destination's URL, parsed: `amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K`. */
+export interface RabbitMqTarget {
+  secure: boolean;
+  host: string;
+  port: number;
+  username: string;
+  password: string;
+  vhost: string;
+  exchange: string;
+  routingKey: string;
+  /** Everything but exchange and routing key: the connection is shared by the destinations it serves. */
+  connectionUrl: string;
+}
+
+export function parseRabbitMqTarget(url: string): RabbitMqTarget | string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'target is not a valid URL';
+  }
+  if (parsed.protocol !== 'amqp:' && parsed.protocol !== 'amqps:') return 'target must use amqp or amqps';
+  if (!parsed.hostname) return 'target has no host';
+  const secure = parsed.protocol === 'amqps:';
+  const vhost = parsed.pathname.length > 1 ? decodeURIComponent(parsed.pathname.slice(1)) : '/';
+  return {
+    secure,
+    host: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : secure ? 5671 : 5672,
+    username: decodeURIComponent(parsed.username) || 'guest',
+    password: decodeURIComponent(parsed.password) || 'guest',
+    vhost,
+    exchange: parsed.searchParams.get('exchange') ?? '',
+    routingKey: parsed.searchParams.get('routing_key') ?? '',
+    connectionUrl: `${parsed.protocol}//${parsed.username}:${parsed.password}@${parsed.host}${parsed.pathname}`,
+  };
+}
+
+/** One broker connection and its confirm channel; a channel the broker closed (404 exchange) is opened again on the next send. */
+class RabbitMqConnection implements BrokerConnection {
+  private channel: Promise<ConfirmChannel> | null = null;
+  private dropped = false;
+  private closing = false;
+  /** The broker's last channel error (e.g. `404 (NOT-FOUND) … no exchange 'x'`): the reason a pending confirm failed. */
+  lastChannelError: string | null = null;
+
+  constructor(
+    private readonly model: ChannelModel,
+    onDrop: (why: string) => void,
+  ) {
+    model.on('error', () => undefined);
+    model.on('close', (error?: Error) => {
+      if (!this.closing && !this.dropped) onDrop(error ? error.message : 'closed by the broker');
+      this.dropped = true;
+    });
+  }
+
+  get usable(): boolean {
+    return !this.dropped;
+  }
+
+  confirmChannel(): Promise<ConfirmChannel> {
+    if (!this.channel) {
+      const opening = this.model.createConfirmChannel().then((channel) => {
+        channel.on('error', (error: Error) => {
+          this.lastChannelError = error.message;
+        });
+        channel.on('close', () => {
+          if (this.channel === opening) this.channel = null;
+        });
+        return channel;
+      });
+      opening.catch(() => {
+        if (this.channel === opening) this.channel = null;
+      });
+      this.channel = opening;
+      this.lastChannelError = null;
+    }
+    return this.channel;
+  }
+
+  async close(): Promise<void> {
+    this.dropped = true;
+    this.closing = true;
+    await this.model.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Publishes to the user's exchange (CONTRACT §11 `rabbitmq`), persistent, with publisher confirms: the
+ * attempt succeeds when the broker confirms. The exchange is never declared or checked: publishing to
+ * one that does not exist is the broker's 404, reported as the attempt's reason.
+ */
+export class RabbitMqTransport implements DestinationTransport {
+  private readonly pool: BrokerConnectionPool<RabbitMqConnection>;
+
+  constructor(
+    private readonly allowPrivateTargets: boolean,
+    private readonly logger: TransportLogger,
+    options: { idleMs: number; connectTimeoutMs: number },
+  ) {
+    this.pool = new BrokerConnectionPool(options);
+  }
+
+  /** Broker connections open now (each closes after being unused for the idle time). */
+  get openConnections(): number {
+    return this.pool.size;
+  }
+
+  async send(target: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
+    const startedAt = performance.now();
+    const broker = parseRabbitMqTarget(target.url);
+    if (typeof broker === 'string') return failed(startedAt, broker);
+    const credentials = [broker.password, broker.connectionUrl];
+    const key = BrokerConnectionPool.keyOf(broker.connectionUrl);
+    const publish = this.pool.use(key, (connectTimeoutMs) => this.connect(broker, connectTimeoutMs), timeoutMs, async (connection) => {
+      const channel = await connection.confirmChannel();
+      await new Promise<void>((resolve, reject) => {
+        channel.publish(
+          broker.exchange,
+          broker.routingKey,
+          Buffer.from(delivery.body, 'utf8'),
+          { persistent: true, messageId: delivery.eventId, contentType: delivery.contentType, headers: { ...delivery.signatureHeaders } },
+          (error: unknown) => (error ? reject(new Error(connection.lastChannelError ?? (error instanceof Error ? error.message : 'the broker did not confirm'))) : resolve()),
+        );
+      });
+    });
+    try {
+      const outcome = await withinDeadline<TransportOutcome | null>(
+        publish.then(() => null),
+        Math.max(1, timeoutMs - elapsedMs(startedAt)),
+        () => failed(startedAt, `time-out: no confirm from the broker within ${timeoutMs} ms`),
+      );
+      return outcome ?? { ok: true, durationMs: elapsedMs(startedAt) };
+    } catch (error) {
+      const text = reasonOf(error, credentials);
+      return failed(startedAt, error instanceof BrokerConnectError || /^time-out|^refused/.test(text) ? text : `rabbitmq: ${text}`);
+    }
+  }
+
+  private async connect(broker: RabbitMqTarget, connectTimeoutMs: number): Promise<RabbitMqConnection> {
+    const address = await brokerAddress(broker.host, this.allowPrivateTargets);
+    const model = await connect(
+      { protocol: broker.secure ? 'amqps' : 'amqp', hostname: address, port: broker.port, username: broker.username, password: broker.password, vhost: broker.vhost, heartbeat: 30 },
+      { timeout: connectTimeoutMs, ...(broker.secure ? { servername: broker.host } : {}) },
+    );
+    return new RabbitMqConnection(model, (why) => this.logger.warn(`rabbitmq: connection to ${broker.host}:${broker.port} closed (${redactCredentials(why, [broker.password])}); the next send reconnects`));
+  }
+
+  async close(): Promise<void> {
+    await this.pool.closeAll();
+  }
+}

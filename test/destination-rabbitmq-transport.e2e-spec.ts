@@ -1,0 +1,133 @@
+import { type Channel, type ChannelModel, connect, type GetMessage } from 'amqplib';
+import type Redis from 'ioredis';
+import type { DestinationTransports } from '../apps/delivery-worker/src/delivery/destinations/destination-transports';
+import type { RabbitMqTransport } from '../apps/delivery-worker/src/delivery/destinations/rabbitmq-transport';
+import { freePort } from './support/free-port';
+import { HangingPort, ResettableRelay } from './support/hanging-port';
+import { CapturedLog, expectNoCredential, testDelivery, testRedis, testTransports } from './support/transport-fixtures';
+import { waitFor } from './support/wait-for';
+
+const PREFIX = `${process.env.REDIS_PREFIX ?? 'cbtest'}:rabbitmq-transport-spec`;
+const BROKER = 'amqp://guest:guest@127.0.0.1:5672';
+const WRONG_PASSWORD = 'wrong-pass-8812';
+const EXCHANGE = `cbtest-destinations-${process.pid}-${Date.now()}`;
+const log = new CapturedLog();
+const reasons: string[] = [];
+let redis: Redis;
+let transports: DestinationTransports;
+let model: ChannelModel;
+let channel: Channel;
+let queue = '';
+
+function target(url: string) {
+  return { id: 'dst_rabbitmq', type: 'rabbitmq' as const, url, auth: null };
+}
+
+async function send(url: string, timeoutMs = 5000, through = transports) {
+  const outcome = await through.send(target(url), testDelivery(), timeoutMs);
+  if (!outcome.ok) reasons.push(outcome.reason);
+  return outcome;
+}
+
+beforeAll(async () => {
+  redis = testRedis();
+  transports = testTransports(redis, PREFIX, log);
+  model = await connect(BROKER);
+  channel = await model.createChannel();
+  // The test's own exchange and queue: the transport itself never declares anything.
+  await channel.assertExchange(EXCHANGE, 'direct', { durable: false, autoDelete: true });
+  queue = (await channel.assertQueue('', { exclusive: true })).queue;
+  await channel.bindQueue(queue, EXCHANGE, 'events');
+});
+
+afterAll(async () => {
+  await transports.close();
+  await model.close();
+  await redis.quit();
+});
+
+function nextMessage(): Promise<GetMessage> {
+  return waitFor('a message in the test queue', async () => (await channel.get(queue, { noAck: true })) || undefined);
+}
+
+it('publishes persistent, confirmed, with message_id, content type and webhook-* headers', async () => {
+  const delivery = testDelivery('{"action":"Customer_create","message":{"id":5,"n":1.50}}');
+  const outcome = await transports.send(target(`${BROKER}/?exchange=${EXCHANGE}&routing_key=events`), delivery, 5000);
+  expect(outcome).toMatchObject({ ok: true });
+  const message = await nextMessage();
+  expect(message.content.toString('utf8')).toBe(delivery.body);
+  expect(message.properties).toMatchObject({ messageId: delivery.eventId, contentType: 'application/json', deliveryMode: 2, headers: delivery.signatureHeaders });
+});
+
+it('fails naming the missing exchange, then publishes again on the same connection', async () => {
+  const missing = await send(`${BROKER}/?exchange=${EXCHANGE}-missing&routing_key=events`);
+  expect(missing).toMatchObject({ ok: false, reason: expect.stringContaining(`no exchange '${EXCHANGE}-missing'`) });
+  const rabbitmq = transports.byType.rabbitmq as RabbitMqTransport;
+  expect(rabbitmq.openConnections).toBe(1);
+  expect(await send(`${BROKER}/?exchange=${EXCHANGE}&routing_key=events`)).toMatchObject({ ok: true });
+  await nextMessage();
+});
+
+it('fails when nothing listens, and when the broker hangs, within the time-out', async () => {
+  const closedPort = await freePort();
+  const refused = await send(`amqp://guest:guest@127.0.0.1:${closedPort}/?exchange=x`);
+  expect(refused).toMatchObject({ ok: false, reason: expect.stringContaining('ECONNREFUSED') });
+  const hanging = await new HangingPort().start();
+  try {
+    const outcome = await send(`amqp://guest:guest@127.0.0.1:${hanging.port}/?exchange=x`, 800);
+    expect(outcome).toMatchObject({ ok: false, reason: expect.stringMatching(/^time-out/) });
+  } finally {
+    await hanging.stop();
+  }
+});
+
+it('reconnects on the next send after the broker dropped the connection', async () => {
+  const relay = await new ResettableRelay(5672).start();
+  const url = `amqp://guest:guest@127.0.0.1:${relay.port}/?exchange=${EXCHANGE}&routing_key=events`;
+  try {
+    expect(await send(url)).toMatchObject({ ok: true });
+    await nextMessage();
+    relay.resetConnections();
+    await waitFor('the drop to be logged', () => log.lines.some((line) => line.includes(`127.0.0.1:${relay.port} closed`)));
+    expect(await send(url)).toMatchObject({ ok: true });
+    expect(relay.accepted).toBe(2);
+    await nextMessage();
+  } finally {
+    await relay.stop();
+  }
+});
+
+it('refuses a wrong password without writing it anywhere', async () => {
+  const outcome = await send(`amqp://guest:${WRONG_PASSWORD}@127.0.0.1:5672/?exchange=${EXCHANGE}`);
+  expect(outcome).toMatchObject({ ok: false, reason: expect.stringContaining('ACCESS_REFUSED') });
+});
+
+it('refuses a private broker host unless private targets are allowed', async () => {
+  const strict = testTransports(redis, PREFIX, log, { allowPrivateTargets: false });
+  try {
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const outcome = await send(`amqp://guest:guest@${host}:5672/?exchange=${EXCHANGE}`, 5000, strict);
+      expect(outcome).toMatchObject({ ok: false, reason: `refused: broker host ${host} points to a non-public address or does not resolve` });
+    }
+  } finally {
+    await strict.close();
+  }
+});
+
+it('closes a connection once unused for the idle time', async () => {
+  const quick = testTransports(redis, PREFIX, log, { idleCloseMs: 300 });
+  try {
+    expect(await send(`${BROKER}/?exchange=${EXCHANGE}&routing_key=events`, 5000, quick)).toMatchObject({ ok: true });
+    await nextMessage();
+    const rabbitmq = quick.byType.rabbitmq as RabbitMqTransport;
+    expect(rabbitmq.openConnections).toBe(1);
+    await waitFor('the idle connection to close', () => rabbitmq.openConnections === 0);
+  } finally {
+    await quick.close();
+  }
+});
+
+it('writes no credential to a log line or a reason', () => {
+  expect(reasons.length).toBeGreaterThanOrEqual(5);
+  expectNoCredential([...log.lines, ...reasons], [WRONG_PASSWORD]);
+});

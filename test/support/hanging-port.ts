@@ -1,0 +1,66 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+/** A loopback port that accepts connections and never answers: a broker that hangs. */
+export class HangingPort {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  async start(): Promise<this> {
+    this.server = createServer((socket) => {
+      this.sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    const server = this.server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** A loopback relay to a real broker whose open connections can be reset while it keeps listening. */
+export class ResettableRelay {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+  accepted = 0;
+
+  constructor(private readonly targetPort: number) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((client) => {
+      this.accepted += 1;
+      const upstream = connect(this.targetPort, '127.0.0.1');
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => this.sockets.delete(socket));
+      }
+      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  /** Every relayed connection is reset, as a broker restart would; new connections still get through. */
+  resetConnections(): void {
+    for (const socket of this.sockets) socket.resetAndDestroy();
+    this.sockets.clear();
+  }
+
+  async stop(): Promise<void> {
+    this.resetConnections();
+    const server = this.server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
