@@ -16,6 +16,7 @@ import {
   newDestinationForm,
   pauseAndResume,
 } from './support/destination-steps';
+import { adminCall } from './support/admin-client';
 import { createAccount, type TestAccount } from './support/fixtures';
 import { TestReceiver } from './support/receiver';
 import { openStoredSecret } from './support/stored-secrets';
@@ -163,5 +164,50 @@ describe("console: an account's destinations", () => {
     await row.filter({ hasNotText: 'auth header' }).waitFor();
     expect((await listedDestination(api, account.id, id))?.auth).toBeNull();
     expect(await storedAuth()).toBeNull();
+  });
+
+  it("shows an event's delivery to each destination, errors as text, and redelivers to one destination only", async () => {
+    const account = await createAccount(api);
+    const created = await adminCall(api, 'POST', `/admin/v1/accounts/${account.id}/destinations`, { type: 'webhook', target: receiver.url });
+    const destination = created.body.id as string;
+    // What ingest and a worker would have written: the primary delivered, the destination failed.
+    const db = api.app.get(DataSource);
+    const eventId = `console-dst-${Date.now()}`;
+    const [{ seq }] = await db.query<{ seq: string }[]>(
+      `INSERT INTO events (event_id, account_id, action, status, message, attempts, series, series_attempts, delivered_at)
+       VALUES ($1, $2, 'Customer_create', 'delivered', '{"id": 1}', 1, 0, 1, now()) RETURNING seq::text AS seq`,
+      [eventId, account.id],
+    );
+    await db.query(
+      `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, attempts, series, series_attempts, last_error)
+       VALUES ($1, $2, $3, 'failed', 1, 0, 1, $4)`,
+      [seq, destination, account.id, `HTTP 503 ${HOSTILE}`],
+    );
+    await db.query(
+      `INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body, response_status, response_body, error, destination_id)
+       VALUES ($1, 0, 1, now(), 9, $2, '{}', '{}', 503, $3, 'HTTP 503', $4)`,
+      [seq, receiver.url, HOSTILE, destination],
+    );
+
+    await page.goto(`${api.url}/admin/events/${eventId}`);
+    await page.getByRole('heading', { name: 'Destinations (2)' }).waitFor();
+    const row = page.locator(`tr[data-delivery-destination="${destination}"]`);
+    await row.locator('td[data-column="status"]').filter({ hasText: 'failed' }).waitFor();
+    await row.filter({ hasText: `HTTP 503 ${HOSTILE}` }).waitFor();
+    await row.getByText('Attempts', { exact: true }).click();
+    await row.locator(`[data-destination-attempt="1"]`).filter({ hasText: HOSTILE }).waitFor();
+    await expect(page.locator('tr[data-delivery-destination="primary"] td[data-column="status"]').textContent()).resolves.toBe('delivered');
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
+
+    await row.getByRole('button', { name: `Redeliver to ${destination}` }).click();
+    await row.locator('td[data-column="status"]').filter({ hasText: 'queued' }).waitFor();
+    const [after] = await db.query<{ series: number; status: string }[]>(
+      'SELECT series, status FROM destination_deliveries WHERE event_seq = $1 AND destination_id = $2',
+      [seq, destination],
+    );
+    expect(after).toEqual({ series: 1, status: 'queued' });
+    const [event] = await db.query<{ series: number }[]>('SELECT series FROM events WHERE seq = $1', [seq]);
+    expect(event.series).toBe(0);
+    expect(browser.dialogs).toEqual([]);
   });
 });

@@ -30,7 +30,8 @@ export const checkToken = (token: string): Promise<unknown> => request('GET', '/
 
 export const listEvents = (query: QueryValues): Promise<EventPage> => get('/admin/v1/events', query);
 export const eventDetail = (eventId: string): Promise<EventDetail> => get(`/admin/v1/events/${id(eventId)}`);
-export const redeliverEvent = (eventId: string): Promise<EventRedelivered> => post(`/admin/v1/events/${id(eventId)}/redeliver`);
+export const redeliverEvent = (eventId: string, destinationId?: string): Promise<EventRedelivered> =>
+  post(`/admin/v1/events/${id(eventId)}/redeliver`, destinationId === undefined ? {} : { destination_id: destinationId });
 /** The event list's filters as a JSON body: the account id is a number there, not a query string. */
 export const redeliverMatching = (filter: Record<string, string>): Promise<RedeliveryStarted> =>
   post('/admin/v1/events/redeliver', { ...filter, ...(filter.account_id ? { account_id: Number(filter.account_id) } : {}) });

@@ -40,7 +40,8 @@ export const rotateSecret = (): Promise<RotatedSecret> => post('/portal/v1/rotat
 export const sendTestEvent = (action: string): Promise<{ event_id: string }> => post('/portal/v1/test-event', { action });
 export const listEvents = (query: QueryValues): Promise<EventPage> => get('/portal/v1/events', query);
 export const eventDetail = (eventId: string): Promise<EventDetail> => get(`/portal/v1/events/${id(eventId)}`);
-export const redeliverEvent = (eventId: string): Promise<EventRedelivered> => post(`/portal/v1/events/${id(eventId)}/redeliver`);
+export const redeliverEvent = (eventId: string, destinationId?: string): Promise<EventRedelivered> =>
+  post(`/portal/v1/events/${id(eventId)}/redeliver`, destinationId === undefined ? {} : { destination_id: destinationId });
 export const redeliverMatching = (filter: Record<string, string>): Promise<{ task_id: string; count: number }> =>
   post('/portal/v1/redeliver', { status: 'failed', ...filter });
 export const redeliveryTask = (taskId: string): Promise<PortalTask> => get(`/portal/v1/redeliver/${id(taskId)}`);
