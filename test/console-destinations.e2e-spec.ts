@@ -54,7 +54,7 @@ afterAll(async () => {
 });
 
 describe("console: an account's destinations", () => {
-  it('adds a webhook destination, lists it with its id, type, target and state, pauses, resumes, edits and deletes it', async () => {
+  it('adds a webhook destination, lists it with its id, type, target and state, pauses, resumes, edits, enables and deletes it', async () => {
     const account = await createAccount(api);
     await openAccount(account);
     const { id } = await addDestination(page, api, { type: 'webhook', target: receiver.url, actions: 'Customer_create, Organization_create' });
@@ -81,6 +81,16 @@ describe("console: an account's destinations", () => {
     await fillAndSave(page, page.getByRole('form', { name: `Edit destination ${id}` }), { actions: 'Organization_create' });
     await cell(row, 'actions').filter({ hasText: /^Organization_create$/ }).waitFor();
     expect((await listedDestination(api, account.id, id))?.actions).toEqual(['Organization_create']);
+
+    // The worker disabled it (every attempt failed for ENDPOINT_DISABLE_AFTER): saving its target enables it.
+    await api.app.get(DataSource).query("UPDATE destinations SET disabled_at = now(), disabled_reason = 'test' WHERE id = $1", [id]);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await row.locator('[data-field="destination-state"][data-state="disabled"]').waitFor();
+    expect((await listedDestination(api, account.id, id))?.state.disabled_at).toEqual(expect.any(String));
+    await row.getByRole('button', { name: 'Edit', exact: true }).click();
+    await fillAndSave(page, page.getByRole('form', { name: `Edit destination ${id}` }), {});
+    await row.locator('[data-field="destination-state"][data-state="closed"]').waitFor();
+    expect((await listedDestination(api, account.id, id))?.state.disabled_at).toBeNull();
 
     await deleteDestination(page, api, account.id, id);
     expect(browser.problems).toEqual([]);

@@ -74,7 +74,10 @@ const same = (left: unknown, right: unknown): boolean => JSON.stringify(left) ==
 function changeOf(draft: Draft, base: DestinationView, creating: boolean): DestinationChange {
   const change: DestinationChange = {};
   if (creating || draft.type !== base.type) change.type = draft.type;
-  if (creating || draft.target !== (base.target ?? '')) change.target = draft.target.trim();
+  // A target sent again re-enables a disabled destination (as set_url does the primary), unless it shows
+  // `***`: sending that back would replace the password, so the user types the whole target again.
+  const enabling = base.state.disabled_at !== null && !draft.target.includes('***');
+  if (creating || enabling || draft.target !== (base.target ?? '')) change.target = draft.target.trim();
   const actions = actionList(draft.actions);
   if (!same(actions, base.actions)) change.actions = actions;
   const filter = filterValue(draft.filter);

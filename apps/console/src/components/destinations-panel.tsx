@@ -63,6 +63,7 @@ function DestinationRow({ view, busy, onEdit, onToggle, onDelete }: {
           <span class="muted">
             {' '}
             since <Time iso={view.state.disabled_at} />
+            {!primary && '; saving its target again (Edit, Save) enables it'}
           </span>
         )}
       </td>
