@@ -36,7 +36,7 @@ async function main(command: string | undefined, argument: string | undefined): 
   const { databaseUrl, box } = rotationSettings();
   const report = await resealSecrets(databaseUrl, box);
   process.stdout.write(
-    `secrets: sealed ${report.accounts} account secret(s) and ${report.bot_webhooks} bot webhook key(s) with key "${box.currentKeyId}"; ` +
+    `secrets: sealed ${report.accounts} account secret(s), ${report.bot_webhooks} bot webhook key(s) and ${report.destinations} destination credential(s) with key "${box.currentKeyId}"; ` +
       `every stored secret is now under it, so SECRETS_PREVIOUS_KEYS can be removed\n`,
   );
 }

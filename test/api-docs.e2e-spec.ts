@@ -189,14 +189,20 @@ describe('config-api documentation details', () => {
   it('gives every Open API operation the signed query and the error codes with their statuses', () => {
     const openApi = operations(document).filter(([route]) => route.includes(' /open_api_v1/'));
     expect(openApi.map(([route]) => route).sort()).toEqual([
+      'delete /open_api_v1/destinations/{id}',
+      'get /open_api_v1/destinations',
       'get /open_api_v1/events',
       'get /open_api_v1/push_settings',
+      'post /open_api_v1/destinations',
+      'post /open_api_v1/destinations/{id}/pause',
+      'post /open_api_v1/destinations/{id}/resume',
       'post /open_api_v1/portal_link',
       'post /open_api_v1/send_test_event',
       'post /open_api_v1/set_delivery_options',
       'post /open_api_v1/set_permissions',
       'post /open_api_v1/set_push_content_type',
       'post /open_api_v1/set_url',
+      'put /open_api_v1/destinations/{id}',
     ]);
     for (const [route, operation] of openApi) {
       const query = (operation.parameters as ParameterObject[]).filter((parameter) => parameter.in === 'query' && parameter.required);

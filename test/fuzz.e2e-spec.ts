@@ -18,6 +18,7 @@ import {
   hostileText,
   ingestEventText,
 } from './support/fuzz-arbitraries';
+import { destinationBody } from './support/destination-arbitraries';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { portalToken } from './support/portal-client';
 
@@ -190,7 +191,7 @@ describe(`fuzzing every route (seed ${SEED})`, () => {
   it('finds every app serving routes from its docs', async () => {
     for (const [name, app] of Object.entries(apps)) before[name] = await seriesCount(app);
     const paths = new Set(routes.map((route) => route.path));
-    for (const path of ['/open_api_v1/set_url', '/admin/v1/events', '/v1/events/batch', '/v1/bot/task-push', '/health/ready', '/portal/v1/settings', '/portal/v1/redeliver', '/portal/v1/test-event', '/open_api_v1/events']) {
+    for (const path of ['/open_api_v1/set_url', '/admin/v1/events', '/v1/events/batch', '/v1/bot/task-push', '/health/ready', '/portal/v1/settings', '/portal/v1/redeliver', '/portal/v1/test-event', '/open_api_v1/events', '/open_api_v1/destinations', '/open_api_v1/destinations/{id}', '/open_api_v1/destinations/{id}/resume', '/portal/v1/destinations/{id}', '/admin/v1/accounts/{id}/destinations/{destination_id}/pause']) {
       expect(paths).toContain(path);
     }
   });
@@ -198,6 +199,27 @@ describe(`fuzzing every route (seed ${SEED})`, () => {
   it('answers no generated request of any route with a server error', async () => {
     const arbitrary = fc.constantFrom(...routes).chain(requestFor);
     await fc.assert(fc.asyncProperty(arbitrary, expectNoServerError), { seed: SEED, numRuns: runs(2500), endOnFailure: true });
+  });
+
+  it('answers no destination body (CONTRACT §11) with a server error, through each door', async () => {
+    const created = (await fetch(`${apps.configApi.url}/admin/v1/accounts/${account.id}/destinations`, {
+      method: 'POST',
+      headers: ADMIN_HEADERS,
+      body: JSON.stringify({ type: 'webhook', target: 'https://hooks.example.com/fuzz' }),
+    }).then((response) => response.json())) as Json;
+    const id = created.id as string;
+    const doors: { method: string; url: () => string; headers: Record<string, string> }[] = [
+      { method: 'POST', url: () => `${apps.configApi.url}/open_api_v1/destinations?${openApiAuth('right')}`, headers: {} },
+      { method: 'PUT', url: () => `${apps.configApi.url}/open_api_v1/destinations/${id}?${openApiAuth('right')}`, headers: {} },
+      { method: 'PUT', url: () => `${apps.configApi.url}/portal/v1/destinations/${id}`, headers: { authorization: portalBearer() } },
+      { method: 'POST', url: () => `${apps.configApi.url}/admin/v1/accounts/${account.id}/destinations`, headers: { authorization: ADMIN_HEADERS.authorization } },
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...doors), destinationBody, async (door, body) => {
+        await expectNoServerError({ method: door.method, url: door.url(), headers: { ...door.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      }),
+      { seed: SEED + 2, numRuns: runs(600), endOnFailure: true },
+    );
   });
 
   it('answers no generated path or method with a server error', async () => {

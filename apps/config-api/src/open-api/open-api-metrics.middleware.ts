@@ -18,7 +18,8 @@ export function operationLabel(request: Request): string {
   const template = (request.route as { path?: unknown } | undefined)?.path;
   // Without a matching handler, the route left on the request is this middleware's own (`/open_api_v1/*path`).
   if (typeof template !== 'string' || !template.startsWith(`${OPEN_API_PREFIX}/`) || template.includes('*')) return UNMATCHED_OPERATION;
-  return template.slice(OPEN_API_PREFIX.length + 1);
+  // Path parameters as the documentation writes them (`destinations/{id}`), so labels and /docs agree.
+  return template.slice(OPEN_API_PREFIX.length + 1).replace(/:([A-Za-z_]+)/g, '{$1}');
 }
 
 /** Counts every request under the Open API prefix once it is answered, matched or not, authenticated or not. */

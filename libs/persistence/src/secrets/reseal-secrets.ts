@@ -5,7 +5,11 @@ import { SecretBox, SecretBoxError } from '@app/runtime';
 export const SECRET_COLUMNS = {
   accounts: ['open_api_token', 'signing_secret', 'previous_signing_secret'],
   bot_webhooks: ['key'],
+  destinations: ['target', 'auth', 'signing_secret'],
 } as const;
+
+/** Where each table's walk by id starts: destinations have text ids (`dst_…`), the others integers. */
+const FIRST_ID: Record<keyof typeof SECRET_COLUMNS, string | number> = { accounts: 0, bot_webhooks: 0, destinations: '' };
 
 type SecretTable = keyof typeof SECRET_COLUMNS;
 const BATCH = 500;
@@ -23,7 +27,7 @@ export async function resealSecrets(databaseUrl: string, box: SecretBox): Promis
   const client = new Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
-    const report: ResealReport = { accounts: 0, bot_webhooks: 0 };
+    const report: ResealReport = { accounts: 0, bot_webhooks: 0, destinations: 0 };
     for (const table of Object.keys(SECRET_COLUMNS) as SecretTable[]) report[table] = await resealTable(client, box, table);
     return report;
   } finally {
@@ -37,7 +41,7 @@ async function resealTable(client: Client, box: SecretBox, table: SecretTable): 
   // left() rather than LIKE: key ids may contain `_`, a LIKE wildcard.
   const stale = columns.map((column) => `(${column} IS NOT NULL AND left(${column}, length($2)) <> $2)`).join(' OR ');
   let resealed = 0;
-  let afterId = 0;
+  let afterId = FIRST_ID[table];
   for (;;) {
     await client.query('BEGIN');
     try {
@@ -46,7 +50,7 @@ async function resealTable(client: Client, box: SecretBox, table: SecretTable): 
         [afterId, prefix],
       );
       for (const row of rows) {
-        const id = Number(row.id);
+        const id = row.id as string | number;
         const changes = columns.filter((column) => typeof row[column] === 'string' && box.needsResealing(row[column]));
         const values = changes.map((column) => resealValue(box, row[column] as string, `${table} ${id} ${column}`));
         await client.query(`UPDATE ${table} SET ${changes.map((column, index) => `${column} = $${index + 2}`).join(', ')} WHERE id = $1`, [

@@ -27,8 +27,9 @@ export class AccountDeletionRunner extends SteppedTaskRunner<number> {
     );
     if (events.length > 0) {
       const seqs = events.map((row) => row.seq);
-      // Both tables are partitioned by the event's seq: the list prunes them to the events' days.
+      // These tables are partitioned by the event's seq: the list prunes them to the events' days.
       await manager.query(`DELETE FROM delivery_attempts WHERE event_seq = ANY($1::bigint[])`, [seqs]);
+      await manager.query(`DELETE FROM destination_deliveries WHERE event_seq = ANY($1::bigint[])`, [seqs]);
       await manager.query(`DELETE FROM events WHERE seq = ANY($1::bigint[])`, [seqs]);
       await manager.query(`DELETE FROM event_keys WHERE event_seq = ANY($1::bigint[]) AND account_id = $2`, [seqs, accountId]);
       await manager.query(`UPDATE account_deletions SET events_deleted = events_deleted + $2 WHERE id = $1`, [accountId, seqs.length]);

@@ -15,7 +15,7 @@ export interface AccountDeletionStarted {
  * Offboarding (CONTRACT §12). In one transaction: the account is marked deleted (every admin route,
  * ingest and the portal links refuse it from then on), its Open API token is replaced by one nobody
  * knows (2059: the guard reads the token from PostgreSQL on every call), its portal sessions and link
- * codes, bot webhooks and callback settings are deleted. Then the other processes are told (the
+ * codes, bot webhooks and callback settings are deleted, its destinations marked deleted. Then the other processes are told (the
  * workers' settings caches, ingest's bot webhook lookups) and the rows go in the background.
  */
 @Injectable()
@@ -40,6 +40,11 @@ export class AccountDeletionService {
       for (const table of ['portal_sessions', 'portal_link_codes', 'bot_webhooks', 'callback_settings']) {
         await manager.query(`DELETE FROM ${table} WHERE account_id = $1`, [accountId]);
       }
+      // Its extra destinations stop at once: ingest takes no more deliveries for them and the worker ends
+      // their pending ones without a call; the rows go with the account (ON DELETE CASCADE).
+      await manager.query(`UPDATE destinations SET deleted_at = now(), version = version + 1, updated_at = now() WHERE account_id = $1 AND deleted_at IS NULL`, [
+        accountId,
+      ]);
       await manager.query(`INSERT INTO account_deletions (id, lease_owner, heartbeat_at) VALUES ($1, $2, now())`, [accountId, this.runner.owner]);
       return true;
     });
