@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { adminCall } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { launchBrowser, type TestBrowser } from './support/browser';
 import { ensureConsoleBuilt } from './support/console-build';
@@ -70,6 +71,9 @@ describe('portal: Destinations', () => {
   it('lists the push URL first as primary, adds a webhook destination, pauses, resumes and deletes it', async () => {
     const account = await createAccount(api);
     await setCallbackSettings(api.app, account.id, { pushUrl: pushReceiver.url, contentType: 'JSON', permissions: 'all' });
+    // Another account's destination never shows here (the list below is exactly this account's).
+    const stranger = await createAccount(api);
+    expect((await adminCall(api, 'POST', `/admin/v1/accounts/${stranger.id}/destinations`, { type: 'webhook', target: `${receiver.url}/stranger` })).status).toBe(201);
     await openDestinations(account);
     const primary = destinationRow(page, 'primary');
     await primary.waitFor();
