@@ -133,6 +133,23 @@ describe('admin accounts API (/admin/v1/accounts)', () => {
       disabled_reason: null,
       endpoint: null,
       lane: { waiting: 0, pace_per_second: null },
+      // CONTRACT §11: the primary is listed as a destination too.
+      destinations: [
+        {
+          id: 'primary',
+          type: 'webhook',
+          target: null,
+          actions: null,
+          filter: null,
+          content_type: 'application/x-www-form-urlencoded',
+          format: 'udesk',
+          auth: null,
+          ordering: 'none',
+          max_per_second: null,
+          paused: false,
+          state: { breaker: 'closed', disabled_at: null },
+        },
+      ],
     });
     const text = JSON.stringify(view.body);
     expect(text).not.toContain(account.signing_secret);

@@ -1,8 +1,11 @@
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 import type { DestinationTarget } from '../apps/delivery-worker/src/delivery/destinations/destination-transport';
 import type { DestinationTransports } from '../apps/delivery-worker/src/delivery/destinations/destination-transports';
+import { freePort } from './support/free-port';
+import { HangingPort } from './support/hanging-port';
+import { waitFor } from './support/wait-for';
 import { TestReceiver } from './support/receiver';
 import { makeCertificateAuthority } from './support/test-certificates';
 import { CapturedLog, expectNoCredential, testDelivery, testRedis, testTransports } from './support/transport-fixtures';
@@ -125,6 +128,30 @@ describe('webhook transport: OAuth2 client credentials', () => {
     expect(issued).toBe(2);
   });
 
+  it('fails the attempt, without asking token_url, while Redis cannot be reached', async () => {
+    const unreachable = new Redis(`redis://127.0.0.1:${await freePort()}`, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const cut = testTransports(unreachable, PREFIX, log);
+    try {
+      const before = tokenEndpoint.requests.length;
+      const outcome = await send(cut, { ...target(), id: 'dst_oauth_no_redis' });
+      expect(outcome).toMatchObject({ ok: false, reason: expect.stringMatching(/^oauth2 token cache unavailable: /) });
+      expect(tokenEndpoint.requests.length).toBe(before);
+    } finally {
+      await cut.close();
+      unreachable.disconnect();
+    }
+  });
+
+  it('bounds the token request by the attempt time-out', async () => {
+    const hanging = await new HangingPort().start();
+    try {
+      const outcome = await send(worker(), { ...target(), id: 'dst_oauth_hanging', auth: { ...(target().auth as object), token_url: `http://127.0.0.1:${hanging.port}/token` } as DestinationTarget['auth'] }, 800);
+      expect(outcome).toMatchObject({ ok: false, reason: `token endpoint 127.0.0.1:${hanging.port}: no answer within 800 ms` });
+    } finally {
+      await hanging.stop();
+    }
+  });
+
   it('fails naming the token endpoint when it refuses, without the secret', async () => {
     tokenStatus = 401;
     const outcome = await send(worker(), { ...target(), id: 'dst_oauth_failing' });
@@ -167,12 +194,24 @@ describe('webhook transport: mTLS', () => {
     expect(seenClients).toEqual(['destination client']);
   });
 
+  it('closes a destination pool once unused, and opens a new one for the next send', async () => {
+    const quick = testTransports(redis, PREFIX, log, { idleCloseMs: 300 });
+    transports.push(quick);
+    const mtls = { id: 'dst_mtls_idle', type: 'webhook' as const, url, auth: { type: 'mtls' as const, certificate: clientCertificate.certificate, private_key: clientCertificate.privateKey, ca: authority.certificate } };
+    expect(await send(quick, mtls)).toMatchObject({ ok: true });
+    expect(quick.clientCertificatePools).toBe(1);
+    await waitFor('the unused pool to close', () => quick.clientCertificatePools === 0);
+    expect(await send(quick, mtls)).toMatchObject({ ok: true });
+    expect(quick.clientCertificatePools).toBe(1);
+    seenClients.splice(0);
+  });
+
   it('fails with a certificate the server does not trust, and with none', async () => {
     const wrong = await send(worker(), { id: 'dst_mtls_wrong', type: 'webhook', url, auth: { type: 'mtls', certificate: strangerCertificate.certificate, private_key: strangerCertificate.privateKey, ca: authority.certificate } });
     expect(wrong).toMatchObject({ ok: false, reason: expect.stringContaining('connection failed') });
     const none = await send(worker(), { id: 'dst_mtls_none', type: 'webhook', url, auth: null });
     expect(none.ok).toBe(false);
-    expect(seenClients).toEqual(['destination client']);
+    expect(seenClients).toEqual([]);
   });
 
   it('refuses a private key that does not match the certificate, naming no key material', async () => {

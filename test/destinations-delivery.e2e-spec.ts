@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { connect } from 'amqplib';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { Destination, resumeDestination } from '@app/persistence';
+import { Destination, failDeletedDestinationDeliveries, resumeDestination } from '@app/persistence';
 import { readSecretsKeys, SecretBox } from '@app/runtime';
 import { generateSigningSecret } from '@app/signing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
-import { createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from './support/fixtures';
+import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from './support/fixtures';
 import { type ReceivedRequest, TestReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { announceSettingsChange, deliveryQueueOf, eventRows, insertEvents, useOwnRedisPrefix } from './support/worker-process';
@@ -252,5 +253,121 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     const rows = await settled(ids, target.id, ['delivered']);
     expect(rows.map((row) => row.attempts)).toEqual([1, 1, 1]);
     expect(target.receiver.requests.map((request) => header(request, 'webhook-id')).sort()).toEqual([...ids].sort());
+  });
+
+  it("pauses the primary too: its events wait without attempts, resume sends them in order", async () => {
+    const { account, primary } = await accountWithPrimary();
+    const other = await addDestination(account.id);
+    await dataSource.query(`UPDATE callback_settings SET paused = true, version = version + 1 WHERE account_id = $1`, [account.id]);
+    await announceSettingsChange(worker.app, account.id);
+    const events = [
+      await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 }),
+      await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 2 }),
+    ];
+    await settled(events, other.id, ['delivered']);
+    const parked = await waitFor('the primary events to be parked', async () => {
+      const rows = await eventRows(worker.app, events);
+      return rows.every((row) => row.next_attempt_at === null) ? rows : undefined;
+    });
+    expect(parked.map((row) => [row.status, row.attempts])).toEqual([
+      ['queued', 0],
+      ['queued', 0],
+    ]);
+    expect(primary.requests).toHaveLength(0);
+
+    const announce = () => announceSettingsChange(worker.app, account.id);
+    expect(await resumeDestination(dataSource, deliveryQueueOf(worker.app), account.id, 'primary', announce)).toBe(2);
+    await primaryDelivered(events);
+    expect(primary.requests.map((request) => header(request, 'webhook-id')).sort()).toEqual([...events].sort());
+  });
+
+  it('never sends a pending destination delivery of an event erased meanwhile', async () => {
+    const { account } = await accountWithPrimary();
+    const held = await addDestination(account.id, { paused: true });
+    const events = [await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 })];
+    await primaryDelivered(events);
+    await waitFor('the delivery to be parked', async () => ((await deliveries(events))[0]?.next_attempt_at === null ? true : undefined));
+
+    await dataSource.query(`UPDATE events SET erased = true, message = 'null' WHERE event_id = $1`, [events[0]]);
+    await resumeDestination(dataSource, deliveryQueueOf(worker.app), account.id, held.id);
+    const [row] = await settled(events, held.id, ['failed']);
+    expect(row).toMatchObject({ attempts: 0, last_error: 'erased' });
+    expect(held.receiver.requests).toHaveLength(0);
+  });
+
+  it('stops the destinations of an offboarded account at once', async () => {
+    const { account } = await accountWithPrimary();
+    const held = await addDestination(account.id, { paused: true });
+    const events = [await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 })];
+    await waitFor('the delivery to be parked', async () => ((await deliveries(events))[0]?.next_attempt_at === null ? true : undefined));
+
+    const response = await fetch(`${configApi.url}/admin/v1/accounts/${account.id}`, { method: 'DELETE', headers: ADMIN_HEADERS });
+    expect(response.status).toBeLessThan(300);
+    // Marked deleted in the deletion's own transaction (the rows then go with the account).
+    const rows = await dataSource.query<{ deleted_at: Date | null }[]>(`SELECT deleted_at FROM destinations WHERE id = $1`, [held.id]);
+    expect(rows.every((row) => row.deleted_at !== null)).toBe(true);
+    await waitFor('the account to be gone', async () =>
+      (await dataSource.query<unknown[]>(`SELECT 1 FROM accounts WHERE id = $1`, [account.id])).length === 0 ? true : undefined,
+    );
+    expect(await deliveries(events)).toEqual([]);
+    expect(await dataSource.query<unknown[]>(`SELECT 1 FROM destinations WHERE id = $1`, [held.id])).toEqual([]);
+    expect(held.receiver.requests).toHaveLength(0);
+  });
+
+  it('fails every pending delivery of a deleted destination at once (config-api delete)', async () => {
+    const { account } = await accountWithPrimary();
+    const doomed = await addDestination(account.id, { paused: true });
+    const events = [
+      await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 }),
+      await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 2 }),
+    ];
+    await dataSource.query(`UPDATE destinations SET deleted_at = now() WHERE id = $1`, [doomed.id]);
+    expect(await failDeletedDestinationDeliveries(dataSource, doomed.id)).toBe(2);
+    expect((await deliveries(events)).map((row) => [row.status, row.last_error])).toEqual([
+      ['failed', 'destination deleted'],
+      ['failed', 'destination deleted'],
+    ]);
+  });
+
+  it('publishes to a RabbitMQ destination as a CloudEvent, signed with its secret, and records the attempt without the password', async () => {
+    const { account } = await accountWithPrimary();
+    const exchange = `dest-core-${process.pid}-${Date.now().toString(36)}`;
+    const broker = await connect('amqp://guest:guest@127.0.0.1:5672');
+    try {
+      const channel = await broker.createChannel();
+      await channel.assertExchange(exchange, 'direct', { durable: false, autoDelete: true });
+      const { queue } = await channel.assertQueue('', { exclusive: true });
+      await channel.bindQueue(queue, exchange, 'events');
+      const secret = generateSigningSecret();
+      const id = `dst_${randomBytes(12).toString('hex')}`;
+      const shown = `amqp://guest:***@127.0.0.1:5672/?exchange=${exchange}&routing_key=events`;
+      const row: Partial<Destination> = {
+        id,
+        accountId: account.id,
+        type: 'rabbitmq',
+        format: 'cloudevents',
+        target: secrets.seal(`amqp://guest:guest@127.0.0.1:5672/?exchange=${exchange}&routing_key=events`),
+        targetShown: shown,
+        signingSecret: secrets.seal(secret),
+      };
+      await dataSource.getRepository(Destination).insert(row as never);
+      await announceSettingsChange(worker.app, account.id);
+
+      const eventId = await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 3 });
+      const message = await waitFor('the CloudEvent in the queue', async () => (await channel.get(queue, { noAck: true })) || undefined);
+      const body = message.content.toString('utf8');
+      expect(JSON.parse(body)).toMatchObject({ specversion: '1.0', id: eventId, type: 'Customer_create', data: { id: 3 } });
+      const headers = message.properties.headers as Record<string, string>;
+      expect(() => new Webhook(secret).verify(body, { 'webhook-id': headers['webhook-id'], 'webhook-timestamp': String(headers['webhook-timestamp']), 'webhook-signature': headers['webhook-signature'] })).not.toThrow();
+      await settled([eventId], id, ['delivered']);
+      const attempts = await dataSource.query<{ url: string; request_headers: Record<string, string> }[]>(
+        `SELECT url, request_headers FROM delivery_attempts WHERE destination_id = $1`,
+        [id],
+      );
+      expect(attempts.map((attempt) => attempt.url)).toEqual([shown]);
+      expect(JSON.stringify(attempts)).not.toContain('guest:guest');
+    } finally {
+      await broker.close();
+    }
   });
 });

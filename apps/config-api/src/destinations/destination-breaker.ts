@@ -13,6 +13,12 @@ export async function destinationBreakerState(redis: Redis, prefix: string, acco
   } catch {
     return 'closed';
   }
-  const state = await redis.hget(breakerKey(prefix, endpointKey), 'state');
+  let state: string | null;
+  try {
+    state = await redis.hget(breakerKey(prefix, endpointKey), 'state');
+  } catch {
+    // Redis away: the change is stored already, and an answer that failed here would lose a create's secret.
+    return 'closed';
+  }
   return state === 'open' || state === 'half_open' ? state : 'closed';
 }

@@ -246,7 +246,14 @@ export class DestinationsService {
       [accountId],
     );
     const primary: PrimaryRow = row ?? { push_url: null, push_content_type: 'application/x-www-form-urlencoded', delivery_ordering: 'none', max_per_second: null, paused: false, disabled_at: null };
-    const breaker = primary.push_url ? (await readEndpointState(this.redis, this.environment.redis.prefix, accountId, primary.push_url)).state : 'closed';
+    let breaker = 'closed';
+    if (primary.push_url) {
+      try {
+        breaker = (await readEndpointState(this.redis, this.environment.redis.prefix, accountId, primary.push_url)).state;
+      } catch {
+        // Redis away: the view still answers (as the account view's lane does).
+      }
+    }
     return primaryViewOf(primary, breaker);
   }
 

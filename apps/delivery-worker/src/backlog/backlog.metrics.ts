@@ -24,17 +24,25 @@ const READ_TIMEOUT_MS = 3000;
  * Due means next_attempt_at has passed: events waiting for a later retry are not backlog, so a receiver
  * that is down for a day does not look like workers falling behind. Both ranges walk
  * events_pending_due_idx (the partial index on pending rows) and stop at the first row not yet due;
- * rows without a due time (written by something other than the service) count as due now.
+ * rows without a due time (written by something other than the service) count as due now, except a
+ * paused primary's, which wait for their resume. Deliveries to extra destinations (CONTRACT §11) are
+ * jobs on the same queues, so their due ones count too (paused ones have no due time).
  */
 const BACKLOG_SQL = `
   SELECT (SELECT count(*) FROM (
             SELECT 1 FROM events WHERE ${isDueSql()} LIMIT ${BACKLOG_COUNT_CAP}
           ) due)
        + (SELECT count(*) FROM (
-            SELECT 1 FROM events WHERE ${isUndatedSql()} LIMIT ${BACKLOG_COUNT_CAP}
-          ) undated) AS events,
-         coalesce(extract(epoch FROM now() - (
-           SELECT min(next_attempt_at) FROM events WHERE ${isDueSql()}
+            SELECT 1 FROM events WHERE ${isUndatedSql()}
+               AND NOT EXISTS (SELECT 1 FROM callback_settings s WHERE s.account_id = events.account_id AND s.paused)
+             LIMIT ${BACKLOG_COUNT_CAP}
+          ) undated)
+       + (SELECT count(*) FROM (
+            SELECT 1 FROM destination_deliveries WHERE ${isDueSql()} LIMIT ${BACKLOG_COUNT_CAP}
+          ) destinations_due) AS events,
+         coalesce(extract(epoch FROM now() - least(
+           (SELECT min(next_attempt_at) FROM events WHERE ${isDueSql()}),
+           (SELECT min(next_attempt_at) FROM destination_deliveries WHERE ${isDueSql()})
          )), 0)::float8 AS oldest_due_seconds`;
 
 export interface Backlog {

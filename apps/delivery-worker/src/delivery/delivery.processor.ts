@@ -49,18 +49,20 @@ export class DeliveryProcessor {
   ) {}
 
   readonly process = (job: Job<DeliveryJobData>, token?: string): Promise<DeliveryResult> => {
-    workerStageStamps.taken(job);
+    // Stage stamps are per event seq and follow the primary's steps; an extra destination's job of the same event must not mix in.
+    const stamped = job.data.destinationId === undefined;
+    if (stamped) workerStageStamps.taken(job);
     const run = jobSpan(job.data, () => this.delivery.deliver(job, token));
     // The job leaves the queue unless it was only moved to later: its account's backlog shrinks (fair turns).
     const tracked = run.then(
       () => {
         this.queues.settled(job.data.accountId);
-        workerStageStamps.forget(job.data.eventSeq);
+        if (stamped) workerStageStamps.forget(job.data.eventSeq);
       },
       (error: unknown) => {
         if (error instanceof DelayedError) return;
         this.queues.settled(job.data.accountId);
-        workerStageStamps.forget(job.data.eventSeq);
+        if (stamped) workerStageStamps.forget(job.data.eventSeq);
       },
     );
     this.running.add(tracked);

@@ -51,12 +51,15 @@ interface TakerRow {
  * once, at ingest, so no process ever fans out twice. Held in memory and kept fresh by the settings
  * channel (config-api publishes the account on every destination change): the set of accounts that
  * have any destination is one small query per TTL for the whole process, so an account with none
- * costs no SQL per event; an account with some costs one query per TTL or change.
+ * costs no SQL per event (one after a change of its settings); an account with some costs one query
+ * per TTL or change.
  */
 @Injectable()
 export class DestinationDirectory implements OnModuleInit, OnApplicationShutdown {
   private accounts: { ids: ReadonlySet<number>; expiresAt: number } | null = null;
   private readonly entries = new Map<number, AccountTakers>();
+  /** Accounts announced as changed since the set was read: looked up on their next event (one query), then known again. */
+  private readonly changed = new Map<number, true>();
   /** Bumped by every invalidation, so a load that raced one is not cached. */
   private epoch = 0;
   private readonly subscription: ChangeSubscription;
@@ -85,7 +88,9 @@ export class DestinationDirectory implements OnModuleInit, OnApplicationShutdown
    */
   async takersOf(events: readonly FanOutEvent[]): Promise<string[][] | null> {
     const withDestinations = await this.accountsWithDestinations();
-    const wanted = [...new Set(events.map((event) => event.accountId))].filter((accountId) => withDestinations.has(accountId));
+    const wanted = [...new Set(events.map((event) => event.accountId))].filter(
+      (accountId) => withDestinations.has(accountId) || this.changed.has(accountId),
+    );
     if (wanted.length === 0) return null;
     const byAccount = await this.takersByAccount(wanted);
     let any = false;
@@ -98,15 +103,16 @@ export class DestinationDirectory implements OnModuleInit, OnApplicationShutdown
     return any ? result : null;
   }
 
+  /** One account changed: its entry goes, and its next event looks it up again (it may have got its first destination). */
   invalidate(accountId: number): void {
     this.entries.delete(accountId);
-    // The account may have just got its first destination or lost its last one.
-    this.accounts = null;
+    setBounded(this.changed, accountId, true, MAX_ENTRIES);
     this.epoch += 1;
   }
 
   invalidateAll(): void {
     this.entries.clear();
+    this.changed.clear();
     this.accounts = null;
     this.epoch += 1;
   }
@@ -117,7 +123,10 @@ export class DestinationDirectory implements OnModuleInit, OnApplicationShutdown
     const epoch = this.epoch;
     const rows = await this.dataSource.query<{ account_id: number }[]>(ACCOUNTS_SQL);
     const ids = new Set(rows.map((row) => row.account_id));
-    if (this.subscription.listening && epoch === this.epoch) this.accounts = { ids, expiresAt: Date.now() + DESTINATIONS_TTL_MS };
+    if (this.subscription.listening && epoch === this.epoch) {
+      this.accounts = { ids, expiresAt: Date.now() + DESTINATIONS_TTL_MS };
+      this.changed.clear();
+    }
     return ids;
   }
 
@@ -144,10 +153,15 @@ export class DestinationDirectory implements OnModuleInit, OnApplicationShutdown
       entry.takers.push({ id: row.id, actions: row.actions ? new Set(row.actions) : null, filter: row.filter });
     }
     if (listening && epoch === this.epoch) {
+      const ids = new Set(this.accounts?.ids ?? []);
       for (const accountId of missing) {
         const entry = found.get(accountId);
         if (entry) setBounded(this.entries, accountId, entry, MAX_ENTRIES);
+        if (entry) ids.add(accountId);
+        else ids.delete(accountId);
+        this.changed.delete(accountId);
       }
+      if (this.accounts) this.accounts = { ids, expiresAt: this.accounts.expiresAt };
     }
     return found;
   }

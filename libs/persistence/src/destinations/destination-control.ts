@@ -45,13 +45,21 @@ function bySeq<T>(seqOf: (row: T) => string): (a: T, b: T) => number {
  * `primary`: the account's pending events) is enqueued again in accepted order, so they go in that
  * order. Paused deliveries wait without a job, so this is what sends them; rows that still have a job
  * get the same job id, which the queue ignores. Answers how many were enqueued, or null when there is
- * no such destination. The caller announces the change on the settings channel first (the worker's
- * cache of the primary's pause), then calls this.
+ * no such destination. `announce` (publish the account on the settings channel) runs between the
+ * update and the enqueueing: the workers' cache of the primary's pause must drop it before the jobs
+ * arrive (a job that still saw it paused parks its event again, which the reconciler then re-adds).
  */
-export async function resumeDestination(dataSource: DataSource, queues: DeliveryEnqueuer, accountId: number, destinationId: string): Promise<number | null> {
+export async function resumeDestination(
+  dataSource: DataSource,
+  queues: DeliveryEnqueuer,
+  accountId: number,
+  destinationId: string,
+  announce: () => Promise<void> = () => Promise.resolve(),
+): Promise<number | null> {
   const primary = destinationId === PRIMARY_DESTINATION_ID;
   const [, resumed] = await dataSource.query<[unknown[], number]>(primary ? RESUME_PRIMARY_SQL : RESUME_DESTINATION_SQL, primary ? [accountId] : [destinationId, accountId]);
   if (!resumed) return null;
+  await announce();
   let after = '-1';
   let total = 0;
   for (;;) {

@@ -110,6 +110,12 @@ export class BrokerConnectionPool<C extends BrokerConnection> {
     entry.connecting.then((connection) => connection.close()).catch(() => undefined);
   }
 
+  /** A connection the broker dropped leaves the pool at once (not at its next use), if it is still the one pooled. */
+  dropped(key: string, connection: C): void {
+    const entry = this.entries.get(key);
+    if (entry?.connection === connection && entry.users === 0) this.discard(key, entry);
+  }
+
   async closeAll(): Promise<void> {
     this.closed = true;
     const entries = [...this.entries.values()];

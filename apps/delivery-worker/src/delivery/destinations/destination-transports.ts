@@ -3,8 +3,10 @@ import { OutboundHttpClient, type RedisClient, type SecretBox } from '@app/runti
 import { ClientCertificateAgents } from './client-certificate-agents';
 import type { DestinationTarget, DestinationTransport, DestinationType, OutgoingDelivery, TransportOutcome } from './destination-transport';
 import { OAuth2TokenCache } from './oauth2-token-cache';
+import { MqttTransport } from './mqtt-transport';
+import { NatsTransport } from './nats-transport';
 import { RabbitMqTransport } from './rabbitmq-transport';
-import type { TransportLogger } from './transport-outcome';
+import { failed, reasonOf, type TransportLogger } from './transport-outcome';
 import { WebhookTransport } from './webhook-transport';
 
 export type { TransportLogger } from './transport-outcome';
@@ -22,6 +24,22 @@ export interface DestinationTransportsOptions {
   idleCloseMs?: number;
   /** Bound on opening a broker connection (the attempt's own time-out bounds it too). */
   connectTimeoutMs?: number;
+}
+
+/** Every secret a target holds, to mask in any text that could quote it. */
+function credentialsOf(target: DestinationTarget): string[] {
+  const credentials: string[] = [];
+  try {
+    const url = new URL(target.url);
+    if (url.password) credentials.push(url.password, decodeURIComponent(url.password));
+  } catch {
+    // not a URL: nothing to take from it
+  }
+  const auth = target.auth;
+  if (auth?.type === 'header') credentials.push(auth.value);
+  if (auth?.type === 'oauth2') credentials.push(auth.client_secret);
+  if (auth?.type === 'mtls') credentials.push(auth.private_key);
+  return credentials;
 }
 
 /**
@@ -43,20 +61,28 @@ export class DestinationTransports implements DestinationTransport {
     const logger = options.logger ?? new Logger('DestinationTransports');
     const brokerOptions = { idleMs: idleCloseMs, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 };
     const rabbitmq = new RabbitMqTransport(options.allowPrivateTargets, logger, brokerOptions);
-    this.brokers = [rabbitmq];
-    const unavailable: DestinationTransport = {
-      send: () => Promise.resolve({ ok: false, durationMs: 0, reason: 'this destination type has no transport in this build' }),
-    };
+    const nats = new NatsTransport(options.allowPrivateTargets, logger, brokerOptions);
+    const mqtt = new MqttTransport(options.allowPrivateTargets, logger, brokerOptions);
+    this.brokers = [rabbitmq, nats, mqtt];
     this.byType = {
       webhook: new WebhookTransport(http, tokens, this.certificates),
       rabbitmq,
-      nats: unavailable,
-      mqtt: unavailable,
+      nats,
+      mqtt,
     };
   }
 
+  /** mTLS pools open now, one per destination presenting a client certificate (each closes once unused). */
+  get clientCertificatePools(): number {
+    return this.certificates.size;
+  }
+
   send(target: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
-    return this.byType[target.type].send(target, delivery, timeoutMs);
+    const transport = this.byType[target.type] as DestinationTransport | undefined;
+    if (!transport) return Promise.resolve({ ok: false, durationMs: 0, reason: `no transport for destination type ${String(target.type).slice(0, 32)}` });
+    const startedAt = performance.now();
+    // Transports answer every failure as an outcome; this keeps a bug in one from failing the job instead.
+    return transport.send(target, delivery, timeoutMs).catch((error: unknown) => failed(startedAt, `transport error: ${reasonOf(error, credentialsOf(target))}`));
   }
 
   async close(): Promise<void> {

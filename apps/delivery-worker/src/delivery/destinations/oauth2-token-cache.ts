@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { OutboundError, type OutboundHttpClient, type RedisClient, type SecretBox } from '@app/runtime';
+import { loggableErrorText, OutboundError, type OutboundHttpClient, type RedisClient, type SecretBox } from '@app/runtime';
 import type { DestinationAuth } from './destination-transport';
 
 type OAuth2Auth = Extract<DestinationAuth, { type: 'oauth2' }>;
@@ -61,7 +61,10 @@ export class OAuth2TokenCache {
     const flight = `${destinationId}\n${settings}`;
     let lookup = this.asking.get(flight);
     if (!lookup) {
-      lookup = this.lookUp(destinationId, auth, settings, Date.now() + timeoutMs).finally(() => this.asking.delete(flight));
+      lookup = this.lookUp(destinationId, auth, settings, timeoutMs)
+        // Without Redis no worker could share a token: the attempt fails (and is retried) rather than every send asking token_url.
+        .catch((error: unknown): TokenLookup => ({ ok: false, reason: `oauth2 token cache unavailable: ${loggableErrorText(error)}` }))
+        .finally(() => this.asking.delete(flight));
       this.asking.set(flight, lookup);
     }
     return lookup;
@@ -83,18 +86,19 @@ export class OAuth2TokenCache {
     }
   }
 
-  private async lookUp(destinationId: string, auth: OAuth2Auth, settings: string, deadline: number): Promise<TokenLookup> {
+  private async lookUp(destinationId: string, auth: OAuth2Auth, settings: string, timeoutMs: number): Promise<TokenLookup> {
+    const deadline = Date.now() + timeoutMs;
     const lockKey = this.key(destinationId, 'lock');
     for (;;) {
       const hit = await this.cached(destinationId, settings);
       if (hit) return hit;
       const lockId = randomUUID();
       const remaining = deadline - Date.now();
-      if (remaining <= 0) return { ok: false, reason: `token endpoint ${hostOf(auth.token_url)}: no token within the attempt's time-out` };
+      if (remaining <= 0) return { ok: false, reason: `token endpoint ${hostOf(auth.token_url)}: no token within ${timeoutMs} ms` };
       if ((await this.redis.set(lockKey, lockId, 'PX', remaining + 1000, 'NX')) === 'OK') {
         try {
           // Another worker may have stored one between the look and the lock.
-          return (await this.cached(destinationId, settings)) ?? (await this.fetch(destinationId, auth, settings, remaining));
+          return (await this.cached(destinationId, settings)) ?? (await this.fetch(destinationId, auth, settings, remaining, timeoutMs));
         } finally {
           await this.redis.eval(DELETE_IF_EQUAL, 1, lockKey, lockId);
         }
@@ -103,7 +107,7 @@ export class OAuth2TokenCache {
     }
   }
 
-  private async fetch(destinationId: string, auth: OAuth2Auth, settings: string, timeoutMs: number): Promise<TokenLookup> {
+  private async fetch(destinationId: string, auth: OAuth2Auth, settings: string, remainingMs: number, timeoutMs: number): Promise<TokenLookup> {
     const named = `token endpoint ${hostOf(auth.token_url)}`;
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
     if (auth.scope) form.set('scope', auth.scope);
@@ -114,12 +118,13 @@ export class OAuth2TokenCache {
         url: auth.token_url,
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basicCredentials(auth)}` },
         body: form.toString(),
-        timeoutMs,
+        timeoutMs: remainingMs,
         maxResponseBytes: 16_384,
       });
       status = response.status;
       body = response.body;
     } catch (error) {
+      if (error instanceof OutboundError && error.kind === 'timeout') return { ok: false, reason: `${named}: no answer within ${timeoutMs} ms` };
       const why = error instanceof OutboundError ? error.message : 'the request failed';
       return { ok: false, reason: `${named}: ${why}` };
     }

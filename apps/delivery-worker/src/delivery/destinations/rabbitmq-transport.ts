@@ -25,6 +25,8 @@ export function parseRabbitMqTarget(url: string): RabbitMqTarget | string {
     return 'target is not a valid URL';
   }
   if (parsed.protocol !== 'amqp:' && parsed.protocol !== 'amqps:') return 'target must use amqp or amqps';
+  // A raw `#` starts the URL's fragment and would silently cut the rest off.
+  if (url.includes('#')) return 'target must not contain a raw # (write %23)';
   if (!parsed.hostname) return 'target has no host';
   const secure = parsed.protocol === 'amqps:';
   const vhost = parsed.pathname.length > 1 ? decodeURIComponent(parsed.pathname.slice(1)) : '/';
@@ -41,21 +43,30 @@ export function parseRabbitMqTarget(url: string): RabbitMqTarget | string {
   };
 }
 
-/** One broker connection and its confirm channel; a channel the broker closed (404 exchange) is opened again on the next send. */
+interface ExchangeChannel {
+  channel: Promise<ConfirmChannel>;
+  /** The broker's error that closed it (e.g. `404 (NOT-FOUND) … no exchange 'x'`): the reason its pending confirms failed. */
+  closedBecause: string | null;
+}
+
+/**
+ * One broker connection, with a confirm channel per exchange: the broker closes a channel on an error
+ * (a 404 for a missing exchange), which fails every confirm pending on it, so one destination's missing
+ * exchange must not fail another destination's messages on the same broker. A closed channel is opened
+ * again on the next send.
+ */
 class RabbitMqConnection implements BrokerConnection {
-  private channel: Promise<ConfirmChannel> | null = null;
+  private readonly channels = new Map<string, ExchangeChannel>();
   private dropped = false;
   private closing = false;
-  /** The broker's last channel error (e.g. `404 (NOT-FOUND) … no exchange 'x'`): the reason a pending confirm failed. */
-  lastChannelError: string | null = null;
 
   constructor(
     private readonly model: ChannelModel,
-    onDrop: (why: string) => void,
+    onDrop: (why: string, connection: RabbitMqConnection) => void,
   ) {
     model.on('error', () => undefined);
     model.on('close', (error?: Error) => {
-      if (!this.closing && !this.dropped) onDrop(error ? error.message : 'closed by the broker');
+      if (!this.closing && !this.dropped) onDrop(error ? error.message : 'closed by the broker', this);
       this.dropped = true;
     });
   }
@@ -64,24 +75,26 @@ class RabbitMqConnection implements BrokerConnection {
     return !this.dropped;
   }
 
-  confirmChannel(): Promise<ConfirmChannel> {
-    if (!this.channel) {
-      const opening = this.model.createConfirmChannel().then((channel) => {
-        channel.on('error', (error: Error) => {
-          this.lastChannelError = error.message;
-        });
-        channel.on('close', () => {
-          if (this.channel === opening) this.channel = null;
-        });
-        return channel;
-      });
-      opening.catch(() => {
-        if (this.channel === opening) this.channel = null;
-      });
-      this.channel = opening;
-      this.lastChannelError = null;
+  confirmChannel(exchange: string): ExchangeChannel {
+    let open = this.channels.get(exchange);
+    if (!open) {
+      const entry: ExchangeChannel = { channel: this.model.createConfirmChannel(), closedBecause: null };
+      const forget = (): void => {
+        if (this.channels.get(exchange) === entry) this.channels.delete(exchange);
+      };
+      entry.channel.then(
+        (channel) => {
+          channel.on('error', (error: Error) => {
+            entry.closedBecause = error.message;
+          });
+          channel.on('close', forget);
+        },
+        forget,
+      );
+      this.channels.set(exchange, entry);
+      open = entry;
     }
-    return this.channel;
+    return open;
   }
 
   async close(): Promise<void> {
@@ -118,15 +131,16 @@ export class RabbitMqTransport implements DestinationTransport {
     if (typeof broker === 'string') return failed(startedAt, broker);
     const credentials = [broker.password, broker.connectionUrl];
     const key = BrokerConnectionPool.keyOf(broker.connectionUrl);
-    const publish = this.pool.use(key, (connectTimeoutMs) => this.connect(broker, connectTimeoutMs), timeoutMs, async (connection) => {
-      const channel = await connection.confirmChannel();
+    const publish = this.pool.use(key, (connectTimeoutMs) => this.connect(broker, key, connectTimeoutMs), timeoutMs, async (connection) => {
+      const exchange = connection.confirmChannel(broker.exchange);
+      const channel = await exchange.channel;
       await new Promise<void>((resolve, reject) => {
         channel.publish(
           broker.exchange,
           broker.routingKey,
           Buffer.from(delivery.body, 'utf8'),
           { persistent: true, messageId: delivery.eventId, contentType: delivery.contentType, headers: { ...delivery.signatureHeaders } },
-          (error: unknown) => (error ? reject(new Error(connection.lastChannelError ?? (error instanceof Error ? error.message : 'the broker did not confirm'))) : resolve()),
+          (error: unknown) => (error ? reject(new Error(exchange.closedBecause ?? (error instanceof Error ? error.message : 'the broker did not confirm'))) : resolve()),
         );
       });
     });
@@ -143,13 +157,16 @@ export class RabbitMqTransport implements DestinationTransport {
     }
   }
 
-  private async connect(broker: RabbitMqTarget, connectTimeoutMs: number): Promise<RabbitMqConnection> {
+  private async connect(broker: RabbitMqTarget, key: string, connectTimeoutMs: number): Promise<RabbitMqConnection> {
     const address = await brokerAddress(broker.host, this.allowPrivateTargets);
     const model = await connect(
       { protocol: broker.secure ? 'amqps' : 'amqp', hostname: address, port: broker.port, username: broker.username, password: broker.password, vhost: broker.vhost, heartbeat: 30 },
       { timeout: connectTimeoutMs, ...(broker.secure ? { servername: broker.host } : {}) },
     );
-    return new RabbitMqConnection(model, (why) => this.logger.warn(`rabbitmq: connection to ${broker.host}:${broker.port} closed (${redactCredentials(why, [broker.password])}); the next send reconnects`));
+    return new RabbitMqConnection(model, (why, connection) => {
+      this.pool.dropped(key, connection);
+      this.logger.warn(`rabbitmq: connection to ${broker.host}:${broker.port} closed (${redactCredentials(why, [broker.password])}); the next send reconnects`);
+    });
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,88 @@
+import { BrokerConnectionPool, brokerAddress, type BrokerConnection } from './broker-connection-pool';
+
+class FakeConnection implements BrokerConnection {
+  usable = true;
+  closed = false;
+  close(): Promise<void> {
+    this.closed = true;
+    this.usable = false;
+    return Promise.resolve();
+  }
+}
+
+describe('BrokerConnectionPool', () => {
+  let pool: BrokerConnectionPool<FakeConnection>;
+  afterEach(() => pool.closeAll());
+
+  it('shares one connect between concurrent sends of one key', async () => {
+    pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 1000 });
+    let connects = 0;
+    const connect = async () => {
+      connects += 1;
+      await new Promise((resolve) => setImmediate(resolve));
+      return new FakeConnection();
+    };
+    const used = await Promise.all(Array.from({ length: 5 }, () => pool.use('k', connect, 1000, (connection) => Promise.resolve(connection))));
+    expect(connects).toBe(1);
+    expect(new Set(used).size).toBe(1);
+  });
+
+  it('closes a connection left unused for the idle time, and connects anew afterwards', async () => {
+    jest.useFakeTimers();
+    try {
+      pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 1000 });
+      const first = await pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, (connection) => Promise.resolve(connection));
+      jest.advanceTimersByTime(59_000);
+      expect(first.closed).toBe(false);
+      jest.advanceTimersByTime(1_000);
+      await Promise.resolve();
+      expect(first.closed).toBe(true);
+      expect(pool.size).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('replaces a connection found unusable', async () => {
+    pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 1000 });
+    const first = await pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, (connection) => Promise.resolve(connection));
+    first.usable = false;
+    const second = await pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, (connection) => Promise.resolve(connection));
+    expect(second).not.toBe(first);
+    expect(first.closed).toBe(true);
+  });
+
+  it('gives up connecting after the bound and closes the late connection', async () => {
+    pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 20 });
+    let late: FakeConnection | undefined;
+    let finish: () => void = () => undefined;
+    const connect = () =>
+      new Promise<FakeConnection>((resolve) => {
+        finish = () => resolve((late = new FakeConnection()));
+      });
+    await expect(pool.use('k', connect, 1000, () => Promise.resolve())).rejects.toThrow('time-out: no connection to the broker within 20 ms');
+    finish();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late?.closed).toBe(true);
+    expect(pool.size).toBe(0);
+  });
+
+  it('refuses new sends once closed', async () => {
+    pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 20 });
+    const connection = await pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, (opened) => Promise.resolve(opened));
+    await pool.closeAll();
+    expect(connection.closed).toBe(true);
+    await expect(pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, () => Promise.resolve())).rejects.toThrow('shutting down');
+  });
+});
+
+describe('brokerAddress', () => {
+  it('refuses loopback and private literals and names unless private targets are allowed', async () => {
+    await expect(brokerAddress('127.0.0.1', false)).rejects.toThrow('refused: broker host 127.0.0.1 points to a non-public address or does not resolve');
+    await expect(brokerAddress('10.1.2.3', false)).rejects.toThrow('refused');
+    await expect(brokerAddress('[::1]', false)).rejects.toThrow('refused');
+    await expect(brokerAddress('localhost', false)).rejects.toThrow('refused: broker host localhost');
+    await expect(brokerAddress('127.0.0.1', true)).resolves.toBe('127.0.0.1');
+    await expect(brokerAddress('93.184.216.34', false)).resolves.toBe('93.184.216.34');
+  });
+});

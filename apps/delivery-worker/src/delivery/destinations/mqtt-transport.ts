@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import { BrokerConnectError, type BrokerConnection, BrokerConnectionPool, brokerAddress } from './broker-connection-pool';
+import type { DestinationTarget, DestinationTransport, OutgoingDelivery, TransportOutcome } from './destination-transport';
+import { elapsedMs, failed, reasonOf, redactCredentials, type TransportLogger, withinDeadline } from './transport-outcome';
+
+/** An MQTT destination's URL, parsed: `mqtt(s)://[user:pass@]host:port/<topic>`. */
+export interface MqttTarget {
+  secure: boolean;
+  host: string;
+  port: number;
+  username: string;
+  password: string;
+  topic: string;
+  connectionUrl: string;
+}
+
+export function parseMqttTarget(url: string): MqttTarget | string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'target is not a valid URL';
+  }
+  if (parsed.protocol !== 'mqtt:' && parsed.protocol !== 'mqtts:') return 'target must use mqtt or mqtts';
+  if (!parsed.hostname) return 'target has no host';
+  // A raw `#` ends the URL's path (it starts the fragment): `…/events/#` must not publish to `events/`.
+  const topic = url.includes('#') ? '#' : decodeURIComponent(parsed.pathname.slice(1));
+  // A publish names one topic: the wildcards are for subscribers only (MQTT 5 §4.7.1).
+  if (topic === '' || /[+#\0]/.test(topic)) return 'target must name one topic after the host (mqtt://host:port/<topic>), without + or #';
+  const secure = parsed.protocol === 'mqtts:';
+  return {
+    secure,
+    host: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : secure ? 8883 : 1883,
+    username: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    topic,
+    connectionUrl: `${parsed.protocol}//${parsed.username}:${parsed.password}@${parsed.host}`,
+  };
+}
+
+class MqttConnection implements BrokerConnection {
+  private closing = false;
+  private dropped = false;
+
+  constructor(
+    readonly client: MqttClient,
+    onDrop: (why: string, connection: MqttConnection) => void,
+  ) {
+    let lastError: string | null = null;
+    client.on('error', (error: Error) => {
+      lastError = error.message;
+    });
+    client.on('close', () => {
+      if (!this.closing && !this.dropped) onDrop(lastError ?? 'closed by the broker', this);
+      this.dropped = true;
+    });
+  }
+
+  get usable(): boolean {
+    return !this.dropped && this.client.connected;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.client.endAsync(true).catch(() => undefined);
+  }
+}
+
+/** Opens an MQTT 5 session, answering once: CONNACK, or the first error or close. */
+function openClient(options: IClientOptions): Promise<MqttClient> {
+  return new Promise((resolve, reject) => {
+    const client = connect(options);
+    const fail = (error: Error): void => {
+      client.removeListener('connect', succeed);
+      client.end(true);
+      reject(error);
+    };
+    const succeed = (): void => {
+      client.removeListener('error', fail);
+      client.removeListener('close', closed);
+      resolve(client);
+    };
+    const closed = (): void => fail(new Error('the broker closed the connection before CONNACK'));
+    client.once('connect', succeed);
+    client.once('error', fail);
+    client.once('close', closed);
+  });
+}
+
+/**
+ * Publishes with MQTT 5 at QoS 1 (CONTRACT §11 `mqtt`): the attempt succeeds on a PUBACK whose reason
+ * code is success (or "no matching subscribers"); the `webhook-*` values are user properties. The client
+ * does not reconnect by itself: a dropped connection is replaced on the next send.
+ */
+export class MqttTransport implements DestinationTransport {
+  private readonly pool: BrokerConnectionPool<MqttConnection>;
+
+  constructor(
+    private readonly allowPrivateTargets: boolean,
+    private readonly logger: TransportLogger,
+    options: { idleMs: number; connectTimeoutMs: number },
+  ) {
+    this.pool = new BrokerConnectionPool(options);
+  }
+
+  get openConnections(): number {
+    return this.pool.size;
+  }
+
+  async send(target: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
+    const startedAt = performance.now();
+    const broker = parseMqttTarget(target.url);
+    if (typeof broker === 'string') return failed(startedAt, broker);
+    const credentials = [broker.password, broker.connectionUrl];
+    const key = BrokerConnectionPool.keyOf(broker.connectionUrl);
+    const publish = this.pool.use(key, (connectTimeoutMs) => this.connect(broker, key, connectTimeoutMs), timeoutMs, async (connection) => {
+      const puback = await connection.client.publishAsync(broker.topic, Buffer.from(delivery.body, 'utf8'), {
+        qos: 1,
+        properties: { contentType: delivery.contentType, userProperties: { ...delivery.signatureHeaders } },
+      });
+      // mqtt.js rejects failing reason codes itself; this keeps a success from resting on that alone.
+      const reasonCode = (puback as { reasonCode?: number } | undefined)?.reasonCode ?? 0;
+      if (reasonCode >= 0x80) throw new Error(`the broker answered PUBACK reason code ${reasonCode}`);
+    });
+    try {
+      const outcome = await withinDeadline<TransportOutcome | null>(
+        publish.then(() => null),
+        Math.max(1, timeoutMs - elapsedMs(startedAt)),
+        () => failed(startedAt, `time-out: no PUBACK from the broker within ${timeoutMs} ms`),
+      );
+      return outcome ?? { ok: true, durationMs: elapsedMs(startedAt) };
+    } catch (error) {
+      const text = reasonOf(error, credentials);
+      return failed(startedAt, error instanceof BrokerConnectError || /^time-out|^refused/.test(text) ? text : `mqtt: ${text}`);
+    }
+  }
+
+  private async connect(broker: MqttTarget, key: string, connectTimeoutMs: number): Promise<MqttConnection> {
+    const address = await brokerAddress(broker.host, this.allowPrivateTargets);
+    const client = await openClient({
+      protocol: broker.secure ? 'mqtts' : 'mqtt',
+      host: address,
+      port: broker.port,
+      protocolVersion: 5,
+      clientId: `event-callbacks-${randomBytes(8).toString('hex')}`,
+      clean: true,
+      connectTimeout: connectTimeoutMs,
+      reconnectPeriod: 0,
+      ...(broker.username ? { username: broker.username, password: broker.password } : {}),
+      ...(broker.secure ? { servername: broker.host } : {}),
+    });
+    return new MqttConnection(client, (why, connection) => {
+      this.pool.dropped(key, connection);
+      this.logger.warn(`mqtt: connection to ${broker.host}:${broker.port} closed (${redactCredentials(why, [broker.password])}); the next send reconnects`);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.closeAll();
+  }
+}
