@@ -17,6 +17,7 @@ export default defineConfig({
       '@app/payloads/actions': `${here}../../libs/payloads/src/actions.ts`,
       '@app/payloads/admin-api.types': `${here}../../libs/payloads/src/admin-api.types.ts`,
       '@app/payloads/data-protection.types': `${here}../../libs/payloads/src/data-protection.types.ts`,
+      '@app/payloads/destination.types': `${here}../../libs/payloads/src/destinations/destination.types.ts`,
     },
   },
   build: {

@@ -1,4 +1,5 @@
 import { del, get, post, put, type QueryValues, request } from './client';
+import { accepted, destinationOf, destinationsOf, type DestinationsClient } from './destinations';
 import type { ErasureStarted, ErasureView } from '@app/payloads/data-protection.types';
 import type {
   AccountView,
@@ -29,7 +30,8 @@ export const checkToken = (token: string): Promise<unknown> => request('GET', '/
 
 export const listEvents = (query: QueryValues): Promise<EventPage> => get('/admin/v1/events', query);
 export const eventDetail = (eventId: string): Promise<EventDetail> => get(`/admin/v1/events/${id(eventId)}`);
-export const redeliverEvent = (eventId: string): Promise<EventRedelivered> => post(`/admin/v1/events/${id(eventId)}/redeliver`);
+export const redeliverEvent = (eventId: string, destinationId?: string): Promise<EventRedelivered> =>
+  post(`/admin/v1/events/${id(eventId)}/redeliver`, destinationId === undefined ? {} : { destination_id: destinationId });
 /** The event list's filters as a JSON body: the account id is a number there, not a query string. */
 export const redeliverMatching = (filter: Record<string, string>): Promise<RedeliveryStarted> =>
   post('/admin/v1/events/redeliver', { ...filter, ...(filter.account_id ? { account_id: Number(filter.account_id) } : {}) });
@@ -65,3 +67,16 @@ export const queueState = (): Promise<QueueState> => get('/admin/v1/queue');
 export const troubledEndpoints = (): Promise<{ items: EndpointItem[] }> => get('/admin/v1/endpoints');
 
 export const listBotCalls = (query: QueryValues): Promise<Page<BotCallView>> => get('/admin/v1/bot-calls', query);
+
+/** CONTRACT §11: an account's destinations, through the admin routes. */
+export const accountDestinations = (accountId: number): DestinationsClient => {
+  const base = `/admin/v1/accounts/${id(accountId)}/destinations`;
+  return {
+    list: () => get(base).then(destinationsOf),
+    create: (change) => post(base, change).then(destinationOf),
+    update: (destinationId, change) => put(`${base}/${id(destinationId)}`, change).then(destinationOf),
+    remove: (destinationId) => del(`${base}/${id(destinationId)}`).then(accepted),
+    pause: (destinationId) => post(`${base}/${id(destinationId)}/pause`).then(destinationOf),
+    resume: (destinationId) => post(`${base}/${id(destinationId)}/resume`).then(destinationOf),
+  };
+};

@@ -1,11 +1,18 @@
 import { currentToken, refusedMessage, signOut } from './session';
 
+/** What a 400 says of one wrong field. */
+export interface ErrorDetail {
+  path?: string;
+  problem?: string;
+}
+
 /** An admin API error answer (`{"error","message","details"?}`) or a network failure. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly details: ErrorDetail[] = [],
   ) {
     super(message);
   }
@@ -26,9 +33,10 @@ export function withQuery(path: string, query: QueryValues = {}): string {
 async function errorOf(response: Response): Promise<ApiError> {
   const text = await response.text();
   try {
-    const body = JSON.parse(text) as { error?: string; message?: string | string[] };
+    const body = JSON.parse(text) as { error?: string; message?: string | string[]; details?: unknown };
     const message = Array.isArray(body.message) ? body.message.join('; ') : body.message;
-    return new ApiError(response.status, body.error ?? 'error', message ?? `HTTP ${response.status}`);
+    const details = Array.isArray(body.details) ? (body.details as ErrorDetail[]) : [];
+    return new ApiError(response.status, body.error ?? 'error', message ?? `HTTP ${response.status}`, details);
   } catch {
     return new ApiError(response.status, 'error', `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
   }
@@ -63,7 +71,9 @@ export async function request<T>(
     if (response.status === 401 && options.token === undefined) signOut(refusedMessage);
     throw error;
   }
-  return (await response.json()) as T;
+  // A 204 (a destination deleted) has no body to read.
+  const text = await response.text();
+  return (text === '' ? undefined : JSON.parse(text)) as T;
 }
 
 export const get = <T>(path: string, query?: QueryValues): Promise<T> => request<T>('GET', path, { query });

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import { accountDetail, botWebhooks, enableEndpoint, portalLink, redeliverAccount, setDeliveryOptions } from '../api/admin';
+import { accountDestinations, accountDetail, botWebhooks, enableEndpoint, portalLink, redeliverAccount, setDeliveryOptions } from '../api/admin';
 import type { ApiError } from '../api/client';
 import type { AccountView, RedeliveryStarted } from '@app/payloads/admin-api.types';
 import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from '../components/bits';
 import { DeliveryOptionsPanel } from '../components/delivery-options-panel';
+import { DestinationsPanel } from '../components/destinations-panel';
 import { Link } from '../components/link';
 import { TaskProgress } from '../components/task-progress';
 import { useLoader } from '../lib/use-loader';
@@ -172,6 +173,7 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
           <AccountCredentials account={account} onChanged={answer.reload} />
           <EndpointState account={account} onChanged={answer.reload} />
           <DeliveryOptionsPanel current={account} save={(change) => setDeliveryOptions(account.id, change)} onChanged={answer.reload} />
+          <DestinationsPanel client={accountDestinations(account.id)} scope={account.id} />
           <BulkRedelivery accountId={account.id} onFinished={answer.reload} />
           <BotWebhooks accountId={account.id} />
           <AccountDataProtection account={account} onChanged={answer.reload} />

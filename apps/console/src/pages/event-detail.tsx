@@ -1,80 +1,21 @@
 import { useState } from 'preact/hooks';
 import { eventDetail, redeliverEvent } from '../api/admin';
 import type { ApiError } from '../api/client';
-import type { AttemptView, EventDetail } from '@app/payloads/admin-api.types';
+import type { EventDetail } from '@app/payloads/admin-api.types';
 import type { ComponentChildren } from 'preact';
+import { AttemptSection } from '../components/attempt-section';
 import { ErrorMessage, Fields, Json, Mono, Section, StatusBadge, Time } from '../components/bits';
+import { EventDeliveries } from '../components/event-deliveries';
 import { Link } from '../components/link';
-import { formatMs } from '../lib/format';
 import { useInterval, useLoader } from '../lib/use-loader';
 import { link, segment } from '../router';
 
 const PENDING = ['queued', 'retrying'];
 
-function Headers({ headers }: { headers: Record<string, string> | null }) {
-  if (!headers || Object.keys(headers).length === 0) return <p class="muted">none</p>;
-  return (
-    <table class="headers">
-      <tbody>
-        {Object.entries(headers).map(([name, value]) => (
-          <tr key={name}>
-            <th scope="row">{name}</th>
-            <td>{value}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-/** Attempts refused before any call (open breaker, disabled endpoint, refused target) record no request. */
-function madeNoCall(attempt: AttemptView): boolean {
-  return attempt.response_status === null && !attempt.request_body && Object.keys(attempt.request_headers ?? {}).length === 0;
-}
-
-function AttemptSection({ attempt }: { attempt: AttemptView }) {
-  const ok = attempt.response_status !== null && attempt.response_status >= 200 && attempt.response_status < 300;
-  return (
-    <article class="attempt" data-attempt={attempt.attempt}>
-      <header>
-        <strong>Attempt {attempt.attempt}</strong>
-        <span class="muted"> series {attempt.series}</span> · <Time iso={attempt.started_at} /> · {formatMs(attempt.duration_ms)} ·{' '}
-        <span class={ok ? 'badge badge-delivered' : 'badge badge-failed'}>
-          {attempt.response_status === null ? 'no answer' : `HTTP ${attempt.response_status}`}
-        </span>{' '}
-        ·{' '}
-        <Mono>{attempt.url}</Mono>
-      </header>
-      {attempt.error && (
-        <p class="attempt-error">
-          <strong>Error:</strong> {attempt.error}
-        </p>
-      )}
-      {madeNoCall(attempt) ? (
-        <p class="muted">No HTTP call was made for this attempt.</p>
-      ) : (
-      <div class="exchange">
-        <div>
-          <h4>Request headers</h4>
-          <Headers headers={attempt.request_headers} />
-          <h4>Request body</h4>
-          <Json value={attempt.request_body} label="Request body" />
-        </div>
-        <div>
-          <h4>Response {attempt.response_status ?? ''}</h4>
-          <Headers headers={attempt.response_headers} />
-          <h4>Response body</h4>
-          {attempt.response_body === null ? <p class="muted">none</p> : <Json value={attempt.response_body} label="Response body" />}
-        </div>
-      </div>
-      )}
-    </article>
-  );
-}
-
 export interface EventCalls {
   detail: (eventId: string) => Promise<EventDetail>;
-  redeliver: (eventId: string) => Promise<unknown>;
+  /** Every destination of the event, or only `destinationId` (CONTRACT §11). */
+  redeliver: (eventId: string, destinationId?: string) => Promise<unknown>;
 }
 
 const ADMIN_CALLS: EventCalls = { detail: eventDetail, redeliver: redeliverEvent };
@@ -88,9 +29,9 @@ export function EventDetailPage({ eventId, calls = ADMIN_CALLS, showAccount = tr
   // After a redelivery the page follows the event until its new attempt series settles.
   useInterval(event.reload, 1000, redelivering && (!data || PENDING.includes(data.status)));
 
-  const redeliver = (): void => {
+  const redeliver = (destinationId?: string): void => {
     setError(undefined);
-    calls.redeliver(eventId).then(() => {
+    calls.redeliver(eventId, destinationId).then(() => {
       setRedelivering(true);
       event.reload();
     }, setError);
@@ -107,7 +48,7 @@ export function EventDetailPage({ eventId, calls = ADMIN_CALLS, showAccount = tr
           <Section
             title="Event"
             actions={
-              <button type="button" onClick={redeliver}>
+              <button type="button" onClick={() => redeliver()}>
                 Redeliver
               </button>
             }
@@ -129,6 +70,7 @@ export function EventDetailPage({ eventId, calls = ADMIN_CALLS, showAccount = tr
           <Section title="Message">
             {data.erased ? <p class="muted" data-field="erased">Erased: the message and the attempts' bodies were cleared.</p> : <Json value={data.message} label="Message" />}
           </Section>
+          <EventDeliveries deliveries={data.deliveries} error={error} onRedeliver={redeliver} />
           <Section title={`Attempts (${data.attempts.length})`}>
             {data.attempts.length === 0 && <p class="muted">No attempt has been made.</p>}
             {data.attempts.map((attempt) => (

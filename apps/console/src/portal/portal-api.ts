@@ -1,4 +1,5 @@
-import { get, post, type QueryValues, request } from '../api/client';
+import { del, get, post, put, type QueryValues, request } from '../api/client';
+import { accepted, destinationOf, destinationsOf, type DestinationsClient } from '../api/destinations';
 import type { Permissions } from '@app/payloads/actions';
 import type { DeliveryOptions, EventDetail, EventPage, EventRedelivered, RotatedSecret, SeriesBucket, StatsSeries } from '@app/payloads/admin-api.types';
 
@@ -39,9 +40,20 @@ export const rotateSecret = (): Promise<RotatedSecret> => post('/portal/v1/rotat
 export const sendTestEvent = (action: string): Promise<{ event_id: string }> => post('/portal/v1/test-event', { action });
 export const listEvents = (query: QueryValues): Promise<EventPage> => get('/portal/v1/events', query);
 export const eventDetail = (eventId: string): Promise<EventDetail> => get(`/portal/v1/events/${id(eventId)}`);
-export const redeliverEvent = (eventId: string): Promise<EventRedelivered> => post(`/portal/v1/events/${id(eventId)}/redeliver`);
+export const redeliverEvent = (eventId: string, destinationId?: string): Promise<EventRedelivered> =>
+  post(`/portal/v1/events/${id(eventId)}/redeliver`, destinationId === undefined ? {} : { destination_id: destinationId });
 export const redeliverMatching = (filter: Record<string, string>): Promise<{ task_id: string; count: number }> =>
   post('/portal/v1/redeliver', { status: 'failed', ...filter });
 export const redeliveryTask = (taskId: string): Promise<PortalTask> => get(`/portal/v1/redeliver/${id(taskId)}`);
 export const health = (query: { since: string; until: string; bucket: SeriesBucket }): Promise<StatsSeries & { state: EndpointState }> =>
   get('/portal/v1/health', query);
+
+/** CONTRACT §11: the account's destinations (the primary listed first). */
+export const destinations: DestinationsClient = {
+  list: () => get('/portal/v1/destinations').then(destinationsOf),
+  create: (change) => post('/portal/v1/destinations', change).then(destinationOf),
+  update: (destinationId, change) => put(`/portal/v1/destinations/${id(destinationId)}`, change).then(destinationOf),
+  remove: (destinationId) => del(`/portal/v1/destinations/${id(destinationId)}`).then(accepted),
+  pause: (destinationId) => post(`/portal/v1/destinations/${id(destinationId)}/pause`).then(destinationOf),
+  resume: (destinationId) => post(`/portal/v1/destinations/${id(destinationId)}/resume`).then(destinationOf),
+};

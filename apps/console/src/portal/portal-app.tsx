@@ -3,6 +3,7 @@ import { currentToken, onSessionChange, signOutReason } from '../api/session';
 import { TopBar } from '../components/layout';
 import { RefreshContext } from '../lib/use-loader';
 import { DeliveriesPage } from './deliveries-page';
+import { DestinationsPage } from './destinations-page';
 import { EndpointPage } from './endpoint-page';
 import { HealthPage } from './health-page';
 import { PortalEventPage } from './portal-event-page';
@@ -10,12 +11,15 @@ import { type PortalPage, portalLink, type PortalRoute, usePortalRoute } from '.
 
 const NAV: { label: string; page: PortalPage; pages: PortalPage[] }[] = [
   { label: 'Endpoint', page: 'endpoint', pages: ['endpoint'] },
+  { label: 'Destinations', page: 'destinations', pages: ['destinations'] },
   { label: 'Deliveries', page: 'deliveries', pages: ['deliveries', 'event'] },
   { label: 'Health', page: 'health', pages: ['health'] },
 ];
 
 function Page({ route }: { route: PortalRoute }) {
   switch (route.page) {
+    case 'destinations':
+      return <DestinationsPage />;
     case 'deliveries':
       return <DeliveriesPage route={route} />;
     case 'event':

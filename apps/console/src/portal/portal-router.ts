@@ -7,8 +7,8 @@ import { useNavigationState } from '../router';
  */
 export const PORTAL_BASE = '/portal';
 
-export type PortalPage = 'endpoint' | 'deliveries' | 'event' | 'health';
-const PAGES: readonly PortalPage[] = ['endpoint', 'deliveries', 'event', 'health'];
+export type PortalPage = 'endpoint' | 'destinations' | 'deliveries' | 'event' | 'health';
+const PAGES: readonly PortalPage[] = ['endpoint', 'destinations', 'deliveries', 'event', 'health'];
 
 export interface PortalRoute {
   page: PortalPage;

@@ -1,0 +1,186 @@
+import { useState } from 'preact/hooks';
+import { ApiError } from '../api/client';
+import { type DestinationsClient, type DestinationView, MAX_DESTINATIONS_PER_ACCOUNT, PRIMARY_DESTINATION_ID } from '../api/destinations';
+import { useLoader } from '../lib/use-loader';
+import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from './bits';
+import { DestinationForm } from './destination-form';
+
+/** One word for the list: paused before disabled before the breaker's own state. */
+export function destinationState(view: DestinationView): string {
+  if (view.paused) return 'paused';
+  if (view.state.disabled_at) return 'disabled';
+  return view.state.breaker;
+}
+
+function optionsText(view: DestinationView): string {
+  const parts = [view.format, ...(view.type === 'webhook' ? [view.content_type] : []), `ordering ${view.ordering}`];
+  parts.push(view.max_per_second === null ? 'no pace limit' : `${view.max_per_second}/s`);
+  if (view.auth) parts.push(`auth ${view.auth.type}`);
+  return parts.join(' · ');
+}
+
+/** The secret of a destination just made: the API shows it this once. */
+function NewSecret({ view, onDismiss }: { view: DestinationView; onDismiss: () => void }) {
+  return (
+    <div class="secrets" role="status">
+      <p>
+        Destination <Mono><span data-field="destination-new-id">{view.id}</span></Mono> added. Copy its signing secret now: it is shown only once.
+      </p>
+      <Fields rows={[['signing_secret', <Mono><span data-field="destination-secret">{view.signing_secret}</span></Mono>]]} />
+      <button type="button" class="secondary" onClick={onDismiss}>
+        Done
+      </button>
+    </div>
+  );
+}
+
+function DestinationRow({ view, busy, onEdit, onToggle, onDelete }: {
+  view: DestinationView;
+  busy: boolean;
+  onEdit: () => void;
+  onToggle: () => void;
+  onDelete: () => void;
+}) {
+  const primary = view.id === PRIMARY_DESTINATION_ID;
+  const state = destinationState(view);
+  return (
+    <tr data-destination-id={view.id}>
+      <td class="mono" data-column="id">
+        {view.id}
+      </td>
+      <td data-column="type">{view.type}</td>
+      <td class="mono clip" data-column="target" title={view.target ?? undefined}>
+        {view.target ?? <span class="muted">no push URL</span>}
+      </td>
+      <td data-column="actions">{view.actions === null ? <span class="muted">every action</span> : view.actions.join(', ')}</td>
+      <td data-column="filter">{view.filter === null ? <span class="muted">every message</span> : <Mono>{JSON.stringify(view.filter)}</Mono>}</td>
+      <td class="muted">{optionsText(view)}</td>
+      <td data-column="state">
+        <span data-field="destination-state" data-state={state}>
+          <StatusBadge status={state} />
+        </span>
+        {view.state.disabled_at && (
+          <span class="muted">
+            {' '}
+            since <Time iso={view.state.disabled_at} />
+            {!primary && '; saving its target again (Edit, Save) enables it'}
+          </span>
+        )}
+      </td>
+      <td class="nowrap">
+        <span class="row-actions">
+          {!primary && (
+            <button type="button" class="secondary" disabled={busy} onClick={onEdit}>
+              Edit
+            </button>
+          )}
+          <button type="button" disabled={busy} onClick={onToggle}>
+            {view.paused ? 'Resume' : 'Pause'}
+          </button>
+          {!primary && (
+            <button type="button" class="secondary" disabled={busy} onClick={onDelete}>
+              Delete
+            </button>
+          )}
+        </span>
+      </td>
+    </tr>
+  );
+}
+
+/**
+ * An account's destinations (CONTRACT §11) for the console's account page and the portal's Destinations
+ * page alike: listed with their health, added, edited, paused, resumed and deleted through `client`.
+ * `scope` names whose destinations they are, so the list reloads when it changes.
+ */
+export function DestinationsPanel({ client, scope, primaryNote }: { client: DestinationsClient; scope: unknown; primaryNote?: string }) {
+  const answer = useLoader(() => client.list(), [scope]);
+  const [form, setForm] = useState<{ editing?: DestinationView } | null>(null);
+  const [created, setCreated] = useState<DestinationView>();
+  const [busy, setBusy] = useState<string>();
+  const [error, setError] = useState<ApiError>();
+  const items = answer.data ?? [];
+  const extra = items.filter((view) => view.id !== PRIMARY_DESTINATION_ID).length;
+
+  const act = (view: DestinationView, call: (id: string) => Promise<unknown>): void => {
+    setError(undefined);
+    setBusy(view.id);
+    call(view.id).then(
+      () => {
+        setBusy(undefined);
+        answer.reload();
+      },
+      (refusal: unknown) => {
+        setBusy(undefined);
+        setError(refusal instanceof ApiError ? refusal : new ApiError(0, 'error', String(refusal)));
+        answer.reload();
+      },
+    );
+  };
+  const saved = (view: DestinationView): void => {
+    if (!form?.editing) setCreated(view.signing_secret ? view : undefined);
+    setForm(null);
+    answer.reload();
+  };
+
+  return (
+    <Section
+      title="Destinations"
+      actions={
+        !form && (
+          <button type="button" onClick={() => setForm({})}>
+            Add destination
+          </button>
+        )
+      }
+    >
+      <p class="muted">
+        Where this account's events go besides its push URL: webhooks, RabbitMQ, NATS JetStream or MQTT, each with its own secret, retries and
+        state ({extra} of {MAX_DESTINATIONS_PER_ACCOUNT}). {primaryNote}
+      </p>
+      {created && <NewSecret view={created} onDismiss={() => setCreated(undefined)} />}
+      {form && (
+        <DestinationForm
+          key={form.editing?.id ?? 'new'}
+          current={form.editing}
+          save={(change) => (form.editing ? client.update(form.editing.id, change) : client.create(change))}
+          onSaved={saved}
+          onCancel={() => setForm(null)}
+        />
+      )}
+      <ErrorMessage error={answer.error ?? error} />
+      {answer.data && items.length === 0 && <p class="muted">No destination.</p>}
+      {items.length > 0 && (
+        <table class="grid destinations">
+          <thead>
+            <tr>
+              <th>ID</th>
+              <th>Type</th>
+              <th>Target</th>
+              <th>Actions</th>
+              <th>Filter</th>
+              <th>Options</th>
+              <th>State</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((view) => (
+              <DestinationRow
+                key={view.id}
+                view={view}
+                busy={busy === view.id}
+                onEdit={() => {
+                  setCreated(undefined);
+                  setForm({ editing: view });
+                }}
+                onToggle={() => act(view, view.paused ? client.resume : client.pause)}
+                onDelete={() => act(view, client.remove)}
+              />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Section>
+  );
+}
