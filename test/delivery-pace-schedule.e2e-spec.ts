@@ -5,6 +5,7 @@ import { pacedAccount } from './support/fixtures';
 import { TestReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { customerEvents, eventRows, sendEvents, type StoredTestEvent, useOwnRedisPrefix } from './support/worker-process';
+import { busiestWindow } from './support/busiest-window';
 
 useOwnRedisPrefix('delivery-pace-schedule');
 jest.setTimeout(120_000);
@@ -34,17 +35,6 @@ const JITTER_ALLOWANCE_MS = 250;
  */
 function mostCalls(perSecond: number, windowMs: number): number {
   return Math.floor((windowMs * perSecond) / 1000 + 1 + perSecond / 2);
-}
-
-/** The most arrivals in any half-open window of `windowMs`. */
-function busiestWindow(arrivals: number[], windowMs: number): number {
-  let busiest = 0;
-  let to = 0;
-  for (let from = 0; from < arrivals.length; from += 1) {
-    while (to < arrivals.length && arrivals[to] < arrivals[from] + windowMs) to += 1;
-    busiest = Math.max(busiest, to - from);
-  }
-  return busiest;
 }
 
 /**

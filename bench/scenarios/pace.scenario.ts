@@ -1,23 +1,13 @@
 import type { BenchContext } from '../support/bench-context';
 import { batches, settleMs } from './measure';
 import { atLeast, atMost, type Figure, type Scenario } from './scenario';
+import { busiestWindow } from '../../test/support/busiest-window';
 
 /** The paces the e2e test (test/delivery-pace-schedule.e2e-spec.ts, 1–50/s) does not reach on a test machine. */
 const PACES = [200, 1_000] as const;
 /** Calls enough for two 10 s windows after the first tenth. */
 const SECONDS_OF_CALLS = 12;
 const WINDOW_MS = 10_000;
-
-/** The most arrivals in any half-open window of `windowMs`. */
-export function busiestWindow(arrivals: readonly number[], windowMs: number): number {
-  let busiest = 0;
-  let to = 0;
-  for (let from = 0; from < arrivals.length; from += 1) {
-    while (to < arrivals.length && arrivals[to] < arrivals[from] + windowMs) to += 1;
-    busiest = Math.max(busiest, to - from);
-  }
-  return busiest;
-}
 
 async function setPace(bench: BenchContext, perSecond: number | null): Promise<void> {
   const view = await bench.accounts.admin('PUT', `/accounts/${bench.singleEndpoint.account}/delivery-options`, { max_per_second: perSecond });

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
-import { BrokerConnectError, type BrokerConnection, BrokerConnectionPool, brokerAddress } from './broker-connection-pool';
-import type { DestinationTarget, DestinationTransport, OutgoingDelivery, TransportOutcome } from './destination-transport';
-import { elapsedMs, failed, reasonOf, redactCredentials, type TransportLogger, withinDeadline } from './transport-outcome';
+import { type BrokerConnection, brokerAddress } from './broker-connection-pool';
+import type { OutgoingDelivery } from './destination-transport';
+import { PooledBrokerTransport } from './pooled-broker-transport';
+import { redactCredentials } from './transport-outcome';
 
 /** An MQTT destination's URL, parsed: `mqtt(s)://[user:pass@]host:port/<topic>`. */
 export interface MqttTarget {
@@ -94,50 +95,29 @@ function openClient(options: IClientOptions): Promise<MqttClient> {
  * code is success (or "no matching subscribers"); the `webhook-*` values are user properties. The client
  * does not reconnect by itself: a dropped connection is replaced on the next send.
  */
-export class MqttTransport implements DestinationTransport {
-  private readonly pool: BrokerConnectionPool<MqttConnection>;
+export class MqttTransport extends PooledBrokerTransport<MqttTarget, MqttConnection> {
+  protected readonly label = 'mqtt';
+  protected readonly acknowledgement = 'PUBACK from the broker';
 
-  constructor(
-    private readonly allowPrivateTargets: boolean,
-    private readonly logger: TransportLogger,
-    options: { idleMs: number; connectTimeoutMs: number },
-  ) {
-    this.pool = new BrokerConnectionPool(options);
+  protected parse(url: string): MqttTarget | string {
+    return parseMqttTarget(url);
   }
 
-  get openConnections(): number {
-    return this.pool.size;
+  protected credentialsOf(broker: MqttTarget): (string | undefined)[] {
+    return [broker.password, broker.connectionUrl];
   }
 
-  async send(target: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
-    const startedAt = performance.now();
-    const broker = parseMqttTarget(target.url);
-    if (typeof broker === 'string') return failed(startedAt, broker);
-    const credentials = [broker.password, broker.connectionUrl];
-    const key = BrokerConnectionPool.keyOf(broker.connectionUrl);
-    const publish = this.pool.use(key, (connectTimeoutMs) => this.connect(broker, key, connectTimeoutMs), timeoutMs, async (connection) => {
-      const puback = await connection.client.publishAsync(broker.topic, Buffer.from(delivery.body, 'utf8'), {
-        qos: 1,
-        properties: { contentType: delivery.contentType, userProperties: { ...delivery.signatureHeaders } },
-      });
-      // mqtt.js rejects failing reason codes itself; this keeps a success from resting on that alone.
-      const reasonCode = (puback as { reasonCode?: number } | undefined)?.reasonCode ?? 0;
-      if (reasonCode >= 0x80) throw new Error(`the broker answered PUBACK reason code ${reasonCode}`);
+  protected async publish(connection: MqttConnection, broker: MqttTarget, delivery: OutgoingDelivery): Promise<void> {
+    const puback = await connection.client.publishAsync(broker.topic, Buffer.from(delivery.body, 'utf8'), {
+      qos: 1,
+      properties: { contentType: delivery.contentType, userProperties: { ...delivery.signatureHeaders } },
     });
-    try {
-      const outcome = await withinDeadline<TransportOutcome | null>(
-        publish.then(() => null),
-        Math.max(1, timeoutMs - elapsedMs(startedAt)),
-        () => failed(startedAt, `time-out: no PUBACK from the broker within ${timeoutMs} ms`),
-      );
-      return outcome ?? { ok: true, durationMs: elapsedMs(startedAt) };
-    } catch (error) {
-      const text = reasonOf(error, credentials);
-      return failed(startedAt, error instanceof BrokerConnectError || /^time-out|^refused/.test(text) ? text : `mqtt: ${text}`);
-    }
+    // mqtt.js rejects failing reason codes itself; this keeps a success from resting on that alone.
+    const reasonCode = (puback as { reasonCode?: number } | undefined)?.reasonCode ?? 0;
+    if (reasonCode >= 0x80) throw new Error(`the broker answered PUBACK reason code ${reasonCode}`);
   }
 
-  private async connect(broker: MqttTarget, key: string, connectTimeoutMs: number): Promise<MqttConnection> {
+  protected async connect(broker: MqttTarget, key: string, connectTimeoutMs: number): Promise<MqttConnection> {
     const address = await brokerAddress(broker.host, this.allowPrivateTargets);
     const client = await openClient({
       protocol: broker.secure ? 'mqtts' : 'mqtt',
@@ -151,13 +131,6 @@ export class MqttTransport implements DestinationTransport {
       ...(broker.username ? { username: broker.username, password: broker.password } : {}),
       ...(broker.secure ? { servername: broker.host } : {}),
     });
-    return new MqttConnection(client, (why, connection) => {
-      this.pool.dropped(key, connection);
-      this.logger.warn(`mqtt: connection to ${broker.host}:${broker.port} closed (${redactCredentials(why, [broker.password])}); the next send reconnects`);
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.pool.closeAll();
+    return new MqttConnection(client, (why, connection) => this.dropped(key, connection, broker, redactCredentials(why, [broker.password])));
   }
 }

@@ -5,9 +5,10 @@ import { connect as connectUntyped } from '@nats-io/transport-node';
 // transport-node's declarations name nats-core's types through a subpath export (`/internal`) this
 // tsconfig's module resolution does not read; they are the same package and version, imported directly.
 const connect = connectUntyped as unknown as (options: ConnectionOptions) => Promise<NatsConnection>;
-import { BrokerConnectError, type BrokerConnection, BrokerConnectionPool, brokerAddress } from './broker-connection-pool';
-import type { DestinationTarget, DestinationTransport, OutgoingDelivery, TransportOutcome } from './destination-transport';
-import { elapsedMs, failed, reasonOf, redactCredentials, type TransportLogger, withinDeadline } from './transport-outcome';
+import { type BrokerConnection, brokerAddress } from './broker-connection-pool';
+import type { OutgoingDelivery } from './destination-transport';
+import { PooledBrokerTransport } from './pooled-broker-transport';
+import { redactCredentials } from './transport-outcome';
 
 /** A NATS destination's URL, parsed: `nats://[user:pass@]host:port/<subject>`. */
 export interface NatsTarget {
@@ -75,51 +76,34 @@ class NatsBrokerConnection implements BrokerConnection {
  * is the event id (the stream drops a repeat within its duplicate window), the `webhook-*` values are
  * headers. The connection does not reconnect by itself: a dropped one is replaced on the next send.
  */
-export class NatsTransport implements DestinationTransport {
-  private readonly pool: BrokerConnectionPool<NatsBrokerConnection>;
+export class NatsTransport extends PooledBrokerTransport<NatsTarget, NatsBrokerConnection> {
+  protected readonly label = 'nats';
+  protected readonly acknowledgement = 'ack from the stream';
 
-  constructor(
-    private readonly allowPrivateTargets: boolean,
-    private readonly logger: TransportLogger,
-    options: { idleMs: number; connectTimeoutMs: number },
-  ) {
-    this.pool = new BrokerConnectionPool(options);
+  protected parse(url: string): NatsTarget | string {
+    return parseNatsTarget(url);
   }
 
-  get openConnections(): number {
-    return this.pool.size;
+  /** `nats://<token>@host` carries its token where a user name would be. */
+  protected credentialsOf(server: NatsTarget): (string | undefined)[] {
+    return [server.password, server.password ? undefined : server.username, server.connectionUrl];
   }
 
-  async send(target: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
-    const startedAt = performance.now();
-    const server = parseNatsTarget(target.url);
-    if (typeof server === 'string') return failed(startedAt, server);
-    const credentials = [server.password, server.password ? undefined : server.username, server.connectionUrl];
-    const key = BrokerConnectionPool.keyOf(server.connectionUrl);
-    const publish = this.pool.use(key, (connectTimeoutMs) => this.connect(server, key, connectTimeoutMs), timeoutMs, async (connection) => {
-      const values = headers();
-      for (const [name, value] of Object.entries(delivery.signatureHeaders)) values.set(name, value);
-      values.set('content-type', delivery.contentType);
-      const remaining = Math.max(1, timeoutMs - elapsedMs(startedAt));
-      return connection.jetstream.publish(server.subject, new TextEncoder().encode(delivery.body), { msgID: delivery.eventId, headers: values, timeout: remaining });
-    });
-    try {
-      const outcome = await withinDeadline<TransportOutcome | null>(
-        publish.then(() => null),
-        Math.max(1, timeoutMs - elapsedMs(startedAt)),
-        () => failed(startedAt, `time-out: no ack from the stream within ${timeoutMs} ms`),
-      );
-      return outcome ?? { ok: true, durationMs: elapsedMs(startedAt) };
-    } catch (error) {
-      // A JetStream publish nobody answers means no stream listens on the subject (or JetStream is off).
-      if ((error as Error | null)?.name === 'JetStreamNotEnabled') return failed(startedAt, `no stream for subject ${server.subject}`);
-      const text = reasonOf(error, credentials);
-      if (/timeout/i.test(text)) return failed(startedAt, `time-out: no ack from the stream within ${timeoutMs} ms`);
-      return failed(startedAt, error instanceof BrokerConnectError ? text : `nats: ${text}`);
-    }
+  protected publish(connection: NatsBrokerConnection, server: NatsTarget, delivery: OutgoingDelivery, remainingMs: number): Promise<unknown> {
+    const values = headers();
+    for (const [name, value] of Object.entries(delivery.signatureHeaders)) values.set(name, value);
+    values.set('content-type', delivery.contentType);
+    return connection.jetstream.publish(server.subject, new TextEncoder().encode(delivery.body), { msgID: delivery.eventId, headers: values, timeout: remainingMs });
   }
 
-  private async connect(server: NatsTarget, key: string, connectTimeoutMs: number): Promise<NatsBrokerConnection> {
+  protected override reasonFor(error: unknown, text: string, server: NatsTarget, timeoutMs: number): string | null {
+    // A JetStream publish nobody answers means no stream listens on the subject (or JetStream is off).
+    if ((error as Error | null)?.name === 'JetStreamNotEnabled') return `no stream for subject ${server.subject}`;
+    if (/timeout/i.test(text)) return `time-out: no ${this.acknowledgement} within ${timeoutMs} ms`;
+    return null;
+  }
+
+  protected async connect(server: NatsTarget, key: string, connectTimeoutMs: number): Promise<NatsBrokerConnection> {
     const address = await brokerAddress(server.host, this.allowPrivateTargets);
     const hostPort = address.includes(':') ? `[${address}]:${server.port}` : `${address}:${server.port}`;
     const nats = await connect({
@@ -130,13 +114,8 @@ export class NatsTransport implements DestinationTransport {
       // `nats://<token>@host` is NATS's token form; `user:pass@` its user and password.
       ...(server.username && server.password ? { user: server.username, pass: server.password } : server.username ? { token: server.username } : {}),
     });
-    return new NatsBrokerConnection(nats, (why, connection) => {
-      this.pool.dropped(key, connection);
-      this.logger.warn(`nats: connection to ${server.host}:${server.port} closed (${redactCredentials(why, [server.password, server.password ? undefined : server.username])}); the next send reconnects`);
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.pool.closeAll();
+    return new NatsBrokerConnection(nats, (why, connection) =>
+      this.dropped(key, connection, server, redactCredentials(why, [server.password, server.password ? undefined : server.username])),
+    );
   }
 }

@@ -1,7 +1,8 @@
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
-import { BrokerConnectError, type BrokerConnection, BrokerConnectionPool, brokerAddress } from './broker-connection-pool';
-import type { DestinationTarget, DestinationTransport, OutgoingDelivery, TransportOutcome } from './destination-transport';
-import { elapsedMs, failed, reasonOf, redactCredentials, type TransportLogger, withinDeadline } from './transport-outcome';
+import { type BrokerConnection, brokerAddress } from './broker-connection-pool';
+import type { OutgoingDelivery } from './destination-transport';
+import { PooledBrokerTransport } from './pooled-broker-transport';
+import { redactCredentials } from './transport-outcome';
 
 /** A RabbitMQ destination's URL, parsed: `amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K`. */
 export interface RabbitMqTarget {
@@ -109,67 +110,38 @@ class RabbitMqConnection implements BrokerConnection {
  * attempt succeeds when the broker confirms. The exchange is never declared or checked: publishing to
  * one that does not exist is the broker's 404, reported as the attempt's reason.
  */
-export class RabbitMqTransport implements DestinationTransport {
-  private readonly pool: BrokerConnectionPool<RabbitMqConnection>;
+export class RabbitMqTransport extends PooledBrokerTransport<RabbitMqTarget, RabbitMqConnection> {
+  protected readonly label = 'rabbitmq';
+  protected readonly acknowledgement = 'confirm from the broker';
 
-  constructor(
-    private readonly allowPrivateTargets: boolean,
-    private readonly logger: TransportLogger,
-    options: { idleMs: number; connectTimeoutMs: number },
-  ) {
-    this.pool = new BrokerConnectionPool(options);
+  protected parse(url: string): RabbitMqTarget | string {
+    return parseRabbitMqTarget(url);
   }
 
-  /** Broker connections open now (each closes after being unused for the idle time). */
-  get openConnections(): number {
-    return this.pool.size;
+  protected credentialsOf(broker: RabbitMqTarget): (string | undefined)[] {
+    return [broker.password, broker.connectionUrl];
   }
 
-  async send(target: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
-    const startedAt = performance.now();
-    const broker = parseRabbitMqTarget(target.url);
-    if (typeof broker === 'string') return failed(startedAt, broker);
-    const credentials = [broker.password, broker.connectionUrl];
-    const key = BrokerConnectionPool.keyOf(broker.connectionUrl);
-    const publish = this.pool.use(key, (connectTimeoutMs) => this.connect(broker, key, connectTimeoutMs), timeoutMs, async (connection) => {
-      const exchange = connection.confirmChannel(broker.exchange);
-      const channel = await exchange.channel;
-      await new Promise<void>((resolve, reject) => {
-        channel.publish(
-          broker.exchange,
-          broker.routingKey,
-          Buffer.from(delivery.body, 'utf8'),
-          { persistent: true, messageId: delivery.eventId, contentType: delivery.contentType, headers: { ...delivery.signatureHeaders } },
-          (error: unknown) => (error ? reject(new Error(exchange.closedBecause ?? (error instanceof Error ? error.message : 'the broker did not confirm'))) : resolve()),
-        );
-      });
-    });
-    try {
-      const outcome = await withinDeadline<TransportOutcome | null>(
-        publish.then(() => null),
-        Math.max(1, timeoutMs - elapsedMs(startedAt)),
-        () => failed(startedAt, `time-out: no confirm from the broker within ${timeoutMs} ms`),
+  protected async publish(connection: RabbitMqConnection, broker: RabbitMqTarget, delivery: OutgoingDelivery): Promise<void> {
+    const exchange = connection.confirmChannel(broker.exchange);
+    const channel = await exchange.channel;
+    await new Promise<void>((resolve, reject) => {
+      channel.publish(
+        broker.exchange,
+        broker.routingKey,
+        Buffer.from(delivery.body, 'utf8'),
+        { persistent: true, messageId: delivery.eventId, contentType: delivery.contentType, headers: { ...delivery.signatureHeaders } },
+        (error: unknown) => (error ? reject(new Error(exchange.closedBecause ?? (error instanceof Error ? error.message : 'the broker did not confirm'))) : resolve()),
       );
-      return outcome ?? { ok: true, durationMs: elapsedMs(startedAt) };
-    } catch (error) {
-      const text = reasonOf(error, credentials);
-      return failed(startedAt, error instanceof BrokerConnectError || /^time-out|^refused/.test(text) ? text : `rabbitmq: ${text}`);
-    }
+    });
   }
 
-  private async connect(broker: RabbitMqTarget, key: string, connectTimeoutMs: number): Promise<RabbitMqConnection> {
+  protected async connect(broker: RabbitMqTarget, key: string, connectTimeoutMs: number): Promise<RabbitMqConnection> {
     const address = await brokerAddress(broker.host, this.allowPrivateTargets);
     const model = await connect(
       { protocol: broker.secure ? 'amqps' : 'amqp', hostname: address, port: broker.port, username: broker.username, password: broker.password, vhost: broker.vhost, heartbeat: 30 },
       { timeout: connectTimeoutMs, ...(broker.secure ? { servername: broker.host } : {}) },
     );
-    return new RabbitMqConnection(model, (why, connection) => {
-      this.pool.dropped(key, connection);
-      this.logger.warn(`rabbitmq: connection to ${broker.host}:${broker.port} closed (${redactCredentials(why, [broker.password])}); the next send reconnects`);
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.pool.closeAll();
+    return new RabbitMqConnection(model, (why, connection) => this.dropped(key, connection, broker, redactCredentials(why, [broker.password])));
   }
 }

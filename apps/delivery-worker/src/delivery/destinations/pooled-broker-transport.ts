@@ -1,0 +1,88 @@
+import { BrokerConnectError, type BrokerConnection, BrokerConnectionPool } from './broker-connection-pool';
+import type { DestinationTarget, DestinationTransport, OutgoingDelivery, TransportOutcome } from './destination-transport';
+import { elapsedMs, failed, reasonOf, type TransportLogger, withinDeadline } from './transport-outcome';
+
+/** What every broker's parsed target has: the connection it shares with other destinations, and what to mask. */
+export interface BrokerTarget {
+  host: string;
+  port: number;
+  /** Everything that picks the connection (not the exchange, subject or topic): the pool's key. */
+  connectionUrl: string;
+}
+
+/**
+ * One send to a message broker, the same for RabbitMQ, NATS and MQTT: parse the target, take (or open)
+ * the broker's pooled connection, publish, and wait for the broker's acknowledgement within the
+ * attempt's time-out. Whatever goes wrong (a refused or hanging connection, a dropped one, a broker
+ * that says no) is a failed attempt with a reason that holds no credential, never a thrown error or a
+ * stuck call. Each broker says how to parse, connect and publish, and what its acknowledgement is called.
+ */
+export abstract class PooledBrokerTransport<Target extends BrokerTarget, Connection extends BrokerConnection> implements DestinationTransport {
+  protected readonly pool: BrokerConnectionPool<Connection>;
+
+  constructor(
+    protected readonly allowPrivateTargets: boolean,
+    protected readonly logger: TransportLogger,
+    options: { idleMs: number; connectTimeoutMs: number },
+  ) {
+    this.pool = new BrokerConnectionPool(options);
+  }
+
+  /** `rabbitmq`, `nats`, `mqtt`: the prefix of a broker's own error in a reason. */
+  protected abstract readonly label: string;
+  /** What the broker's acknowledgement is, for the time-out's reason (`confirm from the broker`). */
+  protected abstract readonly acknowledgement: string;
+  protected abstract parse(url: string): Target | string;
+  /** The values a reason must never show (password, token, the connection URL). */
+  protected abstract credentialsOf(target: Target): (string | undefined)[];
+  protected abstract connect(target: Target, key: string, connectTimeoutMs: number): Promise<Connection>;
+  /** Resolves once the broker acknowledged the message; `remainingMs` is what is left of the attempt's time-out. */
+  protected abstract publish(connection: Connection, target: Target, delivery: OutgoingDelivery, remainingMs: number): Promise<unknown>;
+
+  /** A broker's own reading of an error (e.g. NATS's "no stream"); null: the common one. */
+  protected reasonFor(_error: unknown, _text: string, _target: Target, _timeoutMs: number): string | null {
+    return null;
+  }
+
+  /** Broker connections open now (each closes after being unused for the idle time). */
+  get openConnections(): number {
+    return this.pool.size;
+  }
+
+  async send(destination: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
+    const startedAt = performance.now();
+    const target = this.parse(destination.url);
+    if (typeof target === 'string') return failed(startedAt, target);
+    const key = BrokerConnectionPool.keyOf(target.connectionUrl);
+    const published = this.pool.use(
+      key,
+      (connectTimeoutMs) => this.connect(target, key, connectTimeoutMs),
+      timeoutMs,
+      (connection) => this.publish(connection, target, delivery, Math.max(1, timeoutMs - elapsedMs(startedAt))),
+    );
+    const timedOut = `time-out: no ${this.acknowledgement} within ${timeoutMs} ms`;
+    try {
+      const outcome = await withinDeadline<TransportOutcome | null>(
+        published.then(() => null),
+        Math.max(1, timeoutMs - elapsedMs(startedAt)),
+        () => failed(startedAt, timedOut),
+      );
+      return outcome ?? { ok: true, durationMs: elapsedMs(startedAt) };
+    } catch (error) {
+      const text = reasonOf(error, this.credentialsOf(target));
+      const own = this.reasonFor(error, text, target, timeoutMs);
+      if (own !== null) return failed(startedAt, own);
+      return failed(startedAt, error instanceof BrokerConnectError || /^time-out|^refused/.test(text) ? text : `${this.label}: ${text}`);
+    }
+  }
+
+  /** The pool forgets a connection the broker dropped; the next send opens a new one. */
+  protected dropped(key: string, connection: Connection, target: Target, why: string): void {
+    this.pool.dropped(key, connection);
+    this.logger.warn(`${this.label}: connection to ${target.host}:${target.port} closed (${why}); the next send reconnects`);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.closeAll();
+  }
+}
