@@ -5,6 +5,7 @@ import { type RunningApp, startApp } from './support/apps';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from './support/fixtures';
 import { waitFor } from './support/wait-for';
+import { HangingPort } from './support/hanging-port';
 
 /**
  * Own database and Redis prefix (inside the run's namespace, removed afterwards): the suite asserts
@@ -524,11 +525,16 @@ describe('GET /admin/v1/stats', () => {
 
 describe('redelivery while Redis is unreachable', () => {
   let offline: RunningApp;
+  // Accepts the connection and never answers: a config-api that waited for Redis would never answer or
+  // finish its task at all, however fast or slow the machine.
+  const hangingRedis = new HangingPort();
   beforeAll(async () => {
-    offline = await startApp(ConfigApiModule, { ...ISOLATION, REDIS_URL: 'redis://127.0.0.1:1' });
+    await hangingRedis.start();
+    offline = await startApp(ConfigApiModule, { ...ISOLATION, REDIS_URL: `redis://127.0.0.1:${hangingRedis.port}` });
   });
   afterAll(async () => {
     await offline?.close();
+    await hangingRedis.stop();
   });
 
   it('still restarts the rows and answers 202, leaving the enqueueing to the reconciler', async () => {
@@ -538,7 +544,6 @@ describe('redelivery while Redis is unreachable', () => {
       { accountId: account.id, status: 'filtered' },
       { accountId: account.id, status: 'filtered' },
     ]);
-    const started = Date.now();
     const one = await call('POST', `/admin/v1/events/${single.eventId}/redeliver`, undefined, ADMIN_HEADERS, offline);
     expect(one.status).toBe(202);
     expect(one.body).toEqual({ event_id: single.eventId, status: 'queued', series: 1 });
@@ -546,7 +551,6 @@ describe('redelivery while Redis is unreachable', () => {
     expect(many.status).toBe(202);
     expect(many.body).toEqual({ count: 2, task_id: expect.any(String) });
     await taskDone(many.body.task_id as string, offline);
-    expect(Date.now() - started).toBeLessThan(5000);
     for (const event of [single, ...bulk]) expect(await eventRow(event.eventId)).toMatchObject({ status: 'queued', series: 1 });
   });
 });

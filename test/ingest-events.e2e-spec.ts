@@ -6,6 +6,7 @@ import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { createAccount, INGEST_HEADERS, type TestAccount } from './support/fixtures';
+import { HangingPort } from './support/hanging-port';
 
 /**
  * This suite owns a database and a Redis prefix of its own (both inside the run's namespace, removed
@@ -385,14 +386,19 @@ describe('POST /v1/events/batch', () => {
 
 describe('when Redis is unreachable', () => {
   let offline: RunningApp;
+  // Accepts the connection and never answers: an ingest that waited for Redis before answering would
+  // never answer at all, however fast or slow the machine (no bound on the answer's time is needed).
+  const hangingRedis = new HangingPort();
   beforeAll(async () => {
-    offline = await startApp(IngestModule, { ...ISOLATION, REDIS_URL: 'redis://127.0.0.1:1' });
+    await hangingRedis.start();
+    offline = await startApp(IngestModule, { ...ISOLATION, REDIS_URL: `redis://127.0.0.1:${hangingRedis.port}` });
   });
   afterAll(async () => {
     await offline?.close();
+    await hangingRedis.stop();
   });
 
-  it('still stores the event and answers 202 quickly', async () => {
+  it('still stores the event and answers 202 without waiting for Redis', async () => {
     const account = await createAccount(configApi);
     const eventId = uniqueEventId('no-redis');
     const answer = await post(offline, '/v1/events', {
@@ -403,7 +409,6 @@ describe('when Redis is unreachable', () => {
     });
     expect(answer.status).toBe(202);
     expect(answer.body).toEqual({ event_id: eventId, status: 'accepted' });
-    expect(answer.elapsedMs).toBeLessThan(2000);
     const [row] = await eventRows(eventId);
     expect(row).toMatchObject({ status: 'queued', account_id: account.id });
     expect(row.next_attempt_at).toBeInstanceOf(Date);
@@ -440,7 +445,9 @@ describe('when PostgreSQL is unavailable', () => {
     for (const answer of [single, batch]) {
       expect(answer.status).toBe(503);
       expect(answer.body.error).toBe('service_unavailable');
-      expect(answer.elapsedMs).toBeLessThan(4000);
+      // A refused connection is answered at once, not after DATABASE_CONNECT_TIMEOUT_MS (10 s by default)
+      // of waiting: the bound is the product's own timer, not the machine's speed.
+      expect(answer.elapsedMs).toBeLessThan(10_000);
     }
     expect(await eventRows(eventId)).toHaveLength(0);
 
