@@ -109,10 +109,11 @@ it('brings an existing installation into the partitioned layout, and every part 
   // The existing rows were counted into the stats tallies once.
   await expectTalliesToMatchEvents(async (sql) => (await db.query(sql)).rows as unknown[]);
   expect((await db.query(`SELECT count(*)::int AS count FROM event_tallies`)).rows[0].count).toBeGreaterThan(0);
-  // Today's bot calls stay in their legacy partition until midnight, so bot_calls starts tomorrow.
+  // Today's bot calls stay in their legacy partition until midnight, so bot_calls starts tomorrow;
+  // destination_deliveries (a later migration) is partitioned like delivery_attempts from today on.
   const today = new Date(utcDayStart(Date.now())).toISOString().slice(0, 10).replaceAll('-', '');
-  expect(report.partitionsCreated).toHaveLength(3 * 8 - 1);
-  expect(report.partitionsCreated).toEqual(expect.arrayContaining([`events_p${today}`, `delivery_attempts_p${today}`]));
+  expect(report.partitionsCreated).toHaveLength(4 * 8 - 1);
+  expect(report.partitionsCreated).toEqual(expect.arrayContaining([`events_p${today}`, `delivery_attempts_p${today}`, `destination_deliveries_p${today}`]));
   expect(report.partitionsCreated).not.toContain(`bot_calls_p${today}`);
   // Same rows, same seq, now inside the legacy partitions; columns added by later migrations (the pull
   // feed's txid and test flag) take their defaults for old rows.
