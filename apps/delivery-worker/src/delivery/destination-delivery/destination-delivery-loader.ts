@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DestinationFormat, DestinationType, EventStatus } from '@app/persistence';
 import { Batcher, type Settled } from '@app/runtime';
-import type { PendingEvent } from '../loading/event-loader';
+import { pendingEventOf, type PendingEvent } from '../loading/event-loader';
 
 /** An extra destination as its delivery reads it: the credentials still sealed, opened only right before the call. */
 export interface DestinationRow {
@@ -86,20 +86,8 @@ function keyOf(seq: string, destinationId: string): string {
 }
 
 function loadedOf(row: LoadedRow): LoadedDestinationDelivery {
-  const event: PendingEvent = {
-    seq: row.seq,
-    eventId: row.event_id,
-    accountId: row.account_id,
-    action: row.action,
-    messageText: row.message_text,
-    status: row.status,
-    attempts: row.attempts,
-    series: row.series,
-    seriesAttempts: row.series_attempts,
-    createdAt: row.created_at,
-    erased: row.erased,
-    test: false,
-  };
+  // The delivery row's status and counters stand where the event's would: the step guard reads them.
+  const event = pendingEventOf({ ...row, test: false });
   const destination: DestinationRow | null =
     row.destination_row === null
       ? null

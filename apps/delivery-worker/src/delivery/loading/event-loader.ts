@@ -82,7 +82,8 @@ export interface OrderedLoad {
   ahead: PendingNeighbour | undefined;
 }
 
-function pendingEventOf(row: LoadedRow): PendingEvent {
+/** An events row as the delivery steps read it (the primary's load and a destination's). */
+export function pendingEventOf(row: LoadedRow): PendingEvent {
   return {
     seq: row.seq,
     eventId: row.event_id,
