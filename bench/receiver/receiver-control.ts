@@ -15,6 +15,9 @@ export interface ArrivalStats {
   /** Wall-clock ms of the first and last distinct arrival. */
   first: number | null;
   last: number | null;
+  /** Wall-clock ms of the last call answered 200, whether or not its id had arrived before. */
+  lastCall: number | null;
+  /** Calls answered 200 per address, repeats included. */
   byHost: Record<string, number>;
 }
 
@@ -51,6 +54,16 @@ export class ReceiverControl {
 
   async forget(tag: string): Promise<void> {
     await ipcCall(this.process.child, 'forget', { tag }, 15_000);
+  }
+
+  /** Waits until the calls of `tag` answered 200 at `hosts` add up to `count` (one event sent to several destinations counts once per host). */
+  async waitForCalls(tag: string, hosts: readonly string[], count: number, timeoutMs: number): Promise<ArrivalStats> {
+    return waitFor(`${count} calls tagged ${tag} at ${hosts.join(', ')}`, async () => {
+      const stats = await this.stats(tag);
+      const calls = hosts.reduce((sum, host) => sum + (stats.byHost[host] ?? 0), 0);
+      if (calls >= count) return stats;
+      throw new Error(`${calls} calls arrived, ${stats.refused} refused`);
+    }, { timeoutMs, intervalMs: 100 });
   }
 
   async setMode(hosts: readonly string[], mode: ReceiverMode): Promise<void> {

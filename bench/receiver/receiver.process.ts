@@ -22,13 +22,15 @@ interface TagRecord {
   duplicates: number;
   refused: number;
   byHost: Map<string, number>;
+  /** The last call answered 200, a repeat of an id or not: one event sent to several destinations arrives once per host. */
+  lastCall: number;
 }
 const tags = new Map<string, TagRecord>();
 
 function recordOf(tag: string): TagRecord {
   let record = tags.get(tag);
   if (!record) {
-    record = { arrivals: new Map(), duplicates: 0, refused: 0, byHost: new Map() };
+    record = { arrivals: new Map(), duplicates: 0, refused: 0, byHost: new Map(), lastCall: 0 };
     tags.set(tag, record);
   }
   return record;
@@ -57,6 +59,7 @@ function handle(host: string, request: IncomingMessage, response: ServerResponse
     if (record.arrivals.has(id)) record.duplicates += 1;
     else record.arrivals.set(id, at);
     record.byHost.set(host, (record.byHost.get(host) ?? 0) + 1);
+    record.lastCall = at;
     const answerAfterMs = mode === 'slow' ? SLOW_ANSWER_MS : mode === 'crawl' ? CRAWL_ANSWER_MS : 0;
     if (answerAfterMs > 0) setTimeout(() => response.writeHead(200, { 'content-length': '0' }).end(), answerAfterMs);
     else response.writeHead(200, { 'content-length': '0' }).end();
@@ -106,6 +109,7 @@ function stats(tag: string): ArrivalStats {
     refused: record.refused,
     first: record.arrivals.size ? first : null,
     last: record.arrivals.size ? last : null,
+    lastCall: record.lastCall || null,
     byHost: Object.fromEntries(record.byHost),
   };
 }

@@ -24,8 +24,8 @@ export class BenchAccounts {
     });
   }
 
-  /** A new account whose callbacks go, as JSON with every permission on, to `pushUrl`. */
-  async create(label: string, pushUrl: string): Promise<number> {
+  /** A new account whose callbacks go, as JSON with every permission on, to `pushUrl` (null: no push URL, its primary deliveries end `no_endpoint`). */
+  async create(label: string, pushUrl: string | null): Promise<number> {
     const account = await this.admin('POST', '/accounts', { email: `${label}-${this.runId}@bench.example.com` });
     const credentials = { email: String(account.email), openApiToken: String(account.open_api_token) };
     const openApi = (operation: string, body: unknown) =>
@@ -34,9 +34,21 @@ export class BenchAccounts {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-    await openApi('set_url', { push_url: pushUrl });
+    if (pushUrl !== null) await openApi('set_url', { push_url: pushUrl });
     await openApi('set_permissions', { permissions: Object.fromEntries(PERMISSION_KEYS.map((key) => [key, true])) });
     await openApi('set_push_content_type', { push_content_type: 'JSON' });
     return Number(account.id);
+  }
+
+  /** Adds a destination (CONTRACT §11) through the admin API; answers its id. */
+  async addDestination(account: number, body: { type: 'webhook' | 'rabbitmq' | 'nats' | 'mqtt'; target: string }): Promise<string> {
+    const view = await this.admin('POST', `/accounts/${account}/destinations`, body);
+    if (typeof view.id !== 'string') throw new Error(`no destination id in ${JSON.stringify(view)}`);
+    return view.id;
+  }
+
+  async pauseDestination(account: number, id: string, paused: boolean): Promise<void> {
+    const view = await this.admin('POST', `/accounts/${account}/destinations/${id}/${paused ? 'pause' : 'resume'}`);
+    if (view.paused !== paused) throw new Error(`destination ${id} is not ${paused ? 'paused' : 'resumed'}: ${JSON.stringify(view)}`);
   }
 }

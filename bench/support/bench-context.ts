@@ -7,9 +7,13 @@ import { type BenchEnvironment, prepareEnvironment } from './bench-environment';
 import type { ProcessSupervisor, SupervisedProcess } from './process-supervisor';
 import { type RunningApp, ServiceStack, type StackOptions } from './service-stack';
 
-/** Receiver addresses: 20 for the many-endpoint scenarios, then one each for the one-endpoint and isolation scenarios. */
+/**
+ * Receiver addresses: 20 for the many-endpoint scenarios, then one each for the one-endpoint and
+ * isolation scenarios, then the destinations scenario's own.
+ */
 const MAIN_ENDPOINTS = 20;
-const RECEIVER_HOSTS = MAIN_ENDPOINTS + 3;
+const DESTINATION_HOSTS = 6;
+const RECEIVER_HOSTS = MAIN_ENDPOINTS + 3 + DESTINATION_HOSTS;
 
 export interface ServiceTarget {
   label: string;
@@ -121,6 +125,11 @@ export class BenchContext {
     await this.receiver.waitFor(tag, single.accepted, 120_000);
     await this.receiver.waitFor(`${tag}b`, batch.accepted, 120_000);
     await Promise.all([this.receiver.forget(tag), this.receiver.forget(`${tag}b`)]);
+  }
+
+  /** Receiver addresses no account uses, for the destinations scenario to point its accounts and destinations at. */
+  get destinationHosts(): readonly string[] {
+    return this.receiver.hosts.slice(RECEIVER_HOSTS - DESTINATION_HOSTS);
   }
 
   /** `quick` in --quick runs, `full` otherwise. */
