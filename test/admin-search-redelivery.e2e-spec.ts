@@ -147,6 +147,60 @@ describe('bulk redelivery tasks', () => {
     expect((list.body.items as Json[])[0]).toEqual(final);
   });
 
+  it('restarts the failed deliveries to the other destinations as well, across chunks, and never a deleted destination\'s', async () => {
+    const account = await createAccount(configApi);
+    const addDestination = async (path: string): Promise<string> =>
+      (await adminCall(configApi, 'POST', `/admin/v1/accounts/${account.id}/destinations`, { type: 'webhook', target: `https://hooks.example.com/${path}` })).body.id as string;
+    const [first, second, deleted] = [await addDestination('a'), await addDestination('b'), await addDestination('c')];
+    const deliveredPrimary = await seed(account.id, 1100, { status: 'delivered', action: 'Customer_update' });
+    const failedPrimary = await seed(account.id, 5, { status: 'failed', action: 'Customer_update' });
+    const [otherAction] = await seed(account.id, 1, { status: 'delivered', action: 'Customer_create' });
+    const deliveries = (events: Array<{ seq: string }>, destination: string, status: string) =>
+      namespace.db.query(
+        `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, attempts, series, series_attempts)
+         SELECT unnest($1::bigint[]), $2, $3, $4, 1, 0, 1`,
+        [events.map((event) => event.seq), destination, account.id, status],
+      );
+    await deliveries(deliveredPrimary, first, 'failed');
+    // Every event with two failed deliveries sits at the newest end, so a chunk boundary falls between an event's two.
+    await deliveries(deliveredPrimary.slice(-50), second, 'failed');
+    await deliveries(deliveredPrimary.slice(0, -50), second, 'delivered');
+    await deliveries(deliveredPrimary.slice(0, 10), deleted, 'failed');
+    await deliveries([otherAction], first, 'failed');
+    expect((await adminCall(configApi, 'DELETE', `/admin/v1/accounts/${account.id}/destinations/${deleted}`)).status).toBe(204);
+
+    const answer = await adminCall(configApi, 'POST', '/admin/v1/events/redeliver', { account_id: account.id, action: 'Customer_update' });
+    expect(answer.body.count).toBe(5 + 1100 + 50);
+    const { final } = await untilDone(answer.body.task_id as string);
+    expect(final).toMatchObject({ status: 'done', total: 1155, done: 1155, error: null });
+
+    const { rows } = await namespace.db.query<{ destination_id: string; status: string; series: number; n: number }>(
+      `SELECT destination_id, status, series, count(*)::int AS n FROM destination_deliveries WHERE account_id = $1 GROUP BY 1, 2, 3`,
+      [account.id],
+    );
+    const byDestination = (id: string) => rows.filter((row) => row.destination_id === id).map(({ status, series, n }) => ({ status, series, n })).sort((a, b) => a.status.localeCompare(b.status));
+    expect(byDestination(first)).toEqual([
+      { status: 'failed', series: 0, n: 1 },
+      { status: 'queued', series: 1, n: 1100 },
+    ]);
+    expect(byDestination(second)).toEqual([
+      { status: 'delivered', series: 0, n: 1050 },
+      { status: 'queued', series: 1, n: 50 },
+    ]);
+    expect(byDestination(deleted)).toEqual([{ status: 'failed', series: 0, n: 10 }]);
+    for (const event of [deliveredPrimary[0], deliveredPrimary[1099]]) {
+      expect((await namespace.getJob(`e${event.seq}-d${first}-s1-a0`))?.data).toEqual({ eventSeq: event.seq, accountId: account.id, series: 1, attempt: 0, destinationId: first });
+    }
+    expect(await namespace.getJob(`e${deliveredPrimary[1099].seq}-d${second}-s1-a0`)).toBeDefined();
+    expect(await namespace.getJob(deliveryJobId({ eventSeq: failedPrimary[0].seq, series: 1, attempt: 0 }))).toBeDefined();
+    // The delivered primaries were not part of it.
+    const primaries = await namespace.db.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM events WHERE account_id = $1 GROUP BY 1 ORDER BY 1`, [account.id]);
+    expect(primaries.rows).toEqual([
+      { status: 'delivered', n: 1101 },
+      { status: 'queued', n: 5 },
+    ]);
+  });
+
   it('keeps the account call answering {count} and adds task_id', async () => {
     const account = await createAccount(configApi);
     await seed(account.id, 4, { status: 'no_endpoint' });

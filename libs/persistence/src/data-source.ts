@@ -22,6 +22,7 @@ import { PortalSessions1764810000000 } from './migrations/1764810000000-portal-s
 import { DataProtection1764900000000 } from './migrations/1764900000000-data-protection';
 import { LeanEventIndexes1765000000000 } from './migrations/1765000000000-lean-event-indexes';
 import { Destinations1765100000000 } from './migrations/1765100000000-destinations';
+import { BulkRedeliveryDestinations1765200000000 } from './migrations/1765200000000-bulk-redelivery-destinations';
 
 export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall, Destination, DestinationDelivery];
 export const MIGRATIONS = [
@@ -40,6 +41,7 @@ export const MIGRATIONS = [
   DataProtection1764900000000,
   LeanEventIndexes1765000000000,
   Destinations1765100000000,
+  BulkRedeliveryDestinations1765200000000,
 ];
 
 export interface DataSourceTuning {

@@ -2,13 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, type EntityManager } from 'typeorm';
-import { resumeDestination } from '@app/persistence';
+import { RESTART_DESTINATION_SERIES, RESTARTED_DESTINATION_COLUMNS, resumeDestination } from '@app/persistence';
 import { announceStoredSettingsChange, type DeliveryJobData, DeliveryProducer, pendingDestinationStep, REDIS, RedisKeys } from '@app/runtime';
-
-/** A manual redelivery of one (event, destination): a new series from its first attempt, as RESTART_SERIES for events. */
-const RESTART_DESTINATION_SERIES = `
-  series = d.series + 1, series_attempts = 0, status = 'queued', next_attempt_at = now(),
-  last_error = NULL, delivered_at = NULL, updated_at = now()`;
 
 interface RestartedDeliveryRow {
   event_seq: string;
@@ -50,7 +45,7 @@ export class DestinationDeliveries {
          FROM destinations dst
         WHERE d.event_seq = $1::bigint AND dst.id = d.destination_id AND dst.deleted_at IS NULL
           AND ($2::text IS NULL OR d.destination_id = $2)
-        RETURNING d.event_seq::text AS event_seq, d.account_id, d.destination_id, d.series, d.series_attempts`,
+        RETURNING ${RESTARTED_DESTINATION_COLUMNS}`,
       [eventSeq, destinationId],
     );
     return rows.map(pendingDestinationStep);

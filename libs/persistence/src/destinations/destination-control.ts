@@ -11,6 +11,17 @@ export interface DeliveryEnqueuer {
 /** Pending deliveries re-enqueued per statement and per queue call while resuming. */
 const RESUME_BATCH = 1000;
 
+/**
+ * A manual redelivery of one (event, destination) delivery, aliased `d`: a new series from its first
+ * attempt, as RESTART_SERIES for events. Single and bulk redeliveries use it.
+ */
+export const RESTART_DESTINATION_SERIES = `
+  series = d.series + 1, series_attempts = 0, status = 'queued', next_attempt_at = now(),
+  last_error = NULL, delivered_at = NULL, updated_at = now()`;
+
+/** What a restart of destination deliveries returns per row: enough for its first step's job (pendingDestinationStep). */
+export const RESTARTED_DESTINATION_COLUMNS = 'd.event_seq::text AS event_seq, d.account_id, d.destination_id, d.series, d.series_attempts';
+
 /** The last_error of a deleted destination's deliveries (CONTRACT §11); the worker writes the same. */
 export const DESTINATION_DELETED_ERROR = 'destination deleted';
 

@@ -19,7 +19,10 @@ export class EventRedeliveredModel implements EventRedelivered {
 
 /** `{"count", "task_id"}` of a bulk redelivery. */
 export class RedeliveryStartedModel implements RedeliveryStarted {
-  @ApiProperty({ type: 'integer', description: 'Events the filter matched (all of them are redelivered, not a page).' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Deliveries the filter matched, all of them redelivered (not a page): the events whose primary delivery is in the status, plus the deliveries in that status to the other destinations (CONTRACT §11) of events the rest of the filter matches.',
+  })
   count!: number;
 
   @ApiProperty({ format: 'uuid', description: 'Read its progress at `GET /admin/v1/redeliveries/{task_id}`.' })
