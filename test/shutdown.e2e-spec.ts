@@ -8,7 +8,10 @@ import { TestReceiver } from './support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { TcpProxy } from './support/tcp-proxy';
 import { waitFor } from './support/wait-for';
-import { attemptRows, eventRow, sendEvents, useOwnRedisPrefix } from './support/worker-process';
+import { adminCall } from './support/admin-client';
+import { attemptRows, deliveryQueueOf, eventRow, insertEvents, sendEvents, useOwnRedisPrefix } from './support/worker-process';
+import { firstDestinationStep } from '@app/runtime';
+import { DataSource } from 'typeorm';
 
 useOwnRedisPrefix('shutdown');
 // Real processes start (a few seconds each on a busy machine) and are stopped several times.
@@ -124,6 +127,39 @@ describe('every app exits promptly on SIGTERM, whatever the state of PostgreSQL 
       expect(attempt).toMatchObject({ attempt: 1, response_status: null, error: 'connection failed: abandoned: the worker shut down before the receiver answered' });
       // The same bytes, signed, were sent: a retry carries the same webhook-id.
       expect(hanging.requests[0].headers['webhook-id']).toBe(event.eventId);
+    });
+
+    it('abandons a send to another destination the same way', async () => {
+      const account = await createAccount(configApi);
+      const created = await adminCall(configApi, 'POST', `/admin/v1/accounts/${account.id}/destinations`, { type: 'webhook', target: hanging.url });
+      expect(created.status).toBe(201);
+      const destinationId = created.body.id as string;
+      const worker = spawnBuiltApp('delivery-worker', { DELIVERY_TIMEOUT_MS: '60000', RETRY_SCHEDULE: '1h' });
+      await worker.waitForOutput('consuming deliveries');
+      // The delivery as ingest stores it (ingest is not running here): the row, then its first step's job.
+      const [event] = await insertEvents(configApi.app, account.id, [{ action: 'Customer_create', message: SAMPLE_MESSAGES.Customer_create }]);
+      const dataSource = configApi.app.get(DataSource);
+      await dataSource.query(
+        `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, next_attempt_at) VALUES ($1, $2, $3, 'queued', now())`,
+        [event.seq, destinationId, account.id],
+      );
+      const before = hanging.requests.length;
+      await deliveryQueueOf(configApi.app).addBulk([firstDestinationStep(event.seq, account.id, destinationId)]);
+      await waitFor('the destination to get the call', () => hanging.requests.length === before + 1);
+
+      const { ms } = await worker.terminate(EXIT_LIMIT_MS + 5000);
+      expect(ms).toBeLessThan(EXIT_LIMIT_MS);
+      expect(worker.output()).toMatch(/abandoned 1 callback call\(s\) still waiting for an answer/);
+      const [delivery] = await dataSource.query<Array<{ status: string; attempts: number }>>(
+        'SELECT status, attempts FROM destination_deliveries WHERE event_seq = $1 AND destination_id = $2',
+        [event.seq, destinationId],
+      );
+      expect(delivery).toEqual({ status: 'retrying', attempts: 1 });
+      const attempts = await dataSource.query<Array<{ error: string; response_status: number | null }>>(
+        'SELECT error, response_status FROM delivery_attempts WHERE event_seq = $1 AND destination_id = $2',
+        [event.seq, destinationId],
+      );
+      expect(attempts).toEqual([{ error: 'abandoned: the worker shut down before the receiver answered', response_status: null }]);
     });
   });
 });

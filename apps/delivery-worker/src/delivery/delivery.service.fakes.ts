@@ -155,7 +155,7 @@ export class Fakes {
     const erasure = {
       beforeCall: ({ seq, erased }: PendingEvent) => (erased || this.erased.has(seq) ? Promise.reject(new ErasedEventError(seq)) : Promise.resolve()),
     } as unknown as ErasureCheck;
-    return new DeliveryService(loader, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order, erasure, {} as never);
+    return new DeliveryService(loader, cache, guard, http, new OutcomeRecorder(store, queues as never, environment, health), environment, health, order, erasure, { abandonInFlight: () => 0 } as never);
   }
 
   job(attempt = 0, series = 0): DeliveryJob {

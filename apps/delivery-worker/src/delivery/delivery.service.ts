@@ -62,7 +62,7 @@ export class DeliveryService {
   abandonInFlight(): number {
     const count = this.sender.inFlight;
     this.sender.abandon();
-    return count;
+    return count + this.destinations.abandonInFlight();
   }
 
   /**

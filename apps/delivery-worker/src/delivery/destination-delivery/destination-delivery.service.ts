@@ -11,11 +11,13 @@ import { ErasedEventError, ErasureCheck } from '../erasure-check';
 import type { PendingEvent } from '../loading/event-loader';
 import { circuitOpenError, type DeliveryResult } from '../outcome/outcome-recorder.service';
 import { judgeAttempt, type Verdict } from '../outcome/retry-policy';
-import { capHeaders, DELIVERY_HTTP_CLIENT } from '../request/callback-exchange';
+import { ABANDONED_MESSAGE, capHeaders, DELIVERY_HTTP_CLIENT } from '../request/callback-exchange';
 import { encodeCallbackBody, USER_AGENT } from '../request/callback-request';
 import { CLOUDEVENTS_CONTENT_TYPE, encodeCloudEvent } from '../destinations/cloudevents';
 import type { DestinationAuth, OutgoingDelivery, TransportOutcome } from '../destinations/destination-transport';
 import { DestinationTransports, destinationTransports } from '../destinations/destination-transports';
+import { failed } from '../destinations/transport-outcome';
+import { WorkerStoppingError } from '../worker-stopping-error';
 import { DestinationDeliveryLoader, type DestinationRow } from './destination-delivery-loader';
 import { DestinationOutcomes, disabledDestinationError } from './destination-outcomes';
 import { SubjectHold } from './subject-hold';
@@ -47,6 +49,9 @@ export function verdictOf(outcome: TransportOutcome, nowMs: number): Verdict {
 export class DestinationDeliveryService implements OnApplicationShutdown {
   private readonly transports: DestinationTransports;
   private readonly timeoutMs: number;
+  /** Ends each send still waiting for its answer (abandonInFlight). */
+  private readonly waiting = new Set<() => void>();
+  private abandoned = false;
 
   constructor(
     private readonly loader: DestinationDeliveryLoader,
@@ -71,6 +76,17 @@ export class DestinationDeliveryService implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.transports.close();
+  }
+
+  /**
+   * At shutdown, as the primary's CallbackSender: sends still waiting for an answer end now, recorded as
+   * failed attempts (retried per schedule) that tell the destination's health nothing; none starts after.
+   */
+  abandonInFlight(): number {
+    this.abandoned = true;
+    const count = this.waiting.size;
+    for (const stop of [...this.waiting]) stop();
+    return count;
   }
 
   async deliver(job: DeliveryJob, token: string | undefined, destinationId: string): Promise<DeliveryResult> {
@@ -157,29 +173,51 @@ export class DestinationDeliveryService implements OnApplicationShutdown {
     lease: Lease,
   ): Promise<DeliveryResult> {
     const startedAt = new Date();
-    let outcome: TransportOutcome;
+    let sent: { outcome: TransportOutcome; abandoned: boolean };
     let headers: OutgoingDelivery['signatureHeaders'];
     try {
+      if (this.abandoned) throw new WorkerStoppingError();
       await this.erasure.beforeCall(event, loadStartedAt);
       headers = signWebhook([target.secret], event.eventId, Math.floor(startedAt.getTime() / 1000), body.body);
       const delivery: OutgoingDelivery = { eventId: event.eventId, body: body.body, contentType: body.contentType, signatureHeaders: headers };
-      outcome = await inSpan('delivery.call', () =>
-        this.transports.send({ id: destination.id, type: destination.type, url: target.url, auth: target.auth }, delivery, this.timeoutMs),
+      sent = await inSpan('delivery.call', () =>
+        this.untilAbandoned(this.transports.send({ id: destination.id, type: destination.type, url: target.url, auth: target.auth }, delivery, this.timeoutMs)),
       );
     } catch (error) {
       await this.admission.release(lease, { signal: 'neutral', error: null, durationMs: null, slowDown: null });
       if (error instanceof ErasedEventError) return this.outcomes.settleWithoutCall(event, destination.id, 'erased', 'erased');
       throw error;
     }
-    const verdict = verdictOf(outcome, Date.now());
+    const { outcome, abandoned } = sent;
+    const judged = verdictOf(outcome, Date.now());
+    // An abandoned send says nothing about the destination: neither its breaker nor its disabling clock hear of it.
+    const verdict: Verdict = abandoned ? { ...judged, breakerSignal: 'neutral' } : judged;
     const slowDown = outcome.status === 429 || outcome.status === 503 ? { retryAfterMs: verdict.retryAfterMs } : null;
     const requestHeaders = { 'content-type': body.contentType, 'user-agent': USER_AGENT, ...headers };
     const row = this.attemptRow(event, destination, startedAt, outcome.durationMs, requestHeaders, body.body, outcome, verdict.error);
     const [recorded] = await Promise.all([
-      this.outcomes.recordAttempt(event, destination, row, verdict, true),
+      this.outcomes.recordAttempt(event, destination, row, verdict, !abandoned),
       this.admission.release(lease, { signal: verdict.breakerSignal, error: verdict.error, durationMs: outcome.durationMs, slowDown }),
     ]);
     return recorded;
+  }
+
+  /** The send's outcome, or a failed one as soon as abandonInFlight() is called (the send then ends on its own deadline). */
+  private async untilAbandoned(send: Promise<TransportOutcome>): Promise<{ outcome: TransportOutcome; abandoned: boolean }> {
+    const startedAt = performance.now();
+    let stop: () => void = () => undefined;
+    const abandonedSend = new Promise<null>((resolve) => {
+      stop = () => resolve(null);
+    });
+    this.waiting.add(stop);
+    try {
+      const outcome = await Promise.race([send, abandonedSend]);
+      if (outcome !== null) return { outcome, abandoned: false };
+      send.catch(() => undefined);
+      return { outcome: failed(startedAt, ABANDONED_MESSAGE), abandoned: true };
+    } finally {
+      this.waiting.delete(stop);
+    }
   }
 
   private attemptRow(
