@@ -1,5 +1,7 @@
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
+import { DataSource } from 'typeorm';
+import { DestinationOutcomeStore } from '../apps/delivery-worker/src/delivery/destination-delivery/destination-outcome-store';
 import { type AttemptRow, type Outcome, OutcomeStore } from '../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount } from './support/fixtures';
@@ -83,5 +85,45 @@ describe('the outcome record refuses a second writer of the same step', () => {
     expect(attempts.map((attempt) => [attempt.attempt, attempt.response_body])).toEqual([[1, 'first run']]);
     expect(await eventRow(worker.app, event.eventId)).toMatchObject({ attempts: 1, series_attempts: 1 });
     expect((await attemptRows(worker.app, other.eventId)).map((attempt) => attempt.attempt)).toEqual([1]);
+  });
+
+  it('does the same for a delivery to another destination, alone and in a batch', async () => {
+    const account = await createAccount(configApi);
+    const [event, other] = await insertEvents(worker.app, account.id, customerEvents(2));
+    const dataSource = worker.app.get(DataSource);
+    const destinationId = `dst_recordonce${Date.now().toString(36)}`;
+    await dataSource.query(
+      `INSERT INTO destinations (id, account_id, type, target, target_shown, signing_secret) VALUES ($1, $2, 'webhook', 'sealed', 'http://127.0.0.1:9/d', 'sealed')`,
+      [destinationId, account.id],
+    );
+    await dataSource.query(
+      `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, next_attempt_at) SELECT unnest($1::bigint[]), $2, $3, 'queued', now()`,
+      [[event.seq, other.seq], destinationId, account.id],
+    );
+    const destinations = worker.app.get(DestinationOutcomeStore, { strict: false });
+    const toDestination = (of: StoredTestEvent, run: string) => ({ destinationId, ...firstStepFailed(of, run) });
+    expect(await destinations.record(toDestination(event, 'first run'))).toBe(true);
+    const [, first, second] = await Promise.all([
+      destinations.record(toDestination(event, 'second run')),
+      destinations.record(toDestination(other, 'first run')),
+      destinations.record(toDestination(other, 'second run')),
+    ]);
+    expect([first, second]).toEqual([true, false]);
+
+    const attempts = await dataSource.query<Array<{ event_seq: string; attempt: number; response_body: string }>>(
+      `SELECT event_seq::text AS event_seq, attempt, response_body FROM delivery_attempts WHERE destination_id = $1 ORDER BY event_seq, id`,
+      [destinationId],
+    );
+    expect(attempts).toEqual([
+      { event_seq: event.seq, attempt: 1, response_body: 'first run' },
+      { event_seq: other.seq, attempt: 1, response_body: 'first run' },
+    ]);
+    const rows = await dataSource.query(`SELECT status, attempts, series_attempts FROM destination_deliveries WHERE destination_id = $1`, [destinationId]);
+    expect(rows).toEqual([
+      { status: 'retrying', attempts: 1, series_attempts: 1 },
+      { status: 'retrying', attempts: 1, series_attempts: 1 },
+    ]);
+    // The primary's rows were never touched.
+    expect(await eventRow(worker.app, event.eventId)).toMatchObject({ status: 'queued', attempts: 0 });
   });
 });

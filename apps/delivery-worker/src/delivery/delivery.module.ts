@@ -18,6 +18,7 @@ import { ErasureCheck } from './erasure-check';
 import { DestinationDeliveryLoader } from './destination-delivery/destination-delivery-loader';
 import { DestinationDeliveryService } from './destination-delivery/destination-delivery.service';
 import { DestinationOutcomes } from './destination-delivery/destination-outcomes';
+import { DestinationOutcomeStore } from './destination-delivery/destination-outcome-store';
 import { SubjectHold } from './destination-delivery/subject-hold';
 
 /** The delivery processor, retries, endpoint isolation (leases and circuit breaker) and the reconciler. */
@@ -46,6 +47,7 @@ import { SubjectHold } from './destination-delivery/subject-hold';
     ErasureCheck,
     DestinationDeliveryLoader,
     DestinationOutcomes,
+    DestinationOutcomeStore,
     SubjectHold,
     DestinationDeliveryService,
     DeliveryService,

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { isPendingSql } from '@app/persistence';
 import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, retryStep, traceCarrier } from '@app/runtime';
 import { formatDuration } from '../admission/endpoint-disabling';
 import { deliveryAttempts, deliveryEventsSettled, deliveryJobsWithoutCall } from '../delivery.metrics';
@@ -11,32 +10,7 @@ import type { AttemptRow, EventChange } from '../outcome/outcome-store';
 import { planNextStep, stepGuard } from '../outcome/event-step';
 import type { Verdict } from '../outcome/retry-policy';
 import type { DestinationRow } from './destination-delivery-loader';
-
-/**
- * One statement: the attempt (when there is one) into delivery_attempts with its destination, and the
- * guarded change of the delivery row (applied only while it is still at the job's step and pending).
- */
-const RECORD_SQL = `
-  WITH inserted AS (
-    INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers,
-                                   request_body, response_status, response_headers, response_body, error, destination_id)
-    SELECT $1::bigint, $3::int, $11::int, $12::timestamptz, $13::int, $14::text, $15::json, $16::text, $17::int, $18::json, $19::text, $20::text, $2::varchar
-     WHERE $10::boolean
-  ),
-  changed AS (
-    UPDATE destination_deliveries d
-       SET status = COALESCE($5::varchar, d.status),
-           attempts = d.attempts + $6::int,
-           series_attempts = d.series_attempts + $6::int,
-           next_attempt_at = $7::timestamptz,
-           delivered_at = COALESCE($8::timestamptz, d.delivered_at),
-           last_error = $9::text,
-           updated_at = now()
-     WHERE d.event_seq = $1::bigint AND d.destination_id = $2::varchar AND d.series = $3::int AND d.series_attempts = $4::int
-       AND ${isPendingSql('d')}
-    RETURNING 1
-  )
-  SELECT count(*)::int AS applied FROM changed`;
+import { DestinationOutcomeStore } from './destination-outcome-store';
 
 const START_FAILING_SQL = `UPDATE destinations SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL AND disabled_at IS NULL`;
 const RECOVERED_SQL = `UPDATE destinations SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`;
@@ -65,6 +39,7 @@ export class DestinationOutcomes {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: DestinationOutcomeStore,
     private readonly queues: DeliveryQueues,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
@@ -128,34 +103,7 @@ export class DestinationOutcomes {
     }
   }
 
-  private async write(destinationId: string, attempt: AttemptRow | null, change: EventChange): Promise<boolean> {
-    const [row] = await this.dataSource.query<{ applied: number }[]>(RECORD_SQL, [
-      change.seq,
-      destinationId,
-      change.series,
-      change.seriesAttempts,
-      change.status,
-      change.attempted,
-      change.nextAttemptAt,
-      change.deliveredAt,
-      storable(change.lastError),
-      attempt !== null,
-      attempt?.attempt ?? 0,
-      attempt?.startedAt ?? null,
-      attempt?.durationMs ?? 0,
-      attempt?.url ?? '',
-      JSON.stringify(attempt?.requestHeaders ?? {}),
-      attempt?.requestBody ?? '',
-      attempt?.responseStatus ?? null,
-      attempt?.responseHeaders ? JSON.stringify(attempt.responseHeaders) : null,
-      storable(attempt?.responseBody ?? null),
-      storable(attempt?.error ?? null),
-    ]);
-    return (row?.applied ?? 0) > 0;
+  private write(destinationId: string, attempt: AttemptRow | null, change: EventChange): Promise<boolean> {
+    return this.store.record({ destinationId, attempt, change });
   }
-}
-
-/** PostgreSQL text cannot hold NUL; receivers' bodies may contain anything. */
-function storable(text: string | null): string | null {
-  return text === null ? null : text.replaceAll('\u0000', '');
 }

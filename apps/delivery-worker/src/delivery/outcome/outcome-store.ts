@@ -56,19 +56,26 @@ export interface Outcome {
  * are in and reads them by primary key (PostgreSQL keeps planning it for its values: a generic plan
  * could not prune on an array parameter); prepared, it is parsed once per connection.
  */
+/** The SET list of a guarded step change: `row` takes what `change` (a row of changeColumns' arrays) says. */
+export function stepChangeSql(row: string, change: string): string {
+  return `status = COALESCE(${change}.status, ${row}.status),
+           attempts = ${row}.attempts + ${change}.attempted,
+           series_attempts = ${row}.series_attempts + ${change}.attempted,
+           next_attempt_at = ${change}.next_attempt_at,
+           delivered_at = COALESCE(${change}.delivered_at, ${row}.delivered_at),
+           last_error = ${change}.last_error,
+           updated_at = now()`;
+}
+
+/** changeColumns' arrays as RECORD_SQL's $13–$20, and the names of their columns once unnested. */
+export const CHANGE_ARRAYS = '$13::bigint[], $14::int[], $15::int[], $16::varchar[], $17::int[], $18::timestamptz[], $19::timestamptz[], $20::text[]';
+export const CHANGE_FIELDS = 'seq, series, series_attempts, status, attempted, next_attempt_at, delivered_at, last_error';
+
 export const RECORD_SQL = `
   WITH changed AS (
     UPDATE events e
-       SET status = COALESCE(v.status, e.status),
-           attempts = e.attempts + v.attempted,
-           series_attempts = e.series_attempts + v.attempted,
-           next_attempt_at = v.next_attempt_at,
-           delivered_at = COALESCE(v.delivered_at, e.delivered_at),
-           last_error = v.last_error,
-           updated_at = now()
-      FROM unnest($13::bigint[], $14::int[], $15::int[], $16::varchar[], $17::int[], $18::timestamptz[],
-                  $19::timestamptz[], $20::text[])
-           AS v(seq, series, series_attempts, status, attempted, next_attempt_at, delivered_at, last_error)
+       SET ${stepChangeSql('e', 'v')}
+      FROM unnest(${CHANGE_ARRAYS}) AS v(${CHANGE_FIELDS})
      WHERE e.seq = ANY($13::bigint[]) AND e.seq = v.seq AND ${atStepSql('e', 'v')}
     RETURNING v.seq::text AS seq, v.seq AS step_seq, v.series, v.series_attempts, e.account_id, v.status, v.attempted, e.delivered_at, e.created_at
   ),
@@ -92,6 +99,61 @@ function storable(text: string | null): string | null {
 
 function changeKey(seq: string, series: number, seriesAttempts: number): string {
   return `${seq}/${series}/${seriesAttempts}`;
+}
+
+/** RECORD_SQL's $1–$12: the attempts' columns, one array each (also the destinations' record statement's). */
+export function attemptColumns(attempts: readonly AttemptRow[]): unknown[] {
+  return [
+    attempts.map((row) => row.eventSeq),
+    attempts.map((row) => row.series),
+    attempts.map((row) => row.attempt),
+    attempts.map((row) => row.startedAt),
+    attempts.map((row) => row.durationMs),
+    attempts.map((row) => row.url),
+    attempts.map((row) => JSON.stringify(row.requestHeaders)),
+    attempts.map((row) => row.requestBody),
+    attempts.map((row) => row.responseStatus),
+    attempts.map((row) => (row.responseHeaders ? JSON.stringify(row.responseHeaders) : null)),
+    attempts.map((row) => storable(row.responseBody)),
+    attempts.map((row) => storable(row.error)),
+  ];
+}
+
+/** RECORD_SQL's $13–$20: the guarded changes' columns, one array each. */
+export function changeColumns(changes: readonly EventChange[]): unknown[] {
+  return [
+    changes.map((change) => change.seq),
+    changes.map((change) => change.series),
+    changes.map((change) => change.seriesAttempts),
+    changes.map((change) => change.status),
+    changes.map((change) => change.attempted),
+    changes.map((change) => change.nextAttemptAt),
+    changes.map((change) => change.deliveredAt),
+    changes.map((change) => storable(change.lastError)),
+  ];
+}
+
+/**
+ * Writes the first outcome of each step (two in one batch are duplicate jobs: only the first may change
+ * the row and add its attempt) and answers, per outcome, whether it was the one whose change applied.
+ * `write` answers the keys of the steps whose change applied.
+ */
+export async function recordFirstOfEachStep<T>(outcomes: readonly T[], keyOf: (outcome: T) => string, write: (firsts: T[]) => Promise<Set<string>>): Promise<boolean[]> {
+  const seen = new Set<string>();
+  const firsts = outcomes.filter((outcome) => {
+    const key = keyOf(outcome);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const applied = await write(firsts);
+  const claimed = new Set<string>();
+  return outcomes.map((outcome) => {
+    const key = keyOf(outcome);
+    if (!applied.has(key) || claimed.has(key)) return false;
+    claimed.add(key);
+    return true;
+  });
 }
 
 /**
@@ -127,51 +189,16 @@ export class OutcomeStore {
     await this.writer.drain();
   }
 
-  private async execute(outcomes: Outcome[]): Promise<boolean[]> {
-    // Two outcomes for the same step in one batch (duplicate jobs): only the first may change the row
-    // and add its attempt.
-    const seen = new Set<string>();
-    const firsts: Outcome[] = [];
-    for (const outcome of outcomes) {
-      const { change } = outcome;
-      const key = changeKey(change.seq, change.series, change.seriesAttempts);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      firsts.push(outcome);
-    }
-    const changes = firsts.map((outcome) => outcome.change);
-    const stepped = firsts.filter((outcome): outcome is Outcome & { attempt: AttemptRow } => outcome.attempt !== null);
-    const attempts = stepped.map((outcome) => outcome.attempt);
-    const rows = await preparedQuery<{ seq: string; series: number; series_attempts: number }>(this.dataSource, 'delivery-record-outcomes', RECORD_SQL, [
-      attempts.map((row) => row.eventSeq),
-      attempts.map((row) => row.series),
-      attempts.map((row) => row.attempt),
-      attempts.map((row) => row.startedAt),
-      attempts.map((row) => row.durationMs),
-      attempts.map((row) => row.url),
-      attempts.map((row) => JSON.stringify(row.requestHeaders)),
-      attempts.map((row) => row.requestBody),
-      attempts.map((row) => row.responseStatus),
-      attempts.map((row) => (row.responseHeaders ? JSON.stringify(row.responseHeaders) : null)),
-      attempts.map((row) => storable(row.responseBody)),
-      attempts.map((row) => storable(row.error)),
-      changes.map((change) => change.seq),
-      changes.map((change) => change.series),
-      changes.map((change) => change.seriesAttempts),
-      changes.map((change) => change.status),
-      changes.map((change) => change.attempted),
-      changes.map((change) => change.nextAttemptAt),
-      changes.map((change) => change.deliveredAt),
-      changes.map((change) => storable(change.lastError)),
-      stepped.map((outcome) => outcome.change.seriesAttempts),
-    ]);
-    const applied = new Set(rows.map((row) => changeKey(row.seq, row.series, row.series_attempts)));
-    const claimed = new Set<string>();
-    return outcomes.map(({ change }) => {
-      const key = changeKey(change.seq, change.series, change.seriesAttempts);
-      if (!applied.has(key) || claimed.has(key)) return false;
-      claimed.add(key);
-      return true;
+  private execute(outcomes: Outcome[]): Promise<boolean[]> {
+    const keyOf = ({ change }: Outcome): string => changeKey(change.seq, change.series, change.seriesAttempts);
+    return recordFirstOfEachStep(outcomes, keyOf, async (firsts) => {
+      const stepped = firsts.filter((outcome): outcome is Outcome & { attempt: AttemptRow } => outcome.attempt !== null);
+      const rows = await preparedQuery<{ seq: string; series: number; series_attempts: number }>(this.dataSource, 'delivery-record-outcomes', RECORD_SQL, [
+        ...attemptColumns(stepped.map((outcome) => outcome.attempt)),
+        ...changeColumns(firsts.map((outcome) => outcome.change)),
+        stepped.map((outcome) => outcome.change.seriesAttempts),
+      ]);
+      return new Set(rows.map((row) => changeKey(row.seq, row.series, row.series_attempts)));
     });
   }
 }
