@@ -125,5 +125,12 @@ describe('the outcome record refuses a second writer of the same step', () => {
     ]);
     // The primary's rows were never touched.
     expect(await eventRow(worker.app, event.eventId)).toMatchObject({ status: 'queued', attempts: 0 });
+    // The stats series count deliveries to every destination: two failed attempts, once each.
+    const [rollup] = await dataSource.query<Array<{ attempts: string; failed_attempts: string; delivered: string }>>(
+      `SELECT sum(attempts)::text AS attempts, sum(failed_attempts)::text AS failed_attempts, sum(delivered)::text AS delivered
+         FROM delivery_rollups WHERE granularity = 'minute' AND account_id = $1`,
+      [account.id],
+    );
+    expect(rollup).toEqual({ attempts: '2', failed_attempts: '2', delivered: '0' });
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { atStepSql, preparedQuery } from '@app/persistence';
+import { atStepSql, deliveryRollupCte, preparedQuery } from '@app/persistence';
 import { Batcher, loggableErrorText, oneByOneOnFailure } from '@app/runtime';
 import { type AttemptRow, attemptColumns, CHANGE_ARRAYS, CHANGE_FIELDS, changeColumns, type EventChange, recordFirstOfEachStep, stepChangeSql } from '../outcome/outcome-store';
 
@@ -16,7 +16,8 @@ export interface DestinationOutcome {
  * The primary's RECORD_SQL (outcome-store.ts) against destination_deliveries, for a whole batch in one
  * statement: the guarded changes (applied only while the row is at the job's step and pending), then
  * the attempts of the changes that applied, tagged with their destination (a step another writer already
- * recorded adds no second attempt). Columns travel as arrays, so one prepared text serves any batch;
+ * recorded adds no second attempt), and what they did to the delivery rollups behind the stats
+ * series, which count every delivery, to any destination. Columns travel as arrays, so one prepared text serves any batch;
  * `d.event_seq = ANY($13)` lets each plan prune to the batch's days.
  */
 const RECORD_SQL = `
@@ -25,7 +26,8 @@ const RECORD_SQL = `
        SET ${stepChangeSql('d', 'v')}
       FROM unnest(${CHANGE_ARRAYS}, $22::varchar[]) AS v(${CHANGE_FIELDS}, destination_id)
      WHERE d.event_seq = ANY($13::bigint[]) AND d.event_seq = v.seq AND d.destination_id = v.destination_id AND ${atStepSql('d', 'v')}
-    RETURNING v.seq::text AS seq, v.seq AS step_seq, v.destination_id, v.series, v.series_attempts
+    RETURNING v.seq::text AS seq, v.seq AS step_seq, v.destination_id, v.series, v.series_attempts,
+              d.account_id, v.status, v.attempted, d.delivered_at, d.created_at
   ),
   inserted AS (
     INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers,
@@ -38,7 +40,7 @@ const RECORD_SQL = `
                 request_body, response_status, response_headers, response_body, error, step_series_attempts, destination_id)
       JOIN changed c ON c.step_seq = a.event_seq AND c.destination_id = a.destination_id
                     AND c.series = a.series AND c.series_attempts = a.step_series_attempts
-  )
+  ),${deliveryRollupCte('changed')}
   SELECT seq, destination_id, series, series_attempts FROM changed`;
 
 function stepKey(seq: string, destinationId: string, series: number, seriesAttempts: number): string {
