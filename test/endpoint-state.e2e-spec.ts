@@ -188,4 +188,24 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     // Calls without a worker id (no sharing) still obey the endpoint's limit.
     expect((await acquireEndpointLease(redis, KEYS, endpoint, { id: 'anonymous', ttlMs: 5000, limit: 4 })).verdict).toBe('busy');
   });
+
+  it("gives a paced endpoint's free slot to whichever worker asks, share or no share (its leases are never kept for reuse)", async () => {
+    const endpoint = 'http://paced-shared-endpoint.example|3|dddd';
+    // A high pace, so the schedule never holds these calls back: only the slots decide.
+    const take = (worker: string, n: number) =>
+      acquireEndpointLease(redis, KEYS, endpoint, { id: `${worker}:${n}`, ttlMs: 5000, limit: 4, worker, maxPerSecond: 10_000, job: `${worker}-job-${n}` });
+    const give = (worker: string, n: number) =>
+      releaseEndpointLease(redis, KEYS, endpoint, { leaseId: `${worker}:${n}`, signal: 'success', failureThreshold: 5, cooldownMs: 1000, error: null, maxPerSecond: 10_000 });
+
+    for (const n of [1, 2, 3, 4]) expect(await take('a', n)).toMatchObject({ verdict: 'acquired' });
+    expect(await take('b', 1)).toMatchObject({ verdict: 'busy' });
+    // A slot frees: worker a, holding 3 of 4 while b wants the endpoint, still gets it (unpaced, a's share of 2 would refuse it).
+    await give('a', 1);
+    expect(await take('a', 5)).toMatchObject({ verdict: 'acquired' });
+    // The limit itself holds for both.
+    expect(await take('b', 2)).toMatchObject({ verdict: 'busy' });
+    await give('a', 2);
+    expect(await take('b', 3)).toMatchObject({ verdict: 'acquired' });
+    expect((await redis.zcard(KEYS.leases(endpoint)))).toBe(4);
+  });
 });

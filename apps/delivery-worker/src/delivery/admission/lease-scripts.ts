@@ -22,7 +22,8 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
  * The endpoint's leases are shared between workers the same way: a worker refused a lease is marked as
  * wanting the endpoint for the mark's length, and while another worker is marked, one holding its share
  * (limit / workers wanting, at least 1) or more is refused. Without it, one worker that keeps handing its
- * leases from call to call holds every lease while another worker's jobs for the endpoint bounce.
+ * leases from call to call holds every lease while another worker's jobs for the endpoint bounce. A
+ * paced endpoint has no share: its leases are never reused, so none can be hoarded.
  * `force` (a manual redelivery's first call) passes the breaker whatever its state, but not the
  * concurrency limits, and leaves the breaker as it is: only the call's outcome changes it.
  * The origin limit is shared fairly: while other endpoints wait for room at the origin, an endpoint
@@ -88,7 +89,10 @@ local mine = redis.call('ZCARD', KEYS[2])
 local limit = tonumber(ARGV[3])
 local worker = ARGV[10]
 local workerShare = 0
-if worker ~= '' then
+-- A paced endpoint's leases go back to Redis after every call (none is kept for reuse), so no worker
+-- can hoard them: a share would only refuse calls while the endpoint has room, and each refusal
+-- costs the job its place in the pace.
+if worker ~= '' and tonumber(ARGV[9]) == 0 then
   local othersWanting = 0
   local marked = false
   -- Uncontended (nobody marked), this costs one ZCARD.
