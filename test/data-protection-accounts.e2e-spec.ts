@@ -10,7 +10,7 @@ import { openApiCall } from './support/open-api-client';
 import { adminPortalLink, openPortalSession, portalCall, portalToken } from './support/portal-client';
 import { useReceivers } from './support/receiver';
 import { waitFor } from './support/wait-for';
-import { attemptRows, deliveryQueueOf, eventRow, insertEvents, sendEvents, useOwnRedisPrefix } from './support/worker-process';
+import { attemptRows, deliveryQueueOf, enqueueFirstAttempts, eventRow, insertEvents, sendEvents, useOwnRedisPrefix } from './support/worker-process';
 
 useOwnRedisPrefix('data-protection-accounts');
 jest.setTimeout(60_000);
@@ -132,6 +132,11 @@ describe('DELETE /admin/v1/accounts/:id', () => {
     // Settled already: the worker is not asked about these.
     await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE account_id = $1 AND status = 'queued'`, [account.id]);
     const db = worker.app.get(DataSource);
+    // An event whose next step comes after the deletion started: stored now (the account row still exists;
+    // the background deletion may be over before this test's next line on a loaded machine), its retry far
+    // off so nothing sends it before its job is added below.
+    const [late] = await insertEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 2 } }]);
+    await db.query(`UPDATE events SET status = 'retrying', next_attempt_at = now() + interval '1 hour' WHERE seq = $1`, [late.seq]);
     await db.query(
       `INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body)
        SELECT seq, 0, 1, now(), 5, 'http://127.0.0.1:9/hook', '{}', message::text FROM events WHERE account_id = $1`,
@@ -152,8 +157,8 @@ describe('DELETE /admin/v1/accounts/:id', () => {
     expect((await adminCall(configApi, 'GET', `/admin/v1/accounts/${account.id}`)).status).toBe(404);
     expect((await adminCall(configApi, 'POST', `/admin/v1/accounts/${account.id}/rotate-token`)).status).toBe(404);
     expect((await adminCall(configApi, 'DELETE', `/admin/v1/accounts/${account.id}`)).status).toBe(404);
-    // A job of the account that runs now makes no call.
-    const [late] = await sendEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 2 } }]);
+    // A job of the account that runs now makes no call (the row is there and the account deleting, or the row is gone).
+    await enqueueFirstAttempts(deliveryQueueOf(worker.app), [late]);
     const queue = deliveryQueueOf(worker.app).queueFor(account.id);
     await waitFor('the late job to end', async () => (await queue.getJob(deliveryJobId({ eventSeq: late.seq, series: 0, attempt: 0 }))) === undefined);
     expect(callbacks.requests).toHaveLength(1);
