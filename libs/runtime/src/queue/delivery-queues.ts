@@ -11,6 +11,19 @@ import { loggableErrorText } from '../http/database-errors';
 export type DeliveryQueueRole = 'producer' | 'consumer';
 
 /**
+ * BullMQ's close drops every listener of a queue's or worker's connection wrappers, yet a wrapper whose
+ * start-up is still waiting for a Redis that never became ready (a wrong password, a cluster away) fails
+ * that start-up later and reports the error to nobody: an unhandled 'error' after the app closed. Each
+ * wrapper gets a listener back once the close is over.
+ */
+export function keepHearingAfterClose(closed: Queue | Worker): void {
+  const wrappers = closed as unknown as { connection?: { on?: unknown }; blockingConnection?: { on?: unknown } };
+  for (const wrapper of [wrappers.connection, wrappers.blockingConnection]) {
+    if (wrapper && typeof wrapper.on === 'function') (wrapper as { on(event: 'error', listener: () => void): void }).on('error', () => undefined);
+  }
+}
+
+/**
  * Length BullMQ keeps of each shard's event stream (its default is 10,000). BullMQ appends to it on
  * every job state change and nothing in the service reads it: at the default, the eight streams held
  * three quarters of Redis's memory after a few thousand deliveries (docs/benchmarks-method.md). Trimmed
@@ -180,9 +193,9 @@ export class DeliveryQueues implements OnApplicationShutdown {
 
   async close(): Promise<void> {
     // Workers normally closed already (the delivery runner drains them first); closing twice is harmless.
-    await Promise.all(this.workers.map((worker) => worker.close().catch(() => undefined)));
+    await Promise.all(this.workers.map((worker) => worker.close().catch(() => undefined).finally(() => keepHearingAfterClose(worker))));
     await this.backlog.flush();
-    await Promise.all(this.queues.map((queue) => queue.close().catch(() => undefined)));
+    await Promise.all(this.queues.map((queue) => queue.close().catch(() => undefined).finally(() => keepHearingAfterClose(queue))));
     await closeRedisConnection(this.connection);
   }
 }
