@@ -2,16 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, type EntityManager } from 'typeorm';
-import { RESTART_DESTINATION_SERIES, RESTARTED_DESTINATION_COLUMNS, resumeDestination } from '@app/persistence';
+import { type DestinationStepRow, RESTART_DESTINATION_SERIES, RESTARTED_DESTINATION_COLUMNS, resumeDestination } from '@app/persistence';
 import { announceStoredSettingsChange, type DeliveryJobData, DeliveryProducer, pendingDestinationStep, REDIS, RedisKeys } from '@app/runtime';
-
-interface RestartedDeliveryRow {
-  event_seq: string;
-  account_id: number;
-  destination_id: string;
-  series: number;
-  series_attempts: number;
-}
 
 /**
  * What resuming and redelivering do to a destination's deliveries. Steps go through DeliveryProducer,
@@ -40,7 +32,7 @@ export class DestinationDeliveries {
    * `destinationId`) and answers their first steps, to enqueue once the transaction committed.
    */
   async restartForEvent(manager: EntityManager, eventSeq: string, destinationId: string | null): Promise<DeliveryJobData[]> {
-    const [rows] = await manager.query<[RestartedDeliveryRow[], number]>(
+    const [rows] = await manager.query<[DestinationStepRow[], number]>(
       `UPDATE destination_deliveries d SET ${RESTART_DESTINATION_SERIES}
          FROM destinations dst
         WHERE d.event_seq = $1::bigint AND dst.id = d.destination_id AND dst.deleted_at IS NULL

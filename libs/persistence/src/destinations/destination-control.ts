@@ -22,6 +22,15 @@ export const RESTART_DESTINATION_SERIES = `
 /** What a restart of destination deliveries returns per row: enough for its first step's job (pendingDestinationStep). */
 export const RESTARTED_DESTINATION_COLUMNS = 'd.event_seq::text AS event_seq, d.account_id, d.destination_id, d.series, d.series_attempts';
 
+/** A destination delivery's row as RESTARTED_DESTINATION_COLUMNS (and resume) read it: the step its job is at. */
+export interface DestinationStepRow {
+  event_seq: string;
+  account_id: number;
+  destination_id: string;
+  series: number;
+  series_attempts: number;
+}
+
 /** The last_error of a deleted destination's deliveries (CONTRACT §11); the worker writes the same. */
 export const DESTINATION_DELETED_ERROR = 'destination deleted';
 
@@ -45,7 +54,6 @@ const NEXT_DESTINATION_SQL = `
   RETURNING d.event_seq::text AS event_seq, d.account_id, d.destination_id, d.series, d.series_attempts`;
 
 type PendingEventRow = { seq: string; account_id: number; series: number; series_attempts: number };
-type PendingDeliveryRow = { event_seq: string; account_id: number; destination_id: string; series: number; series_attempts: number };
 
 function bySeq<T>(seqOf: (row: T) => string): (a: T, b: T) => number {
   return (a, b) => (BigInt(seqOf(a)) < BigInt(seqOf(b)) ? -1 : 1);
@@ -80,7 +88,7 @@ export async function resumeDestination(
       rows.sort(bySeq((row) => row.seq));
       steps = rows.map(pendingRowStep);
     } else {
-      const [rows] = await dataSource.query<[PendingDeliveryRow[], number]>(NEXT_DESTINATION_SQL, [destinationId, after, RESUME_BATCH]);
+      const [rows] = await dataSource.query<[DestinationStepRow[], number]>(NEXT_DESTINATION_SQL, [destinationId, after, RESUME_BATCH]);
       rows.sort(bySeq((row) => row.event_seq));
       steps = rows.map(pendingDestinationStep);
     }

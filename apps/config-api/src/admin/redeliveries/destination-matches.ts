@@ -1,4 +1,4 @@
-import { RESTART_DESTINATION_SERIES, RESTARTED_DESTINATION_COLUMNS } from '@app/persistence';
+import { type DestinationStepRow, RESTART_DESTINATION_SERIES, RESTARTED_DESTINATION_COLUMNS } from '@app/persistence';
 import type { EventFilter } from '@app/payloads';
 import { addEventFilter } from '../events/event-filter';
 import { Conditions } from '../sql-conditions';
@@ -8,15 +8,6 @@ import { REDELIVERY_CHUNK } from './restart-series';
 export interface DestinationCursor {
   seq: string;
   destinationId: string;
-}
-
-/** What a destination chunk restarted per row: pendingDestinationStep's input. */
-export interface RestartedDestinationRow {
-  event_seq: string;
-  account_id: number;
-  destination_id: string;
-  series: number;
-  series_attempts: number;
 }
 
 /**
@@ -77,7 +68,7 @@ export function restartDestinationChunk(filter: EventFilter, upperSeq: string, c
 }
 
 /** Where the next chunk starts below: the last row of one (restartDestinationChunk answers them newest first). */
-export function cursorAfter(rows: readonly RestartedDestinationRow[]): DestinationCursor | null {
+export function cursorAfter(rows: readonly DestinationStepRow[]): DestinationCursor | null {
   const last = rows.at(-1);
   return last ? { seq: last.event_seq, destinationId: last.destination_id } : null;
 }

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { RESTART_SERIES } from '@app/persistence';
+import { type DestinationStepRow, RESTART_SERIES } from '@app/persistence';
 import { type DeliveryJobData, DeliveryProducer, loggableErrorText, pendingDestinationStep, restartedSeriesStep } from '@app/runtime';
 import type { EventFilter } from '@app/payloads';
 import { addEventFilter } from '../events/event-filter';
 import { Conditions } from '../sql-conditions';
 import { isPassingFailure, LeasedTaskRunner } from '../leased-task-runner';
 import { REDELIVERY_CHUNK, type RestartedRow } from './restart-series';
-import { cursorAfter, type RestartedDestinationRow, restartDestinationChunk } from './destination-matches';
+import { cursorAfter, restartDestinationChunk } from './destination-matches';
 
 export { TASK_STALE_AFTER_S } from '../leased-task-runner';
 
@@ -120,7 +120,7 @@ export class RedeliveryRunner extends LeasedTaskRunner<string> {
   private async destinationsChunk(manager: EntityManager, taskId: string, task: ClaimedTask): Promise<AppliedChunk> {
     const cursor = task.destination_below_seq !== null && task.destination_below_id !== null ? { seq: task.destination_below_seq, destinationId: task.destination_below_id } : null;
     const chunk = restartDestinationChunk(task.filter, task.upper_seq, cursor);
-    const rows = await manager.query<RestartedDestinationRow[]>(chunk.sql, chunk.parameters);
+    const rows = await manager.query<DestinationStepRow[]>(chunk.sql, chunk.parameters);
     const next = cursorAfter(rows);
     await manager.query(
       `UPDATE redelivery_tasks
