@@ -77,38 +77,52 @@ export interface CostSources {
 /**
  * A backend sends its transaction and row counts to pg_stat_database when it goes idle, but not twice
  * within a second: one that sent them less than a second before waits PGSTAT_IDLE_INTERVAL (10 s,
- * PostgreSQL 15) to send the rest. The counters are read this long after the CPU, so a phase's last
- * statements count in it and earlier ones (warm-up, the previous phase) do not.
+ * PostgreSQL 15) to send the rest. The counts are read this long after a phase's end, so its last
+ * statements count in it, and this long before its start, so earlier ones (warm-up, the previous phase)
+ * do not.
  */
 export const STATS_FLUSH_MS = 10_500;
 
-async function read(sources: CostSources, processes: readonly SupervisedProcess[]): Promise<CostReading> {
+type Counters = Omit<CostReading, 'transactions' | 'rowsWritten'>;
+
+/** The counters that run with the clock: the processes' CPU, the bench database's backends', Redis's, the WAL position. */
+async function readCounters(db: Client, redis: Redis, database: string, processes: readonly SupervisedProcess[]): Promise<Counters> {
+  const processMs = processes.map((entry) => ({ name: entry.name, ms: entry.cpuMs() ?? 0 }));
+  const [backendMs, info, wal] = await Promise.all([
+    backendCpuMs(db, database),
+    redis.info('cpu'),
+    db.query<{ wal: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal`),
+  ]);
+  return { processMs, backendMs, redisMs: redisCpuMs(info), walBytes: Number(wal.rows[0]?.wal ?? 0) };
+}
+
+/**
+ * One reading. The transaction and row counts are always read STATS_FLUSH_MS after the activity they
+ * must include; the CPU counters are read with no wait between them and the phase, or the idle seconds
+ * of the wait would count as the phase's work: at the phase's start after the wait (just before the
+ * load), at its end before it (as the last outcome is recorded).
+ */
+async function read(sources: CostSources, processes: readonly SupervisedProcess[], at: 'start' | 'end'): Promise<CostReading> {
   const server = new URL(sources.databaseUrl);
   const database = decodeURIComponent(server.pathname.slice(1));
   server.pathname = '/postgres';
   const db = new Client({ connectionString: server.toString() });
   const redis = new Redis(sources.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  const flushed = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, STATS_FLUSH_MS));
   try {
     await Promise.all([db.connect(), redis.connect()]);
-    const processMs = processes.map((entry) => ({ name: entry.name, ms: entry.cpuMs() ?? 0 }));
-    const [backendMs, info, wal] = await Promise.all([
-      backendCpuMs(db, database),
-      redis.info('cpu'),
-      db.query<{ wal: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal`),
-    ]);
-    await new Promise((resolve) => setTimeout(resolve, STATS_FLUSH_MS));
+    if (at === 'start') await flushed();
+    const counters = at === 'end' ? await readCounters(db, redis, database, processes) : null;
+    if (at === 'end') await flushed();
     const stats = await db.query<{ transactions: string; rows: string }>(
       `SELECT xact_commit + xact_rollback AS transactions, tup_inserted + tup_updated + tup_deleted AS rows FROM pg_stat_database WHERE datname = $1`,
       [database],
     );
     const row = stats.rows[0];
     return {
-      processMs,
-      backendMs,
-      redisMs: redisCpuMs(info),
+      ...(counters ?? (await readCounters(db, redis, database, processes))),
       transactions: Number(row?.transactions ?? 0),
       rowsWritten: Number(row?.rows ?? 0),
-      walBytes: Number(wal.rows[0]?.wal ?? 0),
     };
   } finally {
     redis.disconnect();
@@ -122,8 +136,8 @@ async function read(sources: CostSources, processes: readonly SupervisedProcess[
  * they include.
  */
 export async function startCost(sources: CostSources, processes: readonly SupervisedProcess[]): Promise<{ stop(events: number): Promise<CostPerEvent> }> {
-  const before = await read(sources, processes);
-  return { stop: async (events) => costPerEvent(before, await read(sources, processes), events) };
+  const before = await read(sources, processes, 'start');
+  return { stop: async (events) => costPerEvent(before, await read(sources, processes, 'end'), events) };
 }
 
 const us = (value: number): string => Math.round(value).toLocaleString('en-US');
