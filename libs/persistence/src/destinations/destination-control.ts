@@ -22,7 +22,7 @@ export const RESTART_DESTINATION_SERIES = `
 /** What a restart of destination deliveries returns per row: enough for its first step's job (pendingDestinationStep). */
 export const RESTARTED_DESTINATION_COLUMNS = 'd.event_seq::text AS event_seq, d.account_id, d.destination_id, d.series, d.series_attempts';
 
-/** A destination delivery's row as RESTARTED_DESTINATION_COLUMNS (and resume) read it: the step its job is at. */
+/** A destination delivery's row as RESTARTED_DESTINATION_COLUMNS reads it (restart and resume): the step its job is at. */
 export interface DestinationStepRow {
   event_seq: string;
   account_id: number;
@@ -51,7 +51,7 @@ const NEXT_DESTINATION_SQL = `
     FROM (SELECT event_seq FROM destination_deliveries
            WHERE destination_id = $1 AND ${isPendingSql()} AND event_seq > $2 ORDER BY event_seq LIMIT $3) picked
    WHERE d.event_seq = picked.event_seq AND d.destination_id = $1
-  RETURNING d.event_seq::text AS event_seq, d.account_id, d.destination_id, d.series, d.series_attempts`;
+  RETURNING ${RESTARTED_DESTINATION_COLUMNS}`;
 
 type PendingEventRow = { seq: string; account_id: number; series: number; series_attempts: number };
 
