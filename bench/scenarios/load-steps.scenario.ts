@@ -7,6 +7,18 @@ import { atMost, type Figure, type Scenario, type ScenarioResult } from './scena
 
 /** The issue's steps (issue 19): fixed start rates of single POSTs over the 20 endpoints. */
 export const LOAD_STEPS = [200, 500, 1_000, 2_000] as const;
+
+/**
+ * BENCH_LOAD_STEPS (e.g. `500`), only these of the steps: to profile one step with --profile, since a
+ * profile covers the whole run. Refused when it names a rate that is not a step.
+ */
+export function requestedSteps(asked = process.env.BENCH_LOAD_STEPS): readonly number[] {
+  if (!asked) return LOAD_STEPS;
+  const rates = asked.split(',').map(Number);
+  const unknown = rates.filter((rate) => !(LOAD_STEPS as readonly number[]).includes(rate));
+  if (unknown.length || !rates.length) throw new Error(`BENCH_LOAD_STEPS=${asked}: expected some of ${LOAD_STEPS.join(',')}`);
+  return LOAD_STEPS.filter((rate) => rates.includes(rate));
+}
 /** The bar for "real time" at a step: the service's p99, POST sent → callback arrived. */
 const REAL_TIME_P99_MS = 50;
 /** Issue 36: at 500/s the service's p50 at most this many times the baseline's. */
@@ -60,7 +72,8 @@ export const loadStepsScenario: Scenario = {
     const costs: NonNullable<ScenarioResult['costs']> = [];
     let highest: number | null = null;
     let baselineHighest: number | null = null;
-    for (const rate of LOAD_STEPS) {
+    const steps = requestedSteps();
+    for (const rate of steps) {
       const service = await serviceStep(bench, rate, durationMs);
       const baseline = await baselineStep(bench, rate, durationMs);
       const { endToEndMs } = service.atRate;
@@ -78,8 +91,8 @@ export const loadStepsScenario: Scenario = {
       costs.push({ label: `${rate}/s service`, cost: service.atRate.cost }, { label: `${rate}/s baseline ×1`, cost: baseline.result.cost });
       // Only steps the generator kept up with count: at a lower achieved rate the p99 says nothing about this one.
       const kept = (atRate: AtRate) => atRate.achievedPerSecond >= rate * 0.95;
-      if (endToEndMs.p99 <= REAL_TIME_P99_MS && kept(service.atRate) && highest === (LOAD_STEPS[LOAD_STEPS.indexOf(rate) - 1] ?? null)) highest = rate;
-      if (baseline.result.endToEndMs.p99 <= REAL_TIME_P99_MS && kept(baseline.result) && baselineHighest === (LOAD_STEPS[LOAD_STEPS.indexOf(rate) - 1] ?? null)) baselineHighest = rate;
+      if (endToEndMs.p99 <= REAL_TIME_P99_MS && kept(service.atRate) && highest === (steps[steps.indexOf(rate) - 1] ?? null)) highest = rate;
+      if (baseline.result.endToEndMs.p99 <= REAL_TIME_P99_MS && kept(baseline.result) && baselineHighest === (steps[steps.indexOf(rate) - 1] ?? null)) baselineHighest = rate;
       notes.push(
         `${rate}/s: ${service.atRate.matched} events, ${Math.round(service.atRate.achievedPerSecond)}/s sent (baseline ${Math.round(baseline.result.achievedPerSecond)}/s); ` +
           `POST answered p50 ${ms(service.atRate.requestLatency.p50)} ms, p99 ${ms(service.atRate.requestLatency.p99)} ms; ` +

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import { readStatements, type StatementTotals, type StatementsPerEvent, statementsPerEvent, statementsText } from './pg-statements';
 import { backendCpuMs, backendDeltaMs } from './proc-cpu';
 import type { SupervisedProcess } from './process-supervisor';
 
@@ -17,6 +18,8 @@ export interface CostReading {
   rowsWritten: number;
   /** The cluster's WAL position (pg_current_wal_lsn), in bytes. */
   walBytes: number;
+  /** The bench database's statements (pg_stat_statements), null when the server does not load it. */
+  statements?: Map<string, StatementTotals> | null;
 }
 
 /** What one event cost over a phase, per process and in PostgreSQL. */
@@ -31,6 +34,8 @@ export interface CostPerEvent {
   transactions: number;
   rowsWritten: number;
   walBytes: number;
+  /** PostgreSQL's statements per event, when pg_stat_statements is loaded. */
+  statements?: StatementsPerEvent | null;
 }
 
 /** `ingest#2` → `ingest`, `delivery-worker#3` → `worker`, `baseline#1` → `baseline`. */
@@ -59,6 +64,7 @@ export function costPerEvent(before: CostReading, after: CostReading, events: nu
     transactions: (after.transactions - before.transactions) / per,
     rowsWritten: (after.rowsWritten - before.rowsWritten) / per,
     walBytes: (after.walBytes - before.walBytes) / per,
+    statements: statementsPerEvent(before.statements ?? null, after.statements ?? null, events),
   };
 }
 
@@ -85,7 +91,7 @@ export const STATS_FLUSH_MS = 10_500;
 
 type Counters = Omit<CostReading, 'transactions' | 'rowsWritten'>;
 
-/** The counters that run with the clock: the processes' CPU, the bench database's backends', Redis's, the WAL position. */
+/** The counters that run with the clock: the processes' CPU, the bench database's backends', Redis's, the WAL position, the statements. */
 async function readCounters(db: Client, redis: Redis, database: string, processes: readonly SupervisedProcess[]): Promise<Counters> {
   const processMs = processes.map((entry) => ({ name: entry.name, ms: entry.cpuMs() ?? 0 }));
   const [backendMs, info, wal] = await Promise.all([
@@ -93,7 +99,8 @@ async function readCounters(db: Client, redis: Redis, database: string, processe
     redis.info('cpu'),
     db.query<{ wal: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal`),
   ]);
-  return { processMs, backendMs, redisMs: redisCpuMs(info), walBytes: Number(wal.rows[0]?.wal ?? 0) };
+  const statements = await readStatements(db, database);
+  return { processMs, backendMs, redisMs: redisCpuMs(info), walBytes: Number(wal.rows[0]?.wal ?? 0), statements };
 }
 
 /**
@@ -145,5 +152,6 @@ const us = (value: number): string => Math.round(value).toLocaleString('en-US');
 /** One line: `ingest 300 + worker 700 + PostgreSQL 400 + Redis 90 = 1,490 µs; 1.02 transactions, …`. */
 export function costText(cost: CostPerEvent): string {
   const parts = [...cost.processes.map((entry) => `${entry.name} ${us(entry.us)}`), `PostgreSQL ${us(cost.postgresUs)}`, `Redis ${us(cost.redisUs)}`];
-  return `${parts.join(' + ')} = ${us(cost.totalUs)} µs; ${cost.transactions.toFixed(2)} transactions, ${cost.rowsWritten.toFixed(2)} rows written, ${us(cost.walBytes)} WAL bytes`;
+  const line = `${parts.join(' + ')} = ${us(cost.totalUs)} µs; ${cost.transactions.toFixed(2)} transactions, ${cost.rowsWritten.toFixed(2)} rows written, ${us(cost.walBytes)} WAL bytes`;
+  return cost.statements ? `${line}; ${statementsText(cost.statements)}` : line;
 }
