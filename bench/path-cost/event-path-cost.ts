@@ -187,6 +187,8 @@ async function main(): Promise<void> {
           seqs.map(() => null),
           seqs.map(() => now),
           seqs.map(() => null),
+          // $21: each attempt's step, the guard's series_attempts (RECORD_SQL's attempts carry it since destinations).
+          seqs.map(() => 0),
         ]);
       if (measured) await measure('worker: record', 1, record);
       else await record();
