@@ -13,6 +13,8 @@ const USAGE = `node dist/bench/path-cost/record-plan.js --database <name> [--ser
   database event-path-cost.js left with --keep; it sets every event back to queued before each round.
   Then the generic plans the partition's statements would keep, with the partition's statistics saying
   nothing is pending and then saying everything is: which index finds the batch's rows.
+  A statement naming a partition does not fire the statement triggers of the partitioned table, so the
+  partition's figures leave out the tally upsert the worker's record pays (events_tally_update).
 `;
 
 /** RECORD_SQL's 21 arrays for one delivered event. */
