@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { RECORD_SQL } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
-import { isPendingSql } from '@app/persistence';
+import { defaultPartitionName, FINAL_STATUS_LIST, isPendingSql } from '@app/persistence';
 import { procCpuMs } from '../support/proc-cpu';
 
 const USAGE = `node dist/bench/path-cost/record-plan.js --database <name> [--server <postgres url>] [--rounds 2]
@@ -25,7 +25,8 @@ function oneEvent(seq: string, now: Date): unknown[] {
 async function firstPartition(client: Client): Promise<string> {
   const found = await client.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      WHERE i.inhparent = 'events'::regclass AND c.relname <> 'events_default' ORDER BY 1 LIMIT 1`,
+      WHERE i.inhparent = 'events'::regclass AND c.relname <> $1 ORDER BY 1 LIMIT 1`,
+    [defaultPartitionName('events')],
   );
   if (!found.rows[0]) throw new Error('no partition of events: run event-path-cost.js --keep first');
   return found.rows[0].name;
@@ -76,7 +77,8 @@ async function main(): Promise<void> {
     const partition = await firstPartition(client);
     const onPartition = RECORD_SQL.replace('UPDATE events e', `UPDATE ${partition} e`);
     // The same guard in a form the pending-due index's predicate does not follow from: the key is the only way in.
-    const keyOnly = onPartition.replace(isPendingSql('e'), `e.status::text <> ALL (ARRAY['delivered', 'failed', 'filtered', 'no_endpoint'])`);
+    // (PostgreSQL reads `NOT IN (list)` as `<> ALL (ARRAY[list])`.)
+    const keyOnly = onPartition.replace(isPendingSql('e'), `e.status::text NOT IN ${FINAL_STATUS_LIST}`);
     if (keyOnly === onPartition) throw new Error('RECORD_SQL no longer holds the pending guard this probe rewrites');
     const variants: Array<[string, string, boolean]> = [
       ['partitioned table (as the worker runs it)', RECORD_SQL, false],
@@ -85,8 +87,8 @@ async function main(): Promise<void> {
       [`partition ${partition}, guard only the key serves, plan chosen by PostgreSQL`, keyOnly, false],
     ];
     for (let index = 1; index <= Number(values.rounds); index += 1) {
-      for (const [label, text, generic] of variants) {
-        const result = await round(client, backendPid, `record_${variants.findIndex(([name]) => name === label)}`, text, generic);
+      for (const [position, [label, text, generic]] of variants.entries()) {
+        const result = await round(client, backendPid, `record_${position}`, text, generic);
         process.stdout.write(`round ${index}, ${label}: ${result.events} events one a statement, ${result.applied} applied, backend CPU ${Math.round(result.us)} µs a statement\n`);
       }
     }
