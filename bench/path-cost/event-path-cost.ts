@@ -4,18 +4,18 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { runMigrations } from '@app/persistence';
+import { FORCE_GENERIC_PLANS, runMigrations } from '@app/persistence';
 import { STORE_SQL } from '../../apps/ingest/src/events/event-store.service';
-import { RECORD_SQL } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
+import { RECORD_SQL, seqBounds } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
 
 const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres url>] [--group <n>] [--events <n>] [--wal-dir <pg_wal>]
-       [--prepared] [--unpruned-record] [--before <sql>]… [--keep]
+       [--prepared] [--before <sql>]… [--keep]
   The single-event path's statements (ingest's STORE_SQL, the worker's load, erasure check and RECORD_SQL)
   on a fresh migrated database, one connection, --group events per statement, every event delivered.
   Prints per event: the backend's CPU, statements, WAL bytes (by relation when --wal-dir names the
   server's pg_wal and pg_waldump is installed), rows inserted and updated (HOT or not) per table.
-  --prepared         named statements, as the apps run them (planned once per connection)
-  --unpruned-record  RECORD_SQL without its seq = ANY($13) (the statement before issue 36's change)
+  --prepared         named statements, as the apps run them: the record on a second connection that
+                     keeps one generic plan per statement, as the worker's GenericPlanPool
   --before <sql>     run on the fresh database first: what-ifs (drop or add an index, a trigger)
   WAL positions are the server's: on a shared server other sessions' writes count too.
 `;
@@ -95,7 +95,6 @@ async function main(): Promise<void> {
       keep: { type: 'boolean', default: false },
       before: { type: 'string', multiple: true },
       prepared: { type: 'boolean', default: false },
-      'unpruned-record': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -108,6 +107,8 @@ async function main(): Promise<void> {
   await runMigrations(database.toString());
   const client = new Client({ connectionString: database.toString() });
   await client.connect();
+  const recordClient = values.prepared ? new Client({ connectionString: database.toString(), options: FORCE_GENERIC_PLANS }) : client;
+  if (recordClient !== client) await recordClient.connect();
   try {
     // What-if changes to the schema, e.g. --before 'DROP INDEX events_created_at_idx'.
     for (const sql of values.before ?? []) await client.query(sql);
@@ -117,11 +118,14 @@ async function main(): Promise<void> {
       )
     ).rows;
     await client.query(`INSERT INTO callback_settings (account_id, push_url) VALUES ($1, 'http://127.0.0.1:9/hook')`, [accountId]);
-    // --prepared: each statement named, so PostgreSQL plans it once per connection instead of per call.
-    const run = <R extends object>(name: string, text: string, parameters: unknown[]) =>
-      client.query<R>(values.prepared ? { name, text, values: parameters } : { text, values: parameters });
+    // --prepared: each statement named, so PostgreSQL plans it once per connection instead of per call;
+    // the record on a connection of its own that keeps one generic plan, as the worker runs it.
+    const run = <R extends object>(name: string, text: string, parameters: unknown[], on = client) =>
+      on.query<R>(values.prepared ? { name, text, values: parameters } : { text, values: parameters });
     const message = JSON.stringify(SAMPLE_MESSAGES.Customer_create);
-    const [{ pid }] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+    const pids = new Set<number>();
+    for (const backend of [client, recordClient]) pids.add((await backend.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+    const backendsCpuMs = () => [...pids].reduce((sum, pid) => sum + processCpuMs(pid), 0);
     const relations = new Map(
       (await client.query<{ node: string; name: string }>(`SELECT relfilenode::text AS node, relname AS name FROM pg_class WHERE relfilenode <> 0`)).rows.map(
         (row) => [row.node, row.name],
@@ -140,9 +144,9 @@ async function main(): Promise<void> {
       const phase = phases.get(name) ?? { name, statements: 0, cpuMs: 0, walBytes: 0, walByRelation: new Map<string, number>(), ranges: [] };
       phases.set(name, phase);
       const [{ lsn: start }] = (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows;
-      const cpuStart = processCpuMs(pid);
+      const cpuStart = backendsCpuMs();
       const result = await work();
-      phase.cpuMs += processCpuMs(pid) - cpuStart;
+      phase.cpuMs += backendsCpuMs() - cpuStart;
       const [{ lsn: end }] = (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows;
       phase.statements += statements;
       phase.walBytes += Number(lsnBytes(end) - lsnBytes(start));
@@ -166,7 +170,7 @@ async function main(): Promise<void> {
       const now = new Date();
       const headers = JSON.stringify({ 'content-type': 'application/x-www-form-urlencoded', 'webhook-id': 'msg_x', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG=' });
       const record = () =>
-        run('record', values['unpruned-record'] ? RECORD_SQL.replace('e.seq = ANY($13::bigint[]) AND ', '') : RECORD_SQL, [
+        run('record', RECORD_SQL, [
           seqs,
           seqs.map(() => 0),
           seqs.map(() => 1),
@@ -189,7 +193,8 @@ async function main(): Promise<void> {
           seqs.map(() => null),
           // $21: each attempt's step, the guard's series_attempts (RECORD_SQL's attempts carry it since destinations).
           seqs.map(() => 0),
-        ]);
+          ...seqBounds(seqs.map((seq) => ({ seq: String(seq) }))),
+        ], recordClient);
       if (measured) await measure('worker: record', 1, record);
       else await record();
     };
@@ -233,6 +238,7 @@ async function main(): Promise<void> {
       process.stdout.write(`    ${name.padEnd(30)} ins ${per(end.ins - start.ins)}  upd ${per(end.upd - start.upd)} (HOT ${per(end.hot - start.hot)})\n`);
     }
   } finally {
+    if (recordClient !== client) await recordClient.end();
     await client.end();
     if (!values.keep) {
       const admin = new Client({ connectionString: server.toString() });

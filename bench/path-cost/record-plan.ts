@@ -2,33 +2,36 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { RECORD_SQL } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
-import { defaultPartitionName, FINAL_STATUS_LIST, isPendingSql } from '@app/persistence';
+import { defaultPartitionName, isNotFinalSql, isPendingSql, keptPlanLines } from '@app/persistence';
 import { procCpuMs } from '../support/proc-cpu';
 
 const USAGE = `node dist/bench/path-cost/record-plan.js --database <name> [--server <postgres url>] [--rounds 2]
-  What the worker's outcome statement (RECORD_SQL) costs at one event a statement when it names the
-  partitioned table, as it does (PostgreSQL plans it for its values on every call, to prune partitions),
-  against the same text naming the events' partition, planned as PostgreSQL chooses, and naming it with
-  the pending guard in a form only the primary key serves under one generic plan. Run it on a
-  database event-path-cost.js left with --keep; it sets every event back to queued before each round.
-  Then the generic plans the partition's statements would keep, with the partition's statistics saying
-  nothing is pending and then saying everything is: which index finds the batch's rows.
-  A statement naming a partition does not fire the statement triggers of the partitioned table, so the
-  partition's figures leave out the tally upsert the worker's record pays (events_tally_update).
+  What the worker's outcome statement (RECORD_SQL) costs the PostgreSQL backend at one event a
+  statement: as the worker ran it before (pending guard, pruned by the array of seqs, so planned for
+  its values on every call), as it runs it now (key-only guard, the batch's seq bounds as scalars, one
+  generic plan kept on the connection, GenericPlanPool) and the same text with the plan left to
+  PostgreSQL. Run it on a database event-path-cost.js left with --keep; it sets every event back to
+  queued before each round. Then the generic plans of the statement now and of the old guard under
+  bounds, with the partition's statistics saying nothing is pending and then that everything is:
+  which index finds the batch's rows, and how many partitions the executor drops before reading.
 `;
 
-/** RECORD_SQL's 21 arrays for one delivered event. */
-function oneEvent(seq: string, now: Date): unknown[] {
-  return [[seq], [0], [1], [now], [3], ['http://127.0.0.1:9/hook'], ['{}'], ['data=x'], [200], ['{}'], ['ok'], [null], [seq], [0], [0], ['delivered'], [1], [null], [now], [null], [0]];
+/** The statement before the kept plan: the pending guard, no scalar bounds. */
+const RECORD_BEFORE_SQL = RECORD_SQL.replace(' AND e.seq BETWEEN $22::bigint AND $23::bigint', '').replace(isNotFinalSql('e'), isPendingSql('e'));
+/** Today's statement with the old guard: what a kept plan of it reads when the statistics say little is pending. */
+const RECORD_PENDING_GUARD_SQL = RECORD_SQL.replace(isNotFinalSql('e'), isPendingSql('e'));
+
+/** RECORD_SQL's arrays for one delivered event, and its seq bounds when the statement takes them. */
+function oneEvent(seq: string, now: Date, bounds: boolean): unknown[] {
+  const values = [[seq], [0], [1], [now], [3], ['http://127.0.0.1:9/hook'], ['{}'], ['data=x'], [200], ['{}'], ['ok'], [null], [seq], [0], [0], ['delivered'], [1], [null], [now], [null], [0]];
+  return bounds ? [...values, seq, seq] : values;
 }
 
-async function firstPartition(client: Client): Promise<string> {
-  const found = await client.query<{ name: string }>(
-    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      WHERE i.inhparent = 'events'::regclass AND c.relname <> $1 ORDER BY 1 LIMIT 1`,
-    [defaultPartitionName('events')],
-  );
-  if (!found.rows[0]) throw new Error('no partition of events: run event-path-cost.js --keep first');
+async function eventsPartition(client: Client): Promise<string> {
+  const found = await client.query<{ name: string }>(`SELECT tableoid::regclass::text AS name FROM events WHERE tableoid <> $1::regclass LIMIT 1`, [
+    defaultPartitionName('events'),
+  ]);
+  if (!found.rows[0]) throw new Error('no events in a daily partition: run event-path-cost.js --keep first');
   return found.rows[0].name;
 }
 
@@ -40,22 +43,16 @@ async function round(client: Client, backendPid: number, name: string, text: str
   const now = new Date();
   const before = procCpuMs(backendPid) ?? 0;
   let applied = 0;
-  for (const seq of seqs) applied += (await client.query({ name, text, values: oneEvent(seq, now) })).rows.length;
+  for (const seq of seqs) applied += (await client.query({ name, text, values: oneEvent(seq, now, text !== RECORD_BEFORE_SQL) })).rows.length;
   return { us: (((procCpuMs(backendPid) ?? 0) - before) * 1000) / Math.max(1, seqs.length), applied, events: seqs.length };
 }
 
-/** The scans of the generic plan PostgreSQL would keep for `text`, under the partition's current statistics. */
+/** The scans of the generic plan kept for `text` under the partition's current statistics, and the partitions dropped at start. */
 async function genericScans(client: Client, text: string, partition: string): Promise<string[]> {
   await client.query(`ANALYZE ${partition}`);
   const seq = (await client.query<{ seq: string }>('SELECT seq::text AS seq FROM events LIMIT 1')).rows[0]?.seq ?? '0';
-  await client.query('BEGIN');
-  try {
-    await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-    const plan = await client.query<{ 'QUERY PLAN': string }>({ text: `EXPLAIN (COSTS OFF) ${text}`, values: oneEvent(seq, new Date()) });
-    return plan.rows.map((row) => row['QUERY PLAN'].trim()).filter((line) => / on events|Scan using|Index Scan on events|Bitmap Index Scan/.test(line));
-  } finally {
-    await client.query('ROLLBACK');
-  }
+  const lines = await keptPlanLines(async (sql) => (await client.query<{ 'QUERY PLAN': string }>(sql)).rows, text, oneEvent(seq, new Date(), true));
+  return lines.filter((line) => /Scan using .* on events|Scan on events|Subplans Removed/.test(line));
 }
 
 async function main(): Promise<void> {
@@ -74,17 +71,12 @@ async function main(): Promise<void> {
   await client.connect();
   try {
     const backendPid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-    const partition = await firstPartition(client);
-    const onPartition = RECORD_SQL.replace('UPDATE events e', `UPDATE ${partition} e`);
-    // The same guard in a form the pending-due index's predicate does not follow from: the key is the only way in.
-    // (PostgreSQL reads `NOT IN (list)` as `<> ALL (ARRAY[list])`.)
-    const keyOnly = onPartition.replace(isPendingSql('e'), `e.status::text NOT IN ${FINAL_STATUS_LIST}`);
-    if (keyOnly === onPartition) throw new Error('RECORD_SQL no longer holds the pending guard this probe rewrites');
+    const partition = await eventsPartition(client);
+    if (RECORD_BEFORE_SQL === RECORD_SQL || RECORD_PENDING_GUARD_SQL === RECORD_SQL) throw new Error('RECORD_SQL no longer has the guard and bounds this probe rewrites');
     const variants: Array<[string, string, boolean]> = [
-      ['partitioned table (as the worker runs it)', RECORD_SQL, false],
-      [`partition ${partition}, plan chosen by PostgreSQL`, onPartition, false],
-      [`partition ${partition}, guard only the key serves, one generic plan`, keyOnly, true],
-      [`partition ${partition}, guard only the key serves, plan chosen by PostgreSQL`, keyOnly, false],
+      ['before: pending guard, pruned by the array, planned per call', RECORD_BEFORE_SQL, false],
+      ['now: key-only guard, seq bounds, one generic plan kept (as the worker runs it)', RECORD_SQL, true],
+      ['now\'s text, plan chosen by PostgreSQL', RECORD_SQL, false],
     ];
     for (let index = 1; index <= Number(values.rounds); index += 1) {
       for (const [position, [label, text, generic]] of variants.entries()) {
@@ -93,11 +85,11 @@ async function main(): Promise<void> {
       }
     }
     await client.query('SET plan_cache_mode = auto');
-    for (const [label, text] of [['as the worker writes the guard', onPartition], ['guard only the key serves', keyOnly]]) {
+    for (const [label, text] of [['now', RECORD_SQL], ['the old pending guard under bounds', RECORD_PENDING_GUARD_SQL]]) {
       await client.query(`UPDATE events SET status = 'delivered'`);
-      process.stdout.write(`generic plan on the partition, ${label}, nothing pending in the statistics:\n  ${(await genericScans(client, text, partition)).join('\n  ')}\n`);
+      process.stdout.write(`generic plan, ${label}, nothing pending in the statistics of ${partition}:\n  ${(await genericScans(client, text, partition)).join('\n  ')}\n`);
       await client.query(`UPDATE events SET status = 'queued', series_attempts = 0`);
-      process.stdout.write(`generic plan on the partition, ${label}, everything pending in the statistics:\n  ${(await genericScans(client, text, partition)).join('\n  ')}\n`);
+      process.stdout.write(`generic plan, ${label}, everything pending in the statistics of ${partition}:\n  ${(await genericScans(client, text, partition)).join('\n  ')}\n`);
     }
   } finally {
     await client.end();

@@ -23,6 +23,7 @@ import { DataProtection1764900000000 } from './migrations/1764900000000-data-pro
 import { LeanEventIndexes1765000000000 } from './migrations/1765000000000-lean-event-indexes';
 import { Destinations1765100000000 } from './migrations/1765100000000-destinations';
 import { BulkRedeliveryDestinations1765200000000 } from './migrations/1765200000000-bulk-redelivery-destinations';
+import { DestinationDeliveryStatuses1765300000000 } from './migrations/1765300000000-destination-delivery-statuses';
 
 export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall, Destination, DestinationDelivery];
 export const MIGRATIONS = [
@@ -42,6 +43,7 @@ export const MIGRATIONS = [
   LeanEventIndexes1765000000000,
   Destinations1765100000000,
   BulkRedeliveryDestinations1765200000000,
+  DestinationDeliveryStatuses1765300000000,
 ];
 
 export interface DataSourceTuning {

@@ -10,6 +10,7 @@ export * from './entities/bot-webhook.entity';
 export * from './entities/bot-call.entity';
 export * from './data-source';
 export * from './prepared-query';
+export * from './generic-plan-pool';
 export * from './migrate';
 export * from './persistence.module';
 export * from './stats/delivery-rollup';

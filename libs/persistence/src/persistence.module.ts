@@ -2,8 +2,12 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ENVIRONMENT, type Environment } from '@app/runtime';
 import { buildDataSourceOptions, ENTITIES } from './data-source';
+import { GenericPlanPool } from './generic-plan-pool';
 
-/** The app's one DataSource (migrations are run by `npm run migrate`, never at start-up). */
+/**
+ * The app's DataSource (migrations are run by `npm run migrate`, never at start-up), and the
+ * connections for statements kept under one generic plan (GenericPlanPool, opened on first use).
+ */
 @Module({})
 export class PersistenceModule {
   static forRoot(applicationName: string): DynamicModule {
@@ -25,7 +29,8 @@ export class PersistenceModule {
         }),
         TypeOrmModule.forFeature(ENTITIES),
       ],
-      exports: [TypeOrmModule],
+      providers: [GenericPlanPool],
+      exports: [TypeOrmModule, GenericPlanPool],
     };
   }
 }

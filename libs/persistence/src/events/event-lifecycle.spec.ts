@@ -26,8 +26,11 @@ describe('event lifecycle SQL', () => {
     expect(final).toEqual(['delivered', 'failed', 'filtered', 'no_endpoint']);
   });
 
-  it('guards a step on series, attempts in the series and a pending status', () => {
-    expect(atStepSql('e', 'v')).toBe(`e.series = v.series AND e.series_attempts = v.series_attempts AND e.status IN ('queued', 'retrying')`);
+  it('guards a step on series, attempts in the series and a status that is not final, which only the key serves', () => {
+    expect(atStepSql('e', 'v')).toBe(
+      `e.series = v.series AND e.series_attempts = v.series_attempts AND e.status::text NOT IN ('delivered', 'failed', 'filtered', 'no_endpoint')`,
+    );
+    expect(atStepSql('e', 'v')).not.toContain(isPendingSql('e'));
   });
 
   it('spells the same guard for a loaded row: pending, same series, same attempts in it', () => {

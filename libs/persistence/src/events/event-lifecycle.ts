@@ -69,12 +69,23 @@ export function isUndatedSql(alias?: string): string {
 }
 
 /**
+ * The row is not final, which the status CHECK constraints make the same as pending. Written this way
+ * where only the primary key may find the row: a query that says `status IN (pending)` lets PostgreSQL
+ * read the partial indexes over pending rows instead, and a plan kept for every call (GenericPlanPool)
+ * made while the statistics said little was pending would read a whole backlog on each call.
+ */
+export function isNotFinalSql(alias?: string): string {
+  return `${column(alias, 'status')}::text NOT IN ${FINAL_STATUS_LIST}`;
+}
+
+/**
  * The step guard of a worker's write: the row is still at the step the job was for (same series, same
  * number of attempts in it) and still pending. A redelivery (series + 1) or a duplicate job that
- * recorded first moves the row on, and the write then changes nothing.
+ * recorded first moves the row on, and the write then changes nothing. The row is found by its key
+ * alone (isNotFinalSql).
  */
 export function atStepSql(row: string, step: string): string {
-  return `${row}.series = ${step}.series AND ${row}.series_attempts = ${step}.series_attempts AND ${isPendingSql(row)}`;
+  return `${row}.series = ${step}.series AND ${row}.series_attempts = ${step}.series_attempts AND ${isNotFinalSql(row)}`;
 }
 
 /** `status, next_attempt_at` values of a newly stored event: queued, due now. */

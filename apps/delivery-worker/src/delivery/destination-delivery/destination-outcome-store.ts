@@ -1,9 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { atStepSql, deliveryRollupCte, preparedQuery } from '@app/persistence';
+import { atStepSql, deliveryRollupCte, GenericPlanPool } from '@app/persistence';
 import { Batcher, loggableErrorText, oneByOneOnFailure } from '@app/runtime';
-import { type AttemptRow, attemptColumns, CHANGE_ARRAYS, CHANGE_FIELDS, changeColumns, type EventChange, recordFirstOfEachStep, stepChangeSql } from '../outcome/outcome-store';
+import { type AttemptRow, attemptColumns, CHANGE_ARRAYS, CHANGE_FIELDS, changeColumns, type EventChange, recordFirstOfEachStep, seqBounds, stepChangeSql } from '../outcome/outcome-store';
 
 /** One step's record of a delivery to an extra destination: its attempt (when one was made or skipped) and the row's change. */
 export interface DestinationOutcome {
@@ -17,15 +15,16 @@ export interface DestinationOutcome {
  * statement: the guarded changes (applied only while the row is at the job's step and pending), then
  * the attempts of the changes that applied, tagged with their destination (a step another writer already
  * recorded adds no second attempt), and what they did to the delivery rollups behind the stats
- * series, which count every delivery, to any destination. Columns travel as arrays, so one prepared text serves any batch;
- * `d.event_seq = ANY($13)` lets each plan prune to the batch's days.
+ * series, which count every delivery, to any destination. Columns travel as arrays, so one prepared text
+ * serves any batch, under one kept plan as the primary's: the batch's lowest and highest seq ($24, $25)
+ * prune it to the batch's days.
  */
-const RECORD_SQL = `
+export const DESTINATION_RECORD_SQL = `
   WITH changed AS (
     UPDATE destination_deliveries d
        SET ${stepChangeSql('d', 'v')}
       FROM unnest(${CHANGE_ARRAYS}, $22::varchar[]) AS v(${CHANGE_FIELDS}, destination_id)
-     WHERE d.event_seq = ANY($13::bigint[]) AND d.event_seq = v.seq AND d.destination_id = v.destination_id AND ${atStepSql('d', 'v')}
+     WHERE d.event_seq = ANY($13::bigint[]) AND d.event_seq BETWEEN $24::bigint AND $25::bigint AND d.event_seq = v.seq AND d.destination_id = v.destination_id AND ${atStepSql('d', 'v')}
     RETURNING v.seq::text AS seq, v.seq AS step_seq, v.destination_id, v.series, v.series_attempts,
               d.account_id, v.status, v.attempted, d.delivered_at, d.created_at
   ),
@@ -58,7 +57,7 @@ export class DestinationOutcomeStore {
   private readonly logger = new Logger(DestinationOutcomeStore.name);
   private readonly writer: Batcher<DestinationOutcome, boolean>;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(private readonly keptPlans: GenericPlanPool) {
     const writeMany = oneByOneOnFailure((outcomes: DestinationOutcome[]) => this.execute(outcomes), {
       onSplit: (error, size) =>
         this.logger.warn(`writing ${size} destination delivery outcomes at once failed (${loggableErrorText(error)}); writing them one by one`),
@@ -74,12 +73,14 @@ export class DestinationOutcomeStore {
   private execute(outcomes: DestinationOutcome[]): Promise<boolean[]> {
     return recordFirstOfEachStep(outcomes, keyOf, async (firsts) => {
       const stepped = firsts.filter((outcome): outcome is DestinationOutcome & { attempt: AttemptRow } => outcome.attempt !== null);
-      const rows = await preparedQuery<{ seq: string; destination_id: string; series: number; series_attempts: number }>(this.dataSource, 'destination-record-outcomes', RECORD_SQL, [
+      const changes = firsts.map((outcome) => outcome.change);
+      const rows = await this.keptPlans.query<{ seq: string; destination_id: string; series: number; series_attempts: number }>('destination-record-outcomes', DESTINATION_RECORD_SQL, [
         ...attemptColumns(stepped.map((outcome) => outcome.attempt)),
-        ...changeColumns(firsts.map((outcome) => outcome.change)),
+        ...changeColumns(changes),
         stepped.map((outcome) => outcome.change.seriesAttempts),
         firsts.map((outcome) => outcome.destinationId),
         stepped.map((outcome) => outcome.destinationId),
+        ...seqBounds(changes),
       ]);
       return new Set(rows.map((row) => stepKey(row.seq, row.destination_id, row.series, row.series_attempts)));
     });
