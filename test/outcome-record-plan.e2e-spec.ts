@@ -5,6 +5,8 @@ import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { DESTINATION_RECORD_SQL } from '../apps/delivery-worker/src/delivery/destination-delivery/destination-outcome-store';
 import { type Outcome, OutcomeStore, RECORD_SQL } from '../apps/delivery-worker/src/delivery/outcome/outcome-store';
+import { LOAD_SQL } from '../apps/delivery-worker/src/delivery/loading/event-loader';
+import { ERASED_SQL } from '../apps/delivery-worker/src/delivery/erasure-check';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount } from './support/fixtures';
 import { attemptRows, customerEvents, eventRow, insertEvents, type StoredTestEvent, useOwnRedisPrefix } from './support/worker-process';
@@ -20,12 +22,12 @@ function deliveredValues(seq: string, destinationId?: string): unknown[] {
 }
 
 /**
- * The worker records outcomes under one plan per connection, kept for every call (GenericPlanPool). A
+ * The worker loads events and records outcomes under one plan per connection, kept for every call (GenericPlanPool). A
  * kept plan must stay right whatever the statistics said when it was made: it drops the days outside
  * the batch when it starts and finds each row by its primary key, never through the partial indexes
  * over pending rows (which, chosen while little was pending, would read a whole backlog on each call).
  */
-describe('the outcome record under its kept plan', () => {
+describe('the load and the outcome record under their kept plans', () => {
   const databaseUrl = new URL(process.env.DATABASE_URL ?? '');
   databaseUrl.pathname = `${databaseUrl.pathname}_plans`;
   let appDataSource: DataSource;
@@ -85,6 +87,15 @@ describe('the outcome record under its kept plan', () => {
   it('would read the pending index with the guard spelled as the pending predicate (what the key-only guard prevents)', async () => {
     const plan = await keptPlanWith('delivered', RECORD_SQL.replace(isNotFinalSql('e'), isPendingSql('e')), deliveredValues(seqs[0]));
     expect(plan.filter((line) => /Scan.* on events_/.test(line)).join('\n')).not.toMatch(/_pkey/);
+  });
+
+  it.each([
+    ['load', LOAD_SQL],
+    ['erasure check', ERASED_SQL],
+  ])('reads the events of a batch for its %s by primary key from their day alone', async (_, text) => {
+    const plan = await keptPlanWith('queued', text, [[seqs[0], seqs[1]], seqs[0], seqs[1]]);
+    expect(plan.filter((line) => /Scan.* on events_/.test(line))).toEqual([expect.stringMatching(/^(-> +)?Index Scan using events_p\d{8}_pkey on events_p\d{8} /)]);
+    expect(plan).toContainEqual(expect.stringMatching(/^Subplans Removed: ([1-9]\d*)$/));
   });
 
   it('reads a destination delivery by primary key from its day alone', async () => {

@@ -4,9 +4,11 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { FORCE_GENERIC_PLANS, runMigrations } from '@app/persistence';
+import { FORCE_GENERIC_PLANS, runMigrations, seqRange } from '@app/persistence';
 import { STORE_SQL } from '../../apps/ingest/src/events/event-store.service';
-import { RECORD_SQL, seqBounds } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
+import { RECORD_SQL } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
+import { LOAD_SQL } from '../../apps/delivery-worker/src/delivery/loading/event-loader';
+import { ERASED_SQL } from '../../apps/delivery-worker/src/delivery/erasure-check';
 
 const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres url>] [--group <n>] [--events <n>] [--wal-dir <pg_wal>]
        [--prepared] [--before <sql>]… [--keep]
@@ -14,15 +16,12 @@ const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres 
   on a fresh migrated database, one connection, --group events per statement, every event delivered.
   Prints per event: the backend's CPU, statements, WAL bytes (by relation when --wal-dir names the
   server's pg_wal and pg_waldump is installed), rows inserted and updated (HOT or not) per table.
-  --prepared         named statements, as the apps run them: the record on a second connection that
-                     keeps one generic plan per statement, as the worker's GenericPlanPool
+  --prepared         named statements, as the apps run them: the worker's load, erasure check and
+                     record on a second connection that keeps one generic plan per statement, as
+                     its GenericPlanPool does
   --before <sql>     run on the fresh database first: what-ifs (drop or add an index, a trigger)
   WAL positions are the server's: on a shared server other sessions' writes count too.
 `;
-
-const LOAD_SQL = `SELECT e.seq::text AS seq, e.event_id, e.account_id, e.action, e.message::text AS message_text, e.status,
-  e.attempts, e.series, e.series_attempts, e.created_at, e.test FROM events e WHERE e.seq = ANY($1::bigint[])`;
-const ERASED_SQL = 'SELECT seq::text AS seq FROM events WHERE seq = ANY($1::bigint[]) AND erased';
 
 interface Phase {
   name: string;
@@ -107,8 +106,8 @@ async function main(): Promise<void> {
   await runMigrations(database.toString());
   const client = new Client({ connectionString: database.toString() });
   await client.connect();
-  const recordClient = values.prepared ? new Client({ connectionString: database.toString(), options: FORCE_GENERIC_PLANS }) : client;
-  if (recordClient !== client) await recordClient.connect();
+  const keptPlanClient = values.prepared ? new Client({ connectionString: database.toString(), options: FORCE_GENERIC_PLANS }) : client;
+  if (keptPlanClient !== client) await keptPlanClient.connect();
   try {
     // What-if changes to the schema, e.g. --before 'DROP INDEX events_created_at_idx'.
     for (const sql of values.before ?? []) await client.query(sql);
@@ -119,12 +118,12 @@ async function main(): Promise<void> {
     ).rows;
     await client.query(`INSERT INTO callback_settings (account_id, push_url) VALUES ($1, 'http://127.0.0.1:9/hook')`, [accountId]);
     // --prepared: each statement named, so PostgreSQL plans it once per connection instead of per call;
-    // the record on a connection of its own that keeps one generic plan, as the worker runs it.
+    // the worker's on a connection of its own that keeps one generic plan, as the worker runs them.
     const run = <R extends object>(name: string, text: string, parameters: unknown[], on = client) =>
       on.query<R>(values.prepared ? { name, text, values: parameters } : { text, values: parameters });
     const message = JSON.stringify(SAMPLE_MESSAGES.Customer_create);
     const pids = new Set<number>();
-    for (const backend of [client, recordClient]) pids.add((await backend.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+    for (const backend of [client, keptPlanClient]) pids.add((await backend.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid);
     const backendsCpuMs = () => [...pids].reduce((sum, pid) => sum + processCpuMs(pid), 0);
     const relations = new Map(
       (await client.query<{ node: string; name: string }>(`SELECT relfilenode::text AS node, relname AS name FROM pg_class WHERE relfilenode <> 0`)).rows.map(
@@ -162,8 +161,9 @@ async function main(): Promise<void> {
       const stored = measured ? await measure('ingest: store', 1, store) : await store();
       const seqs = stored.rows.filter((row) => row.kind === 'inserted').map((row) => row.seq);
       const load = async () => {
-        await run('load', LOAD_SQL, [seqs]);
-        await run('erased', ERASED_SQL, [seqs]);
+        const bounds = seqRange(seqs.map(String));
+        await run('load', LOAD_SQL, [seqs, ...bounds], keptPlanClient);
+        await run('erased', ERASED_SQL, [seqs, ...bounds], keptPlanClient);
       };
       if (measured) await measure('worker: load + erasure check', 2, load);
       else await load();
@@ -193,8 +193,8 @@ async function main(): Promise<void> {
           seqs.map(() => null),
           // $21: each attempt's step, the guard's series_attempts (RECORD_SQL's attempts carry it since destinations).
           seqs.map(() => 0),
-          ...seqBounds(seqs.map((seq) => ({ seq: String(seq) }))),
-        ], recordClient);
+          ...seqRange(seqs.map(String)),
+        ], keptPlanClient);
       if (measured) await measure('worker: record', 1, record);
       else await record();
     };
@@ -238,7 +238,7 @@ async function main(): Promise<void> {
       process.stdout.write(`    ${name.padEnd(30)} ins ${per(end.ins - start.ins)}  upd ${per(end.upd - start.upd)} (HOT ${per(end.hot - start.hot)})\n`);
     }
   } finally {
-    if (recordClient !== client) await recordClient.end();
+    if (keptPlanClient !== client) await keptPlanClient.end();
     await client.end();
     if (!values.keep) {
       const admin = new Client({ connectionString: server.toString() });

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { RECORD_SQL } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
+import { LOAD_SQL } from '../../apps/delivery-worker/src/delivery/loading/event-loader';
+import { ERASED_SQL } from '../../apps/delivery-worker/src/delivery/erasure-check';
 import { defaultPartitionName, isNotFinalSql, isPendingSql, keptPlanLines } from '@app/persistence';
 import { procCpuMs } from '../support/proc-cpu';
 
@@ -14,7 +16,15 @@ const USAGE = `node dist/bench/path-cost/record-plan.js --database <name> [--ser
   queued before each round. Then the generic plans of the statement now and of the old guard under
   bounds, with the partition's statistics saying nothing is pending and then that everything is:
   which index finds the batch's rows, and how many partitions the executor drops before reading.
+  Before the record, the worker's load and erasure check the same way: unnamed and planned per call
+  without bounds, as before, against their kept plans with bounds.
 `;
+
+const BOUNDS = ' AND e.seq BETWEEN $2::bigint AND $3::bigint';
+const READS: Array<[string, string, string]> = [
+  ['load', LOAD_SQL.replace(BOUNDS, ''), LOAD_SQL],
+  ['erasure check', ERASED_SQL.replace(BOUNDS.replaceAll('e.', ''), ''), ERASED_SQL],
+];
 
 /** The statement before the kept plan: the pending guard, no scalar bounds. */
 const RECORD_BEFORE_SQL = RECORD_SQL.replace(' AND e.seq BETWEEN $22::bigint AND $23::bigint', '').replace(isNotFinalSql('e'), isPendingSql('e'));
@@ -47,6 +57,15 @@ async function round(client: Client, backendPid: number, name: string, text: str
   return { us: (((procCpuMs(backendPid) ?? 0) - before) * 1000) / Math.max(1, seqs.length), applied, events: seqs.length };
 }
 
+/** Backend CPU µs per statement of a read of one event, over every event: unnamed (planned per call) or prepared under a kept plan. */
+async function readRound(client: Client, backendPid: number, text: string, kept: boolean): Promise<number> {
+  await client.query(`SET plan_cache_mode = ${kept ? 'force_generic_plan' : 'auto'}`);
+  const seqs = (await client.query<{ seq: string }>('SELECT seq::text AS seq FROM events ORDER BY seq')).rows.map((row) => row.seq);
+  const before = procCpuMs(backendPid) ?? 0;
+  for (const seq of seqs) await client.query(kept ? { name: `read_${text.length}`, text, values: [[seq], seq, seq] } : { text, values: [[seq]] });
+  return (((procCpuMs(backendPid) ?? 0) - before) * 1000) / Math.max(1, seqs.length);
+}
+
 /** The scans of the generic plan kept for `text` under the partition's current statistics, and the partitions dropped at start. */
 async function genericScans(client: Client, text: string, partition: string): Promise<string[]> {
   await client.query(`ANALYZE ${partition}`);
@@ -73,6 +92,13 @@ async function main(): Promise<void> {
     const backendPid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     const partition = await eventsPartition(client);
     if (RECORD_BEFORE_SQL === RECORD_SQL || RECORD_PENDING_GUARD_SQL === RECORD_SQL) throw new Error('RECORD_SQL no longer has the guard and bounds this probe rewrites');
+    for (const [label, before, now] of READS) {
+      if (before === now) throw new Error(`the worker's ${label} no longer has the bounds this probe takes off`);
+      for (let index = 1; index <= Number(values.rounds); index += 1) {
+        const [planned, kept] = [await readRound(client, backendPid, before, false), await readRound(client, backendPid, now, true)];
+        process.stdout.write(`round ${index}, ${label}, one event a statement: before (planned per call) ${Math.round(planned)} µs, now (kept plan, bounds) ${Math.round(kept)} µs a statement\n`);
+      }
+    }
     const variants: Array<[string, string, boolean]> = [
       ['before: pending guard, pruned by the array, planned per call', RECORD_BEFORE_SQL, false],
       ['now: key-only guard, seq bounds, one generic plan kept (as the worker runs it)', RECORD_SQL, true],

@@ -5,8 +5,8 @@ import { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { preparedQuery } from './prepared-query';
 
-/** Connections a process opens for kept plans: the worker records primary and destination outcomes, one statement each at a time. */
-export const GENERIC_PLAN_POOL_SIZE = 2;
+/** Connections a process opens for kept plans: the worker's loads and erasure checks (two statements each in flight) and its records (one each). */
+export const GENERIC_PLAN_POOL_SIZE = 4;
 
 /** The start-up option that makes PostgreSQL keep one generic plan per prepared statement on a connection. */
 export const FORCE_GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';

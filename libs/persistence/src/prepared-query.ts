@@ -8,7 +8,8 @@ import type { DataSource } from 'typeorm';
  * times a second whose plan costs more than its execution: the ordered load and the subject questions
  * plan for 3–6 ms (nine partitions, the subject's CASE) and run in 1–4 ms. A statement that prunes
  * partitions by an array of keys (`seq = ANY($1)`) is still planned on every call for its values: a
- * generic plan cannot prune on an array parameter. One name for one text, for the life of the process.
+ * generic plan cannot prune on an array parameter (GenericPlanPool keeps one plan for those that also
+ * take the keys' lowest and highest as scalars). One name for one text, for the life of the process.
  */
 export async function preparedQuery<T extends QueryResultRow>(dataSource: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
   const runner = dataSource.createQueryRunner('master');

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { GenericPlanPool, seqRange } from '@app/persistence';
 import { Batcher, ENVIRONMENT, type Environment, erasureStamped, REDIS, type RedisClient } from '@app/runtime';
 import type { PendingEvent } from './loading/event-loader';
 import { ErasureStampView } from './erasure-stamp-view';
@@ -13,8 +12,11 @@ export class ErasedEventError extends Error {
   }
 }
 
-/** Seqs among `seqs` whose event is erased: one probe of the primary key per seq, pruned to its day. */
-const ERASED_SQL = `SELECT seq::text AS seq FROM events WHERE seq = ANY($1::bigint[]) AND erased`;
+/**
+ * Seqs among `seqs` whose event is erased: one probe of the primary key per seq, under one kept plan
+ * that drops the days outside the batch's lowest and highest seq ($2, $3) at start (as LOAD_SQL).
+ */
+export const ERASED_SQL = `SELECT seq::text AS seq FROM events WHERE seq = ANY($1::bigint[]) AND seq BETWEEN $2::bigint AND $3::bigint AND erased`;
 
 /**
  * The last look at an event before its call. A job may have loaded its event before an erasure
@@ -30,10 +32,11 @@ export class ErasureCheck {
   private readonly reads: Batcher<string, boolean>;
   private readonly stamp: ErasureStampView;
 
-  constructor(@InjectDataSource() dataSource: DataSource, @Inject(REDIS) redis: RedisClient, @Inject(ENVIRONMENT) environment: Environment) {
+  constructor(keptPlans: GenericPlanPool, @Inject(REDIS) redis: RedisClient, @Inject(ENVIRONMENT) environment: Environment) {
     this.reads = new Batcher(
       async (seqs) => {
-        const rows = await dataSource.query<{ seq: string }[]>(ERASED_SQL, [[...new Set(seqs)]]);
+        const unique = [...new Set(seqs)];
+        const rows = await keptPlans.query<{ seq: string }>('delivery-erased-events', ERASED_SQL, [unique, ...seqRange(unique)]);
         const erased = new Set(rows.map((row) => row.seq));
         return seqs.map((seq) => ({ ok: true, value: erased.has(seq) }));
       },

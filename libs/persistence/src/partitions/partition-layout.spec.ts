@@ -1,5 +1,5 @@
 import { overlaps } from './partition-catalog';
-import { dailyPartitionName, dayBounds, seqAt, seqTime, utcDayStart } from './partition-layout';
+import { dailyPartitionName, dayBounds, seqAt, seqRange, seqTime, utcDayStart } from './partition-layout';
 import { timeWindowedSelect } from './time-window';
 
 describe('partition layout', () => {
@@ -49,5 +49,20 @@ describe('timeWindowedSelect', () => {
     expect(sql).toContain('seq >= $3::bigint AND seq < $4::bigint ORDER BY events.seq DESC LIMIT $2');
     expect(sql).toContain('(seq < $3::bigint OR seq >= $4::bigint)');
     expect(sql).toContain('ORDER BY seq::bigint DESC LIMIT $2');
+  });
+});
+
+describe('seqRange', () => {
+  it('answers the lowest and highest seq as numbers, not as text', () => {
+    expect(seqRange(['900', '10000', '12'])).toEqual(['12', '10000']);
+  });
+
+  it('keeps seqs beyond what a double holds exactly', () => {
+    // Two seqs of the same millisecond differ only in their low bits.
+    expect(seqRange(['1845620937293824001', '1845620937293824000'])).toEqual(['1845620937293824000', '1845620937293824001']);
+  });
+
+  it('bounds one seq by itself on both sides', () => {
+    expect(seqRange(['42'])).toEqual(['42', '42']);
   });
 });

@@ -26,6 +26,18 @@ export function seqAt(ms: number): bigint {
   return BigInt(Math.floor(ms)) << SEQ_COUNTER_BITS;
 }
 
+/**
+ * The lowest and highest of `seqs` (at least one), compared as numbers: a statement's scalar bounds,
+ * from which a plan kept for every call drops the partitions outside them when it starts (an array
+ * of keys does not prune a kept plan). Seqs exceed what a double holds exactly.
+ */
+export function seqRange(seqs: readonly string[]): [string, string] {
+  const values = seqs.map((seq) => BigInt(seq));
+  const lowest = values.reduce((low, seq) => (seq < low ? seq : low));
+  const highest = values.reduce((high, seq) => (seq > high ? seq : high));
+  return [lowest.toString(), highest.toString()];
+}
+
 /** When a time-ordered seq was taken (epoch milliseconds); meaningless for pre-partitioning (legacy) seqs. */
 export function seqTime(seq: bigint): number {
   return Number(seq >> SEQ_COUNTER_BITS);

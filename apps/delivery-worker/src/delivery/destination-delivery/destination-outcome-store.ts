@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { atStepSql, deliveryRollupCte, GenericPlanPool } from '@app/persistence';
+import { atStepSql, deliveryRollupCte, GenericPlanPool, seqRange } from '@app/persistence';
 import { Batcher, loggableErrorText, oneByOneOnFailure } from '@app/runtime';
-import { type AttemptRow, attemptColumns, CHANGE_ARRAYS, CHANGE_FIELDS, changeColumns, type EventChange, recordFirstOfEachStep, seqBounds, stepChangeSql } from '../outcome/outcome-store';
+import { type AttemptRow, attemptColumns, CHANGE_ARRAYS, CHANGE_FIELDS, changeColumns, type EventChange, recordFirstOfEachStep, stepChangeSql } from '../outcome/outcome-store';
 
 /** One step's record of a delivery to an extra destination: its attempt (when one was made or skipped) and the row's change. */
 export interface DestinationOutcome {
@@ -80,7 +80,7 @@ export class DestinationOutcomeStore {
         stepped.map((outcome) => outcome.change.seriesAttempts),
         firsts.map((outcome) => outcome.destinationId),
         stepped.map((outcome) => outcome.destinationId),
-        ...seqBounds(changes),
+        ...seqRange(changes.map((change) => change.seq)),
       ]);
       return new Set(rows.map((row) => stepKey(row.seq, row.destination_id, row.series, row.series_attempts)));
     });

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { atStepSql, deliveryRollupCte, type EventStatus, GenericPlanPool } from '@app/persistence';
+import { atStepSql, deliveryRollupCte, type EventStatus, GenericPlanPool, seqRange } from '@app/persistence';
 import { Batcher, loggableErrorText, oneByOneOnFailure } from '@app/runtime';
 
 export interface AttemptRow {
@@ -119,17 +119,6 @@ export function attemptColumns(attempts: readonly AttemptRow[]): unknown[] {
   ];
 }
 
-/**
- * The lowest and highest seq of a batch's changes (RECORD_SQL's $22 and $23): what the kept plan
- * prunes partitions by. Seqs are compared as numbers; they exceed what a double holds exactly.
- */
-export function seqBounds(changes: readonly Pick<EventChange, 'seq'>[]): [string, string] {
-  const seqs = changes.map((change) => BigInt(change.seq));
-  const lowest = seqs.reduce((low, seq) => (seq < low ? seq : low));
-  const highest = seqs.reduce((high, seq) => (seq > high ? seq : high));
-  return [lowest.toString(), highest.toString()];
-}
-
 /** RECORD_SQL's $13–$20: the guarded changes' columns, one array each. */
 export function changeColumns(changes: readonly EventChange[]): unknown[] {
   return [
@@ -209,7 +198,7 @@ export class OutcomeStore {
         ...attemptColumns(stepped.map((outcome) => outcome.attempt)),
         ...changeColumns(changes),
         stepped.map((outcome) => outcome.change.seriesAttempts),
-        ...seqBounds(changes),
+        ...seqRange(changes.map((change) => change.seq)),
       ]);
       return new Set(rows.map((row) => changeKey(row.seq, row.series, row.series_attempts)));
     });
