@@ -73,6 +73,22 @@ describe('the load and the outcome record under their kept plans', () => {
     expect(row.mode).toBe('force_generic_plan');
   });
 
+  it('keeps forcing them when the database URL carries options of its own', async () => {
+    const withOptions = new URL(databaseUrl);
+    withOptions.searchParams.set('options', '-c search_path=public');
+    const ownPool = new GenericPlanPool(createDataSource(withOptions.toString()));
+    try {
+      const [row] = await ownPool.query<{ mode: string; path: string }>(
+        'plan-cache-mode-and-path',
+        `SELECT current_setting('plan_cache_mode') AS mode, current_setting('search_path') AS path`,
+        [],
+      );
+      expect(row).toEqual({ mode: 'force_generic_plan', path: 'public' });
+    } finally {
+      await ownPool.onApplicationShutdown();
+    }
+  });
+
   it.each([
     ['nothing', 'delivered'],
     ['everything', 'queued'],

@@ -11,6 +11,18 @@ export const GENERIC_PLAN_POOL_SIZE = 4;
 /** The start-up option that makes PostgreSQL keep one generic plan per prepared statement on a connection. */
 export const FORCE_GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 
+/**
+ * `databaseUrl` with FORCE_GENERIC_PLANS added to its own `options` parameter: node-postgres lets a
+ * URL's parameters override the client's settings, so a URL carrying `options` (a search_path, say)
+ * would otherwise drop the setting and bring per-call planning back without a word.
+ */
+export function withForcedGenericPlans(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  const own = url.searchParams.get('options');
+  url.searchParams.set('options', own ? `${own} ${FORCE_GENERIC_PLANS}` : FORCE_GENERIC_PLANS);
+  return url.toString();
+}
+
 interface PlanRow {
   'QUERY PLAN': string;
 }
@@ -104,6 +116,7 @@ export class GenericPlanPool implements OnApplicationShutdown {
     const options = this.appDataSource.options as PostgresConnectionOptions;
     return new DataSource({
       ...options,
+      ...(options.url ? { url: withForcedGenericPlans(options.url) } : {}),
       entities: [],
       migrations: [],
       extra: { ...(options.extra as Record<string, unknown>), max: GENERIC_PLAN_POOL_SIZE, options: FORCE_GENERIC_PLANS },

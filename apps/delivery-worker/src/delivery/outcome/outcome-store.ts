@@ -41,21 +41,6 @@ export interface Outcome {
   change: EventChange;
 }
 
-/**
- * One statement (so one round trip, atomic) for a whole batch: apply the guarded event changes, insert
- * the attempt rows of the changes that applied (PostgreSQL runs a data-modifying WITH part even though
- * nothing reads it), and add what the applied changes did to the delivery rollups behind the admin
- * stats series. An attempt whose step another writer already recorded (a stalled job re-run while its
- * first run still called, a step's job added twice) is not inserted: the event's history holds each
- * attempt number once, as its counters do. Columns travel as arrays, so the statement text is the same
- * for any batch size.
- *
- * Planned once per connection and kept (GenericPlanPool): planned for its values on every call, as
- * PostgreSQL chose, it spent 2.1 ms planning against 1.1 ms running. The kept plan holds every
- * partition; `e.seq BETWEEN $22 AND $23` (the batch's lowest and highest seq, scalars) lets the executor
- * drop the days outside the batch before it reads anything, which an array parameter cannot, and the
- * guard finds rows by primary key alone (atStepSql), whatever the statistics said when it was planned.
- */
 /** The SET list of a guarded step change: `row` takes what `change` (a row of changeColumns' arrays) says. */
 export function stepChangeSql(row: string, change: string): string {
   return `status = COALESCE(${change}.status, ${row}.status),
@@ -71,6 +56,21 @@ export function stepChangeSql(row: string, change: string): string {
 export const CHANGE_ARRAYS = '$13::bigint[], $14::int[], $15::int[], $16::varchar[], $17::int[], $18::timestamptz[], $19::timestamptz[], $20::text[]';
 export const CHANGE_FIELDS = 'seq, series, series_attempts, status, attempted, next_attempt_at, delivered_at, last_error';
 
+/**
+ * One statement (so one round trip, atomic) for a whole batch: apply the guarded event changes, insert
+ * the attempt rows of the changes that applied (PostgreSQL runs a data-modifying WITH part even though
+ * nothing reads it), and add what the applied changes did to the delivery rollups behind the admin
+ * stats series. An attempt whose step another writer already recorded (a stalled job re-run while its
+ * first run still called, a step's job added twice) is not inserted: the event's history holds each
+ * attempt number once, as its counters do. Columns travel as arrays, so the statement text is the same
+ * for any batch size.
+ *
+ * Planned once per connection and kept (GenericPlanPool): planned for its values on every call, as
+ * PostgreSQL chose, it spent 2.1 ms planning against 1.1 ms running. The kept plan holds every
+ * partition; `e.seq BETWEEN $22 AND $23` (the batch's lowest and highest seq, scalars) lets the executor
+ * drop the days outside the batch before it reads anything, which an array parameter cannot, and the
+ * guard finds rows by primary key alone (atStepSql), whatever the statistics said when it was planned.
+ */
 export const RECORD_SQL = `
   WITH changed AS (
     UPDATE events e
