@@ -57,12 +57,15 @@ async function round(client: Client, backendPid: number, name: string, text: str
   return { us: (((procCpuMs(backendPid) ?? 0) - before) * 1000) / Math.max(1, seqs.length), applied, events: seqs.length };
 }
 
-/** Backend CPU µs per statement of a read of one event, over every event: unnamed (planned per call) or prepared under a kept plan. */
-async function readRound(client: Client, backendPid: number, text: string, kept: boolean): Promise<number> {
-  await client.query(`SET plan_cache_mode = ${kept ? 'force_generic_plan' : 'auto'}`);
+/**
+ * Backend CPU µs per statement of a read of one event, over every event: unnamed and planned per call
+ * (`keptAs` null), or prepared as `keptAs` under a kept plan with the seq bounds.
+ */
+async function readRound(client: Client, backendPid: number, text: string, keptAs: string | null): Promise<number> {
+  await client.query(`SET plan_cache_mode = ${keptAs ? 'force_generic_plan' : 'auto'}`);
   const seqs = (await client.query<{ seq: string }>('SELECT seq::text AS seq FROM events ORDER BY seq')).rows.map((row) => row.seq);
   const before = procCpuMs(backendPid) ?? 0;
-  for (const seq of seqs) await client.query(kept ? { name: `read_${text.length}`, text, values: [[seq], seq, seq] } : { text, values: [[seq]] });
+  for (const seq of seqs) await client.query(keptAs ? { name: keptAs, text, values: [[seq], seq, seq] } : { text, values: [[seq]] });
   return (((procCpuMs(backendPid) ?? 0) - before) * 1000) / Math.max(1, seqs.length);
 }
 
@@ -95,7 +98,7 @@ async function main(): Promise<void> {
     for (const [label, before, now] of READS) {
       if (before === now) throw new Error(`the worker's ${label} no longer has the bounds this probe takes off`);
       for (let index = 1; index <= Number(values.rounds); index += 1) {
-        const [planned, kept] = [await readRound(client, backendPid, before, false), await readRound(client, backendPid, now, true)];
+        const [planned, kept] = [await readRound(client, backendPid, before, null), await readRound(client, backendPid, now, `kept_${label.replaceAll(' ', '_')}`)];
         process.stdout.write(`round ${index}, ${label}, one event a statement: before (planned per call) ${Math.round(planned)} µs, now (kept plan, bounds) ${Math.round(kept)} µs a statement\n`);
       }
     }
