@@ -24,6 +24,7 @@ import { LeanEventIndexes1765000000000 } from './migrations/1765000000000-lean-e
 import { Destinations1765100000000 } from './migrations/1765100000000-destinations';
 import { BulkRedeliveryDestinations1765200000000 } from './migrations/1765200000000-bulk-redelivery-destinations';
 import { DestinationDeliveryStatuses1765300000000 } from './migrations/1765300000000-destination-delivery-statuses';
+import { StatementsKeepEventBooks1765400000000 } from './migrations/1765400000000-statements-keep-event-books';
 
 export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall, Destination, DestinationDelivery];
 export const MIGRATIONS = [
@@ -44,6 +45,7 @@ export const MIGRATIONS = [
   Destinations1765100000000,
   BulkRedeliveryDestinations1765200000000,
   DestinationDeliveryStatuses1765300000000,
+  StatementsKeepEventBooks1765400000000,
 ];
 
 export interface DataSourceTuning {

@@ -21,3 +21,4 @@ export * from './partitions/partition-maintenance';
 export * from './partitions/time-window';
 export * from './secrets/reseal-secrets';
 export * from './destinations/destination-control';
+export * from './stats/event-books';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { NEW_EVENT_STEP_VALUES, preparedQuery } from '@app/persistence';
+import { NEW_EVENT_STEP_VALUES, newEventTallySql, preparedQuery, statementKeepsBooksSql } from '@app/persistence';
 import { ApiError, type DeliveryJobData, firstDeliveryStep, firstDestinationStep, isDatabaseUnavailable, sqlState } from '@app/runtime';
 import { DestinationDirectory } from './destination-directory';
 
@@ -36,6 +36,8 @@ interface StoreRow {
  * whole; single events use the same path so both behave identically. The final SELECT reads the
  * snapshot from before the insert, so `existing` rows are exactly the ones that were there already;
  * it looks up only the ids this statement did not claim (a probe per new id was a tenth of the statement).
+ * It keeps the event books itself (stats/event-books.ts): its own claims are the key check, and it adds
+ * its events to the status tallies; the triggers that do both for other writers stand aside for it.
  */
 function storeSql(withDeliveries: boolean): string {
   return `
@@ -61,7 +63,10 @@ function storeSql(withDeliveries: boolean): string {
     SELECT c.event_seq, f.event_id, f.account_id, f.action, f.message::json, ${NEW_EVENT_STEP_VALUES}
       FROM claimed c JOIN first_items f USING (event_id)
      ORDER BY c.event_seq
-    RETURNING seq, event_id, account_id
+    RETURNING seq, event_id, account_id, created_at, status, ${statementKeepsBooksSql} AS books_kept
+  ),
+  tallied AS (
+    ${newEventTallySql('inserted AS src')}
   )${withDeliveries ? FAN_OUT_CTE : ''}
   SELECT 'inserted' AS kind, seq::text AS seq, event_id, account_id FROM inserted
   UNION ALL

@@ -3,7 +3,8 @@ import { LATENCY_BUCKETS, latencyBucketSql } from './delivery-rollup';
 
 /**
  * Event tallies (migration 1764400000000): events per status and UTC minute and hour of creation, with
- * the latency histogram of the delivered ones, kept by statement-level triggers on `events`. Statements
+ * the latency histogram of the delivered ones, kept by statement-level triggers on `events` (ingest's
+ * store counts its new events itself, in its own statement: stats/event-books.ts). Statements
  * that name a partition directly bypass those triggers; the retention paths that do so account for the
  * rows they remove with `tally_event_rows` themselves (see partitions/partition-maintenance.ts and the
  * worker's residual trim).
