@@ -63,9 +63,17 @@ describe('fair turns between accounts', () => {
     const flood = await insertEvents(worker.app, flooding, customerEvents(FLOOD));
     await enqueueFirstAttempts(deliveryQueueOf(worker.app), flood);
     await waitFor('the flood to be under way', () => slow.requests.length >= 50, { timeoutMs: 60_000 });
-    // The lane gauges (fixed labels only) see the backlog.
-    const metrics = await (await fetch(`${worker.url}/metrics`)).text();
-    const gauge = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    // The lane gauges (fixed labels only) see the backlog. A scrape whose reading takes longer than a
+    // second keeps the gauges' last value (0 on a fresh worker), as it does on a slow day: scrape again
+    // until a reading landed.
+    const gauges = async (): Promise<(name: string) => number> => {
+      const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+      return (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    };
+    const gauge = await waitFor('a lane reading to land in the gauges', async () => {
+      const read = await gauges();
+      return read('callback_lanes_waiting') >= 1 ? read : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 250 });
     expect(gauge('callback_lanes_waiting')).toBeGreaterThanOrEqual(1);
     expect(gauge('callback_lane_events_waiting')).toBeGreaterThan(FLOOD / 2);
     expect(gauge('callback_lane_oldest_wait_seconds')).toBeGreaterThan(0);
