@@ -21,8 +21,8 @@ const TRIGGERS = [
  * that says so, and keep doing the work for every other writer (config-api's test events, tools,
  * tests). A WHEN on a statement trigger is evaluated when the trigger is queued, so a skipped trigger
  * costs neither its PL/pgSQL call nor its queries. The UPDATE tally trigger is left as it was: the
- * worker's record doing the same in its statement measured no cheaper (the tally upsert itself, not
- * the trigger, is its cost there).
+ * worker's record doing the same in its statement measured no cheaper (the aggregated tally statement
+ * costs as much there as in the trigger; docs/benchmarks-history.md).
  */
 export class StatementsKeepEventBooks1765400000000 implements MigrationInterface {
   name = 'StatementsKeepEventBooks1765400000000';
