@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { SAMPLE_MESSAGES } from '@app/payloads';
@@ -9,6 +8,7 @@ import { STORE_SQL } from '../../apps/ingest/src/events/event-store.service';
 import { RECORD_SQL } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { LOAD_SQL } from '../../apps/delivery-worker/src/delivery/loading/event-loader';
 import { ERASED_SQL } from '../../apps/delivery-worker/src/delivery/erasure-check';
+import { procRunMs } from '../support/proc-cpu';
 
 const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres url>] [--group <n>] [--events <n>] [--wal-dir <pg_wal>]
        [--prepared] [--before <sql>]… [--keep]
@@ -30,15 +30,6 @@ interface Phase {
   walBytes: number;
   walByRelation: Map<string, number>;
   ranges: Array<[string, string]>;
-}
-
-/**
- * Time one process has run on a CPU, in ms: the scheduler's own count in nanoseconds (/proc/<pid>/schedstat),
- * not utime + stime, which charge whole 10 ms ticks to whatever runs when the tick falls and so swung
- * ±15 % between runs of these short statements.
- */
-function processCpuMs(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
 }
 
 function lsnBytes(lsn: string): bigint {
@@ -127,7 +118,7 @@ async function main(): Promise<void> {
     const message = JSON.stringify(SAMPLE_MESSAGES.Customer_create);
     const pids = new Set<number>();
     for (const backend of [client, keptPlanClient]) pids.add((await backend.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid);
-    const backendsCpuMs = () => [...pids].reduce((sum, pid) => sum + processCpuMs(pid), 0);
+    const backendsCpuMs = () => [...pids].reduce((sum, pid) => sum + (procRunMs(pid) ?? 0), 0);
     const relations = new Map(
       (await client.query<{ node: string; name: string }>(`SELECT relfilenode::text AS node, relname AS name FROM pg_class WHERE relfilenode <> 0`)).rows.map(
         (row) => [row.node, row.name],

@@ -5,7 +5,7 @@ import { RECORD_SQL } from '../../apps/delivery-worker/src/delivery/outcome/outc
 import { LOAD_SQL } from '../../apps/delivery-worker/src/delivery/loading/event-loader';
 import { ERASED_SQL } from '../../apps/delivery-worker/src/delivery/erasure-check';
 import { defaultPartitionName, isNotFinalSql, isPendingSql, keptPlanLines } from '@app/persistence';
-import { procCpuMs } from '../support/proc-cpu';
+import { procRunMs } from '../support/proc-cpu';
 
 const USAGE = `node dist/bench/path-cost/record-plan.js --database <name> [--server <postgres url>] [--rounds 2]
   What the worker's outcome statement (RECORD_SQL) costs the PostgreSQL backend at one event a
@@ -51,10 +51,10 @@ async function round(client: Client, backendPid: number, name: string, text: str
   await client.query(`UPDATE events SET status = 'queued', attempts = 0, series_attempts = 0, delivered_at = NULL, next_attempt_at = now()`);
   const seqs = (await client.query<{ seq: string }>('SELECT seq::text AS seq FROM events ORDER BY seq')).rows.map((row) => row.seq);
   const now = new Date();
-  const before = procCpuMs(backendPid) ?? 0;
+  const before = procRunMs(backendPid) ?? 0;
   let applied = 0;
   for (const seq of seqs) applied += (await client.query({ name, text, values: oneEvent(seq, now, text !== RECORD_BEFORE_SQL) })).rows.length;
-  return { us: (((procCpuMs(backendPid) ?? 0) - before) * 1000) / Math.max(1, seqs.length), applied, events: seqs.length };
+  return { us: (((procRunMs(backendPid) ?? 0) - before) * 1000) / Math.max(1, seqs.length), applied, events: seqs.length };
 }
 
 /**
@@ -64,9 +64,9 @@ async function round(client: Client, backendPid: number, name: string, text: str
 async function readRound(client: Client, backendPid: number, text: string, keptAs: string | null): Promise<number> {
   await client.query(`SET plan_cache_mode = ${keptAs ? 'force_generic_plan' : 'auto'}`);
   const seqs = (await client.query<{ seq: string }>('SELECT seq::text AS seq FROM events ORDER BY seq')).rows.map((row) => row.seq);
-  const before = procCpuMs(backendPid) ?? 0;
+  const before = procRunMs(backendPid) ?? 0;
   for (const seq of seqs) await client.query(keptAs ? { name: keptAs, text, values: [[seq], seq, seq] } : { text, values: [[seq]] });
-  return (((procCpuMs(backendPid) ?? 0) - before) * 1000) / Math.max(1, seqs.length);
+  return (((procRunMs(backendPid) ?? 0) - before) * 1000) / Math.max(1, seqs.length);
 }
 
 /** The scans of the generic plan kept for `text` under the partition's current statistics, and the partitions dropped at start. */

@@ -1,5 +1,5 @@
 import { type CostReading, costPerEvent, costText, processKind, redisCpuMs } from './cost-per-event';
-import { backendDeltaMs, statCpuMs } from './proc-cpu';
+import { backendDeltaMs, schedstatRunMs, statCpuMs } from './proc-cpu';
 
 const reading = (overrides: Partial<CostReading>): CostReading => ({
   processMs: [],
@@ -66,6 +66,12 @@ describe('CPU and PostgreSQL cost per event', () => {
     const fields = ['S', '1', '2', '3', '0', '-1', '4194560', '100', '0', '0', '0', '123', '45', '0', '0', '20'];
     expect(statCpuMs(`4242 (postgres: bench (x) idle) ${fields.join(' ')}`)).toBe(1_680);
     expect(statCpuMs('garbage')).toBeNull();
+  });
+
+  it('reads a process\'s run time in ms from the nanoseconds of /proc/<pid>/schedstat', () => {
+    expect(schedstatRunMs('1234567890 5000 42\n')).toBe(1_234.56789);
+    expect(schedstatRunMs('')).toBeNull();
+    expect(schedstatRunMs('garbage 1 2')).toBeNull();
   });
 
   it('reads the Redis server\'s CPU from INFO cpu in ms, and names processes by kind', () => {

@@ -23,6 +23,25 @@ export function procCpuMs(pid: number | undefined): number | null {
   }
 }
 
+/** Run time from a /proc/<pid>/schedstat line (its first field, nanoseconds), in ms; exported for its unit test. */
+export function schedstatRunMs(line: string): number | null {
+  const nanoseconds = Number(line.split(' ')[0]);
+  return line.trim() !== '' && Number.isFinite(nanoseconds) ? nanoseconds / 1e6 : null;
+}
+
+/**
+ * Time a process has run on a CPU so far, in ms, from the scheduler's own nanosecond count; null when it
+ * is gone. For the path-cost probes' short statements, where procCpuMs's 10 ms ticks (charged to
+ * whatever runs when the tick falls) swung the same statement ±15 % run to run.
+ */
+export function procRunMs(pid: number): number | null {
+  try {
+    return schedstatRunMs(readFileSync(`/proc/${pid}/schedstat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * CPU ms of every PostgreSQL process serving `database` (client backends, autovacuum workers), by pid,
  * read through `db` (a connection to another database, or the reader's own backend is excluded).
