@@ -8,6 +8,7 @@ import { expectTalliesToMatchEvents } from './support/event-tallies';
 import { INGEST_HEADERS } from './support/fixtures';
 import { accountAnswering, useStatsApps } from './support/stats-accounts';
 import { waitFor } from './support/wait-for';
+import { deliveredRecordValues } from './support/worker-process';
 
 /**
  * Ingest's store keeps the event books (status tallies, claimed ids) of the events it inserts inside
@@ -92,10 +93,7 @@ describe('the event books kept by the statements that write events', () => {
       expect(seq).not.toBe('');
       expect(await triggerCalls(db)).toEqual({ claims: 0, tallies: 0 });
 
-      const now = new Date();
-      const attempt = [[seq], [0], [1], [now], [3], ['http://127.0.0.1:9/hook'], ['{}'], ['data=x'], [200], ['{}'], ['ok'], [null]];
-      const change = [[seq], [0], [0], ['delivered'], [1], [null], [now], [null], [0]];
-      const recorded = await db.query(RECORD_SQL, [...attempt, ...change, seq, seq]);
+      const recorded = await db.query(RECORD_SQL, deliveredRecordValues(seq));
       expect(recorded.rowCount).toBe(1);
       // The worker's record is tallied by the update trigger, in the same transaction.
       expect(await triggerCalls(db)).toEqual({ claims: 0, tallies: 1 });

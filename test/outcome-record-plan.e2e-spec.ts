@@ -9,17 +9,9 @@ import { LOAD_SQL } from '../apps/delivery-worker/src/delivery/loading/event-loa
 import { ERASED_SQL } from '../apps/delivery-worker/src/delivery/erasure-check';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount } from './support/fixtures';
-import { attemptRows, customerEvents, eventRow, insertEvents, type StoredTestEvent, useOwnRedisPrefix } from './support/worker-process';
+import { attemptRows, customerEvents, deliveredRecordValues, eventRow, insertEvents, type StoredTestEvent, useOwnRedisPrefix } from './support/worker-process';
 
 useOwnRedisPrefix('outcome-record-plan');
-
-/** RECORD_SQL's values for one event's delivered first attempt (the destinations' statement adds its ids before the bounds). */
-function deliveredValues(seq: string, destinationId?: string): unknown[] {
-  const now = new Date();
-  const attempt = [[seq], [0], [1], [now], [3], ['http://127.0.0.1:9/hook'], ['{}'], ['data=x'], [200], ['{}'], ['ok'], [null]];
-  const change = [[seq], [0], [0], ['delivered'], [1], [null], [now], [null], [0]];
-  return destinationId === undefined ? [...attempt, ...change, seq, seq] : [...attempt, ...change, [destinationId], [destinationId], seq, seq];
-}
 
 /**
  * The worker loads events and records outcomes under one plan per connection, kept for every call (GenericPlanPool). A
@@ -93,7 +85,7 @@ describe('the load and the outcome record under their kept plans', () => {
     ['nothing', 'delivered'],
     ['everything', 'queued'],
   ])('reads the batch by primary key from its day alone when the statistics say %s is pending', async (_, status) => {
-    const plan = await keptPlanWith(status, RECORD_SQL, deliveredValues(seqs[0]));
+    const plan = await keptPlanWith(status, RECORD_SQL, deliveredRecordValues(seqs[0]));
     const eventScans = plan.filter((line) => /Scan.* on events_/.test(line));
     expect(eventScans).toEqual([expect.stringMatching(/^-> +Index Scan using events_p\d{8}_pkey on events_p\d{8} /)]);
     // Today, the days created ahead and the default partition: all but the batch's day dropped at start.
@@ -101,7 +93,7 @@ describe('the load and the outcome record under their kept plans', () => {
   });
 
   it('would read the pending index with the guard spelled as the pending predicate (what the key-only guard prevents)', async () => {
-    const plan = await keptPlanWith('delivered', RECORD_SQL.replace(isNotFinalSql('e'), isPendingSql('e')), deliveredValues(seqs[0]));
+    const plan = await keptPlanWith('delivered', RECORD_SQL.replace(isNotFinalSql('e'), isPendingSql('e')), deliveredRecordValues(seqs[0]));
     expect(plan.filter((line) => /Scan.* on events_/.test(line)).join('\n')).not.toMatch(/_pkey/);
   });
 
@@ -115,7 +107,7 @@ describe('the load and the outcome record under their kept plans', () => {
   });
 
   it('reads a destination delivery by primary key from its day alone', async () => {
-    const plan = await pool.keptPlan(DESTINATION_RECORD_SQL, deliveredValues(seqs[0], 'dst_plan'));
+    const plan = await pool.keptPlan(DESTINATION_RECORD_SQL, deliveredRecordValues(seqs[0], 'dst_plan'));
     expect(plan.filter((line) => /Scan.* on destination_deliveries_/.test(line))).toEqual([
       expect.stringMatching(/^-> +Index Scan using destination_deliveries_p\d{8}_pkey on destination_deliveries_p\d{8} /),
     ]);

@@ -208,3 +208,11 @@ export function spawnWorker(env: Record<string, string>): WorkerProcess {
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code ?? -1)));
   return { child, output: () => output, exited, started };
 }
+
+/** RECORD_SQL's values for one event's delivered first attempt (the destinations' statement adds its ids before the bounds). */
+export function deliveredRecordValues(seq: string, destinationId?: string): unknown[] {
+  const now = new Date();
+  const attempt = [[seq], [0], [1], [now], [3], ['http://127.0.0.1:9/hook'], ['{}'], ['data=x'], [200], ['{}'], ['ok'], [null]];
+  const change = [[seq], [0], [0], ['delivered'], [1], [null], [now], [null], [0]];
+  return destinationId === undefined ? [...attempt, ...change, seq, seq] : [...attempt, ...change, [destinationId], [destinationId], seq, seq];
+}
