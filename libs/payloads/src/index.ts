@@ -12,3 +12,5 @@ export * from './events/message-shape';
 export * from './destinations/destination-filter';
 export * from './destinations/destination.types';
 export { hasNulCharacter } from './events/nul-characters';
+export { deliveryEncodingOf, encodeDeliveryBody, type DeliveryBody, type DeliveryBodySource, type DeliveryEncoding } from './delivery-body/delivery-body';
+export { CLOUDEVENTS_CONTENT_TYPE } from './delivery-body/cloudevents';

@@ -3,10 +3,7 @@ import { Account } from './entities/account.entity';
 import { BotCall } from './entities/bot-call.entity';
 import { BotWebhook } from './entities/bot-webhook.entity';
 import { CallbackSettings } from './entities/callback-settings.entity';
-import { DeliveryAttempt } from './entities/delivery-attempt.entity';
 import { Destination } from './entities/destination.entity';
-import { DestinationDelivery } from './entities/destination-delivery.entity';
-import { EventRecord } from './entities/event.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
 import { EndpointDisabling1763761200000 } from './migrations/1763761200000-endpoint-disabling';
 import { AdminRollupsAndSearch1764000000000 } from './migrations/1764000000000-admin-rollups-and-search';
@@ -25,8 +22,9 @@ import { Destinations1765100000000 } from './migrations/1765100000000-destinatio
 import { BulkRedeliveryDestinations1765200000000 } from './migrations/1765200000000-bulk-redelivery-destinations';
 import { DestinationDeliveryStatuses1765300000000 } from './migrations/1765300000000-destination-delivery-statuses';
 import { StatementsKeepEventBooks1765400000000 } from './migrations/1765400000000-statements-keep-event-books';
+import { OneDeliveryModel1765500000000 } from './migrations/1765500000000-one-delivery-model';
 
-export const ENTITIES = [Account, CallbackSettings, EventRecord, DeliveryAttempt, BotWebhook, BotCall, Destination, DestinationDelivery];
+export const ENTITIES = [Account, CallbackSettings, BotWebhook, BotCall, Destination];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   EndpointDisabling1763761200000,
@@ -46,6 +44,7 @@ export const MIGRATIONS = [
   BulkRedeliveryDestinations1765200000000,
   DestinationDeliveryStatuses1765300000000,
   StatementsKeepEventBooks1765400000000,
+  OneDeliveryModel1765500000000,
 ];
 
 export interface DataSourceTuning {

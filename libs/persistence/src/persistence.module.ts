@@ -3,10 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ENVIRONMENT, type Environment } from '@app/runtime';
 import { buildDataSourceOptions, ENTITIES } from './data-source';
 import { GenericPlanPool } from './generic-plan-pool';
+import { Sql } from './statements/sql.service';
 
 /**
  * The app's DataSource (migrations are run by `npm run migrate`, never at start-up), and the
- * connections for statements kept under one generic plan (GenericPlanPool, opened on first use).
+ * connections for statements kept under one generic plan (GenericPlanPool, opened on first use), and
+ * the runner of the statement modules (Sql).
  */
 @Module({})
 export class PersistenceModule {
@@ -29,8 +31,8 @@ export class PersistenceModule {
         }),
         TypeOrmModule.forFeature(ENTITIES),
       ],
-      providers: [GenericPlanPool],
-      exports: [TypeOrmModule, GenericPlanPool],
+      providers: [GenericPlanPool, Sql],
+      exports: [TypeOrmModule, GenericPlanPool, Sql],
     };
   }
 }

@@ -12,6 +12,7 @@ export * from './settings/settings-notifier';
 export * from './settings/change-subscription';
 export * from './queue/delivery-queue';
 export * from './queue/delivery-queues';
+export * from './queue/queue-depth';
 export * from './http/api-error';
 export * from './http/client-address';
 export * from './http/minute-limit';

@@ -1,7 +1,8 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Worker } from 'bullmq';
 import { type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, type OutboundHttpClient, ReadinessService, within } from '@app/runtime';
-import { AccountSettingsCache } from './account-settings.cache';
+import { DestinationSettingsCache } from './destinations/destination-settings.cache';
+import { HeldFeeder } from './holding/held-feeder.service';
 import { DELIVERY_HTTP_CLIENT } from './request/callback-exchange';
 import { WorkerStoppingError } from './worker-stopping-error';
 import { DeliveryProcessor, deliveryWorkerOptions } from './delivery.processor';
@@ -44,9 +45,10 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     private readonly processor: DeliveryProcessor,
     private readonly queues: DeliveryQueues,
     private readonly reconciler: Reconciler,
+    private readonly feeder: HeldFeeder,
     private readonly store: OutcomeStore,
     private readonly admission: AdmissionDoor,
-    private readonly settings: AccountSettingsCache,
+    private readonly settings: DestinationSettingsCache,
     @Inject(DELIVERY_HTTP_CLIENT) private readonly http: OutboundHttpClient,
     private readonly readiness: ReadinessService,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
@@ -71,7 +73,9 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     await this.starting;
-    const problems: (string | null)[] = [await bounded(this.reconciler.stop(), SHUTDOWN_BOUNDS.reconcilerMs, 'the reconciler')];
+    const problems: (string | null)[] = [
+      await bounded(Promise.all([this.reconciler.stop(), this.feeder.stop()]), SHUTDOWN_BOUNDS.reconcilerMs, 'the reconciler and the feeder'),
+    ];
     // Local only (no Redis round trip): the workers take no further job, and jobs waiting for a call start none.
     this.processor.stop();
     // Jobs waiting here for an endpoint lease start no call either; idle leases go back to Redis for the other workers.
@@ -87,13 +91,13 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
     const force = !idle || !this.queues.connected;
     problems.push(await bounded(Promise.all(this.workers.map((worker) => worker.close(force))), SHUTDOWN_BOUNDS.closeMs, 'closing the queue workers'));
     problems.push(await bounded(this.store.drain(), SHUTDOWN_BOUNDS.drainMs, 'recording the last attempts'));
-    await this.settings.close();
+    await this.settings.onApplicationShutdown();
     // Abandoned calls may still hold sockets: do not wait for their deadline.
     problems.push(await bounded(this.http.close(), 250, 'closing the HTTP pool'));
     const reported = problems.filter((problem): problem is string => problem !== null);
     if (reported.length > 0) this.logger.warn(`stopped with loose ends: ${reported.join('; ')}`);
     if (this.processor.activeJobs > 0) {
-      this.logger.warn(`${this.processor.activeJobs} job(s) could not finish; their events stay pending and are picked up again (stalled jobs, reconciler)`);
+      this.logger.warn(`${this.processor.activeJobs} job(s) could not finish; their deliveries stay pending and are picked up again (stalled jobs, reconciler)`);
     }
   }
 
@@ -128,6 +132,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
       worker.run().catch((error: Error) => this.logger.error(`delivery worker ${worker.name} stopped: ${loggableErrorText(error)}`));
     }
     this.reconciler.start();
+    this.feeder.start();
     this.logger.log(`consuming deliveries from ${this.workers.length} queue shard(s) (concurrency ${options.concurrency ?? 1} each)`);
   }
 

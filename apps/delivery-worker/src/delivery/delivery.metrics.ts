@@ -17,7 +17,7 @@ export const deliveryJobsWithoutCall = counter(
  */
 export const subjectReleases = counter('callback_subject_releases_total', 'Ordering "subject": releases of the next held event of a subject, by outcome', ['outcome']);
 
-/** Final event statuses reached (delivered, failed, filtered, no_endpoint). */
+/** Final delivery statuses reached by the worker (delivered, failed, expired, no_endpoint). */
 export const deliveryEventsSettled = counter('callback_delivery_events_settled_total', 'Events reaching a final status', ['status']);
 
 export const deliveryAttemptDuration = histogram(
@@ -41,3 +41,6 @@ export const deliveryDatabaseWaits = counter('callback_delivery_database_waits_t
 export const breakerOpens = counter('callback_delivery_breaker_opens_total', 'Times an endpoint circuit breaker opened');
 
 export const reconcilerRequeued = counter('callback_delivery_reconciler_requeued_total', 'Pending events re-enqueued by the reconciler');
+
+/** Held deliveries sent back to the queue (a resume, a breaker probe or close, a bulk redelivery's re-queuing). */
+export const deliveriesReleased = counter('callback_delivery_held_released_total', 'Held deliveries sent back to the queue by the feeder');

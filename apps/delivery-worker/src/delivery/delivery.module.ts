@@ -1,27 +1,23 @@
 import { Module } from '@nestjs/common';
 import { DeliveryQueueModule, ENVIRONMENT, type Environment, OutboundHttpClient } from '@app/runtime';
-import { AccountSettingsCache } from './account-settings.cache';
-import { DeliveryProcessor } from './delivery.processor';
-import { DELIVERY_HTTP_CLIENT } from './request/callback-exchange';
-import { DeliveryService } from './delivery.service';
-import { OutcomeRecorder } from './outcome/outcome-recorder.service';
-import { DeliveryRunner } from './delivery-runner.service';
-import { OutcomeStore } from './outcome/outcome-store';
-import { EventLoader } from './loading/event-loader';
-import { EndpointGauges } from './endpoint-gauges';
 import { AdmissionDoor } from './admission/admission-door';
 import { EndpointAdmission } from './admission/endpoint-admission';
 import { EndpointDisabling } from './admission/endpoint-disabling';
-import { SubjectOrder } from './ordering/subject-order';
-import { Reconciler } from './reconciler.service';
+import { DestinationSettingsCache } from './destinations/destination-settings.cache';
+import { DeliveryPipeline } from './delivery-pipeline.service';
+import { DeliveryProcessor } from './delivery.processor';
+import { DeliveryRunner } from './delivery-runner.service';
+import { EndpointGauges } from './endpoint-gauges';
 import { ErasureCheck } from './erasure-check';
-import { DestinationDeliveryLoader } from './destination-delivery/destination-delivery-loader';
-import { DestinationDeliveryService } from './destination-delivery/destination-delivery.service';
-import { DestinationOutcomes } from './destination-delivery/destination-outcomes';
-import { DestinationOutcomeStore } from './destination-delivery/destination-outcome-store';
-import { SubjectHold } from './destination-delivery/subject-hold';
+import { HeldFeeder } from './holding/held-feeder.service';
+import { DeliveryLoader } from './loading/delivery-loader';
+import { SubjectOrder } from './ordering/subject-order';
+import { OutcomeRecorder } from './outcome/outcome-recorder.service';
+import { OutcomeStore } from './outcome/outcome-store';
+import { Reconciler } from './reconciler.service';
+import { DELIVERY_HTTP_CLIENT, DeliverySender } from './request/callback-exchange';
 
-/** The delivery processor, retries, endpoint isolation (leases and circuit breaker) and the reconciler. */
+/** One delivery pipeline for every destination, its admission, its record, and what finds deliveries without a job. */
 @Module({
   imports: [DeliveryQueueModule.register('consumer')],
   providers: [
@@ -35,9 +31,10 @@ import { SubjectHold } from './destination-delivery/subject-hold';
           connectionsPerOrigin: environment.delivery.originConcurrency,
         }),
     },
+    DeliverySender,
     OutcomeStore,
-    EventLoader,
-    AccountSettingsCache,
+    DeliveryLoader,
+    DestinationSettingsCache,
     EndpointAdmission,
     AdmissionDoor,
     EndpointDisabling,
@@ -45,14 +42,10 @@ import { SubjectHold } from './destination-delivery/subject-hold';
     EndpointGauges,
     OutcomeRecorder,
     ErasureCheck,
-    DestinationDeliveryLoader,
-    DestinationOutcomes,
-    DestinationOutcomeStore,
-    SubjectHold,
-    DestinationDeliveryService,
-    DeliveryService,
+    DeliveryPipeline,
     DeliveryProcessor,
     Reconciler,
+    HeldFeeder,
     DeliveryRunner,
   ],
 })

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DelayedError, type Job, type WorkerOptions } from 'bullmq';
 import { type DeliveryJobData, DeliveryQueues, type Environment, jobSpan, workerStageStamps } from '@app/runtime';
-import { DeliveryService } from './delivery.service';
+import { DeliveryPipeline } from './delivery-pipeline.service';
 import type { DeliveryResult } from './outcome/outcome-recorder.service';
 
 /**
@@ -33,7 +33,7 @@ export function deliveryWorkerOptions(environment: Environment): Omit<WorkerOpti
 }
 
 /**
- * Thin: takes jobs from the BullMQ workers (one per consumed shard) and hands them to DeliveryService,
+ * Thin: takes jobs from the BullMQ workers (one per consumed shard) and hands them to DeliveryPipeline,
  * where everything else lives. WORKER_CONCURRENCY holds for the whole process's calls (CallLimit):
  * each shard's worker may hold JOBS_IN_HAND_PER_TURN times that many jobs, and a job beyond the process's share waits for a turn
  * before its call (its lock is renewed meanwhile). Keeps count of the jobs running, so shutdown knows
@@ -44,7 +44,7 @@ export class DeliveryProcessor {
   private readonly running = new Set<Promise<unknown>>();
 
   constructor(
-    private readonly delivery: DeliveryService,
+    private readonly delivery: DeliveryPipeline,
     private readonly queues: DeliveryQueues,
   ) {}
 

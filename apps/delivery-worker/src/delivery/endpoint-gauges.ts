@@ -3,8 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { Gauge, register } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { isDueSql } from '@app/persistence';
-import { countOpenEndpoints, REDIS, RedisKeys, within } from '@app/runtime';
+import { countOpenEndpoints, type DeliveryJobData, DeliveryQueues, queueDepth, REDIS, RedisKeys, within } from '@app/runtime';
 
 /** A scrape must not hang on a database or Redis that is away: the gauge keeps its last value then. */
 const READ_TIMEOUT_MS = 1000;
@@ -21,15 +20,21 @@ interface Source {
   lanes(): Promise<LaneReading>;
 }
 
+/** Waiting jobs looked at per shard to count the lanes they belong to: the count is exact up to this many per shard. */
+const LANE_SAMPLE = 1_000;
+
 /**
- * Due work not yet called, from the rows (the truth whatever Redis holds): a lane is an endpoint (one
- * account's push URL) with due events. Served by the status index; read at most once a second.
+ * Due work not yet called, from the queue: a lane is an account whose deliveries wait for a worker (its
+ * fair turn, AccountBacklog), counted over the first LANE_SAMPLE waiting jobs of each shard.
  */
-const LANES_SQL = `
-  SELECT count(DISTINCT account_id)::int AS lanes, count(*)::int AS events,
-         COALESCE(EXTRACT(EPOCH FROM now() - min(next_attempt_at)), 0)::float8 AS oldest_seconds
-    FROM events
-   WHERE ${isDueSql()}`;
+async function readLanes(queues: DeliveryQueues): Promise<LaneReading> {
+  const [depth, ...samples] = await Promise.all([
+    queueDepth(queues.all()),
+    ...queues.all().map((queue) => queue.getJobs(['wait', 'prioritized'], 0, LANE_SAMPLE - 1, true)),
+  ]);
+  const accounts = new Set(samples.flat().map((job) => (job.data as DeliveryJobData).accountId));
+  return { lanes: accounts.size, events: depth.waiting, oldestSeconds: depth.oldest_waiting_age_seconds ?? 0 };
+}
 
 /** The app currently serving the gauges (tests start several worker apps in one process, one after another). */
 let current: Source | null = null;
@@ -72,11 +77,11 @@ function lanesOf(source: Source): Promise<LaneReading> {
   return laneReading.value;
 }
 
-gauge('callback_lanes_waiting', 'Endpoints (lanes) holding due events not yet called (deployment-wide)', async (source) => (await lanesOf(source)).lanes);
-gauge('callback_lane_events_waiting', 'Due events not yet called, over every lane (deployment-wide)', async (source) => (await lanesOf(source)).events);
+gauge('callback_lanes_waiting', 'Accounts (lanes) whose deliveries wait for a worker (deployment-wide)', async (source) => (await lanesOf(source)).lanes);
+gauge('callback_lane_events_waiting', 'Due deliveries not yet taken by a worker, over every lane (deployment-wide)', async (source) => (await lanesOf(source)).events);
 gauge(
   'callback_lane_oldest_wait_seconds',
-  'Age of the oldest due event not yet called; 0 when none (deployment-wide)',
+  'Age of the oldest due delivery not yet taken; 0 when none (deployment-wide)',
   async (source) => (await lanesOf(source)).oldestSeconds,
 );
 
@@ -88,25 +93,19 @@ export class EndpointGauges implements OnModuleInit, OnApplicationShutdown {
     @InjectDataSource() dataSource: DataSource,
     @Inject(REDIS) redis: Redis,
     keys: RedisKeys,
+    queues: DeliveryQueues,
   ) {
     this.source = {
       disabled: async () => {
         const [row] = await within(
-          dataSource.query<{ count: number }[]>(`SELECT count(*)::int AS count FROM callback_settings WHERE disabled_at IS NOT NULL`),
+          dataSource.query<{ count: number }[]>(`SELECT count(*)::int AS count FROM destinations WHERE disabled_at IS NOT NULL AND deleted_at IS NULL`),
           READ_TIMEOUT_MS,
           'PostgreSQL',
         );
         return row?.count ?? 0;
       },
       open: () => within(countOpenEndpoints(redis, keys), READ_TIMEOUT_MS, 'Redis'),
-      lanes: async () => {
-        const [row] = await within(
-          dataSource.query<{ lanes: number; events: number; oldest_seconds: number }[]>(LANES_SQL),
-          READ_TIMEOUT_MS,
-          'PostgreSQL',
-        );
-        return { lanes: row?.lanes ?? 0, events: row?.events ?? 0, oldestSeconds: Math.max(0, row?.oldest_seconds ?? 0) };
-      },
+      lanes: () => within(readLanes(queues), READ_TIMEOUT_MS, 'Redis'),
     };
   }
 

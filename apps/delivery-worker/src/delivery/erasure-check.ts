@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GenericPlanPool, seqRange } from '@app/persistence';
 import { Batcher, ENVIRONMENT, type Environment, erasureStamped, REDIS, type RedisClient } from '@app/runtime';
-import type { PendingEvent } from './loading/event-loader';
+import type { PendingDelivery } from './loading/delivery-loader';
 import { ErasureStampView } from './erasure-stamp-view';
 
 /** Thrown just before a call whose event was erased meanwhile: the call is not made (CONTRACT §12). */
@@ -49,7 +49,7 @@ export class ErasureCheck {
    * Resolves when the event may be called; throws ErasedEventError when it was erased. `loadStartedAt`:
    * performance.now() before the event's load was asked for.
    */
-  async beforeCall(event: Pick<PendingEvent, 'seq' | 'erased'>, loadStartedAt: number): Promise<void> {
+  async beforeCall(event: Pick<PendingDelivery, 'seq' | 'erased'>, loadStartedAt: number): Promise<void> {
     if (event.erased) throw new ErasedEventError(event.seq);
     if (await this.stamp.quietSince(loadStartedAt)) return;
     if (await this.reads.submit(event.seq)) throw new ErasedEventError(event.seq);

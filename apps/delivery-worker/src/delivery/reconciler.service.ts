@@ -1,72 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { isPendingSql, isUndatedSql } from '@app/persistence';
-import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, pendingDestinationStep, pendingRowStep } from '@app/runtime';
+import { CLAIM_DUE_OPEN_DELIVERIES, type DeliveryStepRow, READ_SWEEP, seqAt, Sql, SWEEP_FRESH_DELIVERIES, WRITE_SWEEP } from '@app/persistence';
+import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, stepOfRow } from '@app/runtime';
 import { deliveryWorkerOptions } from './delivery.processor';
 import { reconcilerRequeued } from './delivery.metrics';
 
 const CLAIM_BATCH = 500;
 /** Per run; a larger backlog is worked off over the following runs. */
 const MAX_BATCHES_PER_RUN = 20;
+/** Deliveries one sweep pass looks at; a backlog's region is covered over several passes. */
+export const SWEEP_BUDGET = 20_000;
 
-/**
- * Claims overdue pending events and pushes next_attempt_at to now, so each is re-enqueued at most once
- * per grace period and several workers reconciling at once claim disjoint rows (SKIP LOCKED). The
- * range condition lets events_pending_due_idx stop at the first row not yet due. Every writer sets
- * next_attempt_at on pending rows; rows without one are claimed too (an index lookup of NULLs), so an
- * event stored some other way is not stranded.
- */
-const CLAIM_SQL = `
-  WITH due AS (
-    SELECT seq FROM events
-     WHERE ${isPendingSql()} AND next_attempt_at < $1
-     ORDER BY next_attempt_at
-     LIMIT $2
-       FOR UPDATE SKIP LOCKED
-  ),
-  undated AS (
-    SELECT seq FROM events
-     WHERE ${isUndatedSql()}
-       AND NOT EXISTS (SELECT 1 FROM callback_settings s WHERE s.account_id = events.account_id AND s.paused)
-     LIMIT $2
-       FOR UPDATE SKIP LOCKED
-  )
-  UPDATE events e
-     SET next_attempt_at = now()
-    FROM (SELECT seq FROM due UNION SELECT seq FROM undated) picked
-   WHERE e.seq = picked.seq
-  RETURNING e.seq::text AS seq, e.account_id, e.series, e.series_attempts`;
-
-/**
- * The same for deliveries to extra destinations (CONTRACT §11). A paused destination's deliveries wait
- * without a due time (its resume enqueues them), so undated rows of paused destinations stay; those of
- * a deleted destination are taken, and their job ends them.
- */
-const CLAIM_DESTINATIONS_SQL = `
-  WITH due AS (
-    SELECT event_seq, destination_id FROM destination_deliveries
-     WHERE ${isPendingSql()} AND next_attempt_at < $1
-     ORDER BY next_attempt_at
-     LIMIT $2
-       FOR UPDATE SKIP LOCKED
-  ),
-  undated AS (
-    SELECT event_seq, destination_id FROM destination_deliveries d
-     WHERE ${isUndatedSql('d')}
-       AND NOT EXISTS (SELECT 1 FROM destinations x WHERE x.id = d.destination_id AND x.paused AND x.deleted_at IS NULL)
-     LIMIT $2
-       FOR UPDATE SKIP LOCKED
-  )
-  UPDATE destination_deliveries d
-     SET next_attempt_at = now()
-    FROM (SELECT * FROM due UNION SELECT * FROM undated) picked
-   WHERE d.event_seq = picked.event_seq AND d.destination_id = picked.destination_id
-  RETURNING d.event_seq::text AS event_seq, d.account_id, d.destination_id, d.series, d.series_attempts`;
-
-type ClaimedDelivery = { event_seq: string; account_id: number; destination_id: string; series: number; series_attempts: number };
-
-/** How long an event may be overdue before it counts as lost: two reconcile intervals (30 s by default), at least 1 s. */
+/** How long a delivery may be overdue before it counts as lost: two reconcile intervals (30 s by default), at least 1 s. */
 export function reconcileGraceMs(environment: Environment): number {
   return Math.max(1_000, environment.delivery.reconcileIntervalMs * 2);
 }
@@ -74,20 +18,27 @@ export function reconcileGraceMs(environment: Environment): number {
 /**
  * How long re-enqueueing waits once Redis lost its contents: a job taken before the loss is still in
  * some worker's hands, and may still make its call and record it, for as long as its lock would have
- * lasted (BullMQ's own bound on a live job). Its event looks stored but not queued meanwhile; a job
- * re-added for it now would load the still-pending row and call the endpoint a second time.
+ * lasted (BullMQ's own bound on a live job). Its delivery looks stored but not queued meanwhile; a job
+ * re-added for it now would load the still-pending row and call the destination a second time.
  */
 export function holdAfterRedisLossMs(environment: Environment): number {
   return deliveryWorkerOptions(environment).lockDuration ?? 0;
 }
 
+function bySeq(a: DeliveryStepRow, b: DeliveryStepRow): number {
+  return BigInt(a.event_seq) < BigInt(b.event_seq) ? -1 : 1;
+}
+
 /**
  * PostgreSQL is the truth and Redis may lose jobs (flushed, failed over, a crash between storing an
- * event and enqueueing it): every RECONCILE_INTERVAL each worker re-adds the job of every pending event
- * that is overdue by more than the grace period. Job ids are deterministic, so a job that still exists
- * is not duplicated, and a job for a step already done finds its row moved on and completes as stale.
- * When Redis has lost its contents (its contents mark changed), the workers still holding jobs taken
- * before finish them first (holdAfterRedisLossMs).
+ * event and enqueueing it): every RECONCILE_INTERVAL each worker re-adds the job of every delivery
+ * that should have one and is overdue by more than the grace period, found two ways
+ * (docs/delivery-model.md): open rows whose due time passed (retries, ordered deliveries), claimed so
+ * each is re-added at most once a grace period; and fresh deliveries (nothing attempted, no open row),
+ * swept in key order from where the last pass stopped, a bounded number a pass, from the oldest one still
+ * fresh once a sweep reaches the grace period's start. Job ids are deterministic, so a job that still
+ * exists is not duplicated, and a job for a step already done finds its row moved on and completes as
+ * stale. When Redis has lost its contents, the workers still holding jobs taken before finish them first.
  */
 @Injectable()
 export class Reconciler {
@@ -100,7 +51,7 @@ export class Reconciler {
   private holdUntil = 0;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
     private readonly queues: DeliveryQueues,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
@@ -117,35 +68,58 @@ export class Reconciler {
     await this.running;
   }
 
-  /** Re-enqueues overdue pending events; returns how many (0 while waiting after a loss of Redis's contents). */
+  /** Re-enqueues overdue deliveries; returns how many (0 while waiting after a loss of Redis's contents). */
   async reconcileOnce(): Promise<number> {
     if (await this.waitingAfterRedisLoss()) return 0;
-    const cutoff = new Date(Date.now() - reconcileGraceMs(this.environment));
-    let total = 0;
-    for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.stopped; batch += 1) {
-      // An UPDATE answers [rows, count] through TypeORM.
-      const [claimed] = await this.dataSource.query<[{ seq: string; account_id: number; series: number; series_attempts: number }[], number]>(CLAIM_SQL, [
-        cutoff,
-        CLAIM_BATCH,
-      ]);
-      if (claimed.length === 0) break;
-      // A lost add is not lost work: the rows stay pending and become overdue again after the grace period.
-      await this.queues.addBulk(claimed.map(pendingRowStep));
-      total += claimed.length;
-      if (claimed.length < CLAIM_BATCH) break;
-    }
-    for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.stopped; batch += 1) {
-      const [claimed] = await this.dataSource.query<[ClaimedDelivery[], number]>(CLAIM_DESTINATIONS_SQL, [cutoff, CLAIM_BATCH]);
-      if (claimed.length === 0) break;
-      await this.queues.addBulk(claimed.sort((a, b) => (BigInt(a.event_seq) < BigInt(b.event_seq) ? -1 : 1)).map(pendingDestinationStep));
-      total += claimed.length;
-      if (claimed.length < CLAIM_BATCH) break;
-    }
+    const graceMs = reconcileGraceMs(this.environment);
+    const total = (await this.claimDue(new Date(Date.now() - graceMs))) + (await this.sweepFresh(seqAt(Date.now() - graceMs).toString()));
     if (total > 0) {
       reconcilerRequeued.inc(total);
-      this.logger.log(`re-enqueued ${total} overdue pending event(s) and destination deliveries`);
+      this.logger.log(`re-enqueued ${total} overdue deliver${total === 1 ? 'y' : 'ies'}`);
     }
     return total;
+  }
+
+  private async claimDue(cutoff: Date): Promise<number> {
+    let total = 0;
+    for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.stopped; batch += 1) {
+      const claimed = await this.sql.rows(CLAIM_DUE_OPEN_DELIVERIES, { cutoff, limit: CLAIM_BATCH });
+      const pending = claimed.filter((row) => row.pending).sort(bySeq);
+      // A lost add is not lost work: the rows stay open and become overdue again after the grace period.
+      if (pending.length > 0) await this.queues.addBulk(pending.map(stepOfRow));
+      total += pending.length;
+      if (claimed.length < CLAIM_BATCH) break;
+    }
+    return total;
+  }
+
+  /**
+   * One pass of the sweep (one worker at a time: the sweep's row is locked, SKIP LOCKED). Its position
+   * moves on by up to SWEEP_BUDGET deliveries; when it reaches `upTo`, the next sweep starts again from
+   * the oldest fresh delivery this one found (none: from `upTo`), so a fresh delivery is looked at
+   * once a sweep for as long as it stays fresh.
+   */
+  private async sweepFresh(upTo: string): Promise<number> {
+    return this.sql.transaction(async (runner) => {
+      const sweep = await this.sql.first(READ_SWEEP, {}, runner);
+      if (!sweep || BigInt(sweep.position) >= BigInt(upTo)) return 0;
+      const rows = await this.sql.rows(SWEEP_FRESH_DELIVERIES, { after: sweep.position, upTo, budget: SWEEP_BUDGET }, runner);
+      const last = rows.find((row) => row.kind === 'last')?.event_seq ?? upTo;
+      const fresh = rows.filter((row) => row.kind === 'fresh').sort(bySeq);
+      let floor = sweep.cycle_floor === null ? null : BigInt(sweep.cycle_floor);
+      if (fresh.length > 0) {
+        const oldest = BigInt(fresh[0].event_seq) - 1n;
+        if (floor === null || oldest < floor) floor = oldest;
+        await this.queues.addBulk(fresh.map(stepOfRow));
+      }
+      const finished = BigInt(last) >= BigInt(upTo);
+      await this.sql.rows(
+        WRITE_SWEEP,
+        finished ? { position: (floor ?? BigInt(upTo)).toString(), cycleFloor: null } : { position: last, cycleFloor: floor === null ? null : floor.toString() },
+        runner,
+      );
+      return fresh.length;
+    });
   }
 
   private async waitingAfterRedisLoss(): Promise<boolean> {
@@ -153,7 +127,7 @@ export class Reconciler {
     if (this.lastMark !== null && mark !== this.lastMark) {
       const holdMs = holdAfterRedisLossMs(this.environment);
       this.holdUntil = Date.now() + holdMs;
-      this.logger.warn(`Redis lost its contents; re-enqueueing stored events in ${holdMs} ms, once the jobs taken before are done`);
+      this.logger.warn(`Redis lost its contents; re-enqueueing stored deliveries in ${holdMs} ms, once the jobs taken before are done`);
     }
     this.lastMark = mark;
     return Date.now() < this.holdUntil;

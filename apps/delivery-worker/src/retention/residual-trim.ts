@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { FINAL_STATUS_LIST, PENDING_STATUS_LIST, tallyRowsSql } from '@app/persistence';
+import { PENDING_STATUS_LIST, PRIMARY_DESTINATION_ID } from '@app/persistence';
 
 /** One batch's outcome; `last` is where it stopped (PostgreSQL text, microseconds kept), null when nothing was picked. */
 export interface BatchOutcome {
@@ -10,38 +10,43 @@ export interface BatchOutcome {
 
 /**
  * The partitions that are not one day each (`<table>_default`, and `<table>_legacy` holding what existed
- * before partitioning) cannot be dropped by day; their expired rows go in batches, oldest first along the
- * created_at index. `$2` is where the previous batch stopped (inclusive, for rows sharing a timestamp),
- * so a backlog costs linear, not quadratic, time. The outer status and age checks are re-evaluated on
- * the current row version, so an event an operator redelivers at that moment is kept. Attempts have no
- * foreign key to cascade from: the same statement deletes them from the matching attempts partition.
- * Naming the partition bypasses the event tallies' trigger on the parent, so the statement takes the
- * removed events out of the tallies itself. An event still owed a delivery to an extra destination
- * stays (its message is what that delivery sends); its ended deliveries go with it.
+ * before partitioning) cannot be dropped by day; their expired events go in batches, oldest first along
+ * the created_at index. `$2` is where the previous batch stopped (inclusive, for rows sharing a
+ * timestamp), so a backlog costs linear, not quadratic, time. An event still owed a delivery stays (its
+ * message is what that delivery sends), unless the delivery is only held by a pause: a destination paused
+ * past the window does not keep its account's events for ever. The event's deliveries, attempts and open
+ * rows go with it, and its primary delivery's status leaves the tallies through a book entry.
  */
 export function deleteEventsSql(eventsPartition: string, attemptsPartition: string): string {
   return `
   WITH picked AS (
-    SELECT seq, created_at FROM ${eventsPartition}
-     WHERE created_at < $1 AND created_at >= $2::timestamptz AND status IN ${FINAL_STATUS_LIST}
-       AND NOT EXISTS (SELECT 1 FROM destination_deliveries d WHERE d.event_seq = ${eventsPartition}.seq AND d.status IN ${PENDING_STATUS_LIST})
+    SELECT seq, created_at FROM ${eventsPartition} e
+     WHERE created_at < $1 AND created_at >= $2::timestamptz
+       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq AND d.status IN ${PENDING_STATUS_LIST}
+                          AND NOT EXISTS (SELECT 1 FROM open_deliveries o WHERE o.event_seq = d.event_seq
+                                             AND o.destination_id = d.destination_id AND o.held = 'paused'))
      ORDER BY created_at
      LIMIT $3
   ),
   removed AS (
-    DELETE FROM ${eventsPartition}
-     WHERE seq IN (SELECT seq FROM picked) AND status IN ${FINAL_STATUS_LIST} AND created_at < $1
-    RETURNING seq, created_at, status, delivered_at
+    DELETE FROM ${eventsPartition} WHERE seq IN (SELECT seq FROM picked) AND created_at < $1
+    RETURNING seq, account_id, created_at
   ),
   attempts AS (
     DELETE FROM ${attemptsPartition} WHERE event_seq IN (SELECT seq FROM removed)
   ),
-  deliveries AS (
-    DELETE FROM destination_deliveries WHERE event_seq IN (SELECT seq FROM removed)
+  deliveries_removed AS (
+    DELETE FROM deliveries WHERE event_seq IN (SELECT seq FROM removed) RETURNING event_seq, destination_id, status, delivered_at
   ),
-  untallied AS (${tallyRowsSql('removed', -1)})
+  open_removed AS (
+    DELETE FROM open_deliveries WHERE event_seq IN (SELECT seq FROM removed)
+  ),
+  untallied AS (
+    INSERT INTO book_entries (account_id, created_at, from_status, to_status, delivered_at)
+    SELECT r.account_id, r.created_at, d.status, NULL, d.delivered_at
+      FROM removed r JOIN deliveries_removed d ON d.event_seq = r.seq AND d.destination_id = '${PRIMARY_DESTINATION_ID}'
+  )
   SELECT (SELECT count(*) FROM picked)::int AS picked,
-         (SELECT count(*) FROM untallied)::int AS untallied,
          (SELECT count(*) FROM removed)::int AS deleted,
          (SELECT max(created_at) FROM picked)::text AS last`;
 }

@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
-import { DAY_MS, dropExpiredPartitions, foldEventTallies, HOUR_MS, seqAt, TALLY_FOLD_AFTER_MS } from '@app/persistence';
+import { DAY_MS, dropExpiredPartitions, seqAt } from '@app/persistence';
 import { counter, ENVIRONMENT, type Environment, loggableErrorText } from '@app/runtime';
 import { type BatchOutcome, DELETE_EVENT_KEYS_SQL, DELETE_ROLLUPS_SQL, deleteBotCallsSql, deleteEventsSql, existingTables } from './residual-trim';
 import { withAdvisoryLock } from './advisory-lock';
@@ -33,11 +33,9 @@ export interface RetentionResult {
   eventKeys: number;
   /** Stats-series rollup rows whose bucket lies before the window. */
   rollups: number;
-  /** Per-backend event tally rows folded into their hour's single row. */
-  foldedTallies: number;
 }
 
-const NOTHING: RetentionResult = { droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0, rollups: 0, foldedTallies: 0 };
+const NOTHING: RetentionResult = { droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0, rollups: 0 };
 
 /**
  * Keeps events (with their attempts), bot calls and event ids at a bounded size: every hour one worker
@@ -93,8 +91,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
       await this.dropEmptyLegacy(runner);
       const eventKeys = await this.deleteInBatches(runner, DELETE_EVENT_KEYS_SQL, seqAt(cutoffMs).toString(), '0', 'event_keys');
       const rollups = await this.deleteInBatches(runner, DELETE_ROLLUPS_SQL, cutoff, '-infinity', 'delivery_rollups');
-      const foldedTallies = await foldEventTallies(runner, Math.floor(Date.now() / HOUR_MS) * HOUR_MS - TALLY_FOLD_AFTER_MS);
-      return { droppedPartitions: dropped.map((day) => day.partition), keptPending, events, botCalls, eventKeys, rollups, foldedTallies };
+      return { droppedPartitions: dropped.map((day) => day.partition), keptPending, events, botCalls, eventKeys, rollups };
     });
     if (!result) {
       this.logger.debug('retention skipped: another worker is running it');
@@ -102,8 +99,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     }
     this.logger.log(
       `retention dropped ${result.droppedPartitions.length} partition(s) before ${cutoff.toISOString()} (${result.keptPending} pending event(s) kept), ` +
-        `deleted ${result.events} event(s), ${result.botCalls} bot call(s), ${result.eventKeys} event id(s) and ${result.rollups} rollup row(s), ` +
-        `folded ${result.foldedTallies} tally row(s)`,
+        `deleted ${result.events} event(s), ${result.botCalls} bot call(s), ${result.eventKeys} event id(s) and ${result.rollups} rollup row(s)`,
     );
     return result;
   }

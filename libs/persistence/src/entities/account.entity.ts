@@ -18,16 +18,6 @@ export class Account {
   @Column({ name: 'open_api_token', type: 'text' })
   openApiToken!: string;
 
-  /** `whsec_<base64>`, sealed by SecretBox: the key of the Standard Webhooks signature on callbacks. */
-  @Column({ name: 'signing_secret', type: 'text' })
-  signingSecret!: string;
-
-  /** Sealed by SecretBox, like signingSecret. */
-  @Column({ name: 'previous_signing_secret', type: 'text', nullable: true })
-  previousSigningSecret!: string | null;
-
-  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
-  previousSecretExpiresAt!: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

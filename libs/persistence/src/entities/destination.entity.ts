@@ -6,29 +6,26 @@ export const DESTINATION_FORMATS = ['udesk', 'cloudevents'] as const;
 export type DestinationFormat = (typeof DESTINATION_FORMATS)[number];
 export type DestinationAuthType = 'header' | 'oauth2' | 'mtls';
 
-/** The id of the account's primary destination (callback_settings.push_url) wherever destinations are listed. */
-export const PRIMARY_DESTINATION_ID = 'primary';
-
-/** An account's extra destination (CONTRACT §11); the primary stays in callback_settings. */
+/** One of an account's destinations (CONTRACT §11), the primary (id `primary`, the push URL) included. */
 @Entity({ name: 'destinations' })
 export class Destination {
-  /** `dst_` + 24 random lowercase characters. */
+  /** `primary`, or `dst_` + 24 random lowercase characters. */
   @PrimaryColumn({ type: 'varchar', length: 32 })
   id!: string;
 
-  @Column({ name: 'account_id', type: 'integer' })
+  @PrimaryColumn({ name: 'account_id', type: 'integer' })
   accountId!: number;
 
   @Column({ type: 'varchar', length: 16 })
   type!: DestinationType;
 
-  /** Sealed by SecretBox: the URL may hold a password. */
-  @Column({ type: 'text' })
-  target!: string;
+  /** Sealed by SecretBox: the URL may hold a password; null only for a primary without a push URL. */
+  @Column({ type: 'text', nullable: true })
+  target!: string | null;
 
   /** The target with any password replaced by `***`, for views. */
-  @Column({ name: 'target_shown', type: 'text' })
-  targetShown!: string;
+  @Column({ name: 'target_shown', type: 'text', nullable: true })
+  targetShown!: string | null;
 
   /** null: every action. */
   @Column({ type: 'text', array: true, nullable: true })

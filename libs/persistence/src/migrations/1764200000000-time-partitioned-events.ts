@@ -14,7 +14,7 @@ export const CLAIM_EVENT_KEY_ROW_TRIGGER_FUNCTION = `
       END $$`;
 
 /** Partition key and primary key of each table once partitioned (a partitioned table's keys must contain its partition key). */
-type FirstPartitionedTable = Exclude<PartitionedTable, 'destination_deliveries'>;
+type FirstPartitionedTable = Exclude<PartitionedTable, 'deliveries'>;
 const LAYOUT: Record<FirstPartitionedTable, { key: string; primaryKey: string }> = {
   events: { key: 'seq', primaryKey: 'seq' },
   delivery_attempts: { key: 'event_seq', primaryKey: 'event_seq, id' },

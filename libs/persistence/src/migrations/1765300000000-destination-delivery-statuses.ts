@@ -1,5 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { EVENT_STATUSES } from '../events/event-lifecycle';
+
+/** The statuses as they were when this migration ran (1765500000000 adds `expired`). */
+const EVENT_STATUSES = ['queued', 'retrying', 'delivered', 'failed', 'filtered', 'no_endpoint'];
 
 /**
  * A destination delivery's status takes the event statuses only, as an event's does

@@ -1,5 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { BOOKS_NOT_KEPT_BY_STATEMENT_SQL } from '../stats/event-books';
+
+/** The triggers' WHEN as this migration wrote it (the setting is gone with migration 1765500000000). */
+const BOOKS_NOT_KEPT_BY_STATEMENT_SQL = `current_setting('app.event_books_kept_at', true) IS DISTINCT FROM statement_timestamp()::text`;
 
 /** The insert triggers on `events` whose work a statement may do itself, as created before this migration. */
 const TRIGGERS = [

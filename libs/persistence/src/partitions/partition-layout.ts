@@ -3,22 +3,26 @@
  *
  * `events.seq` is time-ordered: the insert's clock in milliseconds since the epoch, shifted left by
  * SEQ_COUNTER_BITS, plus a counter (see next_event_seq() in the partitioning migration). So a range of
- * seq IS a range of time: `events`, `delivery_attempts` and `destination_deliveries` are partitioned by
- * RANGE of seq/event_seq with one partition per UTC day, every lookup by seq (the worker's jobs carry
- * only `eventSeq`) prunes to one partition, and a day's events, their attempts and their deliveries to
- * extra destinations are dropped together. `bot_calls` has no
+ * seq IS a range of time: `events`, `deliveries` and `delivery_attempts` are partitioned by RANGE of
+ * seq/event_seq with one partition per UTC day, every lookup by seq (the worker's jobs carry only
+ * `eventSeq`) prunes to one partition, and a day's events, their deliveries and their attempts are
+ * dropped together. `bot_calls` has no
  * such key and is partitioned by `created_at` on the same UTC days.
  */
 export const SEQ_COUNTER_BITS = 20n;
 export const DAY_MS = 86_400_000;
 
-/** The tables partitioned per day, with the column and kind of their partition key. */
-export const PARTITIONED_TABLES = {
+/**
+ * The tables partitioned per day, with the column and kind of their partition key, and the fill factor
+ * of their partitions where it is not the default: a delivery's row changes with every outcome, and
+ * room on its page keeps those updates HOT (docs/delivery-model.md).
+ */
+export const PARTITIONED_TABLES: Record<'events' | 'delivery_attempts' | 'bot_calls' | 'deliveries', { key: string; kind: 'seq' | 'time'; fillfactor?: number }> = {
   events: { key: 'seq', kind: 'seq' },
   delivery_attempts: { key: 'event_seq', kind: 'seq' },
   bot_calls: { key: 'created_at', kind: 'time' },
-  destination_deliveries: { key: 'event_seq', kind: 'seq' },
-} as const;
+  deliveries: { key: 'event_seq', kind: 'seq', fillfactor: 80 },
+};
 export type PartitionedTable = keyof typeof PARTITIONED_TABLES;
 
 /** The lowest seq a row inserted at `ms` (epoch milliseconds) can get. */

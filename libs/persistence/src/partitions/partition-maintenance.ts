@@ -11,8 +11,8 @@ import {
   seqTime,
   utcDayStart,
 } from './partition-layout';
-import { tallyRowsSql } from '../stats/event-tallies';
-import { isPendingSql } from '../events/event-lifecycle';
+import { PENDING_STATUS_LIST } from '../deliveries/delivery-lifecycle';
+import { FOLD_BOOKS, RETALLY_SPAN } from '../stats/books.statements';
 
 /** Partition DDL waits at most this long for its lock, then gives up until the next run instead of queueing every query behind it. */
 export const PARTITION_LOCK_TIMEOUT = '5s';
@@ -43,7 +43,8 @@ async function createDay(runner: QueryRunner, table: PartitionedTable, dayStartM
   const { from, to } = dayBounds(table, dayStartMs);
   const key = PARTITIONED_TABLES[table].key;
   await inTransaction(runner, async () => {
-    await runner.query(`CREATE TABLE ${name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+    const fillfactor = PARTITIONED_TABLES[table].fillfactor;
+    await runner.query(`CREATE TABLE ${name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)${fillfactor ? ` WITH (fillfactor = ${fillfactor})` : ''}`);
     const columns = await columnList(runner, table);
     await runner.query(
       `WITH moved AS (DELETE FROM ${defaultPartitionName(table)} WHERE ${key} >= ${from} AND ${key} < ${to} RETURNING ${columns})
@@ -75,41 +76,39 @@ export async function ensureDailyPartitions(runner: QueryRunner, aheadDays: numb
   return created;
 }
 
-/** Forgets the tallies of [fromMs, toMs) and counts again the events created then that are still attached. */
+/**
+ * Forgets the tallies of [fromMs, toMs) and counts again the events accepted then that are still
+ * attached; the book entries not folded yet are folded first, so none of them lands on a forgotten bucket.
+ */
 async function retallyDay(runner: QueryRunner, fromMs: number, toMs: number): Promise<void> {
   const span = [new Date(fromMs), new Date(toMs)];
+  await runner.query(FOLD_BOOKS.text);
   await runner.query(`DELETE FROM event_tallies WHERE granularity IN ('minute', 'hour') AND bucket_start >= $1 AND bucket_start < $2`, span);
-  await runner.query(
-    tallyRowsSql(`(SELECT created_at, status, delivered_at FROM events WHERE created_at >= $1 AND created_at < $2) AS remaining`, 1),
-    span,
-  );
+  await runner.query(RETALLY_SPAN.text, RETALLY_SPAN.values({ since: span[0], until: span[1] }));
 }
 
 export interface DroppedDay {
   partition: string;
-  /** Events still owed a delivery (to the primary or to a destination), moved to the default partition with their attempts and deliveries (same seq). */
+  /** Events still owed a delivery, moved to the default partitions with their deliveries and attempts (same seq). */
   keptPending: number;
 }
 
 /**
- * Drops the daily partitions whose whole range ends at or before `cutoffMs`. For a day of events its
- * attempts and destination deliveries partitions go in the same transaction; events still owed a
- * delivery (pending themselves, or with a pending destination delivery) are first copied with their
- * attempts and deliveries into the default partitions, keeping their seq, so queued jobs, cursors and
- * the event_keys entry stay valid. Detaching attempts, then events, then deliveries matches the lock
- * order of the writers (the worker writes attempts before the row it moves, ingest events before their
- * deliveries), so none of them deadlocks with it. The event tallies of the day's hours are dropped
- * with it; events created in those hours that live on elsewhere (the kept ones, re-inserted through
- * the parent and so counted again by its trigger; rows whose seq lies in the next day or in another
- * partition) are counted back from the created_at index: a constant-size step, not a count of the
- * dropped day.
+ * Drops the daily partitions whose whole range ends at or before `cutoffMs`: a day's events, deliveries
+ * and attempts go in one transaction. Events still owed a delivery (one of theirs pending and not held
+ * by a pause: a destination paused past the retention window does not keep its account's events for
+ * ever) are first copied with their deliveries and attempts into the default partitions, keeping their
+ * seq, so queued jobs, cursors and the event_keys entry stay valid; the open rows of the deliveries
+ * dropped go with them. Detaching attempts, then events, then deliveries matches the lock order of the
+ * writers, so none of them deadlocks with it. The event tallies of the day's hours are counted again
+ * from what remains (retallyDay).
  */
 export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: number): Promise<DroppedDay[]> {
   const dropped: DroppedDay[] = [];
   const seqCutoff = seqAt(cutoffMs);
   const events = await inTransaction(runner, () => listPartitions(runner, 'events'));
   const attempts = await inTransaction(runner, () => listPartitions(runner, 'delivery_attempts'));
-  const deliveries = await inTransaction(runner, () => listPartitions(runner, 'destination_deliveries'));
+  const deliveries = await inTransaction(runner, () => listPartitions(runner, 'deliveries'));
   const expired = events.filter((partition) => partition.from !== null && partition.to !== null && partition.to <= seqCutoff);
   for (const partition of expired.sort((a, b) => (a.from! < b.from! ? -1 : 1))) {
     const sameDay = (candidate: PartitionInfo) => candidate.from === partition.from && candidate.to === partition.to;
@@ -118,29 +117,34 @@ export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: numbe
     const keptPending = await inTransaction(runner, async () => {
       if (attemptsTwin) await runner.query(`ALTER TABLE delivery_attempts DETACH PARTITION ${attemptsTwin.name}`);
       await runner.query(`ALTER TABLE events DETACH PARTITION ${partition.name}`);
-      if (deliveriesTwin) await runner.query(`ALTER TABLE destination_deliveries DETACH PARTITION ${deliveriesTwin.name}`);
-      await retallyDay(runner, seqTime(partition.from!), seqTime(partition.to!));
+      if (deliveriesTwin) await runner.query(`ALTER TABLE deliveries DETACH PARTITION ${deliveriesTwin.name}`);
       const owed = deliveriesTwin
-        ? `${isPendingSql()} OR seq IN (SELECT event_seq FROM ${deliveriesTwin.name} WHERE ${isPendingSql()})`
-        : isPendingSql();
+        ? `seq IN (SELECT d.event_seq FROM ${deliveriesTwin.name} d WHERE d.status IN ${PENDING_STATUS_LIST}
+                     AND NOT EXISTS (SELECT 1 FROM open_deliveries o WHERE o.event_seq = d.event_seq
+                                        AND o.destination_id = d.destination_id AND o.held = 'paused'))`
+        : 'false';
       const eventColumns = await columnList(runner, 'events');
       const [{ count }] = (await runner.query(
         `WITH kept AS (
            INSERT INTO events (${eventColumns}) SELECT ${eventColumns} FROM ${partition.name} WHERE ${owed} RETURNING 1
          ) SELECT count(*)::int AS count FROM kept`,
       )) as { count: number }[];
-      for (const twin of [attemptsTwin, deliveriesTwin]) {
+      for (const [twin, parent] of [[attemptsTwin, 'delivery_attempts'], [deliveriesTwin, 'deliveries']] as const) {
         if (!twin) continue;
-        const parent = twin === attemptsTwin ? 'delivery_attempts' : 'destination_deliveries';
         if (count > 0) {
           const columns = await columnList(runner, parent);
           await runner.query(
             `INSERT INTO ${parent} (${columns}) SELECT ${columns} FROM ${twin.name} WHERE event_seq IN (SELECT seq FROM ${partition.name} WHERE ${owed})`,
           );
         }
-        await runner.query(`DROP TABLE ${twin.name}`);
       }
+      await runner.query(
+        `DELETE FROM open_deliveries WHERE event_seq >= ${partition.from!.toString()} AND event_seq < ${partition.to!.toString()}
+            AND event_seq NOT IN (SELECT seq FROM ${partition.name} WHERE ${owed})`,
+      );
+      for (const twin of [attemptsTwin, deliveriesTwin]) if (twin) await runner.query(`DROP TABLE ${twin.name}`);
       await runner.query(`DROP TABLE ${partition.name}`);
+      await retallyDay(runner, seqTime(partition.from!), seqTime(partition.to!));
       return count;
     });
     dropped.push({ partition: partition.name, keptPending });

@@ -48,6 +48,13 @@ export interface Environment {
     endpointDisableAfterMs: number;
     /** ORDERING_RECHECK: how long an event held by ordering "subject" waits before looking again, unless the event ahead releases it first. */
     orderingRecheckMs: number;
+    /**
+     * Re-queuing held deliveries (a resume, a breaker that closed, a bulk redelivery) keeps at most this
+     * many of an account's jobs in the queue (REQUEUE_MAX_WAITING, CONTRACT §10) and stops while Redis is
+     * fuller than this share of its maxmemory (REQUEUE_MAX_REDIS_MEMORY).
+     */
+    requeueMaxWaiting: number;
+    requeueMaxRedisMemory: number;
   };
   /** Final events (with their attempts) and bot calls older than this many days are deleted by the worker. */
   retention: { days: number };
@@ -266,6 +273,8 @@ export function loadEnvironment(source: Source = process.env, app?: AppName): En
       reconcileIntervalMs: read.duration('RECONCILE_INTERVAL', '15s'),
       endpointDisableAfterMs: read.longDuration('ENDPOINT_DISABLE_AFTER', '5d'),
       orderingRecheckMs: read.duration('ORDERING_RECHECK', '5s'),
+      requeueMaxWaiting: read.integer('REQUEUE_MAX_WAITING', 10_000, 1, 10_000_000),
+      requeueMaxRedisMemory: read.integer('REQUEUE_MAX_REDIS_MEMORY_PERCENT', 80, 1, 100) / 100,
     },
     retention: { days: read.integer('RETENTION_DAYS', 30, 1, 3650) },
     redisTopology: readRedisTopology(source, read.problems),

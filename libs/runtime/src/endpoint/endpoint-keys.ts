@@ -12,12 +12,14 @@ export function endpointKeyOf(accountId: number, url: string): string {
 }
 
 /**
- * The endpoint of one of an account's extra destinations (CONTRACT §11): keyed by the destination's id
+ * The endpoint of one of an account's destinations (CONTRACT §11): an extra one is keyed by its id
  * (`dest:<id>`) rather than its URL, so its breaker, leases and pace are its own and survive a change of
  * target. Web targets share their origin's politeness cap like any push URL; a broker's key starts with
  * its scheme and host (never its credentials).
  */
 export function destinationEndpointKey(accountId: number, destinationId: string, target: string): string {
+  // The primary's endpoint is its push URL (endpointKeyOf): a new URL starts with a fresh breaker and pace.
+  if (destinationId === PRIMARY_ENDPOINT_ID) return endpointKeyOf(accountId, target);
   const url = new URL(target);
   const origin = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : `${url.protocol}//${url.host}`;
   return `${origin}|${accountId}|dest:${destinationId}`;
@@ -29,3 +31,6 @@ export function accountIdOfEndpoint(endpointKey: string): number | null {
   const id = Number(account);
   return account !== undefined && Number.isSafeInteger(id) ? id : null;
 }
+
+/** The primary destination's id (CONTRACT §11), as @app/persistence spells it for rows. */
+const PRIMARY_ENDPOINT_ID = 'primary';

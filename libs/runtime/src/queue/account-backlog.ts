@@ -133,6 +133,12 @@ export class AccountBacklog {
     setBounded(this.seen, accountId, { rank, at: this.clock() }, REMEMBERED_ACCOUNTS);
   }
 
+  /** The account's jobs in the queue as the counter says now (with this producer's changes not written yet); 0 when none is counted. */
+  async size(accountId: number): Promise<number> {
+    const counted = Number((await this.connection.get(this.keys.accountBacklog(accountId))) ?? 0);
+    return Math.max(0, counted + (this.unwritten.get(accountId) ?? 0));
+  }
+
   /** A job of the account left the queue (done, stale or failed; not when it was only postponed). */
   settled(accountId: number): void {
     this.change(accountId, -1);

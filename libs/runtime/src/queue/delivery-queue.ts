@@ -7,14 +7,16 @@ import type { JobsOptions } from 'bullmq';
 export const DELIVERY_QUEUE = 'deliveries';
 export const DELIVERY_JOB_NAME = 'deliver';
 
+/** The primary destination's id (CONTRACT §11): its jobs leave `destinationId` out, so their ids keep their original shape. */
+const PRIMARY = 'primary';
+
 /**
- * Jobs carry ids only: the PostgreSQL row is the truth, and secrets never enter Redis.
- * `series` is the event's attempt series (0, then +1 per manual redelivery) and `attempt` the number
- * of attempts already made in that series; a job whose pair no longer matches the row is stale.
- * `accountId` picks the queue shard, so every step of an event (retries, redeliveries, the
- * reconciler's re-adds) goes to the same shard and keeps one job id space.
- * `destinationId` names the extra destination (CONTRACT §11) whose delivery of the event this step is
- * for (its destination_deliveries row keeps series and attempts); absent: the primary (the event row).
+ * Jobs carry ids only: the PostgreSQL row is the truth, and secrets never enter Redis. A job is one step
+ * of one delivery (an event to one destination): `series` is the delivery's attempt series (0, then +1
+ * per manual redelivery) and `attempt` the number of attempts already made in that series; a job whose
+ * pair no longer matches the row is stale. `accountId` picks the queue shard, so every step of an
+ * event (retries, redeliveries, the reconciler's re-adds) goes to the same shard and keeps one job id
+ * space. `destinationId` names the destination; absent: the primary.
  */
 export interface DeliveryJobData {
   eventSeq: string;
@@ -22,46 +24,44 @@ export interface DeliveryJobData {
   series: number;
   attempt: number;
   destinationId?: string;
+  /** The held delivery sent as its destination's half-open breaker probe (CONTRACT §5): only it may take the probe. */
+  probe?: true;
   /** W3C trace context of the step that enqueued this one, only while tracing is on (libs/runtime/src/tracing). */
   traceparent?: string;
 }
 
-/** A new event's first delivery step: series 0, no attempt made yet. */
-export function firstDeliveryStep(eventSeq: string, accountId: number): DeliveryJobData {
-  return { eventSeq, accountId, series: 0, attempt: 0 };
+/** The destination a job is for. */
+export function destinationOfStep(step: Pick<DeliveryJobData, 'destinationId'>): string {
+  return step.destinationId ?? PRIMARY;
 }
 
-/** The first step of a series an operator's redelivery just started (the row's new series). */
-export function restartedSeriesStep(row: { seq: string; account_id: number; series: number }): DeliveryJobData {
-  return { eventSeq: row.seq, accountId: row.account_id, series: row.series, attempt: 0 };
+/** A step of a delivery, its destination named only when it is not the primary. */
+export function deliveryStep(step: { eventSeq: string; accountId: number; destinationId: string; series: number; attempt: number }): DeliveryJobData {
+  const data: DeliveryJobData = { eventSeq: step.eventSeq, accountId: step.accountId, series: step.series, attempt: step.attempt };
+  if (step.destinationId !== PRIMARY) data.destinationId = step.destinationId;
+  return data;
 }
 
-/** The step a pending row is at, as the row says (series and attempts made in it): the reconciler's re-add. */
-export function pendingRowStep(row: { seq: string; account_id: number; series: number; series_attempts: number }): DeliveryJobData {
-  return { eventSeq: row.seq, accountId: row.account_id, series: row.series, attempt: row.series_attempts };
+/** A new event's first delivery step to one destination: series 0, no attempt made yet. */
+export function firstDeliveryStep(eventSeq: string, accountId: number, destinationId: string = PRIMARY): DeliveryJobData {
+  return deliveryStep({ eventSeq, accountId, destinationId, series: 0, attempt: 0 });
+}
+
+/** The step a delivery is at, as a loaded delivery says (its series and attempts made in it). */
+export function deliveryStepData(delivery: { seq: string; accountId: number; destinationId: string; series: number; seriesAttempts: number }): DeliveryJobData {
+  return deliveryStep({ eventSeq: delivery.seq, accountId: delivery.accountId, destinationId: delivery.destinationId, series: delivery.series, attempt: delivery.seriesAttempts });
+}
+
+/** The step a pending delivery is at, as its row says: the reconciler's, the feeder's and a redelivery's add. */
+export function stepOfRow(row: { event_seq: string; account_id: number; destination_id: string; series: number; series_attempts: number }): DeliveryJobData {
+  return deliveryStep({ eventSeq: row.event_seq, accountId: row.account_id, destinationId: row.destination_id, series: row.series, attempt: row.series_attempts });
 }
 
 /** The retry after one more attempt in the same series. */
-export function retryStep(step: Pick<DeliveryJobData, 'eventSeq' | 'accountId' | 'series' | 'attempt' | 'destinationId'>): DeliveryJobData {
+export function retryStep(step: DeliveryJobData): DeliveryJobData {
   const next: DeliveryJobData = { eventSeq: step.eventSeq, accountId: step.accountId, series: step.series, attempt: step.attempt + 1 };
   if (step.destinationId !== undefined) next.destinationId = step.destinationId;
   return next;
-}
-
-/** A new event's first delivery step to one of the account's extra destinations. */
-export function firstDestinationStep(eventSeq: string, accountId: number, destinationId: string): DeliveryJobData {
-  return { eventSeq, accountId, series: 0, attempt: 0, destinationId };
-}
-
-/** The step a pending destination delivery is at, as its row says: the reconciler's and resume's re-add. */
-export function pendingDestinationStep(row: {
-  event_seq: string;
-  account_id: number;
-  destination_id: string;
-  series: number;
-  series_attempts: number;
-}): DeliveryJobData {
-  return { eventSeq: row.event_seq, accountId: row.account_id, series: row.series, attempt: row.series_attempts, destinationId: row.destination_id };
 }
 
 /**

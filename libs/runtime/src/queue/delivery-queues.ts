@@ -155,6 +155,23 @@ export class DeliveryQueues implements OnApplicationShutdown {
    * later one reads. Redis restarted without persistence, flushed or failed over to an empty replica
    * comes back without it, so a caller that remembers the last mark sees the loss as a new one.
    */
+  /** How many of the account's jobs are in the queue (waiting, delayed or being worked on), as its fair-turn counter keeps them. */
+  accountJobs(accountId: number): Promise<number> {
+    return this.backlog.size(accountId);
+  }
+
+  /**
+   * How full the Redis that holds the account's shard is: used memory over `maxmemory`, or null when no
+   * limit is set (nothing to be a share of).
+   */
+  async memoryShare(accountId: number): Promise<number | null> {
+    const client = await this.queueFor(accountId).client;
+    const info = await (client as unknown as Pick<RedisClient, 'info'>).info('memory');
+    const used = Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? NaN);
+    const max = Number(/^maxmemory:(\d+)/m.exec(info)?.[1] ?? NaN);
+    return Number.isFinite(used) && Number.isFinite(max) && max > 0 ? used / max : null;
+  }
+
   async contentsMark(): Promise<string> {
     const key = this.keys.contentsMark();
     await this.connection.set(key, randomUUID(), 'NX');

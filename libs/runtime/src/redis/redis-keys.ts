@@ -104,6 +104,11 @@ export class RedisKeys {
     return `${this.prefix}:contents-mark`;
   }
 
+  /** Held by the worker feeding held deliveries back to the queue, so one worker feeds at a time. */
+  feederLock(): string {
+    return `${this.prefix}:deliveries:feeder`;
+  }
+
   /** Set of endpoints (origins) whose breaker the workers saw open: an index for operators, checked against each breaker hash. */
   openEndpoints(): string {
     return `${this.prefix}:endpoints:open`;

@@ -1,7 +1,7 @@
 import { Controller, Get, type OnModuleInit, UseGuards } from '@nestjs/common';
 import type { QueueState } from '@app/payloads';
 import { AdminTokenGuard, DeliveryQueues } from '@app/runtime';
-import { queueDepth, registerQueueDepthGauges } from './queue-depth';
+import { queueDepth, registerQueueDepthGauges } from '@app/runtime';
 import { ApiErrorResponses } from '@app/runtime/docs';
 import { ApiAdminController, ApiAdminOperation } from '../admin.docs';
 import { QueueDepthModel } from './queue.docs';

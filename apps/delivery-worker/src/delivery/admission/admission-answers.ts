@@ -5,7 +5,7 @@ import type { OpenBreaker } from './open-breakers';
 export interface EndpointLease {
   endpointKey: string;
   id: string;
-  probe: boolean;
+  probe?: boolean;
   /** The endpoint's max_per_second when the lease was taken (its release adjusts the pace against it). */
   maxPerSecond: number | null;
 }
@@ -15,6 +15,8 @@ export interface EndpointCall {
   endpointKey: string;
   /** A manual redelivery's first call: passes an open breaker, never a full endpoint or its pace. */
   force: boolean;
+  /** The delivery sent as its endpoint's half-open probe: the only one that may end the breaker's cooldown. */
+  probe?: boolean;
   maxPerSecond: number | null;
   /** The job asking (its step's id): a job told to wait for the pace owns a place in it under this name (none: it is only told when the next place is). */
   job?: string;

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { endpointKeyOf, ENVIRONMENT, type Environment, inSpan, loggableErrorText, setBounded } from '@app/runtime';
+import { ENVIRONMENT, type Environment, inSpan, loggableErrorText, setBounded } from '@app/runtime';
 import { breakerOpens } from '../delivery.metrics';
 import type { EndpointLease } from './admission-answers';
 import { EndpointAdmission } from './endpoint-admission';
@@ -9,12 +9,12 @@ import type { BreakerSignal } from './lease-scripts';
 export interface AdmitRequest {
   /** The job's step id (deliveryJobId): a job told to wait for the pace owns a place under it. */
   job: string;
-  accountId: number;
-  pushUrl: string;
-  /** The endpoint when it is not the account's push URL: an extra destination's (destinationEndpointKey). */
-  endpointKey?: string;
+  /** Its destination's endpoint (DestinationSettings.endpointKey); null: the target is not a URL (the call fails by itself). */
+  endpointKey: string | null;
   /** A manual redelivery's first call: passes an open breaker, never a full endpoint or its pace. */
   force: boolean;
+  /** The held delivery sent as the half-open probe (CONTRACT §5): the only one the cooldown's end lets through. */
+  probe: boolean;
   maxPerSecond: number | null;
 }
 
@@ -27,7 +27,7 @@ export interface Lease {
 /** Why a job waits without an attempt (the jobs-without-call metric's reason). */
 export type WaitReason = 'paced' | 'busy' | 'breaker_probing';
 
-/** The door's answer: call now, come back in `ms` (no attempt spent), or the breaker is open (the attempt fails without a call). */
+/** The door's answer: call now, come back in `ms` (no attempt spent), or the breaker is open (the delivery is held: no call, no attempt). */
 export type Entry =
   | { kind: 'admitted'; lease: Lease }
   | { kind: 'wait'; ms: number; reason: WaitReason }
@@ -77,16 +77,14 @@ export class AdmissionDoor {
   /** May this call start now? Throws WorkerStoppingError once the worker is stopping. */
   async admit(request: AdmitRequest): Promise<Entry> {
     this.waitedFull.delete(request.job);
-    let endpointKey: string;
-    try {
-      endpointKey = request.endpointKey ?? endpointKeyOf(request.accountId, request.pushUrl);
-    } catch {
+    const endpointKey = request.endpointKey;
+    if (endpointKey === null) {
       // Not a URL at all: nothing to guard; the call fails by itself and is recorded like any other.
       await this.leases.calls.take();
       return { kind: 'admitted', lease: { endpointKey: null, held: null } };
     }
     const answer = await inSpan('delivery.admit', () =>
-      this.leases.acquire({ endpointKey, force: request.force, maxPerSecond: request.maxPerSecond, job: request.job }),
+      this.leases.acquire({ endpointKey, force: request.force, probe: request.probe, maxPerSecond: request.maxPerSecond, job: request.job }),
     );
     switch (answer.kind) {
       case 'admitted':

@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
-import { DataSource } from 'typeorm';
-import { ENVIRONMENT, type Environment, loggableErrorText, loggableUrl, publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
-import { type AccountDeliverySettings, AccountSettingsCache } from '../account-settings.cache';
+import { DISABLE_AFTER_FAILING, DISABLE_NOW, PRIMARY_DESTINATION_ID, Sql, START_FAILING, STOP_FAILING } from '@app/persistence';
+import { ENVIRONMENT, type Environment, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
+import { type DestinationSettings, DestinationSettingsCache } from '../destinations/destination-settings.cache';
 
 /** `432000000` → `5d`: the setting as an operator would write it, for the disabling reason. */
 export function formatDuration(ms: number): string {
@@ -13,113 +12,96 @@ export function formatDuration(ms: number): string {
   return `${ms}ms`;
 }
 
-/** The event's last_error when its endpoint is disabled: what happened and what the operator can do. */
-export function disabledEndpointError(settings: Pick<AccountDeliverySettings, 'accountId' | 'disabledAt' | 'disabledReason'>): string {
-  const since = settings.disabledAt ? ` since ${settings.disabledAt.toISOString()}` : '';
-  return (
-    `endpoint disabled${since}${settings.disabledReason ? ` (${settings.disabledReason})` : ''}; no call made. ` +
-    `Enable it (POST /admin/v1/accounts/${settings.accountId}/endpoint/enable, or set_url), then redeliver`
-  );
-}
-
-/** Marks the start of a run of failures; only while none is recorded and the endpoint is enabled. */
-const START_FAILING_SQL = `
-  UPDATE callback_settings SET failing_since = $2
-   WHERE account_id = $1 AND failing_since IS NULL AND disabled_at IS NULL`;
-
-const RECOVERED_SQL = `UPDATE callback_settings SET failing_since = NULL WHERE account_id = $1 AND failing_since IS NOT NULL`;
-
-/**
- * Disables only when the database agrees: still failing since at least the threshold (a success in
- * another worker clears failing_since, and this worker's cache may not know yet). Otherwise answers
- * the row as it is, so the cache can catch up.
- */
-const DISABLE_SQL = `
-  WITH disabled AS (
-    UPDATE callback_settings
-       SET disabled_at = now(),
-           disabled_reason = 'every attempt since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || ' failed (ENDPOINT_DISABLE_AFTER ' || $3 || ')'
-     WHERE account_id = $1 AND disabled_at IS NULL AND failing_since IS NOT NULL
-       AND failing_since <= now() - make_interval(secs => $2::double precision / 1000)
-    RETURNING failing_since, disabled_at, disabled_reason
-  )
-  SELECT failing_since, disabled_at, disabled_reason, true AS disabled_now FROM disabled
-  UNION ALL
-  SELECT failing_since, disabled_at, disabled_reason, false FROM callback_settings
-   WHERE account_id = $1 AND NOT EXISTS (SELECT 1 FROM disabled)`;
-
-interface SettingsState {
-  failing_since: Date | null;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  /** This statement disabled it (another worker may have done so already). */
-  disabled_now: boolean;
+/** A delivery's last_error when its destination is disabled: what happened and what the operator can do. */
+export function disabledEndpointError(destination: Pick<DestinationSettings, 'accountId' | 'id' | 'disabledAt' | 'disabledReason'>): string {
+  const since = destination.disabledAt ? ` since ${destination.disabledAt.toISOString()}` : '';
+  const reason = destination.disabledReason ? ` (${destination.disabledReason})` : '';
+  if (destination.id === PRIMARY_DESTINATION_ID) {
+    return (
+      `endpoint disabled${since}${reason}; no call made. ` +
+      `Enable it (POST /admin/v1/accounts/${destination.accountId}/endpoint/enable, or set_url), then redeliver`
+    );
+  }
+  return `destination ${destination.id} disabled${since}${reason}; no call made. Enable it, then redeliver`;
 }
 
 /**
- * Endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER). The clock is `failing_since` in
- * callback_settings, written only on transitions (first failure after a success, first success after
- * failures, disabling) and read from the settings cache, so an attempt costs no extra query. Every
- * transition is announced on the settings channel so the other workers reload the account.
+ * Destinations that stay dead are disabled (ENDPOINT_DISABLE_AFTER), and a retry policy may disable one
+ * at once (`disable_on`, CONTRACT §13). The clock is the destination row's `failing_since`, written only
+ * on transitions (first failure after a success, first success after failures, disabling) and read from
+ * the destination cache, so an attempt costs no extra query. Every transition is announced on the
+ * settings channel so the other workers reload the account.
  */
 @Injectable()
 export class EndpointDisabling {
   private readonly logger = new Logger(EndpointDisabling.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly keys: RedisKeys,
-    private readonly settings: AccountSettingsCache,
+    private readonly cache: DestinationSettingsCache,
   ) {}
 
   /**
-   * Before an attempt: the settings as they stand when the endpoint is (or is now found to be)
-   * disabled, else null. Disabling happens here, when the next attempt falls due, so no call is made
-   * once the endpoint has failed for long enough.
+   * Before a call: the destination as it stands when it is (or is now found to be) disabled, else null.
+   * Disabling happens here, when the next call falls due, so no call is made once it has failed long enough.
    */
-  async disabled(settings: AccountDeliverySettings): Promise<AccountDeliverySettings | null> {
-    if (settings.disabledAt) return settings;
+  async disabled(destination: DestinationSettings): Promise<DestinationSettings | null> {
+    if (destination.disabledAt) return destination;
     const { endpointDisableAfterMs } = this.environment.delivery;
-    if (settings.failingSince === null || Date.now() - settings.failingSince < endpointDisableAfterMs) return null;
-
-    const [row] = await this.dataSource.query<SettingsState[]>(DISABLE_SQL, [
-      settings.accountId,
-      endpointDisableAfterMs,
-      formatDuration(endpointDisableAfterMs),
-    ]);
-    const current: AccountDeliverySettings = {
-      ...settings,
+    if (destination.failingSince === null || Date.now() - destination.failingSince < endpointDisableAfterMs) return null;
+    const row = await this.sql.first(DISABLE_AFTER_FAILING, {
+      accountId: destination.accountId,
+      destinationId: destination.id,
+      afterMs: endpointDisableAfterMs,
+      afterText: formatDuration(endpointDisableAfterMs),
+    });
+    const current: DestinationSettings = {
+      ...destination,
       failingSince: row?.failing_since ? row.failing_since.getTime() : null,
       disabledAt: row?.disabled_at ?? null,
       disabledReason: row?.disabled_reason ?? null,
     };
-    this.settings.patch(settings.accountId, current);
+    this.cache.patch(destination, current);
     if (!current.disabledAt) return null;
     if (row?.disabled_now) {
-      this.logger.warn(`endpoint of account ${settings.accountId} (${loggableUrl(settings.pushUrl)}) disabled: ${current.disabledReason ?? ''}`);
-      await this.announce(settings.accountId);
+      this.logger.warn(`destination ${destination.id} of account ${destination.accountId} disabled: ${current.disabledReason ?? ''}`);
+      await this.announce(destination.accountId);
     }
     return current;
   }
 
-  /**
-   * After an attempt (a call made, or one skipped because the breaker is open), before it is recorded:
-   * starts or stops the failure clock when this is a transition. Never throws: a missed transition is
-   * caught up by the next attempt once the cache reloads.
-   */
-  async noteOutcome(settings: AccountDeliverySettings, success: boolean, at: Date): Promise<void> {
-    const accountId = settings.accountId;
-    if (success === (settings.failingSince === null)) return;
-    this.settings.patch(accountId, { failingSince: success ? null : at.getTime() });
+  /** Disables the destination now, for its retry policy's `disable_on` (a no-op when it already is). */
+  async disableNow(destination: DestinationSettings, reason: string): Promise<void> {
     try {
-      if (success) await this.dataSource.query(RECOVERED_SQL, [accountId]);
-      else await this.dataSource.query(START_FAILING_SQL, [accountId, at]);
-      await this.announce(accountId);
+      const row = await this.sql.first(DISABLE_NOW, { accountId: destination.accountId, destinationId: destination.id, reason });
+      if (!row) return;
+      this.cache.patch(destination, { disabledAt: row.disabled_at, disabledReason: row.disabled_reason });
+      this.logger.warn(`destination ${destination.id} of account ${destination.accountId} disabled: ${reason}`);
+      await this.announce(destination.accountId);
     } catch (error) {
-      this.settings.invalidate(accountId);
-      this.logger.warn(`could not record the endpoint health of account ${accountId}: ${loggableErrorText(error)}`);
+      this.cache.invalidate(destination.accountId);
+      this.logger.warn(`could not disable destination ${destination.id} of account ${destination.accountId}: ${loggableErrorText(error)}`);
+    }
+  }
+
+  /**
+   * After a call, before it is recorded: starts or stops the failure clock when this is a transition.
+   * Never throws: a missed transition is caught up by the next call once the cache reloads.
+   */
+  async noteOutcome(destination: DestinationSettings, success: boolean, at: Date): Promise<void> {
+    if (success === (destination.failingSince === null)) return;
+    this.cache.patch(destination, { failingSince: success ? null : at.getTime() });
+    const key = { accountId: destination.accountId, destinationId: destination.id };
+    try {
+      if (success) await this.sql.rows(STOP_FAILING, key);
+      else await this.sql.rows(START_FAILING, { ...key, at });
+      await this.announce(destination.accountId);
+    } catch (error) {
+      this.cache.invalidate(destination.accountId);
+      this.logger.warn(`could not record the health of destination ${destination.id} of account ${destination.accountId}: ${loggableErrorText(error)}`);
     }
   }
 
@@ -128,7 +110,7 @@ export class EndpointDisabling {
     try {
       await publishSettingsChanged(this.redis, this.keys, accountId);
     } catch (error) {
-      this.logger.debug(`could not announce the endpoint change of account ${accountId}: ${loggableErrorText(error)}`);
+      this.logger.debug(`could not announce the destination change of account ${accountId}: ${loggableErrorText(error)}`);
     }
   }
 }

@@ -18,7 +18,8 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
  * zset, pace places zset. ARGV: lease id, lease ttl ms, concurrency limit, keep ms, force (1/0), origin
  * limit (0: none), endpoint key, waiting mark ms, max_per_second (0: none), worker id ('': no share
  * between workers; lease ids of a worker start with `<worker id>:`), job id ('': none; a job told to
- * wait for the pace owns a place in it, pace-schedule.ts).
+ * wait for the pace owns a place in it, pace-schedule.ts), may probe (1/0: the delivery sent as the
+ * half-open probe; CONTRACT §5: every other one is answered `open` and held while the breaker is not closed).
  * The endpoint's leases are shared between workers the same way: a worker refused a lease is marked as
  * wanting the endpoint for the mark's length, and while another worker is marked, one holding its share
  * (limit / workers wanting, at least 1) or more is refused. Without it, one worker that keeps handing its
@@ -49,10 +50,12 @@ if ARGV[5] == '1' then
   -- forced: the breaker does not decide this call
 elseif state == 'open' then
   local retryAt = tonumber(fields[2] or '0') or 0
-  if now < retryAt then return {'open', now, retryAt, failures, lastError} end
+  -- Only the delivery sent as the probe may end the cooldown; every other one is held.
+  if now < retryAt or ARGV[12] ~= '1' then return {'open', now, retryAt, failures, lastError} end
   probe = true
 elseif state == 'half_open' then
   local probeUntil = tonumber(fields[3] or '0') or 0
+  if ARGV[12] ~= '1' then return {'open', now, probeUntil, failures, lastError} end
   if now < probeUntil then return {'probing', now, probeUntil, failures, lastError} end
   probe = true
 end
@@ -218,7 +221,17 @@ export async function acquireEndpointLease(
   redis: Redis,
   keys: RedisKeys,
   endpointKey: string,
-  lease: { id: string; ttlMs: number; limit: number; originLimit?: number; maxPerSecond?: number | null; force?: boolean; worker?: string; job?: string },
+  lease: {
+    id: string;
+    ttlMs: number;
+    limit: number;
+    originLimit?: number;
+    maxPerSecond?: number | null;
+    force?: boolean;
+    worker?: string;
+    job?: string;
+    mayProbe?: boolean;
+  },
 ): Promise<LeaseAnswer> {
   const reply = (await ACQUIRE.run(
     redis,
@@ -243,6 +256,7 @@ export async function acquireEndpointLease(
       lease.maxPerSecond ?? 0,
       lease.worker ?? '',
       lease.job ?? '',
+      lease.mayProbe ? 1 : 0,
     ],
   )) as [LeaseVerdict, number, number, number, string, number?, number?, number?];
   const workerShare = Number(reply[6] ?? 0);

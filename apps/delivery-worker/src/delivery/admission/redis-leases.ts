@@ -33,12 +33,12 @@ export class RedisLeases {
 
   /** The breaker as Redis said a moment ago, while still trusted (never for a forced call): no need to ask. */
   knownOpen(call: EndpointCall): Admission | null {
-    const breaker = call.force ? null : this.openBreakers.lookup(call.endpointKey, Date.now());
+    const breaker = call.force || call.probe ? null : this.openBreakers.lookup(call.endpointKey, Date.now());
     return breaker ? openAdmission(breaker, false) : null;
   }
 
   /** Asks Redis for one of the endpoint's leases; a lease it grants is added to `local`, in use. */
-  async ask({ endpointKey, force, maxPerSecond, job }: EndpointCall, local: LocalLeases): Promise<Admission> {
+  async ask({ endpointKey, force, probe, maxPerSecond, job }: EndpointCall, local: LocalLeases): Promise<Admission> {
     const { delivery } = this.environment;
     this.sequence += 1;
     const id = `${this.workerId}:${this.sequence}`;
@@ -52,6 +52,7 @@ export class RedisLeases {
       force,
       worker: this.workerId,
       job,
+      mayProbe: probe === true,
     });
     if (answer.verdict === 'acquired' || answer.verdict === 'probe' || answer.verdict === 'busy') local.learnShare(answer.workerShare, Date.now(), WAIT_MARK_MS);
     switch (answer.verdict) {

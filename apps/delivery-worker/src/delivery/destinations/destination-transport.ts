@@ -1,3 +1,5 @@
+import type { OutboundFailureKind } from '@app/runtime';
+
 /**
  * What every destination transport (webhook, RabbitMQ, NATS, MQTT; CONTRACT §11) is given and answers.
  * Words of this folder: a *target* is where one destination sends (its unsealed URL and auth), a
@@ -12,6 +14,8 @@ export interface OutgoingDelivery {
   body: string; // exactly the signed bytes
   contentType: string; // 'application/json' | form | 'application/cloudevents+json'
   signatureHeaders: { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string };
+  /** Headers a webhook also sends (a W3C traceparent when CALLBACK_TRACEPARENT is on); brokers ignore them. */
+  extraHeaders?: Record<string, string>;
 }
 
 export interface DestinationTarget {
@@ -36,6 +40,8 @@ export type TransportOutcome =
       responseBody?: string | null;
       responseHeaders?: Record<string, string>;
       retryAfterMs?: number;
+      /** What kind of failure a call that got no answer met: a refused target or an invalid URL says nothing of the endpoint's health. */
+      failure?: OutboundFailureKind;
     };
 
 export interface DestinationTransport {

@@ -2,7 +2,7 @@ import { OutboundError, type OutboundHttpClient, type OutboundResponse } from '@
 import type { Agent } from 'undici';
 import { capHeaders, MAX_STORED_RESPONSE_BYTES } from '../request/callback-exchange';
 import { USER_AGENT } from '../request/callback-request';
-import { parseRetryAfter } from '../outcome/retry-policy';
+import { httpFailureText, parseRetryAfter } from '../outcome/retry-policy';
 import type { ClientCertificateAgents } from './client-certificate-agents';
 import type { DestinationTarget, DestinationTransport, OutgoingDelivery, TransportOutcome } from './destination-transport';
 import type { OAuth2TokenCache } from './oauth2-token-cache';
@@ -33,14 +33,6 @@ function reasonOfOutboundError(error: OutboundError): string {
   return error.message;
 }
 
-function httpReason(status: number): string {
-  if (status === 401) return 'HTTP 401: unauthorized';
-  if (status >= 300 && status < 400) return `HTTP ${status}: redirect not followed`;
-  if (status === 429) return 'HTTP 429: too many requests';
-  if (status >= 500) return `HTTP ${status}: server error`;
-  return `HTTP ${status}: rejected`;
-}
-
 /**
  * POSTs a webhook destination's delivery (CONTRACT §11 `webhook`) through the worker's outbound HTTP
  * client (private-address rule, no redirects, one deadline, capped body), adding the destination's auth:
@@ -55,7 +47,7 @@ export class WebhookTransport implements DestinationTransport {
 
   async send(target: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
     const startedAt = performance.now();
-    const headers: Record<string, string> = { 'content-type': delivery.contentType, 'user-agent': USER_AGENT, ...delivery.signatureHeaders };
+    const headers: Record<string, string> = { 'content-type': delivery.contentType, 'user-agent': USER_AGENT, ...delivery.signatureHeaders, ...delivery.extraHeaders };
     const auth = target.auth;
     let dispatcher: Agent | undefined;
     let usedToken: string | null = null;
@@ -90,7 +82,7 @@ export class WebhookTransport implements DestinationTransport {
       });
     } catch (error) {
       const reason = error instanceof OutboundError ? reasonOfOutboundError(error) : 'connection failed: the request could not be made';
-      return failed(startedAt, redactCredentials(reason, credentials));
+      return failed(startedAt, redactCredentials(reason, credentials), { failure: error instanceof OutboundError ? error.kind : 'connection' });
     }
     const answer = { status: response.status, responseBody: response.body, responseHeaders: capHeaders(response.headers) };
     if (response.status >= 200 && response.status < 300) return { ok: true, durationMs: elapsedMs(startedAt), ...answer };
@@ -99,6 +91,6 @@ export class WebhookTransport implements DestinationTransport {
       return failed(startedAt, 'HTTP 401: unauthorized (the OAuth2 token is dropped; the next attempt asks token_url for a new one)', answer);
     }
     const retryAfterMs = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers['retry-after'], Date.now()) : null;
-    return failed(startedAt, httpReason(response.status), { ...answer, ...(retryAfterMs === null ? {} : { retryAfterMs }) });
+    return failed(startedAt, httpFailureText(response.status), { ...answer, ...(retryAfterMs === null ? {} : { retryAfterMs }) });
   }
 }

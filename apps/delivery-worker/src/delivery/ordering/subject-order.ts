@@ -1,27 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
-import { DataSource } from 'typeorm';
-import { pendingSubjectNeighbourSql, preparedQuery } from '@app/persistence';
-import { Batcher, DeliveryQueues, deliveryJobId, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys } from '@app/runtime';
+import { Sql, SUBJECT_AHEAD, SUBJECT_NEXT, type SubjectNeighbourRow } from '@app/persistence';
+import { Batcher, DeliveryQueues, deliveryJobId, deliveryStep, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys } from '@app/runtime';
 import { subjectReleases } from '../delivery.metrics';
-import type { OrderedLoad, PendingEvent, PendingNeighbour } from '../loading/event-loader';
+import type { PendingDelivery } from '../loading/delivery-loader';
 
-/**
- * For each asked event, the nearest pending event of its subject on one side of it
- * (pendingSubjectNeighbourSql). One statement answers a whole batch of jobs' questions (a lone ask goes
- * out at once): an ordered endpoint asks once per end (and the load of its job answers the first
- * question of its take), so a statement each would cost more than the event's own load and outcome
- * write, which are batched.
- */
-function pendingNeighboursSql(side: '<' | '>'): string {
-  return `
-  SELECT q.i::int AS i, n.seq::text AS seq, n.status, n.next_attempt_at, n.series_attempts, n.alone
-    FROM unnest($1::int[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS q(account_id, action, message, seq, i)
-    CROSS JOIN LATERAL (${pendingSubjectNeighbourSql({ accountId: 'q.account_id', action: 'q.action', message: 'q.message::json', seq: 'q.seq' }, side)}) n`;
+/** The nearest open delivery of the same destination and subject on one side of a delivery. */
+type PendingNeighbour = Omit<SubjectNeighbourRow, 'i'>;
+
+/** A delivery in the order's books: its destination's deliveries of one subject go one at a time. */
+type Ordered = Pick<PendingDelivery, 'seq' | 'destinationId' | 'accountId' | 'series' | 'subject'>;
+
+/** Deliveries of one event to two destinations are two entries of the order, each in its own destination's. */
+function keyOf(delivery: Pick<PendingDelivery, 'seq' | 'destinationId'>): string {
+  return `${delivery.seq}/${delivery.destinationId}`;
 }
-
-type NumberedNeighbour = PendingNeighbour & { i: number };
 
 /** How long a release mark waits for the held job it names to reach the delayed set (and a hold mark outlives its hold). */
 const RELEASE_MARK_MS = 30_000;
@@ -58,8 +51,8 @@ export class SubjectOrder {
   private readonly logger = new Logger(SubjectOrder.name);
   private readonly recheckMs: number;
 
-  private readonly earlier: Batcher<PendingEvent, PendingNeighbour | undefined>;
-  private readonly next: Batcher<PendingEvent, PendingNeighbour | undefined>;
+  private readonly earlier: Batcher<Ordered, PendingNeighbour | undefined>;
+  private readonly next: Batcher<Ordered, PendingNeighbour | undefined>;
   /** The ordered events this process is working on now, by seq: resolved when the work is over. */
   private readonly working = new Map<string, Promise<void>>();
   /**
@@ -74,15 +67,15 @@ export class SubjectOrder {
   private readonly aloneBehind = new Map<string, string>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    sql: Sql,
     private readonly queues: DeliveryQueues,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     @Inject(ENVIRONMENT) environment: Environment,
   ) {
     this.recheckMs = environment.delivery.orderingRecheckMs;
-    this.earlier = neighbourBatcher(dataSource, 'subject-neighbour-before', pendingNeighboursSql('<'));
-    this.next = neighbourBatcher(dataSource, 'subject-neighbour-after', pendingNeighboursSql('>'));
+    this.earlier = neighbourBatcher(sql, SUBJECT_AHEAD);
+    this.next = neighbourBatcher(sql, SUBJECT_NEXT);
   }
 
   /**
@@ -91,12 +84,13 @@ export class SubjectOrder {
    * function says it is over (after its release). A later job of the subject that finds this event ahead
    * of it waits for that here (`holdMs`) instead of going through the delayed set and being taken again.
    */
-  startWorking(event: Pick<PendingEvent, 'seq' | 'series'>): () => void {
-    if (event.series !== 0 || this.working.has(event.seq)) return () => undefined;
+  startWorking(delivery: Pick<PendingDelivery, 'seq' | 'destinationId' | 'series'>): () => void {
+    const key = keyOf(delivery);
+    if (delivery.series !== 0 || this.working.has(key)) return () => undefined;
     let end: () => void = () => undefined;
-    this.working.set(event.seq, new Promise<void>((resolve) => (end = resolve)));
+    this.working.set(key, new Promise<void>((resolve) => (end = resolve)));
     return () => {
-      this.working.delete(event.seq);
+      this.working.delete(key);
       end();
     };
   }
@@ -107,33 +101,32 @@ export class SubjectOrder {
    * most LOCAL_HOLD_MS): the release of that event lets it go when its own question (the next pending
    * event after the one that ended) names this one; otherwise it asks again. The rows stay the only
    * judge, this only saves the trip through the delayed set and, mostly, the second question.
-   * `atLoad`: the answer the job's load gave (DeliveryStore.loadOrderedEvent), used for the first question.
    */
-  async holdMs(event: PendingEvent, atLoad?: Pick<OrderedLoad, 'ahead'>): Promise<number | null> {
-    if (event.series !== 0) return null;
+  async holdMs(delivery: Ordered): Promise<number | null> {
+    if (delivery.series !== 0 || delivery.subject === null) return null;
+    const own = keyOf(delivery);
     const waitUntil = Date.now() + LOCAL_HOLD_MS;
-    let known = atLoad;
     for (;;) {
-      const ahead = known ? known.ahead : await this.earlier.submit(event);
-      known = undefined;
-      if (!ahead) return null;
-      const ending = this.working.get(ahead.seq);
+      const found = await this.earlier.submit(delivery);
+      if (!found) return null;
+      const ahead = keyOf({ seq: found.seq, destinationId: delivery.destinationId });
+      const ending = this.working.get(ahead);
       const left = waitUntil - Date.now();
       if (ending && left > 0) {
         // Registered only while it waits: a release that finds it here lets it go; one that does not
         // promotes as usual, and this job asks again after the end (or its timeout).
         let letGo: () => void = () => undefined;
         const released = new Promise<'released'>((resolve) => (letGo = () => resolve('released')));
-        this.waitingHere.set(event.seq, { ahead: ahead.seq, letGo });
-        if (ahead.alone) this.aloneBehind.set(ahead.seq, event.seq);
+        this.waitingHere.set(own, { ahead, letGo });
+        if (found.alone) this.aloneBehind.set(ahead, own);
         const woken = await firstOf(ending, released, left);
-        this.waitingHere.delete(event.seq);
-        if (this.aloneBehind.get(ahead.seq) === event.seq) this.aloneBehind.delete(ahead.seq);
+        this.waitingHere.delete(own);
+        if (this.aloneBehind.get(ahead) === own) this.aloneBehind.delete(ahead);
         if (woken === 'released') return null;
         continue;
       }
-      // The event ahead waits for a later attempt: nothing can change before then.
-      const dueIn = ahead.status === 'retrying' && ahead.next_attempt_at ? ahead.next_attempt_at.getTime() - Date.now() : 0;
+      // The delivery ahead waits for a later attempt: nothing can change before then.
+      const dueIn = found.status === 'retrying' && found.next_attempt_at ? found.next_attempt_at.getTime() - Date.now() : 0;
       return Math.max(this.recheckMs, dueIn + this.recheckMs);
     }
   }
@@ -143,12 +136,12 @@ export class SubjectOrder {
    * pending event of its subject may go now, so its held job is promoted. Never throws: a release that
    * does not happen only leaves the held event to its timed re-check.
    */
-  async release(event: PendingEvent, now = Date.now()): Promise<void> {
-    if (event.series !== 0) return;
+  async release(event: Ordered, now = Date.now()): Promise<void> {
+    if (event.series !== 0 || event.subject === null) return;
     // The job waiting here behind this event alone goes with no question, whose answer could only name
     // it: an event that ended never becomes pending again in its first series (a redelivery is a series
     // of its own, outside the order), and an event accepted after the job asked comes after it.
-    if (this.letGoWaiting(this.aloneBehind.get(event.seq), event, 'waiting_alone')) return;
+    if (this.letGoWaiting(this.aloneBehind.get(keyOf(event)), event, 'waiting_alone')) return;
     try {
       const next = await this.next.submit(event);
       // A next event waiting for its own later attempt keeps its time: only a due one is released.
@@ -160,14 +153,14 @@ export class SubjectOrder {
       // pending one of the subject when it asked, and nothing is pending between the two (this question).
       // An event that ended while an earlier one was still pending (settled without a call, say) is not
       // what the job waits for: the job keeps waiting for the earlier one.
-      if (this.letGoWaiting(next.seq, event, 'waiting_here')) return;
-      const jobId = deliveryJobId({ eventSeq: next.seq, series: 0, attempt: next.series_attempts });
+      if (this.letGoWaiting(keyOf({ seq: next.seq, destinationId: event.destinationId }), event, 'waiting_here')) return;
+      const jobId = deliveryJobId(deliveryStep({ eventSeq: next.seq, accountId: event.accountId, destinationId: event.destinationId, series: 0, attempt: next.series_attempts }));
       // One command leaves the mark and says whether the job is held (afterHold marked it so). A job not
       // held yet finds the mark once it is; a job never held (not taken yet) needs nothing at all.
       const found = await this.redis.set(this.keys.subjectRelease(jobId), RELEASED, 'PX', RELEASE_MARK_MS, 'GET');
       subjectReleases.inc({ outcome: found === HELD && (await this.promote(event.accountId, jobId)) ? 'promoted' : 'not_delayed' });
     } catch (error) {
-      this.logger.warn(`could not release the next event of the subject of event ${event.seq}: ${loggableErrorText(error)}`);
+      this.logger.warn(`could not release the next delivery of the subject of ${keyOf(event)}: ${loggableErrorText(error)}`);
     }
   }
 
@@ -175,10 +168,10 @@ export class SubjectOrder {
    * Lets the job of event `waiterSeq` go, when it waits here for the end of `ended` (its own hold's
    * bookkeeping is undone by `holdMs` when it wakes). False when it waits for another event or not here.
    */
-  private letGoWaiting(waiterSeq: string | undefined, ended: PendingEvent, outcome: 'waiting_here' | 'waiting_alone'): boolean {
-    const waiting = waiterSeq === undefined ? undefined : this.waitingHere.get(waiterSeq);
-    if (waiterSeq === undefined || waiting?.ahead !== ended.seq) return false;
-    this.waitingHere.delete(waiterSeq);
+  private letGoWaiting(waiter: string | undefined, ended: Ordered, outcome: 'waiting_here' | 'waiting_alone'): boolean {
+    const waiting = waiter === undefined ? undefined : this.waitingHere.get(waiter);
+    if (waiter === undefined || waiting?.ahead !== keyOf(ended)) return false;
+    this.waitingHere.delete(waiter);
     waiting.letGo();
     subjectReleases.inc({ outcome });
     return true;
@@ -215,18 +208,18 @@ export class SubjectOrder {
   }
 }
 
-/** Group commit of one side's neighbour questions (Batcher): each job gets its own row, or undefined. */
-function neighbourBatcher(dataSource: DataSource, name: string, sql: string): Batcher<PendingEvent, PendingNeighbour | undefined> {
-  return new Batcher<PendingEvent, PendingNeighbour | undefined>(
-    async (events) => {
-      const rows = await preparedQuery<NumberedNeighbour>(dataSource, name, sql, [
-        events.map((event) => event.accountId),
-        events.map((event) => event.action),
-        events.map((event) => event.messageText),
-        events.map((event) => event.seq),
-      ]);
+/** Group commit of one side's neighbour questions (Batcher): each delivery gets its own row, or undefined. */
+function neighbourBatcher(sql: Sql, statement: typeof SUBJECT_AHEAD): Batcher<Ordered, PendingNeighbour | undefined> {
+  return new Batcher<Ordered, PendingNeighbour | undefined>(
+    async (deliveries) => {
+      const rows = await sql.rows(statement, {
+        accountIds: deliveries.map((delivery) => delivery.accountId),
+        destinationIds: deliveries.map((delivery) => delivery.destinationId),
+        subjects: deliveries.map((delivery) => delivery.subject ?? ''),
+        seqs: deliveries.map((delivery) => delivery.seq),
+      });
       const byIndex = new Map(rows.map(({ i, ...neighbour }): [number, PendingNeighbour] => [i, neighbour]));
-      return events.map((_, index) => ({ ok: true as const, value: byIndex.get(index + 1) }));
+      return deliveries.map((_, index) => ({ ok: true as const, value: byIndex.get(index + 1) }));
     },
     { maxBatch: 200, maxInFlight: 1, lingerMs: 0 },
   );

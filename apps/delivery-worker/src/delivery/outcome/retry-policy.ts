@@ -1,5 +1,6 @@
 import type { OutboundFailureKind } from '@app/runtime';
 import type { BreakerSignal } from '../admission';
+import type { TransportOutcome } from '../destinations/destination-transport';
 
 /**
  * retryable: the endpoint is down, slow or overloaded (network, time-out, 5xx, 408);
@@ -46,22 +47,16 @@ export function parseRetryAfter(value: string | undefined | null, nowMs: number)
 
 function httpReason(status: number): string {
   if (status >= 300 && status < 400) return 'redirect not followed';
+  if (status === 401) return 'unauthorized';
   if (status === 408) return 'request time-out';
   if (status === 429) return 'too many requests';
   if (status >= 500) return 'server error';
   return 'rejected';
 }
 
-/**
- * Judges a call as its endpoint should learn it: the verdict, neutral for the breaker when the worker
- * abandoned the call (it says nothing about the endpoint), and the slow-down a 429 or 503 asks for
- * (honouring Retry-After; the attempt still counts as failed, CONTRACT §9).
- */
-export function judgeCall(result: AttemptResult, abandoned: boolean, nowMs: number): { verdict: Verdict; slowDown: { retryAfterMs: number | null } | null } {
-  const judged = judgeAttempt(result, nowMs);
-  if (abandoned) return { verdict: { ...judged, breakerSignal: 'neutral' }, slowDown: null };
-  const slowDown = result.kind === 'response' && (result.status === 429 || result.status === 503) ? { retryAfterMs: judged.retryAfterMs } : null;
-  return { verdict: judged, slowDown };
+/** An answer that is not a success, as attempts and last_error say it: `HTTP 503: server error`. */
+export function httpFailureText(status: number): string {
+  return `HTTP ${status}: ${httpReason(status)}`;
 }
 
 /** Judges one attempt: success is any 2xx; everything else is a classified failure. */
@@ -91,7 +86,7 @@ export function judgeAttempt(result: AttemptResult, nowMs: number): Verdict {
   // A permanent answer came back promptly from a live endpoint: it does not count towards opening the
   // breaker (a receiver rejecting one odd event must not hold back its other events).
   const breakerSignal: BreakerSignal = failureClass === 'permanent' ? 'success' : 'failure';
-  return { success: false, failureClass, breakerSignal, retryAfterMs, error: `HTTP ${status}: ${httpReason(status)}` };
+  return { success: false, failureClass, breakerSignal, retryAfterMs, error: httpFailureText(status) };
 }
 
 /**
@@ -123,4 +118,32 @@ export function describeFailure(verdict: Verdict, next: { retryInMs: number } | 
   const head = `${verdict.error ?? 'failed'} (${verdict.failureClass ?? 'failed'}${retryAfter})`;
   if ('retryInMs' in next) return `${head}; next attempt in ${Math.round(next.retryInMs)} ms`;
   return `${head}; retries exhausted after ${next.exhaustedAfter} attempt${next.exhaustedAfter === 1 ? '' : 's'}`;
+}
+
+/**
+ * What a transport's outcome tells the retry schedule and the breaker, whatever the destination's type:
+ * an HTTP answer is judged as any answer is (judgeAttempt), a failure without one by its kind (a refused
+ * target or an invalid URL says nothing of the endpoint's health), a broker's refusal as retryable. The
+ * error text is the transport's (it knows the target's words and masks its credentials).
+ */
+export function verdictOf(outcome: TransportOutcome, nowMs: number): Verdict {
+  if (outcome.ok) return { success: true, failureClass: null, breakerSignal: 'success', retryAfterMs: null, error: null };
+  if (outcome.status !== undefined) {
+    const judged = judgeAttempt({ kind: 'response', status: outcome.status, headers: outcome.responseHeaders ?? {} }, nowMs);
+    return { ...judged, retryAfterMs: outcome.retryAfterMs ?? judged.retryAfterMs, error: outcome.reason };
+  }
+  if (outcome.failure) return { ...judgeAttempt({ kind: 'error', failure: outcome.failure, message: '' }, nowMs), error: outcome.reason };
+  return { success: false, failureClass: 'retryable', breakerSignal: 'failure', retryAfterMs: outcome.retryAfterMs ?? null, error: outcome.reason };
+}
+
+/**
+ * Judges a send as its endpoint should learn it: the verdict, neutral for the breaker when the worker
+ * abandoned the send (it says nothing about the endpoint), and the slow-down a 429 or 503 asks for
+ * (honouring Retry-After; the attempt still counts as failed, CONTRACT §9).
+ */
+export function judgeOutcome(outcome: TransportOutcome, abandoned: boolean, nowMs: number): { verdict: Verdict; slowDown: { retryAfterMs: number | null } | null } {
+  const judged = verdictOf(outcome, nowMs);
+  if (abandoned) return { verdict: { ...judged, breakerSignal: 'neutral' }, slowDown: null };
+  const slowDown = outcome.status === 429 || outcome.status === 503 ? { retryAfterMs: judged.retryAfterMs } : null;
+  return { verdict: judged, slowDown };
 }

@@ -1,9 +1,13 @@
-import { callbackTraceHeaders, OutboundError, type OutboundHttpClient, workerStageStamps } from '@app/runtime';
-import { type AccountDeliverySettings, signingSecretsAt } from '../account-settings.cache';
-import { type CallbackBody, callbackHeaders } from './callback-request';
-import type { PendingEvent } from '../loading/event-loader';
-import type { AttemptResult } from '../outcome/retry-policy';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { callbackTraceHeaders, ENVIRONMENT, type Environment, type OutboundHttpClient, REDIS, type RedisClient, SecretBox, workerStageStamps } from '@app/runtime';
+import type { DeliveryBody } from '@app/payloads';
+import { PRIMARY_DESTINATION_ID } from '@app/persistence';
+import { type DestinationSettings, signingSecretsAt } from '../destinations/destination-settings.cache';
+import { DestinationTransports } from '../destinations/destination-transports';
+import type { TransportOutcome } from '../destinations/destination-transport';
+import { failed } from '../destinations/transport-outcome';
 import { WorkerStoppingError } from '../worker-stopping-error';
+import { signatureHeaders, USER_AGENT } from './callback-request';
 
 /** Response bodies and header maps are stored up to this many bytes (CONTRACT §3). */
 export const MAX_STORED_RESPONSE_BYTES = 4096;
@@ -11,19 +15,8 @@ export const MAX_STORED_RESPONSE_BYTES = 4096;
 /** The provider token of the worker's outbound HTTP client (one keep-alive pool per origin). */
 export const DELIVERY_HTTP_CLIENT = Symbol('DELIVERY_HTTP_CLIENT');
 
-/** What an abandoned call records: the receiver may or may not have seen it, so it is retried (same webhook-id). */
-export const ABANDONED_MESSAGE = 'abandoned: the worker shut down before the receiver answered';
-
-/** One HTTP exchange as it happened. */
-export interface Exchange {
-  startedAt: Date;
-  headers: Record<string, string>;
-  durationMs: number;
-  result: AttemptResult;
-  responseBody: string | null;
-  /** The worker stopped waiting for the answer (shutdown); says nothing about the endpoint. */
-  abandoned: boolean;
-}
+/** What an abandoned send records: the receiver may or may not have seen it, so it is retried (same webhook-id). */
+export const ABANDONED_MESSAGE = 'connection failed: abandoned: the worker shut down before the receiver answered';
 
 /** Keeps response headers in order until their JSON reaches the storage cap. */
 export function capHeaders(headers: Record<string, string>, maxBytes = MAX_STORED_RESPONSE_BYTES): Record<string, string> {
@@ -38,91 +31,98 @@ export function capHeaders(headers: Record<string, string>, maxBytes = MAX_STORE
   return kept;
 }
 
-/**
- * Signs for this moment and POSTs; every failure comes back as a result, never as an exception. At
- * shutdown `abandon()` ends the calls still waiting for an answer at once, so the worker can record
- * them (as failed attempts, retried per schedule) and exit without waiting out DELIVERY_TIMEOUT_MS.
- */
-/** The callback could not be signed (e.g. an unreadable signing secret): no call can ever be made for it. */
+/** The delivery could not be signed (e.g. an unreadable signing secret): no call can ever be made for it. */
 export class UnsignableCallbackError extends Error {
   constructor(cause: unknown) {
     super(`cannot sign the callback: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
 }
 
-export class CallbackSender {
+/** One send as it happened. */
+export interface Exchange {
+  startedAt: Date;
+  /** Every header sent; none of them is secret (auth headers are the transport's and never stored). */
+  requestHeaders: Record<string, string>;
+  outcome: TransportOutcome;
+  /** The worker stopped waiting for the answer (shutdown); says nothing about the destination. */
+  abandoned: boolean;
+}
+
+/**
+ * Signs for this moment and sends through the destination type's transport; every failure comes back
+ * as an outcome, never as an exception. At shutdown `abandon()` ends the sends still waiting for an
+ * answer at once, so the worker can record them (as failed attempts, retried per schedule) and exit
+ * without waiting out DELIVERY_TIMEOUT_MS.
+ */
+@Injectable()
+export class DeliverySender implements OnApplicationShutdown {
   private readonly waiting = new Set<() => void>();
   private abandoned = false;
+  private readonly transports: DestinationTransports;
+  private readonly timeoutMs: number;
 
   constructor(
-    private readonly http: Pick<OutboundHttpClient, 'post'>,
-    private readonly timeoutMs: number,
-  ) {}
+    @Inject(ENVIRONMENT) environment: Environment,
+    @Inject(REDIS) redis: RedisClient,
+    secretBox: SecretBox,
+    @Inject(DELIVERY_HTTP_CLIENT) http: OutboundHttpClient,
+  ) {
+    this.timeoutMs = environment.delivery.timeoutMs;
+    this.transports = new DestinationTransports({
+      redis,
+      redisPrefix: environment.redis.prefix,
+      secretBox,
+      allowPrivateTargets: environment.delivery.allowPrivateTargets,
+      http,
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.transports.close();
+  }
 
   get inFlight(): number {
     return this.waiting.size;
   }
 
-  abandon(): void {
+  abandon(): number {
     this.abandoned = true;
+    const count = this.waiting.size;
     for (const stop of [...this.waiting]) stop();
+    return count;
   }
 
-  async send(event: PendingEvent, settings: AccountDeliverySettings, callback: CallbackBody): Promise<Exchange> {
+  async send(delivery: { seq: string; eventId: string; destinationId: string }, destination: DestinationSettings, body: DeliveryBody): Promise<Exchange> {
     const startedAt = new Date();
     if (this.abandoned) throw new WorkerStoppingError();
-    let headers: Record<string, string>;
+    let signed: ReturnType<typeof signatureHeaders>;
     try {
-      headers = callbackHeaders(callback, {
-        id: event.eventId,
-        timestampSeconds: Math.floor(startedAt.getTime() / 1000),
-        secrets: signingSecretsAt(settings, startedAt.getTime()),
-      });
-      Object.assign(headers, callbackTraceHeaders());
+      signed = signatureHeaders({ id: delivery.eventId, timestampSeconds: Math.floor(startedAt.getTime() / 1000), secrets: signingSecretsAt(destination, startedAt.getTime()) }, body.body);
     } catch (error) {
       throw new UnsignableCallbackError(error);
     }
-    workerStageStamps.callStarted(event.seq);
+    const extraHeaders = destination.type === 'webhook' ? callbackTraceHeaders() : {};
+    const requestHeaders = { 'content-type': body.contentType, 'user-agent': USER_AGENT, ...signed, ...extraHeaders };
+    const stamped = delivery.destinationId === PRIMARY_DESTINATION_ID;
+    if (stamped) workerStageStamps.callStarted(delivery.seq);
     const started = performance.now();
-    const finished = (result: AttemptResult, responseBody: string | null, abandoned = false): Exchange => ({
-      startedAt,
-      headers,
-      durationMs: Math.round(performance.now() - started),
-      result,
-      responseBody,
-      abandoned,
-    });
-
     let stop: () => void = () => undefined;
-    const abandonedCall = new Promise<null>((resolve) => {
-      stop = () => resolve(null);
-    });
+    const abandonedSend = new Promise<null>((resolve) => (stop = () => resolve(null)));
     this.waiting.add(stop);
-    const call = this.http.post({
-      url: settings.pushUrl ?? '',
-      headers,
-      body: callback.body,
-      timeoutMs: this.timeoutMs,
-      maxResponseBytes: MAX_STORED_RESPONSE_BYTES,
-    });
+    const sending = this.transports.send(
+      { id: `${destination.accountId}/${destination.id}`, type: destination.type, url: destination.url ?? '', auth: destination.auth },
+      { eventId: delivery.eventId, body: body.body, contentType: body.contentType, signatureHeaders: signed, extraHeaders },
+      this.timeoutMs,
+    );
     try {
-      const response = await Promise.race([call, abandonedCall]);
-      if (response === null) {
-        // The request itself ends with its own deadline or when the process exits.
-        call.catch(() => undefined);
-        return finished({ kind: 'error', failure: 'connection', message: ABANDONED_MESSAGE }, null, true);
-      }
-      return finished({ kind: 'response', status: response.status, headers: response.headers }, response.body);
-    } catch (error) {
-      return finished(
-        error instanceof OutboundError
-          ? { kind: 'error', failure: error.kind, message: error.message }
-          : { kind: 'error', failure: 'connection', message: error instanceof Error ? error.message : String(error) },
-        null,
-      );
+      const outcome = await Promise.race([sending, abandonedSend]);
+      if (outcome !== null) return { startedAt, requestHeaders, outcome, abandoned: false };
+      // The send itself ends with its own deadline or when the process exits.
+      sending.catch(() => undefined);
+      return { startedAt, requestHeaders, outcome: failed(started, ABANDONED_MESSAGE, { failure: 'connection' }), abandoned: true };
     } finally {
       this.waiting.delete(stop);
-      workerStageStamps.answered(event.seq);
+      if (stamped) workerStageStamps.answered(delivery.seq);
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { Job, Queue } from 'bullmq';
 import type { QueueState as QueueDepth } from '@app/payloads';
-import { gauge, within } from '@app/runtime';
+import { gauge } from '../metrics/metrics';
+import { within } from '../async/within';
 
 /**
  * `GET /admin/v1/queue` and the queue gauges: the delivery queue summed over every queue (shard) given;

@@ -1,5 +1,5 @@
-import { asFormParsed, parseFormBody } from '../../../../../test/support/form-expectation';
-import { SAMPLE_MESSAGES } from '@app/payloads';
+import { asFormParsed, parseFormBody } from '../../../../test/support/form-expectation';
+import { SAMPLE_MESSAGES } from '../events/sample-messages';
 import { encodeFormBody, formEscape } from './form-encoder';
 
 

@@ -1,0 +1,143 @@
+import { defineStatement } from '../statements/statement';
+import { NO_ENDPOINT_ERROR, PRIMARY_DESTINATION_ID } from './delivery-lifecycle';
+
+/** One event handed to STORE_EVENTS. */
+export interface EventToStore {
+  eventId: string;
+  accountId: number;
+  action: string;
+  /** The message's JSON text, stored byte for byte (`json`, not `jsonb`: the sender's key order is delivered). */
+  messageText: string;
+  /** The account permission that lets the action through (null: an action no permission names). */
+  permissionKey: string | null;
+  /** A test event (send_test_event): its primary takes it whatever the permission. */
+  test: boolean;
+  /** Extra destinations whose `actions` and `filter` take it (ingest's DestinationDirectory); the statement checks the permission. */
+  takers: readonly string[];
+}
+
+export interface StoredRow {
+  /** `inserted`: an event stored; `queued`: one of its deliveries that needs a job; `account`: an account that exists; `existing`: an id someone already owned. */
+  kind: 'inserted' | 'queued' | 'account' | 'existing';
+  seq: string | null;
+  event_id: string | null;
+  account_id: number;
+  destination_id: string | null;
+}
+
+interface StoreParams {
+  eventIds: string[];
+  accountIds: number[];
+  actions: string[];
+  messages: string[];
+  permissionKeys: (string | null)[];
+  tests: boolean[];
+  takers: (string | null)[];
+}
+
+export function storeEventsParams(events: readonly EventToStore[]): StoreParams {
+  return {
+    eventIds: events.map((event) => event.eventId),
+    accountIds: events.map((event) => event.accountId),
+    actions: events.map((event) => event.action),
+    messages: events.map((event) => event.messageText),
+    permissionKeys: events.map((event) => event.permissionKey),
+    tests: events.map((event) => event.test),
+    takers: events.map((event) => (event.takers.length > 0 ? event.takers.join(' ') : null)),
+  };
+}
+
+/**
+ * Any number of events in one statement, with everything they owe: keep the items whose account exists
+ * (a foreign-key error would abort the whole batch), claim each id in `event_keys` (the service-wide
+ * unique key: events are partitioned by time, so no index on them can be unique across days; the first
+ * item carrying an id claims it), insert the events whose id was claimed, decide every destination's
+ * delivery the same way (the account's permission for the action, a test event passing it; the extra
+ * destinations ingest found taking it by their actions and filter; the primary `no_endpoint` without a
+ * target and `filtered` without the permission, the others not stored at all then), insert those
+ * deliveries with their deadline, the open rows of the ones whose destination orders by subject, and
+ * the primary's book entries; and in the same round trip answer which accounts exist and who already
+ * owned each conflicting id. The final SELECT reads the snapshot from before the insert, so `existing`
+ * rows are exactly the ids that were there already.
+ *
+ * Prepared: a group of single events is a handful of rows, and parsing and planning the statement on
+ * every call was a fifth of its cost at one event a statement.
+ */
+export const STORE_EVENTS = defineStatement<StoreParams, StoredRow>(
+  'store-events',
+  'prepared',
+  (p) => `
+  WITH input AS (
+    SELECT *
+      FROM unnest(${p.eventIds}::varchar[], ${p.accountIds}::int[], ${p.actions}::varchar[], ${p.messages}::text[],
+                  ${p.permissionKeys}::text[], ${p.tests}::bool[], ${p.takers}::text[]) WITH ORDINALITY
+           AS t(event_id, account_id, action, message, permission_key, test, takers, ord)
+  ),
+  known AS (
+    SELECT id FROM accounts WHERE id IN (SELECT account_id FROM input) AND deleted_at IS NULL
+  ),
+  first_items AS (
+    SELECT DISTINCT ON (event_id) * FROM input WHERE account_id IN (SELECT id FROM known) ORDER BY event_id, ord
+  ),
+  claimed AS (
+    INSERT INTO event_keys (event_id, account_id, event_seq)
+    SELECT event_id, account_id, next_event_seq() FROM (SELECT * FROM first_items ORDER BY ord) AS in_order
+    ON CONFLICT (event_id) DO NOTHING
+    RETURNING event_id, event_seq
+  ),
+  inserted AS (
+    INSERT INTO events (seq, event_id, account_id, action, message, test)
+    SELECT c.event_seq, f.event_id, f.account_id, f.action, f.message::json, f.test
+      FROM claimed c JOIN first_items f USING (event_id)
+     ORDER BY c.event_seq
+    RETURNING seq, event_id, account_id, action, message, created_at
+  ),
+  taking AS (
+    SELECT i.seq, i.account_id, i.created_at, d.id AS destination_id, d.ordering, d.expire_after_ms, f.permission_key,
+           callback_subject(i.action, i.message) AS subject,
+           CASE WHEN d.target IS NULL THEN 'no_endpoint'
+                WHEN f.test OR COALESCE((s.permissions ->> f.permission_key)::boolean, false) THEN 'queued'
+                ELSE 'filtered' END AS status
+      FROM inserted i
+      JOIN first_items f USING (event_id)
+      LEFT JOIN callback_settings s ON s.account_id = i.account_id
+      JOIN destinations d ON d.account_id = i.account_id AND d.deleted_at IS NULL
+       AND (d.id = '${PRIMARY_DESTINATION_ID}' OR d.id = ANY (string_to_array(f.takers, ' ')))
+  ),
+  kept AS (
+    SELECT *, CASE WHEN status = 'queued' AND expire_after_ms IS NOT NULL
+                   THEN created_at + expire_after_ms * interval '1 millisecond' END AS expires_at
+      FROM taking WHERE status = 'queued' OR destination_id = '${PRIMARY_DESTINATION_ID}'
+  ),
+  delivering AS (
+    INSERT INTO deliveries (event_seq, destination_id, account_id, status, next_attempt_at, expires_at, last_error)
+    SELECT seq, destination_id, account_id, status, CASE WHEN status = 'queued' THEN created_at END, expires_at,
+           CASE status WHEN 'no_endpoint' THEN '${NO_ENDPOINT_ERROR}'
+                       WHEN 'filtered' THEN 'permission ' || COALESCE(permission_key, '(none)') || ' is off' END
+      FROM kept
+  ),
+  ordered AS (
+    INSERT INTO open_deliveries (event_seq, destination_id, account_id, subject, due_at, expires_at)
+    SELECT seq, destination_id, account_id, subject, created_at, expires_at
+      FROM kept WHERE status = 'queued' AND ordering = 'subject' AND subject IS NOT NULL
+  ),
+  booked AS (
+    INSERT INTO book_entries (account_id, created_at, to_status)
+    SELECT account_id, created_at, status FROM kept WHERE destination_id = '${PRIMARY_DESTINATION_ID}'
+  )
+  SELECT 'inserted' AS kind, seq::text AS seq, event_id, account_id, NULL AS destination_id FROM inserted
+  UNION ALL
+  SELECT 'queued', seq::text, NULL, account_id, destination_id FROM kept WHERE status = 'queued'
+  UNION ALL
+  SELECT 'account', NULL, NULL, id, NULL FROM known
+  UNION ALL
+  SELECT 'existing', NULL, k.event_id, k.account_id, NULL FROM event_keys k
+   WHERE k.event_id IN (SELECT event_id FROM first_items EXCEPT ALL SELECT event_id FROM claimed)`,
+);
+
+/** Who owns these event ids now (the rare ids a concurrent request committed after the store's snapshot). */
+export const EVENT_ID_OWNERS = defineStatement<{ eventIds: string[] }, { event_id: string; account_id: number }>(
+  'event-id-owners',
+  'plain',
+  (p) => `SELECT event_id, account_id FROM event_keys WHERE event_id = ANY(${p.eventIds}::varchar[])`,
+);

@@ -1,0 +1,171 @@
+import { defineStatement } from '../statements/statement';
+import { ALL_ACCOUNTS, LATENCY_BUCKETS, latencyBucketSql } from './delivery-rollup';
+
+/**
+ * The books: event tallies (events per status and UTC minute and hour of acceptance, with the latency
+ * histogram of the delivered ones, behind GET /admin/v1/stats) and delivery rollups (per account and
+ * minute and hour of the outcome, behind the stats series and the portal's health). The statements that
+ * change a primary delivery's status append what they changed to `book_entries`, one row per change
+ * (ingest's store: a new event in its first status; the recorder, the expiry and a redelivery: a status
+ * moving, an attempt made); nothing aggregates per statement. The worker folds the entries into both
+ * books every few seconds (FOLD_BOOKS); readers add the entries not folded yet, so an answer is exact
+ * at the moment it is read.
+ */
+
+/** `ARRAY[count of rows whose <bucket> is 0, …, LATENCY_BUCKETS − 1]`, each row weighted by `weight`. */
+function histogramSql(bucket: string, weight: string): string {
+  return `ARRAY[${Array.from({ length: LATENCY_BUCKETS }, (_, index) => `COALESCE(sum(${weight}) FILTER (WHERE ${bucket} = ${index}), 0)`).join(', ')}]::bigint[]`;
+}
+
+/**
+ * The two sides of each entry as tally rows: its previous status counted out, its new one counted in,
+ * when they differ; a `delivered` side carries its latency bucket.
+ */
+const ENTRY_SIDES = (entries: string): string => `
+    SELECT b.created_at, s.status, s.delta,
+           CASE WHEN s.status = 'delivered' AND b.delivered_at IS NOT NULL THEN ${latencyBucketSql('b.delivered_at', 'b.created_at')} END AS latency
+      FROM ${entries} b
+     CROSS JOIN LATERAL (VALUES (b.from_status, -b.events), (b.to_status, b.events)) AS s(status, delta)
+     WHERE s.status IS NOT NULL AND b.from_status IS DISTINCT FROM b.to_status`;
+
+/** An entry's contribution to the delivery rollups: an outcome, an attempt, the latency of a delivery. */
+const ENTRY_OUTCOMES = (entries: string): string => `
+    SELECT b.account_id, b.at, b.attempted,
+           (b.to_status = 'delivered' AND b.from_status IS DISTINCT FROM 'delivered')::int AS delivered,
+           (b.to_status IN ('failed', 'expired') AND b.from_status IS DISTINCT FROM b.to_status)::int AS failed,
+           (b.attempted = 1 AND b.to_status IS DISTINCT FROM 'delivered')::int AS failed_attempt,
+           CASE WHEN b.to_status = 'delivered' AND b.delivered_at IS NOT NULL THEN ${latencyBucketSql('b.delivered_at', 'b.created_at')} END AS latency
+      FROM ${entries} b
+     WHERE b.attempted = 1 OR (b.to_status IN ('delivered', 'failed', 'expired') AND b.from_status IS DISTINCT FROM b.to_status)`;
+
+/**
+ * Folds every entry written so far into both books and removes it, in one statement: an entry committed
+ * after it started stays for the next fold. Rows are upserted in key order, so two folds (two workers
+ * whose maintenance lock raced) wait on each other instead of deadlocking.
+ */
+export const FOLD_BOOKS = defineStatement<Record<string, never>, { folded: number }>(
+  'fold-books',
+  'plain',
+  () => `
+  WITH taken AS (
+    DELETE FROM book_entries RETURNING *
+  ),
+  tallied AS (
+    INSERT INTO event_tallies AS t (granularity, bucket_start, status, stripe, events, latency_counts)
+    SELECT g.granularity, date_trunc(g.granularity, s.created_at, 'UTC'), s.status, 0, sum(s.delta),
+           CASE WHEN s.status = 'delivered' THEN ${histogramSql('s.latency', 's.delta')} END
+      FROM (${ENTRY_SIDES('taken')}) s
+     CROSS JOIN (VALUES ('minute'), ('hour')) AS g(granularity)
+     GROUP BY 1, 2, 3
+     ORDER BY 1, 2, 3
+    ON CONFLICT (granularity, bucket_start, status, stripe) DO UPDATE
+       SET events = t.events + excluded.events,
+           latency_counts = add_latency_counts(t.latency_counts, excluded.latency_counts)
+  ),
+  rolled AS (
+    INSERT INTO delivery_rollups AS r (granularity, account_id, bucket_start, delivered, failed, attempts, failed_attempts, latency_counts)
+    SELECT g.granularity, a.account_id, date_trunc(g.granularity, o.at, 'UTC'),
+           sum(o.delivered), sum(o.failed), sum(o.attempted), sum(o.failed_attempt), ${histogramSql('o.latency', 'o.delivered')}
+      FROM (${ENTRY_OUTCOMES('taken')}) o
+     CROSS JOIN LATERAL (VALUES (o.account_id), (${ALL_ACCOUNTS})) AS a(account_id)
+     CROSS JOIN (VALUES ('minute'), ('hour')) AS g(granularity)
+     GROUP BY 1, 2, 3
+     ORDER BY 1, 2, 3
+    ON CONFLICT (granularity, account_id, bucket_start) DO UPDATE
+       SET delivered = r.delivered + excluded.delivered,
+           failed = r.failed + excluded.failed,
+           attempts = r.attempts + excluded.attempts,
+           failed_attempts = r.failed_attempts + excluded.failed_attempts,
+           latency_counts = add_latency_counts(r.latency_counts, excluded.latency_counts)
+  )
+  SELECT count(*)::int AS folded FROM taken`,
+);
+
+/** One status's share of a window of the event tallies: its events and, for `delivered`, their latency histogram. */
+export interface StatusTally {
+  status: string;
+  events: number;
+  latency_counts: number[] | null;
+}
+
+/** Tallied buckets of one granularity starting in [since, until) (until null: no end), with the entries not folded yet. */
+export const TALLIED_BUCKETS = defineStatement<{ granularity: 'minute' | 'hour'; since: Date | string; until: Date | null }, StatusTally>(
+  'tallied-buckets',
+  'plain',
+  (p) => `
+  SELECT status, sum(events)::float8 AS events, sum_latency_counts(latency_counts)::float8[] AS latency_counts
+    FROM (SELECT status::text AS status, events, latency_counts FROM event_tallies
+           WHERE granularity = ${p.granularity} AND bucket_start >= ${p.since}::timestamptz
+             AND (${p.until}::timestamptz IS NULL OR bucket_start < ${p.until}::timestamptz)
+          UNION ALL
+          SELECT s.status, s.delta, CASE WHEN s.status = 'delivered' THEN ${histogramSql('s.latency', 's.delta')} END
+            FROM (${ENTRY_SIDES('book_entries')}) s
+           WHERE date_trunc(${p.granularity}, s.created_at, 'UTC') >= ${p.since}::timestamptz
+             AND (${p.until}::timestamptz IS NULL OR date_trunc(${p.granularity}, s.created_at, 'UTC') < ${p.until}::timestamptz)
+           GROUP BY s.status) AS parts
+   GROUP BY status`,
+);
+
+/** The same shape for the events accepted in [since, until), counted from their primary deliveries (at most a minute of them). */
+export const COUNTED_SPAN = defineStatement<{ since: Date; until: Date }, StatusTally>(
+  'counted-span',
+  'plain',
+  (p) => `
+  SELECT status, count(*)::float8 AS events,
+         CASE WHEN status = 'delivered' THEN ${histogramSql('bucket', '1')}::float8[] END AS latency_counts
+    FROM (SELECT d.status::text AS status,
+                 CASE WHEN d.status = 'delivered' AND d.delivered_at IS NOT NULL THEN ${latencyBucketSql('d.delivered_at', 'e.created_at')} END AS bucket
+            FROM events e
+            JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
+           WHERE e.created_at >= ${p.since} AND e.created_at < ${p.until}) AS counted
+   GROUP BY status`,
+);
+
+export interface RollupRow {
+  bucket_start: Date;
+  delivered: number;
+  failed: number;
+  attempts: number;
+  failed_attempts: number;
+  latency_counts: number[];
+}
+
+/** One account's (or every account's, ALL_ACCOUNTS) rolled-up buckets of one granularity in [since, until), with the entries not folded yet. */
+export const ROLLED_UP_BUCKETS = defineStatement<{ granularity: 'minute' | 'hour'; accountId: number; since: Date; until: Date }, RollupRow>(
+  'rolled-up-buckets',
+  'plain',
+  (p) => `
+  SELECT bucket_start, sum(delivered)::float8 AS delivered, sum(failed)::float8 AS failed, sum(attempts)::float8 AS attempts,
+         sum(failed_attempts)::float8 AS failed_attempts, sum_latency_counts(latency_counts)::float8[] AS latency_counts
+    FROM (SELECT bucket_start, delivered, failed, attempts, failed_attempts, latency_counts FROM delivery_rollups
+           WHERE granularity = ${p.granularity} AND account_id = ${p.accountId}
+             AND bucket_start >= ${p.since} AND bucket_start < ${p.until}
+          UNION ALL
+          SELECT date_trunc(${p.granularity}, o.at, 'UTC'), sum(o.delivered), sum(o.failed), sum(o.attempted), sum(o.failed_attempt),
+                 ${histogramSql('o.latency', 'o.delivered')}
+            FROM (${ENTRY_OUTCOMES('book_entries')}) o
+           WHERE (${p.accountId} = ${ALL_ACCOUNTS} OR o.account_id = ${p.accountId})
+             AND o.at >= ${p.since} AND o.at < ${p.until}
+           GROUP BY 1) AS parts
+   GROUP BY bucket_start
+   ORDER BY bucket_start`,
+);
+
+/** Counts the events accepted in [since, until) into the event tallies again, by their primary delivery's status (retention's retally). */
+export const RETALLY_SPAN = defineStatement<{ since: Date; until: Date }>(
+  'retally-span',
+  'plain',
+  (p) => `
+  INSERT INTO event_tallies AS t (granularity, bucket_start, status, stripe, events, latency_counts)
+  SELECT g.granularity, date_trunc(g.granularity, r.created_at, 'UTC'), r.status, 0, count(*),
+         CASE WHEN r.status = 'delivered' THEN ${histogramSql('r.latency', '1')} END
+    FROM (SELECT e.created_at, d.status::text AS status,
+                 CASE WHEN d.status = 'delivered' AND d.delivered_at IS NOT NULL THEN ${latencyBucketSql('d.delivered_at', 'e.created_at')} END AS latency
+            FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
+           WHERE e.created_at >= ${p.since} AND e.created_at < ${p.until}) AS r
+   CROSS JOIN (VALUES ('minute'), ('hour')) AS g(granularity)
+   GROUP BY 1, 2, 3
+   ORDER BY 1, 2, 3
+  ON CONFLICT (granularity, bucket_start, status, stripe) DO UPDATE
+     SET events = t.events + excluded.events, latency_counts = add_latency_counts(t.latency_counts, excluded.latency_counts)`,
+);
