@@ -21,7 +21,8 @@ export async function startApp(rootModule: Type<unknown>, overrides: Record<stri
     .overrideProvider(ENVIRONMENT)
     .useValue(environment)
     .compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
+  // TEST_APP_LOGS=1 shows the apps' warnings and errors while debugging a test; quiet otherwise.
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: process.env.TEST_APP_LOGS ? ['error', 'warn'] : false });
   configureHttpApp(app);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;

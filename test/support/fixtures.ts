@@ -57,11 +57,16 @@ export async function setCallbackSettings(
       ? Object.fromEntries(Object.keys(completePermissions(null)).map((key) => [key, true]))
       : completePermissions(settings.permissions);
   await dataSource.query(
-    `UPDATE callback_settings
-        SET push_url = COALESCE($2, push_url), push_content_type = COALESCE($3, push_content_type),
-            permissions = $4::jsonb, version = version + 1, updated_at = now()
-      WHERE account_id = $1`,
-    [accountId, settings.pushUrl ?? null, settings.contentType ?? null, JSON.stringify(permissions)],
+    `UPDATE callback_settings SET permissions = $2::jsonb, version = version + 1, updated_at = now() WHERE account_id = $1`,
+    [accountId, JSON.stringify(permissions)],
+  );
+  // The push URL is the primary destination's target; a plaintext value is read as it is (SecretBox).
+  await dataSource.query(
+    `UPDATE destinations
+        SET target = COALESCE($2, target), target_shown = COALESCE($2, target_shown), content_type = COALESCE($3, content_type),
+            version = version + 1, updated_at = now()
+      WHERE account_id = $1 AND id = 'primary'`,
+    [accountId, settings.pushUrl ?? null, settings.contentType ?? null],
   );
   const redis = app.get<Redis>(REDIS);
   await publishSettingsChanged(redis, app.get(RedisKeys), accountId);
@@ -74,7 +79,7 @@ export async function setCallbackSettings(
 export async function pacedAccount(configApi: RunningApp, app: INestApplication, pushUrl: string, maxPerSecond: number | null): Promise<number> {
   const account = await createAccount(configApi);
   await setCallbackSettings(app, account.id, { pushUrl, contentType: 'JSON', permissions: 'all' });
-  await app.get(DataSource).query('UPDATE callback_settings SET max_per_second = $2, version = version + 1 WHERE account_id = $1', [account.id, maxPerSecond]);
+  await app.get(DataSource).query(`UPDATE destinations SET max_per_second = $2, version = version + 1 WHERE account_id = $1 AND id = 'primary'`, [account.id, maxPerSecond]);
   await publishSettingsChanged(app.get<Redis>(REDIS), app.get(RedisKeys), account.id);
   return account.id;
 }

@@ -2,7 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import type { AttemptView } from '@app/payloads';
+import { type AttemptView, type DeliveryEncoding, encodeDeliveryBody, isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
+import { Sql, STORE_EVENTS, storeEventsParams } from '@app/persistence';
 import {
   closeRedisConnection,
   createRedisConnection,
@@ -64,22 +65,30 @@ export interface StoredTestEvent {
   message: Record<string, unknown>;
 }
 
-/** Inserts events the way ingest stores them (status queued, next_attempt_at now), without enqueueing. */
+/**
+ * Stores events the way ingest does (its own statement: key, event, the primary's delivery decided by
+ * the account's push URL and permissions as they stand), without enqueueing.
+ */
 export async function insertEvents(app: INestApplication, accountId: number, events: NewTestEvent[]): Promise<StoredTestEvent[]> {
-  const dataSource = app.get(DataSource);
   const ids = events.map((event) => {
     eventCounter += 1;
     return event.eventId ?? `evt-${process.pid}-${Date.now().toString(36)}-${eventCounter}`;
   });
-  const rows = await dataSource.query<{ seq: string; event_id: string }[]>(
-    `INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at)
-     SELECT event_id, $2, action, message::json, 'queued', now()
-       FROM unnest($1::varchar[], $3::varchar[], $4::text[]) WITH ORDINALITY AS t(event_id, action, message, ord)
-      ORDER BY ord
-     RETURNING seq::text AS seq, event_id`,
-    [ids, accountId, events.map((event) => event.action), events.map((event) => JSON.stringify(event.message))],
+  const rows = await app.get(Sql).rows(
+    STORE_EVENTS,
+    storeEventsParams(
+      events.map((event, index) => ({
+        eventId: ids[index],
+        accountId,
+        action: event.action,
+        messageText: JSON.stringify(event.message),
+        permissionKey: isEventAction(event.action) ? PERMISSION_KEY_BY_ACTION[event.action] : null,
+        test: false,
+        takers: [],
+      })),
+    ),
   );
-  const seqById = new Map(rows.map((row) => [row.event_id, row.seq]));
+  const seqById = new Map(rows.filter((row) => row.kind === 'inserted').map((row) => [row.event_id, row.seq ?? '']));
   return events.map((event, index) => ({ seq: seqById.get(ids[index]) ?? '', accountId, eventId: ids[index], action: event.action, message: event.message }));
 }
 
@@ -112,10 +121,12 @@ export interface EventRow {
 /** An attempt row as the database returns it: the admin API's attempt with started_at still a Date. */
 export type AttemptRecord = Omit<AttemptView, 'started_at'> & { started_at: Date };
 
+/** The events with their primary delivery's state, as the admin API reports an event's status. */
 export async function eventRows(app: INestApplication, eventIds: string[]): Promise<EventRow[]> {
   return app.get(DataSource).query<EventRow[]>(
-    `SELECT seq::text AS seq, event_id, status, attempts, series, series_attempts, next_attempt_at, delivered_at, last_error
-       FROM events WHERE event_id = ANY($1::varchar[]) ORDER BY seq`,
+    `SELECT e.seq::text AS seq, e.event_id, d.status, d.attempts, d.series, d.series_attempts, d.next_attempt_at, d.delivered_at, d.last_error
+       FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
+      WHERE e.event_id = ANY($1::varchar[]) ORDER BY e.seq`,
     [eventIds],
   );
 }
@@ -125,15 +136,22 @@ export async function eventRow(app: INestApplication, eventId: string): Promise<
   return row;
 }
 
+/** The primary's attempts of an event; a request body not stored is rebuilt from the event, as the admin API does. */
 export async function attemptRows(app: INestApplication, eventId: string): Promise<AttemptRecord[]> {
-  return app.get(DataSource).query<AttemptRecord[]>(
+  const rows = await app.get(DataSource).query<(AttemptRecord & { encoding: DeliveryEncoding | null; action: string; message_text: string; created_at: Date })[]>(
     `SELECT a.attempt, a.series, a.started_at, a.duration_ms, a.url, a.request_headers, a.request_body, a.response_status,
-            a.response_headers, a.response_body, a.error
+            a.response_headers, a.response_body, a.error, a.encoding, e.action, e.message::text AS message_text, e.created_at
        FROM delivery_attempts a JOIN events e ON e.seq = a.event_seq
-      WHERE e.event_id = $1
+      WHERE e.event_id = $1 AND a.destination_id = 'primary'
       ORDER BY a.attempt, a.id`,
     [eventId],
   );
+  const source = loadEnvironment(process.env).publicUrl;
+  return rows.map(({ encoding, action, message_text, created_at, ...attempt }) => ({
+    ...attempt,
+    request_body:
+      attempt.request_body ?? (encoding === null ? '' : encodeDeliveryBody(encoding, { eventId, action, messageText: message_text, acceptedAt: created_at, source }).body),
+  }));
 }
 
 /** Announces a settings change on this file's prefix (the worker listens there). */

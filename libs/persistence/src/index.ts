@@ -25,3 +25,4 @@ export * from './partitions/partition-catalog';
 export * from './partitions/partition-maintenance';
 export * from './partitions/time-window';
 export * from './secrets/reseal-secrets';
+export * from './deliveries/restart-deliveries.statement';

@@ -1,13 +1,13 @@
 import type { DestinationAuthType, DestinationFilter, DestinationFormat, DestinationType, DestinationView } from '@app/payloads';
 
-/* Rows of `destinations` as read here, and the view every door answers (CONTRACT §11). */
+/* Rows of `destinations` as read here (the primary's too: its target is the push URL as set), and the view every door answers (CONTRACT §11). */
 
 export interface DestinationRow {
   id: string;
   account_id: number;
   type: DestinationType;
-  target: string;
-  target_shown: string;
+  target: string | null;
+  target_shown: string | null;
   actions: string[] | null;
   filter: DestinationFilter | null;
   content_type: string;
@@ -40,29 +40,3 @@ export function destinationViewOf(row: Omit<DestinationRow, 'target'>, breaker: 
   };
 }
 
-export interface PrimaryRow {
-  push_url: string | null;
-  push_content_type: string;
-  delivery_ordering: string;
-  max_per_second: number | null;
-  paused: boolean;
-  disabled_at: Date | null;
-}
-
-/** The account's push_url as a destination: a webhook with the account's own secret, every permitted action. */
-export function primaryViewOf(row: PrimaryRow, breaker: string): DestinationView {
-  return {
-    id: 'primary',
-    type: 'webhook',
-    target: row.push_url,
-    actions: null,
-    filter: null,
-    content_type: row.push_content_type,
-    format: 'udesk',
-    auth: null,
-    ordering: row.delivery_ordering,
-    max_per_second: row.max_per_second,
-    paused: row.paused,
-    state: { breaker, disabled_at: row.disabled_at?.toISOString() ?? null },
-  };
-}

@@ -1,15 +1,14 @@
 import { Module } from '@nestjs/common';
-import { DeliveryQueueModule } from '@app/runtime';
-import { DestinationDeliveries } from './destination-deliveries.service';
 import { DestinationsService } from './destinations.service';
+import { PrimaryDestination } from './primary-destination.service';
 
 /**
- * Destinations (CONTRACT §11): one service behind three doors, each registered by its own module next to
- * the guards and error words it shares with its other routes (open-api/, portal/, admin/destinations/).
+ * Destinations (CONTRACT §11), the primary included: one service behind three doors, each registered by
+ * its own module next to the guards and error words it shares with its other routes (open-api/,
+ * portal/, admin/destinations/), and the primary's seed-shaped settings (set_url and its siblings).
  */
 @Module({
-  imports: [DeliveryQueueModule.register('producer')],
-  providers: [DestinationsService, DestinationDeliveries],
-  exports: [DestinationsService, DestinationDeliveries],
+  providers: [DestinationsService, PrimaryDestination],
+  exports: [DestinationsService, PrimaryDestination],
 })
 export class DestinationsModule {}

@@ -4,13 +4,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, type EntityManager } from 'typeorm';
 import { MAX_DESTINATIONS_PER_ACCOUNT, PRIMARY_DESTINATION_ID, type DestinationAuthInput, type DestinationView } from '@app/payloads';
-import { announceStoredSettingsChange, ENVIRONMENT, type Environment, type ErrorDetail, REDIS, readEndpointState, RedisKeys, SecretBox } from '@app/runtime';
-import { failDeletedDestinationDeliveries } from '@app/persistence';
+import { announceStoredSettingsChange, ENVIRONMENT, type Environment, type ErrorDetail, REDIS, RedisKeys, SecretBox } from '@app/runtime';
+import { DESTINATION_DELETED_ERROR, END_DESTINATION_DELIVERIES, Sql } from '@app/persistence';
 import { generateSigningSecret } from '@app/signing';
 import { checkDestinationBody, type DestinationSettings, type StoredDestinationSettings } from './destination-body.validation';
 import { shownTarget } from './destination-target.validation';
-import { type DestinationRow, destinationViewOf, type PrimaryRow, primaryViewOf, VIEW_COLUMNS } from './destination-views';
-import { DestinationDeliveries } from './destination-deliveries.service';
+import { type DestinationRow, destinationViewOf, VIEW_COLUMNS } from './destination-views';
 import { destinationBreakerState } from './destination-breaker';
 
 /** A body the service refused; each door words it (Open API 2000, portal 400, admin 422). */
@@ -61,7 +60,7 @@ export class DestinationsService {
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly keys: RedisKeys,
     private readonly secrets: SecretBox,
-    private readonly deliveries: DestinationDeliveries,
+    private readonly sql: Sql,
   ) {}
 
   private get allowPrivateTargets(): boolean {
@@ -71,10 +70,11 @@ export class DestinationsService {
   /** The primary first, then the others in the order they were created. */
   async list(accountId: number): Promise<DestinationView[]> {
     const rows = await this.dataSource.query<DestinationRow[]>(
-      `SELECT ${VIEW_COLUMNS} FROM destinations WHERE account_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
+      `SELECT ${VIEW_COLUMNS} FROM destinations WHERE account_id = $1 AND deleted_at IS NULL
+        ORDER BY id = '${PRIMARY_DESTINATION_ID}' DESC, created_at, id`,
       [accountId],
     );
-    return [await this.primaryView(accountId), ...(await Promise.all(rows.map((row) => this.viewOf(row))))];
+    return Promise.all(rows.map((row) => this.viewOf(row)));
   }
 
   async create(accountId: number, body: unknown): Promise<DestinationView> {
@@ -85,7 +85,7 @@ export class DestinationsService {
     const row = await this.dataSource.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [CREATE_LOCK_CLASS, accountId]);
       const [{ count }] = await manager.query<{ count: number }[]>(
-        'SELECT count(*)::int AS count FROM destinations WHERE account_id = $1 AND deleted_at IS NULL',
+        `SELECT count(*)::int AS count FROM destinations WHERE account_id = $1 AND deleted_at IS NULL AND id <> '${PRIMARY_DESTINATION_ID}'`,
         [accountId],
       );
       if (count >= MAX_DESTINATIONS_PER_ACCOUNT) throw new DestinationProblemError([{ path: 'destinations', problem: TOO_MANY_PROBLEM }]);
@@ -172,7 +172,7 @@ export class DestinationsService {
         [id, accountId],
       );
       if (rows.length === 0) return false;
-      await failDeletedDestinationDeliveries(manager, id);
+      await this.sql.rows(END_DESTINATION_DELIVERIES, { accountId, destinationId: id, why: DESTINATION_DELETED_ERROR }, manager.queryRunner);
       return true;
     });
     if (!found) throw new DestinationNotFoundError(id);
@@ -184,25 +184,17 @@ export class DestinationsService {
     return this.setPaused(accountId, id, true);
   }
 
-  /** Everything that waited goes again, in the order ingest accepted it. */
+  /**
+   * Everything that waited goes again, in the order ingest accepted it: stored and announced, the held
+   * deliveries go back to the queue as the workers' feeder finds the destination no longer paused,
+   * bounded by what the queue holds for the account (REQUEUE_MAX_WAITING, CONTRACT §10).
+   */
   async resume(accountId: number, id: string): Promise<DestinationView> {
-    // Stored and announced before anything is enqueued, so no worker drops a resumed job on a stale pause.
-    const view = await this.setPaused(accountId, id, false);
-    await this.deliveries.resume(accountId, id);
-    return view;
+    return this.setPaused(accountId, id, false);
   }
 
   private async setPaused(accountId: number, id: string, paused: boolean): Promise<DestinationView> {
     knownShapeOrNotFound(id);
-    if (id === PRIMARY_DESTINATION_ID) {
-      const [rows] = await this.dataSource.query<[unknown[], number]>(
-        `UPDATE callback_settings SET paused = $2, version = version + 1, updated_at = now() WHERE account_id = $1 RETURNING account_id`,
-        [accountId, paused],
-      );
-      if (rows.length === 0) throw new DestinationNotFoundError(id);
-      await this.announce(accountId);
-      return this.primaryView(accountId);
-    }
     const [rows] = await this.dataSource.query<[DestinationRow[], number]>(
       `UPDATE destinations SET paused = $3, version = version + 1, updated_at = now()
         WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING ${VIEW_COLUMNS}`,
@@ -221,7 +213,7 @@ export class DestinationsService {
     if (!row) throw new DestinationNotFoundError(id);
     return {
       type: row.type,
-      target: this.secrets.open(row.target),
+      target: this.secrets.open(row.target ?? ''),
       actions: row.actions as StoredDestinationSettings['actions'],
       filter: row.filter,
       content_type: row.content_type as StoredDestinationSettings['content_type'],
@@ -237,25 +229,8 @@ export class DestinationsService {
   }
 
   private async viewOf(row: Omit<DestinationRow, 'target'>): Promise<DestinationView> {
-    const breaker = await destinationBreakerState(this.redis, this.keys, row.account_id, row.id, row.target_shown);
+    const breaker = row.target_shown === null ? 'closed' : await destinationBreakerState(this.redis, this.keys, row.account_id, row.id, row.target_shown);
     return destinationViewOf(row, breaker);
-  }
-
-  private async primaryView(accountId: number): Promise<DestinationView> {
-    const [row] = await this.dataSource.query<PrimaryRow[]>(
-      `SELECT push_url, push_content_type, delivery_ordering, max_per_second, paused, disabled_at FROM callback_settings WHERE account_id = $1`,
-      [accountId],
-    );
-    const primary: PrimaryRow = row ?? { push_url: null, push_content_type: 'application/x-www-form-urlencoded', delivery_ordering: 'none', max_per_second: null, paused: false, disabled_at: null };
-    let breaker = 'closed';
-    if (primary.push_url) {
-      try {
-        breaker = (await readEndpointState(this.redis, this.keys, accountId, primary.push_url)).state;
-      } catch {
-        // Redis away: the view still answers (as the account view's lane does).
-      }
-    }
-    return primaryViewOf(primary, breaker);
   }
 
   private async announce(accountId: number): Promise<void> {

@@ -1,9 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { type EventAction, isEventAction, SAMPLE_MESSAGES } from '@app/payloads';
-import { NEW_EVENT_STEP_VALUES } from '@app/persistence';
+import { Sql, STORE_EVENTS, storeEventsParams } from '@app/persistence';
 import { DeliveryProducer, firstDeliveryStep, MinuteLimit, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
 
 export const TEST_EVENT_ID_PREFIX = 'test_';
@@ -41,7 +39,7 @@ export class TestEventService {
   private readonly limit: MinuteLimit;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
     private readonly producer: DeliveryProducer,
     @Inject(REDIS) redis: RedisClient,
     keys: RedisKeys,
@@ -57,14 +55,14 @@ export class TestEventService {
     const retryAfterSeconds = await this.limit.take(String(accountId));
     if (retryAfterSeconds !== null) throw new TestEventLimitError(retryAfterSeconds);
     const eventId = `${TEST_EVENT_ID_PREFIX}${randomBytes(16).toString('hex')}`;
-    const rows = await this.dataSource.query<{ seq: string }[]>(
-      `INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at, test)
-       VALUES ($1, $2, $3, $4::json, ${NEW_EVENT_STEP_VALUES}, true)
-       RETURNING seq::text AS seq`,
-      [eventId, accountId, action, JSON.stringify(SAMPLE_MESSAGES[action])],
+    // Stored like any event (its key claimed, its primary's delivery decided: a test event passes the
+    // permission), only for the primary; when Redis is away the worker's reconciler enqueues it.
+    const rows = await this.sql.rows(
+      STORE_EVENTS,
+      storeEventsParams([{ eventId, accountId, action, messageText: JSON.stringify(SAMPLE_MESSAGES[action]), permissionKey: null, test: true, takers: [] }]),
     );
-    // Stored first: when Redis is away the worker's reconciler enqueues it.
-    await this.producer.enqueue([firstDeliveryStep(rows[0].seq, accountId)]);
+    const steps = rows.filter((row) => row.kind === 'queued' && row.seq !== null).map((row) => firstDeliveryStep(row.seq as string, accountId));
+    await this.producer.enqueue(steps);
     return { event_id: eventId };
   }
 }

@@ -225,3 +225,25 @@ export const EXPIRE_OPEN_DELIVERIES = defineStatement<{ limit: number }, Deliver
   )
   SELECT event_seq::text AS event_seq, account_id, destination_id, series, series_attempts FROM ended`,
 );
+
+/**
+ * A deleted destination's deliveries that wait (for a retry, a hold, their subject's turn) end `failed`
+ * at once (CONTRACT §11); one whose job is in the queue ends the same way when the job runs. Answers
+ * how many ended.
+ */
+export const END_DESTINATION_DELIVERIES = defineStatement<{ accountId: number; destinationId: string; why: string }, { ended: number }>(
+  'end-destination-deliveries',
+  'plain',
+  (p) => `
+  WITH waiting AS (
+    DELETE FROM open_deliveries WHERE account_id = ${p.accountId} AND destination_id = ${p.destinationId}
+    RETURNING event_seq, destination_id
+  ),
+  ended AS (
+    UPDATE deliveries d SET status = 'failed', last_error = ${p.why}, next_attempt_at = NULL, updated_at = now()
+      FROM waiting w
+     WHERE d.event_seq = w.event_seq AND d.destination_id = w.destination_id AND d.status::text IN ${PENDING_STATUS_LIST}
+    RETURNING 1
+  )
+  SELECT count(*)::int AS ended FROM ended`,
+);

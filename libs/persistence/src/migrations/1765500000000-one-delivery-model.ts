@@ -62,13 +62,12 @@ export class OneDeliveryModel1765500000000 implements MigrationInterface {
         ADD CONSTRAINT destinations_target_check CHECK (target IS NOT NULL OR id = 'primary'),
         ADD CONSTRAINT destinations_ordering_check CHECK (ordering IN ('none', 'subject')),
         ADD CONSTRAINT destinations_max_per_second_check CHECK (max_per_second BETWEEN 1 AND 10000)`);
-    // The push URL's password, if any, shown as *** (as destination-target.validation.ts masks targets).
+    // The push URL is shown as the account set it (its own, as push_settings always showed it).
     await q(`
       INSERT INTO destinations (id, account_id, type, target, target_shown, content_type, format, ordering, max_per_second,
                                 paused, signing_secret, previous_signing_secret, previous_secret_expires_at,
                                 failing_since, disabled_at, disabled_reason, version, created_at, updated_at)
-      SELECT 'primary', a.id, 'webhook', s.push_url,
-             regexp_replace(s.push_url, '^([a-zA-Z][a-zA-Z0-9+.-]*://[^/:@]*):[^/@]*@', '\\1:***@'),
+      SELECT 'primary', a.id, 'webhook', s.push_url, s.push_url,
              COALESCE(s.push_content_type, 'application/x-www-form-urlencoded'), 'udesk',
              COALESCE(s.delivery_ordering, 'none'), s.max_per_second, COALESCE(s.paused, false),
              a.signing_secret, a.previous_signing_secret, a.previous_secret_expires_at,

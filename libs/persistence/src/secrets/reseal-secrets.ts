@@ -3,13 +3,17 @@ import { SecretBox, SecretBoxError } from '@app/runtime';
 
 /** Every column that holds a secret, by table; each is sealed by SecretBox. */
 export const SECRET_COLUMNS = {
-  accounts: ['open_api_token', 'signing_secret', 'previous_signing_secret'],
+  accounts: ['open_api_token'],
   bot_webhooks: ['key'],
-  destinations: ['target', 'auth', 'signing_secret'],
+  destinations: ['target', 'auth', 'signing_secret', 'previous_signing_secret'],
 } as const;
 
-/** Where each table's walk by id starts: destinations have text ids (`dst_…`), the others integers. */
-const FIRST_ID: Record<keyof typeof SECRET_COLUMNS, string | number> = { accounts: 0, bot_webhooks: 0, destinations: '' };
+/** Each table's key, which its walk follows (a destination's id is unique within its account), and where the walk starts. */
+const KEYS: Record<keyof typeof SECRET_COLUMNS, { columns: string[]; first: (string | number)[] }> = {
+  accounts: { columns: ['id'], first: [0] },
+  bot_webhooks: { columns: ['id'], first: [0] },
+  destinations: { columns: ['account_id', 'id'], first: [0, ''] },
+};
 
 type SecretTable = keyof typeof SECRET_COLUMNS;
 const BATCH = 500;
@@ -39,26 +43,30 @@ async function resealTable(client: Client, box: SecretBox, table: SecretTable): 
   const columns: readonly string[] = SECRET_COLUMNS[table];
   const prefix = `gcm1:${box.currentKeyId}:`;
   // left() rather than LIKE: key ids may contain `_`, a LIKE wildcard.
-  const stale = columns.map((column) => `(${column} IS NOT NULL AND left(${column}, length($2)) <> $2)`).join(' OR ');
+  const stale = columns.map((column) => `(${column} IS NOT NULL AND left(${column}, length($1)) <> $1)`).join(' OR ');
   let resealed = 0;
-  let afterId = FIRST_ID[table];
+  const key = KEYS[table];
+  const keyList = key.columns.join(', ');
+  let after = key.first;
+  const afterPlaceholders = key.columns.map((_, index) => `$${index + 2}`).join(', ');
   for (;;) {
     await client.query('BEGIN');
     try {
       const { rows } = await client.query<Record<string, string | number | null>>(
-        `SELECT id, ${columns.join(', ')} FROM ${table} WHERE id > $1 AND (${stale}) ORDER BY id LIMIT ${BATCH} FOR UPDATE`,
-        [afterId, prefix],
+        `SELECT ${keyList}, ${columns.join(', ')} FROM ${table} WHERE (${keyList}) > (${afterPlaceholders}) AND (${stale}) ORDER BY ${keyList} LIMIT ${BATCH} FOR UPDATE`,
+        [prefix, ...after],
       );
       for (const row of rows) {
-        const id = row.id as string | number;
+        const id = key.columns.map((column) => row[column] as string | number);
         const changes = columns.filter((column) => typeof row[column] === 'string' && box.needsResealing(row[column]));
-        const values = changes.map((column) => resealValue(box, row[column] as string, `${table} ${id} ${column}`));
-        await client.query(`UPDATE ${table} SET ${changes.map((column, index) => `${column} = $${index + 2}`).join(', ')} WHERE id = $1`, [
-          id,
+        const values = changes.map((column) => resealValue(box, row[column] as string, `${table} ${id.join('/')} ${column}`));
+        const where = key.columns.map((column, index) => `${column} = $${index + 1}`).join(' AND ');
+        await client.query(`UPDATE ${table} SET ${changes.map((column, index) => `${column} = $${index + 1 + id.length}`).join(', ')} WHERE ${where}`, [
+          ...id,
           ...values,
         ]);
         resealed += changes.length;
-        afterId = id;
+        after = id;
       }
       await client.query('COMMIT');
       if (rows.length < BATCH) return resealed;

@@ -48,16 +48,22 @@ export class ReadinessService {
     return { status: postgres === 'ok' && redis === 'ok' && secrets === 'ok' ? 'ok' : 'unavailable', checks: { postgres, redis, secrets } };
   }
 
-  /** One primary-key probe: the newest account's token and signing secret, opened. */
+  /** One primary-key probe: the newest account's token and signing secret (its primary destination's), opened. */
   private async secretsOpen(): Promise<string> {
-    let rows: { open_api_token: string; signing_secret: string }[];
+    let rows: { open_api_token: string; signing_secret: string | null }[];
     try {
-      rows = await within(this.dataSource.query('SELECT open_api_token, signing_secret FROM accounts ORDER BY id DESC LIMIT 1'), CHECK_TIMEOUT_MS);
+      rows = await within(
+        this.dataSource.query(
+          `SELECT a.open_api_token, d.signing_secret FROM (SELECT id, open_api_token FROM accounts ORDER BY id DESC LIMIT 1) a
+             LEFT JOIN destinations d ON d.account_id = a.id AND d.id = 'primary'`,
+        ),
+        CHECK_TIMEOUT_MS,
+      );
     } catch (error) {
       return error instanceof DidNotAnswerInTime ? CHECK_TIMED_OUT : CHECK_FAILED;
     }
     try {
-      for (const row of rows) for (const stored of [row.open_api_token, row.signing_secret]) this.secretBox.open(stored);
+      for (const row of rows) for (const stored of [row.open_api_token, row.signing_secret]) if (stored !== null) this.secretBox.open(stored);
       return 'ok';
     } catch (error) {
       return error instanceof SecretBoxError ? `down: ${error.message}` : CHECK_FAILED;

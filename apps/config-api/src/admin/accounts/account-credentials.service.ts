@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RotatedSecret, RotatedToken } from '@app/payloads';
+import { PRIMARY_DESTINATION_ID } from '@app/persistence';
 import { ApiError, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import { endPortalAccessCtes } from '../../portal-access/portal-access.service';
@@ -32,7 +33,7 @@ export class AccountCredentialsService {
     const signingSecret = generateSigningSecret();
     const expiresAt = new Date(Date.now() + SECRET_OVERLAP_MS);
     // The current value moves over as stored (sealed under whichever key sealed it).
-    await this.updateAccount(
+    await this.updatePrimarySecrets(
       accountId,
       'previous_signing_secret = signing_secret, previous_secret_expires_at = $2, signing_secret = $3',
       [expiresAt, this.secrets.seal(signingSecret)],
@@ -48,7 +49,7 @@ export class AccountCredentialsService {
 
   /** The previous secret stops signing now, not at the end of its overlap (a leaked secret). */
   async revokePreviousSecret(accountId: number): Promise<void> {
-    await this.updateAccount(accountId, 'previous_signing_secret = NULL, previous_secret_expires_at = NULL', []);
+    await this.updatePrimarySecrets(accountId, 'previous_signing_secret = NULL, previous_secret_expires_at = NULL', []);
     try {
       await publishSettingsChanged(this.redis, this.keys, accountId);
     } catch {
@@ -65,6 +66,21 @@ export class AccountCredentialsService {
     const openApiToken = generateToken(24);
     await this.updateAccount(accountId, 'open_api_token = $2', [this.secrets.seal(openApiToken)], endPortalAccessCtes('$1'));
     return { open_api_token: openApiToken };
+  }
+
+  /**
+   * The account's signing secrets are its primary destination's (the push URL signs with them). `assignments`
+   * uses $2, $3, … for `values`; $1 is the account id.
+   */
+  private async updatePrimarySecrets(accountId: number, assignments: string, values: unknown[]): Promise<void> {
+    const [rows] = await this.dataSource.query<[unknown[], number]>(
+      `UPDATE destinations d SET ${assignments}, version = d.version + 1, updated_at = now()
+         FROM accounts a
+        WHERE a.id = $1 AND a.deleted_at IS NULL AND d.account_id = a.id AND d.id = '${PRIMARY_DESTINATION_ID}'
+        RETURNING d.account_id`,
+      [accountId, ...values],
+    );
+    if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
   }
 
   /** `assignments` uses $2, $3, … for `values`; $1 is the account id. `ctes` run in the same statement. */

@@ -3,14 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, IsNull, QueryFailedError } from 'typeorm';
 import { type AccountView, completePermissions, type CreatedAccount, DEFAULT_PUSH_CONTENT_TYPE, type Page } from '@app/payloads';
-import { Account, CallbackSettings, isDueSql } from '@app/persistence';
-import { ApiError, endpointKeyOf, publishSettingsChanged, readEndpointPace, readEndpointState, REDIS, RedisKeys, SecretBox } from '@app/runtime';
+import { Account, CallbackSettings, PRIMARY_DESTINATION_ID } from '@app/persistence';
+import { ApiError, DeliveryQueues, endpointKeyOf, publishSettingsChanged, readEndpointPace, readEndpointState, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import type { CreateAccountDto } from './account.dto';
 import type { ListAccountsQueryDto } from './account-list.dto';
 import { pageAccountIds } from './account-list';
-import { deliveryOptionsOf } from '../../delivery-options/delivery-options.service';
 import { DestinationsService } from '../../destinations/destinations.service';
+import { deliveryOptionsOf, PrimaryDestination } from '../../destinations/primary-destination.service';
 
 function isUniqueViolation(error: unknown): error is QueryFailedError & { driverError: { constraint?: string } } {
   return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
@@ -24,6 +24,8 @@ export class AccountsService {
     private readonly keys: RedisKeys,
     private readonly secrets: SecretBox,
     private readonly destinations: DestinationsService,
+    private readonly primary: PrimaryDestination,
+    private readonly queues: DeliveryQueues,
   ) {}
 
   async create(input: CreateAccountDto): Promise<CreatedAccount> {
@@ -37,7 +39,6 @@ export class AccountsService {
           email: input.email,
           name: input.name ?? null,
           openApiToken: this.secrets.seal(openApiToken),
-          signingSecret: this.secrets.seal(signingSecret),
         });
         const id = (inserted.identifiers[0] as { id: number }).id;
         if (input.id !== undefined) {
@@ -47,6 +48,8 @@ export class AccountsService {
           );
         }
         await manager.insert(CallbackSettings, { accountId: id, permissions: completePermissions(null) });
+        // A transaction's manager always runs on its own query runner.
+        await this.primary.create(manager.queryRunner!, id, signingSecret);
         return id;
       });
       return { id: accountId, email: input.email, name: input.name ?? null, open_api_token: openApiToken, signing_secret: signingSecret };
@@ -63,42 +66,38 @@ export class AccountsService {
   async view(accountId: number): Promise<AccountView> {
     const account = await this.dataSource.getRepository(Account).findOneBy({ id: accountId, deletedAt: IsNull() });
     if (!account) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
-    const settings = await this.dataSource.getRepository(CallbackSettings).findOneBy({ accountId });
-    const pushUrl = settings?.pushUrl ?? null;
+    const [settings, primary] = await Promise.all([this.dataSource.getRepository(CallbackSettings).findOneBy({ accountId }), this.primary.read(accountId)]);
+    const pushUrl = primary?.pushUrl ?? null;
     return {
       id: account.id,
       email: account.email,
       name: account.name,
       created_at: account.createdAt.toISOString(),
       push_url: pushUrl,
-      push_content_type: settings?.pushContentType ?? DEFAULT_PUSH_CONTENT_TYPE,
+      push_content_type: primary?.contentType ?? DEFAULT_PUSH_CONTENT_TYPE,
       permissions: completePermissions(settings?.permissions),
-      ...deliveryOptionsOf(settings),
+      ...deliveryOptionsOf(primary),
       redaction_fields: settings?.redactionFields ?? [],
-      previous_secret_expires_at: account.previousSecretExpiresAt?.toISOString() ?? null,
-      disabled_at: settings?.disabledAt?.toISOString() ?? null,
-      disabled_reason: settings?.disabledReason ?? null,
+      previous_secret_expires_at: primary?.previousSecretExpiresAt?.toISOString() ?? null,
+      disabled_at: primary?.disabledAt?.toISOString() ?? null,
+      disabled_reason: primary?.disabledReason ?? null,
       endpoint: pushUrl ? await readEndpointState(this.redis, this.keys, account.id, pushUrl) : null,
-      lane: await this.lane(account.id, pushUrl, settings?.maxPerSecond ?? null),
+      lane: await this.lane(account.id, pushUrl, primary?.maxPerSecond ?? null),
       destinations: await this.destinations.list(account.id),
     };
   }
 
-  /** Due events not yet called (from the rows) and the pace the workers now keep to (from Redis). */
+  /** The account's deliveries in the queue, not taken yet or being worked on (its fair-turn counter), and the pace the workers now keep to. */
   private async lane(accountId: number, pushUrl: string | null, maxPerSecond: number | null): Promise<AccountView['lane']> {
-    const [row] = await this.dataSource.query<{ waiting: number }[]>(
-      `SELECT count(*)::int AS waiting FROM events WHERE account_id = $1 AND ${isDueSql()}`,
-      [accountId],
-    );
-    let pace: number | null = null;
-    if (pushUrl) {
-      try {
-        pace = await readEndpointPace(this.redis, this.keys, endpointKeyOf(accountId, pushUrl), maxPerSecond);
-      } catch {
-        pace = maxPerSecond;
-      }
+    let waiting = 0;
+    let pace: number | null = maxPerSecond;
+    try {
+      waiting = await this.queues.accountJobs(accountId);
+      if (pushUrl) pace = await readEndpointPace(this.redis, this.keys, endpointKeyOf(accountId, pushUrl), maxPerSecond);
+    } catch {
+      // Redis away, or not a URL: the view still answers with what the database says.
     }
-    return { waiting: row?.waiting ?? 0, pace_per_second: pace };
+    return { waiting, pace_per_second: pace };
   }
 
   /**
@@ -128,8 +127,8 @@ export class AccountsService {
    */
   async enableEndpoint(accountId: number): Promise<AccountView> {
     const [rows] = await this.dataSource.query<[unknown[], number]>(
-      `UPDATE callback_settings SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = now()
-        WHERE account_id = $1 AND (disabled_at IS NOT NULL OR failing_since IS NOT NULL)
+      `UPDATE destinations SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, version = version + 1, updated_at = now()
+        WHERE account_id = $1 AND id = '${PRIMARY_DESTINATION_ID}' AND (disabled_at IS NOT NULL OR failing_since IS NOT NULL)
         RETURNING account_id`,
       [accountId],
     );

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { EndpointItem } from '@app/payloads';
+import { PRIMARY_DESTINATION_ID } from '@app/persistence';
 import { accountIdOfEndpoint, endpointKeyOf, listOpenEndpoints, readEndpointState, REDIS, RedisKeys } from '@app/runtime';
 import type { ListEndpointsQueryDto } from './endpoints.dto';
 
@@ -16,8 +17,9 @@ interface SettingsRow {
   disabled_reason: string | null;
 }
 
-const SETTINGS_COLUMNS = `s.account_id, a.email, s.push_url, s.disabled_at, s.disabled_reason
-  FROM callback_settings s JOIN accounts a ON a.id = s.account_id`;
+/** The push URL is the primary destination's target as the account set it (target_shown; the sealed copy is never opened here). */
+const SETTINGS_COLUMNS = `s.account_id, a.email, s.target_shown AS push_url, s.disabled_at, s.disabled_reason
+  FROM destinations s JOIN accounts a ON a.id = s.account_id AND s.id = '${PRIMARY_DESTINATION_ID}' AND s.deleted_at IS NULL`;
 
 function keyOf(row: SettingsRow): string | null {
   try {
@@ -57,14 +59,14 @@ export class EndpointsService {
       // An endpoint key names its account; the row counts only while its push_url is still the URL the breaker is about.
       const accountIds = open.map((item) => accountIdOfEndpoint(item.endpoint)).filter((id): id is number => id !== null);
       const candidates = await this.dataSource.query<SettingsRow[]>(
-        `SELECT ${SETTINGS_COLUMNS} WHERE s.account_id = ANY($1::bigint[]) AND s.push_url IS NOT NULL`,
+        `SELECT ${SETTINGS_COLUMNS} WHERE s.account_id = ANY($1::bigint[]) AND s.target_shown IS NOT NULL`,
         [accountIds],
       );
       for (const row of candidates) if (breakers.has(keyOf(row) ?? '')) rows.set(row.account_id, row);
     }
     if (filter !== 'open') {
       const disabled = await this.dataSource.query<SettingsRow[]>(
-        `SELECT ${SETTINGS_COLUMNS} WHERE s.disabled_at IS NOT NULL AND s.push_url IS NOT NULL ORDER BY s.disabled_at DESC LIMIT $1`,
+        `SELECT ${SETTINGS_COLUMNS} WHERE s.disabled_at IS NOT NULL AND s.target_shown IS NOT NULL ORDER BY s.disabled_at DESC LIMIT $1`,
         [MAX_ENDPOINT_ITEMS],
       );
       for (const row of disabled) rows.set(row.account_id, row);

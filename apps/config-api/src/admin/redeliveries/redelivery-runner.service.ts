@@ -1,14 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
-import { type DestinationStepRow, RESTART_SERIES } from '@app/persistence';
-import { type DeliveryJobData, DeliveryProducer, loggableErrorText, pendingDestinationStep, restartedSeriesStep } from '@app/runtime';
+import { DataSource } from 'typeorm';
+import { RESTART_DELIVERIES, Sql } from '@app/persistence';
+import { type DeliveryJobData, DeliveryProducer, DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, stepOfRow } from '@app/runtime';
 import type { EventFilter } from '@app/payloads';
-import { addEventFilter } from '../events/event-filter';
-import { Conditions } from '../sql-conditions';
 import { isPassingFailure, LeasedTaskRunner } from '../leased-task-runner';
-import { REDELIVERY_CHUNK, type RestartedRow } from './restart-series';
-import { cursorAfter, restartDestinationChunk } from './destination-matches';
+import { type DeliveryCursor, nextMatching, REDELIVERY_CHUNK } from './matching-deliveries';
 
 export { TASK_STALE_AFTER_S } from '../leased-task-runner';
 
@@ -16,8 +13,6 @@ interface ClaimedTask {
   filter: EventFilter;
   upper_seq: string;
   below_seq: string | null;
-  phase: 'events' | 'destinations';
-  destination_below_seq: string | null;
   destination_below_id: string | null;
 }
 
@@ -27,19 +22,28 @@ interface AppliedChunk {
   last: boolean;
 }
 
+/** How long a task waits for the queue to take its account's jobs before looking again. */
+const ROOM_WAIT_MS = 500;
+
 /**
- * Works through bulk redelivery tasks (a LeasedTaskRunner: owned while its heartbeat is fresh,
- * resumed by any process once it is not): first the primary's deliveries (the events), then the
- * other destinations' (CONTRACT §11), each phase with its own cursor. Every chunk re-checks ownership under a row lock in the
- * same transaction that restarts the events and advances `done`/`below_seq`, so a chunk is applied
- * exactly once even when a slow runner and the one that took its task over race. Jobs are enqueued
- * after the commit; should that fail, the worker's reconciler enqueues the restarted rows.
+ * Works through bulk redelivery tasks (a LeasedTaskRunner: owned while its heartbeat is fresh, resumed
+ * by any process once it is not): the matching deliveries, every destination's alike, newest first below
+ * the task's cursor. Re-queuing is bounded by what it feeds (CONTRACT §10): a chunk restarts no more
+ * deliveries than the account may still have in the queue (REQUEUE_MAX_WAITING less its jobs there), and
+ * none while Redis is fuller than REQUEUE_MAX_REDIS_MEMORY_PERCENT of its maxmemory; the task waits and
+ * goes on as the workers take jobs, so `done` counts what was re-queued so far. Every chunk re-checks
+ * ownership under a row lock in the same transaction that restarts the deliveries and moves the cursor,
+ * so a chunk is applied exactly once even when a slow runner and the one that took its task over race.
+ * Jobs are enqueued after the commit; should that fail, the reconciler finds the restarted deliveries.
  */
 @Injectable()
 export class RedeliveryRunner extends LeasedTaskRunner<string> {
   constructor(
     @InjectDataSource() dataSource: DataSource,
     private readonly producer: DeliveryProducer,
+    private readonly queues: DeliveryQueues,
+    private readonly sql: Sql,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {
     super(dataSource, 'redelivery_tasks', 'redelivery task');
   }
@@ -71,15 +75,34 @@ export class RedeliveryRunner extends LeasedTaskRunner<string> {
   private async chunk(taskId: string): Promise<boolean> {
     const applied = await this.dataSource.transaction(async (manager): Promise<AppliedChunk | null> => {
       const [task] = await manager.query<ClaimedTask[]>(
-        `SELECT filter, upper_seq::text AS upper_seq, below_seq::text AS below_seq, phase,
-                destination_below_seq::text AS destination_below_seq, destination_below_id
+        `SELECT filter, upper_seq::text AS upper_seq, below_seq::text AS below_seq, destination_below_id
            FROM redelivery_tasks WHERE id = $1 AND lease_owner = $2 AND status = 'running' FOR UPDATE`,
         [taskId, this.owner],
       );
       if (!task) return null;
-      return task.phase === 'events' ? this.eventsChunk(manager, taskId, task) : this.destinationsChunk(manager, taskId, task);
+      const room = Math.min(REDELIVERY_CHUNK, await this.room(task.filter.account_id));
+      if (room <= 0) {
+        await manager.query(`UPDATE redelivery_tasks SET heartbeat_at = now() WHERE id = $1`, [taskId]);
+        return { steps: [], last: false };
+      }
+      const cursor: DeliveryCursor | null = task.below_seq !== null && task.destination_below_id !== null ? { seq: task.below_seq, destinationId: task.destination_below_id } : null;
+      const next = nextMatching(task.filter, task.upper_seq, cursor, room);
+      const picked = await manager.query<{ event_seq: string; destination_id: string }[]>(next.sql, next.parameters);
+      const rows = picked.length === 0 ? [] : await this.sql.rows(RESTART_DELIVERIES, { seqs: picked.map((row) => row.event_seq), destinationIds: picked.map((row) => row.destination_id) }, manager.queryRunner);
+      const lowest = picked.at(-1);
+      await manager.query(
+        `UPDATE redelivery_tasks
+            SET done = done + $2, below_seq = COALESCE($3::bigint, below_seq), destination_below_id = COALESCE($4, destination_below_id), heartbeat_at = now()
+          WHERE id = $1`,
+        [taskId, rows.length, lowest?.event_seq ?? null, lowest?.destination_id ?? null],
+      );
+      return { steps: rows.map(stepOfRow), last: picked.length < room };
     });
     if (!applied) return false;
+    if (applied.steps.length === 0 && !applied.last) {
+      await new Promise((resolve) => setTimeout(resolve, ROOM_WAIT_MS));
+      return true;
+    }
     await this.producer.enqueue(applied.steps);
     // "done" only once the last chunk's jobs are in the queue: a reader that sees it may count on them.
     // A runner dying in between leaves the task running; whoever resumes it finds nothing left and ends it.
@@ -87,49 +110,18 @@ export class RedeliveryRunner extends LeasedTaskRunner<string> {
     return !applied.last;
   }
 
-  /** The primary's deliveries: events restarted newest first; the last chunk moves the task on to the other destinations. */
-  private async eventsChunk(manager: EntityManager, taskId: string, task: ClaimedTask): Promise<AppliedChunk> {
-    const conditions = new Conditions();
-    addEventFilter(conditions, task.filter);
-    conditions.add((p) => `seq <= ${p}::bigint`, task.upper_seq);
-    if (task.below_seq !== null) conditions.add((p) => `seq < ${p}::bigint`, task.below_seq);
-    const limit = conditions.next(REDELIVERY_CHUNK);
-    const [rows] = await manager.query<[RestartedRow[], number]>(
-      `WITH picked AS (
-         SELECT seq FROM events ${conditions.where()} ORDER BY seq DESC LIMIT ${limit} FOR UPDATE
-       )
-       UPDATE events SET ${RESTART_SERIES}
-         FROM picked
-        WHERE events.seq = picked.seq
-       RETURNING events.seq::text AS seq, events.series, events.account_id`,
-      conditions.parameters,
-    );
-    const lastOfPhase = rows.length < REDELIVERY_CHUNK;
-    const lowest = rows.reduce<string | null>((low, row) => (low === null || BigInt(row.seq) < BigInt(low) ? row.seq : low), null);
-    await manager.query(
-      `UPDATE redelivery_tasks
-          SET done = done + $2, below_seq = COALESCE($3::bigint, below_seq), heartbeat_at = now(),
-              phase = CASE WHEN $4::boolean THEN 'destinations' ELSE phase END
-        WHERE id = $1`,
-      [taskId, rows.length, lowest, lastOfPhase],
-    );
-    return { steps: rows.map(restartedSeriesStep), last: false };
-  }
-
-  /** The other destinations' deliveries, newest first, below the phase's own cursor. */
-  private async destinationsChunk(manager: EntityManager, taskId: string, task: ClaimedTask): Promise<AppliedChunk> {
-    const cursor = task.destination_below_seq !== null && task.destination_below_id !== null ? { seq: task.destination_below_seq, destinationId: task.destination_below_id } : null;
-    const chunk = restartDestinationChunk(task.filter, task.upper_seq, cursor);
-    const rows = await manager.query<DestinationStepRow[]>(chunk.sql, chunk.parameters);
-    const next = cursorAfter(rows);
-    await manager.query(
-      `UPDATE redelivery_tasks
-          SET done = done + $2, destination_below_seq = COALESCE($3::bigint, destination_below_seq),
-              destination_below_id = COALESCE($4, destination_below_id), heartbeat_at = now()
-        WHERE id = $1`,
-      [taskId, rows.length, next?.seq ?? null, next?.destinationId ?? null],
-    );
-    return { steps: rows.map(pendingDestinationStep), last: rows.length < REDELIVERY_CHUNK };
+  /**
+   * How many more jobs the queue takes for this task now: for one account's task, what the account may
+   * still add under REQUEUE_MAX_WAITING; for one across accounts, what the whole queue may (the same bound
+   * on its waiting jobs). 0 while Redis is too full.
+   */
+  private async room(accountId: number | undefined): Promise<number> {
+    const { requeueMaxWaiting, requeueMaxRedisMemory } = this.environment.delivery;
+    const share = await this.queues.memoryShare(accountId ?? 0);
+    if (share !== null && share >= requeueMaxRedisMemory) return 0;
+    if (accountId !== undefined) return requeueMaxWaiting - (await this.queues.accountJobs(accountId));
+    const waiting = await Promise.all(this.queues.all().map((queue) => queue.getWaitingCount()));
+    return requeueMaxWaiting - waiting.reduce((sum, count) => sum + count, 0);
   }
 
   private async finish(taskId: string): Promise<void> {

@@ -3,11 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError } from '@app/runtime';
 import type { EventFilter, RedeliveryStarted, RedeliveryTaskView } from '@app/payloads';
-import { addEventFilter } from '../events/event-filter';
-import { Conditions } from '../sql-conditions';
 import { RedeliveryRunner } from './redelivery-runner.service';
 import { isTaskId } from '../leased-task-runner';
-import { countDestinationMatches } from './destination-matches';
+import { countMatching } from './matching-deliveries';
 
 /** The stored row: the view, with its times as the driver reads them. */
 type TaskRow = Omit<RedeliveryTaskView, 'created_at' | 'finished_at'> & { created_at: Date; finished_at: Date | null };
@@ -33,11 +31,9 @@ interface Matched {
   upper: string | null;
 }
 
-const newest = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : BigInt(a) > BigInt(b) ? a : b);
-
 /**
- * Bulk redeliveries as stored tasks: the matching deliveries are counted (the events' own, to the
- * primary, and those to the other destinations, CONTRACT §11) and the newest one's event seq taken as
+ * Bulk redeliveries as stored tasks: the matching deliveries are counted (every destination's alike,
+ * CONTRACT §11) and the newest one's event seq taken as
  * the task's upper bound (events arriving later are not part of it); a RedeliveryRunner then works
  * through them in chunks, and any config-api process resumes a task whose runner stopped.
  */
@@ -51,15 +47,8 @@ export class RedeliveryTasks {
   async start(given: EventFilter): Promise<RedeliveryStarted> {
     // A search's open end is fixed now, so a task resumed later still searches the same range.
     const filter = given.q !== undefined && given.until === undefined ? { ...given, until: new Date().toISOString() } : given;
-    const conditions = new Conditions();
-    addEventFilter(conditions, filter);
-    const [primary] = await this.dataSource.query<Matched[]>(
-      `SELECT count(*)::int AS count, max(seq)::text AS upper FROM events ${conditions.where()}`,
-      conditions.parameters,
-    );
-    const toOthers = countDestinationMatches(filter);
-    const [others] = await this.dataSource.query<Matched[]>(toOthers.sql, toOthers.parameters);
-    const matched = { count: primary.count + others.count, upper: newest(primary.upper, others.upper) };
+    const count = countMatching(filter);
+    const [matched] = await this.dataSource.query<Matched[]>(count.sql, count.parameters);
     const finished = matched.count === 0;
     const [task] = await this.dataSource.query<{ id: string }[]>(
       `INSERT INTO redelivery_tasks (status, account_id, filter, total, upper_seq, lease_owner, heartbeat_at, finished_at)
