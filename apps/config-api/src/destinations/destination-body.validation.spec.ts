@@ -10,6 +10,8 @@ const STORED: StoredDestinationSettings = {
   authType: 'header',
   ordering: 'none',
   max_per_second: null,
+  retry: { scheduleMs: null, stopOn: [], disableOn: [] },
+  expire_after_ms: null,
 };
 
 describe('checkDestinationBody', () => {

@@ -15,9 +15,10 @@ import {
   validateDestinationFilter,
 } from '@app/payloads';
 import type { ErrorDetail } from '@app/runtime';
-import { checkDeliveryOptions } from '../delivery-options/delivery-options.validation';
+import { checkDeliveryOptions } from './delivery-options.validation';
 import { readDestinationAuth } from './destination-auth.validation';
 import { destinationTargetProblem } from './destination-target.validation';
+import { brokerPolicyProblem, readExpireAfter, readRetry, type RetryPolicyInput } from './destination-retry.validation';
 
 /*
  * The one check of a destination's create and PUT bodies (CONTRACT §11), shared by the Open API, the
@@ -36,13 +37,18 @@ export interface DestinationSettings {
   auth: DestinationAuthInput | null;
   ordering: DeliveryOrdering;
   max_per_second: number | null;
+  /** Its retry policy (CONTRACT §13); a change carries the fields sent, merged into the stored policy. */
+  retry: RetryPolicyInput;
+  expire_after_ms: number | null;
 }
 
 /** What a PUT starts from: the stored settings, but for credentials only the auth type. */
 export type StoredDestinationSettings = Omit<DestinationSettings, 'target' | 'auth'> & { target: string; authType: DestinationAuthInput['type'] | null };
 
-export const DESTINATION_FIELDS = ['type', 'target', 'actions', 'filter', 'content_type', 'format', 'auth', 'ordering', 'max_per_second'] as const;
+export const DESTINATION_FIELDS = ['type', 'target', 'actions', 'filter', 'content_type', 'format', 'auth', 'ordering', 'max_per_second', 'retry', 'expire_after'] as const;
 type Field = (typeof DESTINATION_FIELDS)[number];
+/** What a PUT of the primary may change (CONTRACT §13): its target and content type are set_url's and set_push_content_type's. */
+export const PRIMARY_FIELDS = ['retry', 'expire_after', 'ordering', 'max_per_second'] as const;
 
 export type DestinationBodyCheck = { changes: Partial<DestinationSettings>; problems: [] } | { changes: null; problems: ErrorDetail[] };
 
@@ -108,21 +114,29 @@ function crossFieldProblems(changes: Partial<DestinationSettings>, current: Stor
   if (authType === 'mtls' && type === 'webhook' && target !== undefined && !target.startsWith('https:')) {
     problems.push({ path: 'auth', problem: 'mtls needs an https:// target' });
   }
+  const policy = { stopOn: changes.retry?.stopOn ?? current?.retry.stopOn ?? [], disableOn: changes.retry?.disableOn ?? current?.retry.disableOn ?? [] };
+  const brokerProblem = type === undefined ? null : brokerPolicyProblem(type, policy);
+  if (brokerProblem) problems.push(brokerProblem);
 }
 
 /**
  * Checks a create body (`current` null: type and target required) or a PUT body (fields not sent keep
  * their value). Unknown keys are refused rather than ignored, so a misspelt field never looks applied.
  */
-export async function checkDestinationBody(body: unknown, current: StoredDestinationSettings | null, allowPrivateTargets: boolean): Promise<DestinationBodyCheck> {
+export async function checkDestinationBody(
+  body: unknown,
+  current: StoredDestinationSettings | null,
+  allowPrivateTargets: boolean,
+  allowed: readonly string[] = DESTINATION_FIELDS,
+): Promise<DestinationBodyCheck> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { changes: null, problems: [{ path: 'type', problem: 'the body must be a JSON object of destination fields' }] };
+    return { changes: null, problems: [{ path: allowed[0], problem: 'the body must be a JSON object of destination fields' }] };
   }
   const fields = body as Record<string, unknown>;
   const problems: ErrorDetail[] = [];
   const changes: Partial<DestinationSettings> = {};
   for (const key of Object.keys(fields)) {
-    if (!(DESTINATION_FIELDS as readonly string[]).includes(key)) problems.push({ path: key.slice(0, 64), problem: `is not a destination field (${DESTINATION_FIELDS.join(', ')})` });
+    if (!allowed.includes(key)) problems.push({ path: key.slice(0, 64), problem: `is not a field this destination takes (${allowed.join(', ')})` });
     else if (hasNulCharacter(fields[key])) problems.push({ path: key, problem: NUL_PROBLEM });
   }
   if (problems.length > 0) return { changes: null, problems };
@@ -130,7 +144,7 @@ export async function checkDestinationBody(body: unknown, current: StoredDestina
   if (!current) {
     for (const field of ['type', 'target'] as const) if (!given(field)) problems.push({ path: field, problem: 'is required' });
   } else if (Object.keys(fields).length === 0) {
-    problems.push({ path: 'type', problem: `give at least one of ${DESTINATION_FIELDS.join(', ')}` });
+    problems.push({ path: allowed[0], problem: `give at least one of ${allowed.join(', ')}` });
   }
   if (given('type')) changes.type = readType(fields.type, problems);
   const type = changes.type ?? current?.type;
@@ -150,6 +164,14 @@ export async function checkDestinationBody(body: unknown, current: StoredDestina
     const check = checkDeliveryOptions(options);
     if (check.changes === null) problems.push(...check.problems);
     else Object.assign(changes, check.changes);
+  }
+  if (given('retry')) {
+    const retry = readRetry(fields.retry, current?.retry ?? null, problems);
+    if (retry) changes.retry = { ...(current?.retry ?? { scheduleMs: null, stopOn: [], disableOn: [] }), ...retry };
+  }
+  if (given('expire_after') || fields.expire_after === null) {
+    const expireAfter = readExpireAfter(fields.expire_after, problems);
+    if (expireAfter !== undefined) changes.expire_after_ms = expireAfter;
   }
   if (problems.length === 0) crossFieldProblems(changes, current, problems);
   return problems.length > 0 ? { changes: null, problems } : { changes, problems: [] };

@@ -10,8 +10,9 @@ import {
   FILTER_GROUP_OPERATORS,
   MAX_DESTINATIONS_PER_ACCOUNT,
 } from '@app/payloads';
-import { ApiMaxPerSecondProperty, ApiOrderingProperty } from '../delivery-options/delivery-options.docs';
-import { PRIMARY_PUT_PROBLEM, TOO_MANY_PROBLEM } from './destinations.service';
+import { ApiMaxPerSecondProperty, ApiOrderingProperty } from './delivery-options.docs';
+import { TOO_MANY_PROBLEM } from './destinations.service';
+import { PRIMARY_FIELDS } from './destination-body.validation';
 
 /* Documentation of destinations (CONTRACT §11), shared by the Open API, the portal and the admin API. */
 
@@ -102,8 +103,22 @@ export class DestinationStateModel {
   @ApiProperty({ enum: ['closed', 'open', 'half_open'], description: "The destination's circuit breaker." })
   breaker!: string;
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Set when the disabling clock ran out; a new target enables it again.' })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Set when the disabling clock ran out (or its retry policy disabled it); a new target enables it again.' })
   disabled_at!: string | null;
+
+  @ApiProperty({ description: 'Deliveries waiting without a call: held while it is paused or while its breaker is open.', example: 0 })
+  held!: number;
+}
+
+export class DestinationRetryModel {
+  @ApiProperty({ type: [String], example: ['10s', '1m', '5m', '30m', '1h'], description: 'Waits between calls after the first (0 to 20, each 100ms to 7d); `[]`: one call only. Absent from a body: unchanged; new destinations start with RETRY_SCHEDULE.' })
+  schedule!: string[];
+
+  @ApiProperty({ type: [Number], example: [404], description: 'HTTP statuses (400–499, not 408 or 429) that end the delivery at once: `failed`, "HTTP <status>: not retried". Empty for brokers.' })
+  stop_on!: number[];
+
+  @ApiProperty({ type: [Number], example: [410], description: 'Statuses that end it the same way and disable the destination at once. Empty for brokers; a status may not be in both lists.' })
+  disable_on!: number[];
 }
 
 export class DestinationModel {
@@ -140,6 +155,12 @@ export class DestinationModel {
   @ApiProperty({ description: 'While true, deliveries to it wait without spending attempts.' })
   paused!: boolean;
 
+  @ApiProperty({ type: DestinationRetryModel })
+  retry!: DestinationRetryModel;
+
+  @ApiProperty({ type: 'string', nullable: true, example: '1h', description: 'Its deadline from 1s to 30d, counted from when ingest accepted the event; a delivery not delivered by then ends `expired`. null: none.' })
+  expire_after!: string | null;
+
   @ApiProperty({ type: DestinationStateModel })
   state!: DestinationStateModel;
 
@@ -163,6 +184,6 @@ export const DESTINATION_ERRORS = {
   tooMany: `destinations: ${TOO_MANY_PROBLEM}`,
 };
 
-export const DESTINATION_PUT_ERRORS = { ...DESTINATION_ERRORS, primary: `id: ${PRIMARY_PUT_PROBLEM}`, unknown: 'id: destination dst_000000000000000000000000 does not exist' };
+export const DESTINATION_PUT_ERRORS = { ...DESTINATION_ERRORS, primary: `type: is not a field this destination takes (${PRIMARY_FIELDS.join(', ')})`, unknown: 'id: destination dst_000000000000000000000000 does not exist' };
 
 export const ADMIN_DESTINATION_PROBLEM = 'A field is wrong (`details` names each: type, target, actions, filter, content_type, format, auth.*, ordering, max_per_second, or destinations when the account has 20 already).';

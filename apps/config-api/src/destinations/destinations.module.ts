@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DeliveryOptionsService } from './delivery-options.service';
 import { DestinationsService } from './destinations.service';
 import { PrimaryDestination } from './primary-destination.service';
 
@@ -8,7 +9,7 @@ import { PrimaryDestination } from './primary-destination.service';
  * portal/, admin/destinations/), and the primary's seed-shaped settings (set_url and its siblings).
  */
 @Module({
-  providers: [DestinationsService, PrimaryDestination],
-  exports: [DestinationsService, PrimaryDestination],
+  providers: [DestinationsService, PrimaryDestination, DeliveryOptionsService],
+  exports: [DestinationsService, PrimaryDestination, DeliveryOptionsService],
 })
 export class DestinationsModule {}

@@ -5,9 +5,9 @@ import type Redis from 'ioredis';
 import { DataSource, type EntityManager } from 'typeorm';
 import { MAX_DESTINATIONS_PER_ACCOUNT, PRIMARY_DESTINATION_ID, type DestinationAuthInput, type DestinationView } from '@app/payloads';
 import { announceStoredSettingsChange, ENVIRONMENT, type Environment, type ErrorDetail, REDIS, RedisKeys, SecretBox } from '@app/runtime';
-import { DESTINATION_DELETED_ERROR, END_DESTINATION_DELIVERIES, Sql } from '@app/persistence';
+import { COUNT_HELD, DESTINATION_DELETED_ERROR, END_DESTINATION_DELIVERIES, Sql } from '@app/persistence';
 import { generateSigningSecret } from '@app/signing';
-import { checkDestinationBody, type DestinationSettings, type StoredDestinationSettings } from './destination-body.validation';
+import { checkDestinationBody, type DestinationSettings, PRIMARY_FIELDS, type StoredDestinationSettings } from './destination-body.validation';
 import { shownTarget } from './destination-target.validation';
 import { type DestinationRow, destinationViewOf, VIEW_COLUMNS } from './destination-views';
 import { destinationBreakerState } from './destination-breaker';
@@ -27,7 +27,6 @@ export class DestinationNotFoundError extends Error {
 }
 
 export const TOO_MANY_PROBLEM = `an account has at most ${MAX_DESTINATIONS_PER_ACCOUNT} destinations besides the primary`;
-export const PRIMARY_PUT_PROBLEM = 'the primary destination is changed with set_url, set_push_content_type and set_delivery_options';
 
 /** Serializes creations per account so two concurrent calls cannot both be the 20th. */
 const CREATE_LOCK_CLASS = 1_765_100_000;
@@ -91,8 +90,8 @@ export class DestinationsService {
       if (count >= MAX_DESTINATIONS_PER_ACCOUNT) throw new DestinationProblemError([{ path: 'destinations', problem: TOO_MANY_PROBLEM }]);
       const [inserted] = await manager.query<DestinationRow[]>(
         `INSERT INTO destinations (id, account_id, type, target, target_shown, actions, filter, content_type, format, auth, auth_type,
-                                   ordering, max_per_second, signing_secret)
-         VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb, $8, $9, $10, $11, $12, $13, $14)
+                                   ordering, max_per_second, signing_secret, retry_schedule_ms, stop_on, disable_on, expire_after_ms)
+         VALUES ($1, $2, $3, $4, $5, $6::text[], $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15::int[], $16::int[], $17::int[], $18::bigint)
          RETURNING ${VIEW_COLUMNS}`,
         [
           newDestinationId(),
@@ -109,6 +108,10 @@ export class DestinationsService {
           settings.ordering ?? 'none',
           settings.max_per_second ?? null,
           this.secrets.seal(signingSecret),
+          settings.retry?.scheduleMs ?? null,
+          settings.retry?.stopOn ?? [],
+          settings.retry?.disableOn ?? [],
+          settings.expire_after_ms ?? null,
         ],
       );
       return inserted;
@@ -117,13 +120,15 @@ export class DestinationsService {
     return { ...(await this.viewOf(row)), signing_secret: signingSecret };
   }
 
-  /** Fields not sent keep their value; a new target is a fresh start (enabled, failure clock restarted). */
+  /**
+   * Fields not sent keep their value; a new target is a fresh start (enabled, failure clock restarted).
+   * The primary takes only its retry policy, deadline and delivery options here (CONTRACT §13).
+   */
   async update(accountId: number, id: string, body: unknown): Promise<DestinationView> {
     knownShapeOrNotFound(id);
-    if (id === PRIMARY_DESTINATION_ID) throw new DestinationProblemError([{ path: 'id', problem: PRIMARY_PUT_PROBLEM }]);
     const row = await this.dataSource.transaction(async (manager) => {
       const current = await this.lockedSettings(manager, accountId, id);
-      const check = await checkDestinationBody(body, current, this.allowPrivateTargets);
+      const check = await checkDestinationBody(body, current, this.allowPrivateTargets, id === PRIMARY_DESTINATION_ID ? PRIMARY_FIELDS : undefined);
       if (check.changes === null) throw new DestinationProblemError(check.problems);
       const { changes } = check;
       const assignments: string[] = [];
@@ -149,6 +154,12 @@ export class DestinationsService {
       }
       if (changes.ordering !== undefined) set('ordering', changes.ordering);
       if (changes.max_per_second !== undefined) set('max_per_second', changes.max_per_second, '::integer');
+      if (changes.retry !== undefined) {
+        set('retry_schedule_ms', changes.retry.scheduleMs, '::int[]');
+        set('stop_on', changes.retry.stopOn, '::int[]');
+        set('disable_on', changes.retry.disableOn, '::int[]');
+      }
+      if (changes.expire_after_ms !== undefined) set('expire_after_ms', changes.expire_after_ms, '::bigint');
       const [updated] = await manager.query<[DestinationRow[], number]>(
         `UPDATE destinations SET ${[...assignments, 'version = version + 1', 'updated_at = now()'].join(', ')}
           WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL
@@ -213,7 +224,7 @@ export class DestinationsService {
     if (!row) throw new DestinationNotFoundError(id);
     return {
       type: row.type,
-      target: this.secrets.open(row.target ?? ''),
+      target: row.target === null ? '' : this.secrets.open(row.target),
       actions: row.actions as StoredDestinationSettings['actions'],
       filter: row.filter,
       content_type: row.content_type as StoredDestinationSettings['content_type'],
@@ -221,6 +232,8 @@ export class DestinationsService {
       authType: row.auth_type,
       ordering: row.ordering as StoredDestinationSettings['ordering'],
       max_per_second: row.max_per_second,
+      retry: { scheduleMs: row.retry_schedule_ms, stopOn: row.stop_on, disableOn: row.disable_on },
+      expire_after_ms: row.expire_after_ms === null ? null : Number(row.expire_after_ms),
     };
   }
 
@@ -229,8 +242,11 @@ export class DestinationsService {
   }
 
   private async viewOf(row: Omit<DestinationRow, 'target'>): Promise<DestinationView> {
-    const breaker = row.target_shown === null ? 'closed' : await destinationBreakerState(this.redis, this.keys, row.account_id, row.id, row.target_shown);
-    return destinationViewOf(row, breaker);
+    const [breaker, held] = await Promise.all([
+      row.target_shown === null ? 'closed' : destinationBreakerState(this.redis, this.keys, row.account_id, row.id, row.target_shown),
+      this.sql.rows(COUNT_HELD, { accountId: row.account_id, destinationId: row.id }),
+    ]);
+    return destinationViewOf(row, { breaker, held: held.reduce((sum, reason) => sum + reason.count, 0), defaultScheduleMs: this.environment.delivery.retryScheduleMs });
   }
 
   private async announce(accountId: number): Promise<void> {

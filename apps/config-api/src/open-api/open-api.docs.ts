@@ -4,7 +4,7 @@ import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON, type DeliveryOrdering, PERMISSION
 import { OpenApiErrorBody } from '@app/runtime/docs';
 import { INCORRECT_VALUE_MESSAGE, missingParamMessage, OpenApiCode } from './open-api-errors';
 import { MAX_NONCE_LENGTH } from './open-api-auth-query';
-import { ApiMaxPerSecondProperty, ApiOrderingProperty } from '../delivery-options/delivery-options.docs';
+import { ApiMaxPerSecondProperty, ApiOrderingProperty } from '../destinations/delivery-options.docs';
 import type { PushSettingsResponse, SetPermissionsResponse, SetPushContentTypeResponse, SetUrlResponse } from './open-api.service';
 
 /*

@@ -1,6 +1,5 @@
 import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { DeliveryQueueModule } from '@app/runtime';
-import { DeliveryOptionsModule } from '../delivery-options/delivery-options.module';
 import { DestinationsModule } from '../destinations/destinations.module';
 import { DestinationsOpenApiController } from './destinations-open-api.controller';
 import { PortalAccessModule } from '../portal-access/portal-access.module';
@@ -19,7 +18,7 @@ import { SetDeliveryOptionsController } from './set-delivery-options.controller'
 /** The signed Open API: set_url, set_push_content_type, set_permissions, push_settings (CONTRACT §2),
  * set_delivery_options (§9), the self-service feed, portal links and test events (§10), and destinations (§11). */
 @Module({
-  imports: [DeliveryOptionsModule, DeliveryQueueModule.register('producer'), PortalAccessModule, DestinationsModule],
+  imports: [DeliveryQueueModule.register('producer'), PortalAccessModule, DestinationsModule],
   controllers: [OpenApiController, SetDeliveryOptionsController, SelfServiceController, DestinationsOpenApiController],
   providers: [OpenApiService, OpenApiAuthGuard, OpenApiRateLimiter, OpenApiAuthFailures, JsonBodyGuard, EventFeedService, TestEventService],
   exports: [TestEventService, OpenApiService],

@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { IntersectionType } from '@nestjs/swagger';
 import type { DeliveryOptions } from '@app/payloads';
-import { DeliveryOptionsBody, DeliveryOptionsModel, SET_DELIVERY_OPTIONS_ERRORS } from '../delivery-options/delivery-options.docs';
-import { DeliveryOptionsService } from '../delivery-options/delivery-options.service';
-import { checkDeliveryOptions, describeProblems, EITHER_OPTION } from '../delivery-options/delivery-options.validation';
+import { DeliveryOptionsBody, DeliveryOptionsModel, SET_DELIVERY_OPTIONS_ERRORS } from '../destinations/delivery-options.docs';
+import { DeliveryOptionsService } from '../destinations/delivery-options.service';
+import { checkDeliveryOptions, describeProblems, EITHER_OPTION } from '../destinations/delivery-options.validation';
 import { Caller, OpenApiAuthGuard, type OpenApiCaller } from './open-api-auth.guard';
 import { authFailed, invalidParam, missingParamMessage, OpenApiCode } from './open-api-errors';
 import { JsonBodyGuard } from './json-body.guard';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, type ErrorDetail, OpenApiError } from '@app/runtime';
-import { DeliveryOptionsService } from '../delivery-options/delivery-options.service';
-import { checkDeliveryOptions, DELIVERY_OPTION_KEYS } from '../delivery-options/delivery-options.validation';
+import { DeliveryOptionsService } from '../destinations/delivery-options.service';
+import { checkDeliveryOptions, DELIVERY_OPTION_KEYS } from '../destinations/delivery-options.validation';
 import { OpenApiService, type PushSettingsResponse } from '../open-api/open-api.service';
 import { readPermissionChanges, readPushContentType, readPushUrl } from '../open-api/open-api-body.validation';
 import { OpenApiCode } from '../open-api/open-api-errors';

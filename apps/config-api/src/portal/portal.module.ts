@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../admin/accounts/accounts.module';
 import { AdminEventsModule } from '../admin/events/admin-events.module';
-import { DeliveryOptionsModule } from '../delivery-options/delivery-options.module';
 import { DestinationsModule } from '../destinations/destinations.module';
 import { DestinationsPortalController } from './portal-destinations.controller';
 import { RedeliveriesModule } from '../admin/redeliveries/redeliveries.module';
@@ -18,7 +17,7 @@ import { PortalSettingsService } from './portal-settings.service';
  * services, each call scoped to the account PortalSessionGuard bound to the request.
  */
 @Module({
-  imports: [PortalAccessModule, AccountsModule, AdminEventsModule, RedeliveriesModule, DeliveryOptionsModule, StatsModule, OpenApiModule, DestinationsModule],
+  imports: [PortalAccessModule, AccountsModule, AdminEventsModule, RedeliveriesModule, StatsModule, OpenApiModule, DestinationsModule],
   controllers: [PortalLinksController, PortalSessionController, PortalEventsController, PortalEndpointController, DestinationsPortalController],
   providers: [PortalSettingsService],
 })

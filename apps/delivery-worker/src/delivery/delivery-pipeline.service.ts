@@ -2,9 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DelayedError } from 'bullmq';
 import { DESTINATION_DELETED_ERROR, isAtStep, isFinalStatus } from '@app/persistence';
 import { type DeliveryBody, encodeDeliveryBody } from '@app/payloads';
-import { deliveryJobId, destinationOfStep, ENVIRONMENT, type Environment, inSpan, isDatabaseUnavailable, loggableErrorText } from '@app/runtime';
+import { deliveryJobId, destinationOfStep, ENVIRONMENT, type Environment, formatDurationMs, inSpan, isDatabaseUnavailable, loggableErrorText } from '@app/runtime';
 import { AdmissionDoor, disabledEndpointError, EndpointDisabling, type Lease } from './admission';
-import { formatDuration } from './admission/endpoint-disabling';
 import { type DestinationSettings, DestinationSettingsCache } from './destinations/destination-settings.cache';
 import { deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
 import type { DeliveryJob } from './delivery-job';
@@ -13,7 +12,8 @@ import { DeliveryLoader, type PendingDelivery } from './loading/delivery-loader'
 import { type DeliveryResult, OutcomeRecorder } from './outcome/outcome-recorder.service';
 import { judgeOutcome } from './outcome/retry-policy';
 import { SubjectOrder } from './ordering/subject-order';
-import { capHeaders, DeliverySender, UnsignableCallbackError } from './request/callback-exchange';
+import { DeliverySender, UnsignableCallbackError } from './destinations/delivery-sender';
+import { capHeaders } from './destinations/transport-outcome';
 
 /** Pause of a job that met a database outage (spread ±50 %). */
 const DATABASE_WAIT_MS = 5_000;
@@ -25,7 +25,7 @@ function isRedeliveryStart(delivery: PendingDelivery): boolean {
 
 /** The last_error of a delivery whose deadline passed (CONTRACT §13). */
 function expiredError(destination: DestinationSettings | null): string {
-  return destination?.expireAfterMs ? `expired after ${formatDuration(destination.expireAfterMs)}` : 'expired after its deadline';
+  return destination?.expireAfterMs ? `expired after ${formatDurationMs(destination.expireAfterMs)}` : 'expired after its deadline';
 }
 
 /** The breaker's words for a held delivery's last_error: open until when, after how many failures, the last one. */

@@ -3,7 +3,7 @@ import type { Worker } from 'bullmq';
 import { type DeliveryJobData, DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, type OutboundHttpClient, ReadinessService, within } from '@app/runtime';
 import { DestinationSettingsCache } from './destinations/destination-settings.cache';
 import { HeldFeeder } from './holding/held-feeder.service';
-import { DELIVERY_HTTP_CLIENT } from './request/callback-exchange';
+import { DELIVERY_HTTP_CLIENT } from './destinations/delivery-sender';
 import { WorkerStoppingError } from './worker-stopping-error';
 import { DeliveryProcessor, deliveryWorkerOptions } from './delivery.processor';
 import { OutcomeStore } from './outcome/outcome-store';

@@ -15,7 +15,7 @@ import { SubjectOrder } from './ordering/subject-order';
 import { OutcomeRecorder } from './outcome/outcome-recorder.service';
 import { OutcomeStore } from './outcome/outcome-store';
 import { Reconciler } from './reconciler.service';
-import { DELIVERY_HTTP_CLIENT, DeliverySender } from './request/callback-exchange';
+import { DELIVERY_HTTP_CLIENT, DeliverySender } from './destinations/delivery-sender';
 
 /** One delivery pipeline for every destination, its admission, its record, and what finds deliveries without a job. */
 @Module({

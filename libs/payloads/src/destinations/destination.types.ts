@@ -27,6 +27,8 @@ export interface DestinationState {
   /** The destination's circuit breaker: closed, open or half_open. */
   breaker: string;
   disabled_at: string | null;
+  /** Deliveries waiting without a job: held while it is paused or while its breaker is open (CONTRACT §5). */
+  held: number;
 }
 
 export interface DestinationView {
@@ -42,9 +44,19 @@ export interface DestinationView {
   ordering: string;
   max_per_second: number | null;
   paused: boolean;
+  /** Its retry policy (CONTRACT §13): the waits between calls after the first, and the statuses that end a delivery at once. */
+  retry: DestinationRetryView;
+  /** Its deadline (`"30m"`, `"1d"`), counted from when ingest accepted the event; null: none. */
+  expire_after: string | null;
   state: DestinationState;
   /** Only in the answer that created the destination. */
   signing_secret?: string;
+}
+
+export interface DestinationRetryView {
+  schedule: string[];
+  stop_on: number[];
+  disable_on: number[];
 }
 
 /** One destination's delivery of an event, in the admin and portal event views. */

@@ -17,3 +17,11 @@ export function parseRetrySchedule(text: string): number[] | null {
   const delays = items.map((item) => parseDuration(item));
   return delays.every((delay): delay is number => delay !== null) ? delays : null;
 }
+
+/** `432000000` → `5d`: a duration as settings and the API write it (the largest unit that divides it). */
+export function formatDurationMs(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}

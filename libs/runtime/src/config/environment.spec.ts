@@ -39,6 +39,8 @@ describe('loadEnvironment', () => {
       reconcileIntervalMs: 15_000,
       endpointDisableAfterMs: 5 * 24 * 3_600_000,
       orderingRecheckMs: 5_000,
+      requeueMaxWaiting: 10_000,
+      requeueMaxRedisMemory: 0.8,
     });
     expect(environment.retention).toEqual({ days: 30 });
   });

@@ -1,8 +1,8 @@
 import { Body, Controller, Param, Put, UseGuards } from '@nestjs/common';
 import type { AccountView } from '@app/payloads';
 import { AdminTokenGuard, ApiError, validationFailed } from '@app/runtime';
-import { DeliveryOptionsService } from '../../delivery-options/delivery-options.service';
-import { checkDeliveryOptions } from '../../delivery-options/delivery-options.validation';
+import { DeliveryOptionsService } from '../../destinations/delivery-options.service';
+import { checkDeliveryOptions } from '../../destinations/delivery-options.validation';
 import { ApiAdminController } from '../admin.docs';
 import { IdParamPipe } from '../id-param.pipe';
 import { ApiSetDeliveryOptions } from './accounts.docs';

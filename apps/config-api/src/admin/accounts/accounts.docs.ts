@@ -5,7 +5,7 @@ import { DestinationModel } from '../../destinations/destinations.docs';
 import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
 import { PermissionsMap } from '../../open-api/open-api.docs';
-import { ADMIN_DELIVERY_OPTIONS_PROBLEM, ApiMaxPerSecondProperty, ApiOrderingProperty, DeliveryOptionsBody } from '../../delivery-options/delivery-options.docs';
+import { ADMIN_DELIVERY_OPTIONS_PROBLEM, ApiMaxPerSecondProperty, ApiOrderingProperty, DeliveryOptionsBody } from '../../destinations/delivery-options.docs';
 import { ApiAdminOperation, ApiIdParam, EndpointStateModel, ID_PARAM_PROBLEM } from '../admin.docs';
 
 /* Documentation of /admin/v1/accounts (CONTRACT §3). */

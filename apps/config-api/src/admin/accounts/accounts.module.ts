@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { DeliveryQueueModule } from '@app/runtime';
-import { DeliveryOptionsModule } from '../../delivery-options/delivery-options.module';
 import { DestinationsModule } from '../../destinations/destinations.module';
 import { AccountDeliveryOptionsController } from './account-delivery-options.controller';
 import { AccountsController } from './accounts.controller';
@@ -8,7 +7,7 @@ import { AccountsService } from './accounts.service';
 import { AccountCredentialsService } from './account-credentials.service';
 
 @Module({
-  imports: [DeliveryOptionsModule, DestinationsModule, DeliveryQueueModule.register('producer')],
+  imports: [DestinationsModule, DeliveryQueueModule.register('producer')],
   controllers: [AccountsController, AccountDeliveryOptionsController],
   providers: [AccountsService, AccountCredentialsService],
   exports: [AccountsService, AccountCredentialsService],

@@ -1,16 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DISABLE_AFTER_FAILING, DISABLE_NOW, PRIMARY_DESTINATION_ID, Sql, START_FAILING, STOP_FAILING } from '@app/persistence';
-import { ENVIRONMENT, type Environment, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
+import { ENVIRONMENT, type Environment, formatDurationMs, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
 import { type DestinationSettings, DestinationSettingsCache } from '../destinations/destination-settings.cache';
-
-/** `432000000` → `5d`: the setting as an operator would write it, for the disabling reason. */
-export function formatDuration(ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
-    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
-  }
-  return `${ms}ms`;
-}
 
 /** A delivery's last_error when its destination is disabled: what happened and what the operator can do. */
 export function disabledEndpointError(destination: Pick<DestinationSettings, 'accountId' | 'id' | 'disabledAt' | 'disabledReason'>): string {
@@ -56,7 +48,7 @@ export class EndpointDisabling {
       accountId: destination.accountId,
       destinationId: destination.id,
       afterMs: endpointDisableAfterMs,
-      afterText: formatDuration(endpointDisableAfterMs),
+      afterText: formatDurationMs(endpointDisableAfterMs),
     });
     const current: DestinationSettings = {
       ...destination,

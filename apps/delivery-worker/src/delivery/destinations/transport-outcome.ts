@@ -47,3 +47,47 @@ export async function withinDeadline<T>(work: Promise<T>, timeoutMs: number, onT
     clearTimeout(timer);
   }
 }
+
+/** Response bodies and header maps are stored up to this many bytes (CONTRACT §3). */
+export const MAX_STORED_RESPONSE_BYTES = 4096;
+
+/** Keeps response headers in order until their JSON reaches the storage cap. */
+export function capHeaders(headers: Record<string, string>, maxBytes = MAX_STORED_RESPONSE_BYTES): Record<string, string> {
+  const kept: Record<string, string> = {};
+  let size = 2;
+  for (const [name, value] of Object.entries(headers)) {
+    const entry = Buffer.byteLength(JSON.stringify(name) + JSON.stringify(value)) + 2;
+    if (size + entry > maxBytes) break;
+    kept[name] = value;
+    size += entry;
+  }
+  return kept;
+}
+
+/** Parses Retry-After: delta-seconds or an HTTP-date. Returns milliseconds from `nowMs` (never negative), or null. */
+export function parseRetryAfter(value: string | undefined | null, nowMs: number): number | null {
+  if (value === undefined || value === null) return null;
+  const text = value.trim();
+  if (text === '') return null;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Only the HTTP-date forms (IMF-fixdate and the two obsolete ones) name a weekday or "GMT";
+  // Date.parse alone would also accept bare numbers like "1.5".
+  if (!/[a-z]/i.test(text)) return null;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - nowMs);
+}
+
+function httpReason(status: number): string {
+  if (status >= 300 && status < 400) return 'redirect not followed';
+  if (status === 401) return 'unauthorized';
+  if (status === 408) return 'request time-out';
+  if (status === 429) return 'too many requests';
+  if (status >= 500) return 'server error';
+  return 'rejected';
+}
+
+/** An answer that is not a success, as attempts and last_error say it: `HTTP 503: server error`. */
+export function httpFailureText(status: number): string {
+  return `HTTP ${status}: ${httpReason(status)}`;
+}

@@ -1,12 +1,10 @@
 import { OutboundError, type OutboundHttpClient, type OutboundResponse } from '@app/runtime';
 import type { Agent } from 'undici';
-import { capHeaders, MAX_STORED_RESPONSE_BYTES } from '../request/callback-exchange';
-import { USER_AGENT } from '../request/callback-request';
-import { httpFailureText, parseRetryAfter } from '../outcome/retry-policy';
+import { USER_AGENT } from './user-agent';
 import type { ClientCertificateAgents } from './client-certificate-agents';
 import type { DestinationTarget, DestinationTransport, OutgoingDelivery, TransportOutcome } from './destination-transport';
 import type { OAuth2TokenCache } from './oauth2-token-cache';
-import { elapsedMs, failed, redactCredentials } from './transport-outcome';
+import { capHeaders, elapsedMs, failed, httpFailureText, MAX_STORED_RESPONSE_BYTES, parseRetryAfter, redactCredentials } from './transport-outcome';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'trailers', 'transfer-encoding', 'upgrade']);
 /** Headers the request's framing and signature depend on: an auth header must not replace them. */

@@ -1,6 +1,9 @@
 import type { OutboundFailureKind } from '@app/runtime';
 import type { BreakerSignal } from '../admission';
 import type { TransportOutcome } from '../destinations/destination-transport';
+import { httpFailureText, parseRetryAfter } from '../destinations/transport-outcome';
+
+export { parseRetryAfter } from '../destinations/transport-outcome';
 
 /**
  * retryable: the endpoint is down, slow or overloaded (network, time-out, 5xx, 408);
@@ -30,34 +33,6 @@ export interface Verdict {
 export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 /** Retry delays are spread by ±this share so endpoints that failed together do not retry in lockstep. */
 export const RETRY_JITTER = 0.15;
-
-/** Parses Retry-After: delta-seconds or an HTTP-date. Returns milliseconds from `nowMs` (never negative), or null. */
-export function parseRetryAfter(value: string | undefined | null, nowMs: number): number | null {
-  if (value === undefined || value === null) return null;
-  const text = value.trim();
-  if (text === '') return null;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // Only the HTTP-date forms (IMF-fixdate and the two obsolete ones) name a weekday or "GMT";
-  // Date.parse alone would also accept bare numbers like "1.5".
-  if (!/[a-z]/i.test(text)) return null;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return null;
-  return Math.max(0, at - nowMs);
-}
-
-function httpReason(status: number): string {
-  if (status >= 300 && status < 400) return 'redirect not followed';
-  if (status === 401) return 'unauthorized';
-  if (status === 408) return 'request time-out';
-  if (status === 429) return 'too many requests';
-  if (status >= 500) return 'server error';
-  return 'rejected';
-}
-
-/** An answer that is not a success, as attempts and last_error say it: `HTTP 503: server error`. */
-export function httpFailureText(status: number): string {
-  return `HTTP ${status}: ${httpReason(status)}`;
-}
 
 /** Judges one attempt: success is any 2xx; everything else is a classified failure. */
 export function judgeAttempt(result: AttemptResult, nowMs: number): Verdict {

@@ -2,34 +2,18 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { callbackTraceHeaders, ENVIRONMENT, type Environment, type OutboundHttpClient, REDIS, type RedisClient, SecretBox, workerStageStamps } from '@app/runtime';
 import type { DeliveryBody } from '@app/payloads';
 import { PRIMARY_DESTINATION_ID } from '@app/persistence';
-import { type DestinationSettings, signingSecretsAt } from '../destinations/destination-settings.cache';
-import { DestinationTransports } from '../destinations/destination-transports';
-import type { TransportOutcome } from '../destinations/destination-transport';
-import { failed } from '../destinations/transport-outcome';
+import { type DestinationSettings, signingSecretsAt } from './destination-settings.cache';
+import { DestinationTransports } from './destination-transports';
+import type { TransportOutcome } from './destination-transport';
+import { failed } from './transport-outcome';
 import { WorkerStoppingError } from '../worker-stopping-error';
-import { signatureHeaders, USER_AGENT } from './callback-request';
-
-/** Response bodies and header maps are stored up to this many bytes (CONTRACT §3). */
-export const MAX_STORED_RESPONSE_BYTES = 4096;
+import { signatureHeaders, USER_AGENT } from './user-agent';
 
 /** The provider token of the worker's outbound HTTP client (one keep-alive pool per origin). */
 export const DELIVERY_HTTP_CLIENT = Symbol('DELIVERY_HTTP_CLIENT');
 
 /** What an abandoned send records: the receiver may or may not have seen it, so it is retried (same webhook-id). */
 export const ABANDONED_MESSAGE = 'connection failed: abandoned: the worker shut down before the receiver answered';
-
-/** Keeps response headers in order until their JSON reaches the storage cap. */
-export function capHeaders(headers: Record<string, string>, maxBytes = MAX_STORED_RESPONSE_BYTES): Record<string, string> {
-  const kept: Record<string, string> = {};
-  let size = 2;
-  for (const [name, value] of Object.entries(headers)) {
-    const entry = Buffer.byteLength(JSON.stringify(name) + JSON.stringify(value)) + 2;
-    if (size + entry > maxBytes) break;
-    kept[name] = value;
-    size += entry;
-  }
-  return kept;
-}
 
 /** The delivery could not be signed (e.g. an unreadable signing secret): no call can ever be made for it. */
 export class UnsignableCallbackError extends Error {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import type { DeliveryOptions, DeliveryOptionsChange } from '@app/payloads';
 import { announceStoredSettingsChange, REDIS, RedisKeys } from '@app/runtime';
-import { deliveryOptionsOf, PrimaryDestination } from '../destinations/primary-destination.service';
+import { deliveryOptionsOf, PrimaryDestination } from './primary-destination.service';
 
 /**
  * Stores a checked change of the push URL's delivery options (see checkDeliveryOptions) for the Open
