@@ -56,6 +56,26 @@ export function completePermissions(stored: Partial<Record<string, boolean>> | n
   return complete;
 }
 
+/**
+ * The service's own events about an account's destinations (CONTRACT §14): its breaker opened, it was
+ * disabled, it recovered (its breaker closed after being open, or it was enabled again). Not subject to
+ * permissions; delivered only to the account's other destinations whose `actions` list names them.
+ */
+export const OPERATIONAL_ACTIONS = ['Destination_failing', 'Destination_disabled', 'Destination_recovered'] as const;
+export type OperationalAction = (typeof OPERATIONAL_ACTIONS)[number];
+
+/** The message of an operational event: which destination, its target as views show it, why, and when. */
+export interface OperationalMessage {
+  destination_id: string;
+  target: string | null;
+  reason: string;
+  at: string;
+}
+
+export function isOperationalAction(value: unknown): value is OperationalAction {
+  return typeof value === 'string' && (OPERATIONAL_ACTIONS as readonly string[]).includes(value);
+}
+
 export function isEventAction(value: unknown): value is EventAction {
   return typeof value === 'string' && (EVENT_ACTIONS as readonly string[]).includes(value);
 }

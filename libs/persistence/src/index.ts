@@ -26,3 +26,4 @@ export * from './partitions/partition-maintenance';
 export * from './partitions/time-window';
 export * from './secrets/reseal-secrets';
 export * from './deliveries/restart-deliveries.statement';
+export * from './deliveries/operational-events';

@@ -10,6 +10,8 @@ import {
   type DestinationType,
   EVENT_ACTIONS,
   type EventAction,
+  OPERATIONAL_ACTIONS,
+  type OperationalAction,
   hasNulCharacter,
   type PushContentType,
   validateDestinationFilter,
@@ -30,7 +32,7 @@ import { brokerPolicyProblem, readExpireAfter, readRetry, type RetryPolicyInput 
 export interface DestinationSettings {
   type: DestinationType;
   target: string;
-  actions: EventAction[] | null;
+  actions: (EventAction | OperationalAction)[] | null;
   filter: DestinationFilter | null;
   content_type: PushContentType;
   format: DestinationFormat;
@@ -60,19 +62,20 @@ function readType(value: unknown, problems: ErrorDetail[]): DestinationType | un
   return undefined;
 }
 
-function readActions(value: unknown, problems: ErrorDetail[]): EventAction[] | null | undefined {
+function readActions(value: unknown, problems: ErrorDetail[]): (EventAction | OperationalAction)[] | null | undefined {
   if (value === null) return null;
   if (!Array.isArray(value) || value.length === 0) {
     problems.push({ path: 'actions', problem: 'must be a non-empty array of action names, or null for every action' });
     return undefined;
   }
-  const known = new Set<string>(EVENT_ACTIONS);
+  // A destination may also list the service's own events about the account's destinations (CONTRACT §14).
+  const known = new Set<string>([...EVENT_ACTIONS, ...OPERATIONAL_ACTIONS]);
   const bad = (value as unknown[]).find((action) => typeof action !== 'string' || !known.has(action));
   if (bad !== undefined) {
-    problems.push({ path: 'actions', problem: `${JSON.stringify(bad).slice(0, 64)} is not an action (${EVENT_ACTIONS.join(', ')})` });
+    problems.push({ path: 'actions', problem: `${JSON.stringify(bad).slice(0, 64)} is not an action (${[...EVENT_ACTIONS, ...OPERATIONAL_ACTIONS].join(', ')})` });
     return undefined;
   }
-  return [...new Set(value as EventAction[])];
+  return [...new Set(value as (EventAction | OperationalAction)[])];
 }
 
 function readContentType(value: unknown, problems: ErrorDetail[]): PushContentType | undefined {
@@ -136,7 +139,10 @@ export async function checkDestinationBody(
   const problems: ErrorDetail[] = [];
   const changes: Partial<DestinationSettings> = {};
   for (const key of Object.keys(fields)) {
-    if (!allowed.includes(key)) problems.push({ path: key.slice(0, 64), problem: `is not a field this destination takes (${allowed.join(', ')})` });
+    if (!allowed.includes(key)) {
+      const what = allowed === DESTINATION_FIELDS ? 'a destination field' : 'a field the primary destination takes here';
+      problems.push({ path: key.slice(0, 64), problem: `is not ${what} (${allowed.join(', ')})` });
+    }
     else if (hasNulCharacter(fields[key])) problems.push({ path: key, problem: NUL_PROBLEM });
   }
   if (problems.length > 0) return { changes: null, problems };

@@ -184,6 +184,6 @@ export const DESTINATION_ERRORS = {
   tooMany: `destinations: ${TOO_MANY_PROBLEM}`,
 };
 
-export const DESTINATION_PUT_ERRORS = { ...DESTINATION_ERRORS, primary: `type: is not a field this destination takes (${PRIMARY_FIELDS.join(', ')})`, unknown: 'id: destination dst_000000000000000000000000 does not exist' };
+export const DESTINATION_PUT_ERRORS = { ...DESTINATION_ERRORS, primary: `type: is not a field the primary destination takes here (${PRIMARY_FIELDS.join(', ')})`, unknown: 'id: destination dst_000000000000000000000000 does not exist' };
 
 export const ADMIN_DESTINATION_PROBLEM = 'A field is wrong (`details` names each: type, target, actions, filter, content_type, format, auth.*, ordering, max_per_second, or destinations when the account has 20 already).';

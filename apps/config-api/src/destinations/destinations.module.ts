@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
+import { DeliveryQueueModule } from '@app/runtime';
 import { DeliveryOptionsService } from './delivery-options.service';
 import { DestinationsService } from './destinations.service';
 import { PrimaryDestination } from './primary-destination.service';
+import { OperationalEventsPublisher } from './operational-events.publisher';
 
 /**
  * Destinations (CONTRACT §11), the primary included: one service behind three doors, each registered by
@@ -9,7 +11,8 @@ import { PrimaryDestination } from './primary-destination.service';
  * portal/, admin/destinations/), and the primary's seed-shaped settings (set_url and its siblings).
  */
 @Module({
-  providers: [DestinationsService, PrimaryDestination, DeliveryOptionsService],
-  exports: [DestinationsService, PrimaryDestination, DeliveryOptionsService],
+  imports: [DeliveryQueueModule.register('producer')],
+  providers: [DestinationsService, PrimaryDestination, DeliveryOptionsService, OperationalEventsPublisher],
+  exports: [DestinationsService, PrimaryDestination, DeliveryOptionsService, OperationalEventsPublisher],
 })
 export class DestinationsModule {}

@@ -36,16 +36,22 @@ const READ_PRIMARY = defineStatement<{ accountId: number }, PrimaryRow>(
   (p) => `SELECT ${PRIMARY_COLUMNS} FROM destinations WHERE account_id = ${p.accountId} AND id = ${PRIMARY} AND deleted_at IS NULL`,
 );
 
-/** A new URL (or the same one again) is a fresh start: it enables a disabled endpoint and restarts the failure clock (CONTRACT §5). */
-const SET_PRIMARY_URL = defineStatement<{ accountId: number; sealed: string; shown: string }, PrimaryRow>(
+/**
+ * A new URL (or the same one again) is a fresh start: it enables a disabled endpoint and restarts the
+ * failure clock (CONTRACT §5). Answers whether it was disabled before.
+ */
+const SET_PRIMARY_URL = defineStatement<{ accountId: number; sealed: string; shown: string }, PrimaryRow & { was_disabled: boolean }>(
   'set-primary-url',
   'plain',
   (p) => `
+  WITH before AS (
+    SELECT disabled_at FROM destinations WHERE account_id = ${p.accountId} AND id = ${PRIMARY} AND deleted_at IS NULL FOR UPDATE
+  )
   UPDATE destinations
      SET target = ${p.sealed}, target_shown = ${p.shown}, failing_since = NULL, disabled_at = NULL, disabled_reason = NULL,
          version = version + 1, updated_at = now()
    WHERE account_id = ${p.accountId} AND id = ${PRIMARY} AND deleted_at IS NULL
-  RETURNING ${PRIMARY_COLUMNS}`,
+  RETURNING ${PRIMARY_COLUMNS}, (SELECT disabled_at IS NOT NULL FROM before) AS was_disabled`,
 );
 
 const SET_PRIMARY_CONTENT_TYPE = defineStatement<{ accountId: number; contentType: string }, PrimaryRow>(
@@ -100,9 +106,11 @@ export class PrimaryDestination {
     return this.settingsOf(await this.sql.first(READ_PRIMARY, { accountId }));
   }
 
-  async setUrl(accountId: number, pushUrl: string): Promise<PrimarySettings | null> {
+  async setUrl(accountId: number, pushUrl: string): Promise<(PrimarySettings & { wasDisabled: boolean }) | null> {
     // The push URL may carry a password: sealed like every destination's target; shown as the account set it.
-    return this.settingsOf(await this.sql.first(SET_PRIMARY_URL, { accountId, sealed: this.secrets.seal(pushUrl), shown: pushUrl }));
+    const row = await this.sql.first(SET_PRIMARY_URL, { accountId, sealed: this.secrets.seal(pushUrl), shown: pushUrl });
+    const settings = this.settingsOf(row);
+    return settings && { ...settings, wasDisabled: row?.was_disabled === true };
   }
 
   async setContentType(accountId: number, contentType: PushContentType): Promise<PrimarySettings | null> {

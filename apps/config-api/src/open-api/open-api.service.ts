@@ -3,9 +3,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { completePermissions, DEFAULT_PUSH_CONTENT_TYPE, type DeliveryOptions, type Permissions, type PushContentType } from '@app/payloads';
-import { CallbackSettings } from '@app/persistence';
+import { CallbackSettings, PRIMARY_DESTINATION_ID } from '@app/persistence';
 import { announceStoredSettingsChange, ApiError, ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
 import { deliveryOptionsOf, PrimaryDestination, type PrimarySettings } from '../destinations/primary-destination.service';
+import { OperationalEventsPublisher } from '../destinations/operational-events.publisher';
 import { readPermissionChanges, readPushContentType, readPushUrl } from './open-api-body.validation';
 import { OpenApiCode } from './open-api-errors';
 
@@ -30,12 +31,14 @@ export class OpenApiService {
     private readonly keys: RedisKeys,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly primary: PrimaryDestination,
+    private readonly operational: OperationalEventsPublisher,
   ) {}
 
   async setUrl(accountId: number, body: unknown): Promise<SetUrlResponse> {
     const pushUrl = await readPushUrl(body, this.environment.delivery.allowPrivateTargets);
     const settings = this.found(accountId, await this.primary.setUrl(accountId, pushUrl));
     await this.announce(accountId);
+    if ((settings as { wasDisabled?: boolean }).wasDisabled) await this.operational.enabledAgain(accountId, PRIMARY_DESTINATION_ID, settings.pushUrl, 'set_url');
     return { ...OK, push_url: settings.pushUrl ?? pushUrl };
   }
 

@@ -8,6 +8,7 @@ import { type DestinationSettings, DestinationSettingsCache } from './destinatio
 import { deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
 import type { DeliveryJob } from './delivery-job';
 import { ErasedEventError, ErasureCheck } from './erasure-check';
+import { OperationalEventsService } from './holding/operational-events.service';
 import { DeliveryLoader, type PendingDelivery } from './loading/delivery-loader';
 import { type DeliveryResult, OutcomeRecorder } from './outcome/outcome-recorder.service';
 import { judgeOutcome } from './outcome/retry-policy';
@@ -55,6 +56,7 @@ export class DeliveryPipeline {
     private readonly order: SubjectOrder,
     private readonly erasure: ErasureCheck,
     private readonly sender: DeliverySender,
+    private readonly operational: OperationalEventsService,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
@@ -199,10 +201,16 @@ export class DeliveryPipeline {
     // and its row's commit is one in which a crash makes the delivery a duplicate. release never throws,
     // so the record's own failure is the only one Promise.all can report. An abandoned send says nothing
     // about the destination: its failure clock does not learn from it either.
-    const [recorded] = await Promise.all([
+    const [recorded, breaker] = await Promise.all([
       this.recorder.recordCall(delivery, destination, attempt, verdict, { countsForHealth: !abandoned }),
       this.admission.release(lease, { signal: verdict.breakerSignal, error: verdict.error, durationMs: outcome.durationMs, slowDown }),
     ]);
+    // The account hears of its destination's breaker opening or closing (CONTRACT §14).
+    if (breaker?.change === 'opened') {
+      await this.operational.emit(destination, 'Destination_failing', `its circuit breaker opened after ${breaker.consecutiveFailures} consecutive failed calls: ${verdict.error ?? 'failed'}`);
+    } else if (breaker?.change === 'closed') {
+      await this.operational.emit(destination, 'Destination_recovered', 'its circuit breaker closed: a call succeeded');
+    }
     return recorded;
   }
 }

@@ -10,6 +10,7 @@ import { DeliveryRunner } from './delivery-runner.service';
 import { EndpointGauges } from './endpoint-gauges';
 import { ErasureCheck } from './erasure-check';
 import { HeldFeeder } from './holding/held-feeder.service';
+import { OperationalEventsService } from './holding/operational-events.service';
 import { DeliveryLoader } from './loading/delivery-loader';
 import { SubjectOrder } from './ordering/subject-order';
 import { OutcomeRecorder } from './outcome/outcome-recorder.service';
@@ -46,6 +47,7 @@ import { DELIVERY_HTTP_CLIENT, DeliverySender } from './destinations/delivery-se
     DeliveryProcessor,
     Reconciler,
     HeldFeeder,
+    OperationalEventsService,
     DeliveryRunner,
   ],
 })

@@ -12,6 +12,11 @@ export interface EventToStore {
   permissionKey: string | null;
   /** A test event (send_test_event): its primary takes it whatever the permission. */
   test: boolean;
+  /**
+   * The service's own event about one of the account's destinations (CONTRACT §14): not subject to
+   * permissions, taken only by the destinations in `takers`; the primary's delivery is stored filtered.
+   */
+  operational?: boolean;
   /** Extra destinations whose `actions` and `filter` take it (ingest's DestinationDirectory); the statement checks the permission. */
   takers: readonly string[];
 }
@@ -32,6 +37,7 @@ interface StoreParams {
   messages: string[];
   permissionKeys: (string | null)[];
   tests: boolean[];
+  operational: boolean[];
   takers: (string | null)[];
 }
 
@@ -43,6 +49,7 @@ export function storeEventsParams(events: readonly EventToStore[]): StoreParams 
     messages: events.map((event) => event.messageText),
     permissionKeys: events.map((event) => event.permissionKey),
     tests: events.map((event) => event.test),
+    operational: events.map((event) => event.operational === true),
     takers: events.map((event) => (event.takers.length > 0 ? event.takers.join(' ') : null)),
   };
 }
@@ -70,8 +77,8 @@ export const STORE_EVENTS = defineStatement<StoreParams, StoredRow>(
   WITH input AS (
     SELECT *
       FROM unnest(${p.eventIds}::varchar[], ${p.accountIds}::int[], ${p.actions}::varchar[], ${p.messages}::text[],
-                  ${p.permissionKeys}::text[], ${p.tests}::bool[], ${p.takers}::text[]) WITH ORDINALITY
-           AS t(event_id, account_id, action, message, permission_key, test, takers, ord)
+                  ${p.permissionKeys}::text[], ${p.tests}::bool[], ${p.operational}::bool[], ${p.takers}::text[]) WITH ORDINALITY
+           AS t(event_id, account_id, action, message, permission_key, test, operational, takers, ord)
   ),
   known AS (
     SELECT id FROM accounts WHERE id IN (SELECT account_id FROM input) AND deleted_at IS NULL
@@ -93,9 +100,10 @@ export const STORE_EVENTS = defineStatement<StoreParams, StoredRow>(
     RETURNING seq, event_id, account_id, action, message, created_at
   ),
   taking AS (
-    SELECT i.seq, i.account_id, i.created_at, d.id AS destination_id, d.ordering, d.expire_after_ms, f.permission_key,
+    SELECT i.seq, i.account_id, i.created_at, d.id AS destination_id, d.ordering, d.expire_after_ms, f.permission_key, f.operational,
            callback_subject(i.action, i.message) AS subject,
-           CASE WHEN d.target IS NULL THEN 'no_endpoint'
+           CASE WHEN f.operational THEN CASE WHEN d.id = '${PRIMARY_DESTINATION_ID}' THEN 'filtered' ELSE 'queued' END
+                WHEN d.target IS NULL THEN 'no_endpoint'
                 WHEN f.test OR COALESCE((s.permissions ->> f.permission_key)::boolean, false) THEN 'queued'
                 ELSE 'filtered' END AS status
       FROM inserted i
@@ -112,8 +120,9 @@ export const STORE_EVENTS = defineStatement<StoreParams, StoredRow>(
   delivering AS (
     INSERT INTO deliveries (event_seq, destination_id, account_id, status, next_attempt_at, expires_at, last_error)
     SELECT seq, destination_id, account_id, status, CASE WHEN status = 'queued' THEN created_at END, expires_at,
-           CASE status WHEN 'no_endpoint' THEN '${NO_ENDPOINT_ERROR}'
-                       WHEN 'filtered' THEN 'permission ' || COALESCE(permission_key, '(none)') || ' is off' END
+           CASE WHEN status = 'no_endpoint' THEN '${NO_ENDPOINT_ERROR}'
+                WHEN status = 'filtered' AND operational THEN 'operational events go only to the destinations whose actions name them'
+                WHEN status = 'filtered' THEN 'permission ' || COALESCE(permission_key, '(none)') || ' is off' END
       FROM kept
   ),
   ordered AS (

@@ -32,10 +32,12 @@ export class OneDeliveryModel1765500000000 implements MigrationInterface {
     await this.attemptsUp(q);
     await this.openDeliveriesUp(q);
     await this.booksUp(q);
+    await this.subjectsUp(q, true);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const q = (sql: string): Promise<unknown> => queryRunner.query(sql);
+    await this.subjectsUp(q, false);
     await q(`DROP TABLE IF EXISTS book_entries`);
     await q(`DROP FUNCTION IF EXISTS format_duration_ms(bigint)`);
     await q(`DROP TABLE IF EXISTS delivery_sweep`);
@@ -295,6 +297,22 @@ export class OneDeliveryModel1765500000000 implements MigrationInterface {
         JOIN events e ON e.seq = d.event_seq
         LEFT JOIN destinations x ON x.account_id = d.account_id AND x.id = d.destination_id
        WHERE d.status IN ('queued', 'retrying')`);
+  }
+
+  /** The service's own events about a destination (CONTRACT §14) have the subject `destination:<id>`. */
+  private async subjectsUp(q: (sql: string) => Promise<unknown>, withDestinations: boolean): Promise<void> {
+    await q(`
+      CREATE OR REPLACE FUNCTION callback_subject(action text, message json) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+        SELECT CASE
+          WHEN action LIKE 'Customer\\_%' THEN 'customer:' || (message->>'id')
+          WHEN action LIKE 'Organization\\_%' THEN 'organization:' || (message->>'id')
+          WHEN action LIKE 'ImSubSession\\_%' THEN 'sub_session:' || (message->>'id')
+          WHEN action = 'AgentNote_update' THEN COALESCE('sub_session:' || (message->>'sub_session_id'), 'conversation:' || (message->>'conversation_id'))
+          WHEN action = 'ImSurveyVote_create' THEN 'sub_session:' || (message->>'sub_session_id')
+          WHEN action = 'ShutQueue_create' THEN 'customer:' || (message->>'customer_id')
+          ${withDestinations ? "WHEN action LIKE 'Destination\\_%' THEN 'destination:' || (message->>'destination_id')" : ''}
+        END
+      $$`);
   }
 
   private async booksUp(q: (sql: string) => Promise<unknown>): Promise<void> {

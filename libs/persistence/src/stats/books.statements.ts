@@ -98,7 +98,7 @@ export const TALLIED_BUCKETS = defineStatement<{ granularity: 'minute' | 'hour';
            WHERE granularity = ${p.granularity} AND bucket_start >= ${p.since}::timestamptz
              AND (${p.until}::timestamptz IS NULL OR bucket_start < ${p.until}::timestamptz)
           UNION ALL
-          SELECT s.status, s.delta, CASE WHEN s.status = 'delivered' THEN ${histogramSql('s.latency', 's.delta')} END
+          SELECT s.status, sum(s.delta), CASE WHEN s.status = 'delivered' THEN ${histogramSql('s.latency', 's.delta')} END
             FROM (${ENTRY_SIDES('book_entries')}) s
            WHERE date_trunc(${p.granularity}, s.created_at, 'UTC') >= ${p.since}::timestamptz
              AND (${p.until}::timestamptz IS NULL OR date_trunc(${p.granularity}, s.created_at, 'UTC') < ${p.until}::timestamptz)

@@ -29,6 +29,11 @@ export class RedisKeys {
   }
 
   /** Key prefix of the test events an account may send a minute. */
+  /** Held for 10 minutes after an operational event about a destination (CONTRACT §14: at most one of each action per destination in that time). */
+  operationalEvent(accountId: number, destinationId: string, action: string): string {
+    return `${this.prefix}:operational:${accountId}:${destinationId}:${action}`;
+  }
+
   testEventsLimit(): string {
     return `${this.rateLimitPrefix()}:test-events`;
   }

@@ -11,6 +11,7 @@ import type { ListAccountsQueryDto } from './account-list.dto';
 import { pageAccountIds } from './account-list';
 import { DestinationsService } from '../../destinations/destinations.service';
 import { deliveryOptionsOf, PrimaryDestination } from '../../destinations/primary-destination.service';
+import { OperationalEventsPublisher } from '../../destinations/operational-events.publisher';
 
 function isUniqueViolation(error: unknown): error is QueryFailedError & { driverError: { constraint?: string } } {
   return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
@@ -26,6 +27,7 @@ export class AccountsService {
     private readonly destinations: DestinationsService,
     private readonly primary: PrimaryDestination,
     private readonly queues: DeliveryQueues,
+    private readonly operational: OperationalEventsPublisher,
   ) {}
 
   async create(input: CreateAccountDto): Promise<CreatedAccount> {
@@ -126,14 +128,18 @@ export class AccountsService {
    * until redelivered.
    */
   async enableEndpoint(accountId: number): Promise<AccountView> {
-    const [rows] = await this.dataSource.query<[unknown[], number]>(
-      `UPDATE destinations SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, version = version + 1, updated_at = now()
+    const [rows] = await this.dataSource.query<[{ was_disabled: boolean; target_shown: string | null }[], number]>(
+      `WITH before AS (
+         SELECT disabled_at FROM destinations WHERE account_id = $1 AND id = '${PRIMARY_DESTINATION_ID}' FOR UPDATE
+       )
+       UPDATE destinations SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, version = version + 1, updated_at = now()
         WHERE account_id = $1 AND id = '${PRIMARY_DESTINATION_ID}' AND (disabled_at IS NOT NULL OR failing_since IS NOT NULL)
-        RETURNING account_id`,
+        RETURNING (SELECT disabled_at IS NOT NULL FROM before) AS was_disabled, target_shown`,
       [accountId],
     );
     // Stored already; while Redis cannot take the notice the workers' caches are not serving either.
     if (rows.length > 0) await publishSettingsChanged(this.redis, this.keys, accountId).catch(() => undefined);
+    if (rows[0]?.was_disabled) await this.operational.enabledAgain(accountId, PRIMARY_DESTINATION_ID, rows[0].target_shown, 'enable');
     return this.view(accountId);
   }
 }

@@ -41,6 +41,12 @@ export interface CallOutcome {
   slowDown: { retryAfterMs: number | null } | null;
 }
 
+/** A call that opened its endpoint's breaker, or closed it after it was open. */
+export interface BreakerChange {
+  change: 'opened' | 'closed';
+  consecutiveFailures: number;
+}
+
 /** Remembered jobs that waited for a full endpoint, at most this many. */
 const MAX_REMEMBERED_WAITS = 10_000;
 /** A half-open probe's verdict is awaited at least this long (spread down to half): shorter, the job only comes back to wait again. */
@@ -100,11 +106,14 @@ export class AdmissionDoor {
     }
   }
 
-  /** Gives the lease back with the call's outcome (once per admitted lease). */
-  async release(lease: Lease, outcome: CallOutcome): Promise<void> {
+  /**
+   * Gives the lease back with the call's outcome (once per admitted lease); answers what it did to the
+   * breaker when it opened or closed it (null otherwise, and when Redis could not be told).
+   */
+  async release(lease: Lease, outcome: CallOutcome): Promise<BreakerChange | null> {
     if (lease.held === null) {
       this.leases.calls.give();
-      return;
+      return null;
     }
     const { held } = lease;
     try {
@@ -113,12 +122,16 @@ export class AdmissionDoor {
       if (answer.change === 'opened') {
         breakerOpens.inc();
         this.logger.warn(`circuit opened for ${held.endpointKey} after ${answer.consecutiveFailures} consecutive failures (${outcome.error ?? 'failed'})`);
-      } else if (answer.change === 'closed') {
+        return { change: 'opened', consecutiveFailures: answer.consecutiveFailures };
+      }
+      if (answer.change === 'closed') {
         this.logger.log(`circuit closed for ${held.endpointKey}`);
+        return { change: 'closed', consecutiveFailures: 0 };
       }
     } catch (error) {
       this.logger.warn(`could not release the endpoint lease of ${held.endpointKey}: ${loggableErrorText(error)}`);
     }
+    return null;
   }
 
   /** No call starts from now on (shutdown): admits end with WorkerStoppingError. */

@@ -3,6 +3,7 @@ import type Redis from 'ioredis';
 import { DISABLE_AFTER_FAILING, DISABLE_NOW, PRIMARY_DESTINATION_ID, Sql, START_FAILING, STOP_FAILING } from '@app/persistence';
 import { ENVIRONMENT, type Environment, formatDurationMs, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
 import { type DestinationSettings, DestinationSettingsCache } from '../destinations/destination-settings.cache';
+import { OperationalEventsService } from '../holding/operational-events.service';
 
 /** A delivery's last_error when its destination is disabled: what happened and what the operator can do. */
 export function disabledEndpointError(destination: Pick<DestinationSettings, 'accountId' | 'id' | 'disabledAt' | 'disabledReason'>): string {
@@ -34,6 +35,7 @@ export class EndpointDisabling {
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly keys: RedisKeys,
     private readonly cache: DestinationSettingsCache,
+    private readonly operational: OperationalEventsService,
   ) {}
 
   /**
@@ -61,6 +63,7 @@ export class EndpointDisabling {
     if (row?.disabled_now) {
       this.logger.warn(`destination ${destination.id} of account ${destination.accountId} disabled: ${current.disabledReason ?? ''}`);
       await this.announce(destination.accountId);
+      await this.operational.emit(destination, 'Destination_disabled', current.disabledReason ?? 'disabled');
     }
     return current;
   }
@@ -73,6 +76,7 @@ export class EndpointDisabling {
       this.cache.patch(destination, { disabledAt: row.disabled_at, disabledReason: row.disabled_reason });
       this.logger.warn(`destination ${destination.id} of account ${destination.accountId} disabled: ${reason}`);
       await this.announce(destination.accountId);
+      await this.operational.emit(destination, 'Destination_disabled', reason);
     } catch (error) {
       this.cache.invalidate(destination.accountId);
       this.logger.warn(`could not disable destination ${destination.id} of account ${destination.accountId}: ${loggableErrorText(error)}`);

@@ -1,12 +1,13 @@
 /**
  * Admission: may this delivery call its endpoint now? One door (AdmissionDoor): `admit` answers
- * admitted (with a lease), wait (how long, no attempt spent) or open (the breaker: the attempt fails
- * without a call); `release` gives the lease back with the call's outcome. Behind it: the breaker, the
+ * admitted (with a lease), wait (how long, no attempt spent) or open (the breaker: the delivery is held,
+ * no call, no attempt; only the delivery sent as the probe passes the cooldown's end); `release` gives
+ * the lease back with the call's outcome. Behind it: the breaker, the
  * endpoint's and the origin's concurrency, the fair share between workers, the pace and its 429/503
  * slow-down, and the hang detection. Nothing outside this folder reaches past the door.
  *
  * One word per idea:
- * - endpoint: one account's push URL (endpointKeyOf): its breaker, leases and pace are its own;
+ * - endpoint: one destination of one account (destinationEndpointKey): its breaker, leases and pace are its own;
  * - lease: the right to one call of an endpoint, counted against ENDPOINT_CONCURRENCY (and the origin's
  *   cap) in Redis, taken by `admit` and given back by `release`; a worker may keep a lease idle for a
  *   moment and reuse it for its next call there (within REUSE_WINDOW_MS);
@@ -27,6 +28,6 @@
  * (the pace's Lua), endpoint-keys.ts, local-leases.ts, process-leases.ts, call-limit.ts, busy-delay.ts,
  * endpoint-timing.ts (the bounds, each with its reason), open-breakers.ts, endpoint-disabling.ts.
  */
-export { AdmissionDoor, type AdmitRequest, type CallOutcome, type Entry, type Lease, type WaitReason } from './admission-door';
+export { AdmissionDoor, type AdmitRequest, type BreakerChange, type CallOutcome, type Entry, type Lease, type WaitReason } from './admission-door';
 export { disabledEndpointError, EndpointDisabling } from './endpoint-disabling';
 export type { BreakerSignal } from './lease-scripts';
