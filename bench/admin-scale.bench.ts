@@ -7,7 +7,6 @@ import { loadDatabaseSettings } from '@app/runtime';
 import { pageAccountIds } from '../apps/config-api/src/admin/accounts/account-list';
 import { AdminEventsService } from '../apps/config-api/src/admin/events/admin-events.service';
 import { StatsSeriesService } from '../apps/config-api/src/admin/stats/stats-series.service';
-import { measureRollupWriteCost } from './rollup-write.bench';
 
 /**
  * `npm run bench:admin`: the operators' calls on a log of millions of events, each against the scan it
@@ -216,11 +215,6 @@ async function main(): Promise<void> {
     await admin.query(`ALTER DATABASE "${databaseName}" SET maintenance_work_mem = '512MB'`);
     db = createDataSource(target.toString(), { poolSize: 4, queryTimeoutMs: 0 });
     await db.initialize();
-    // First, while today's events are the only ones (as in a running service).
-    say('rollup upkeep in the worker (batches of 200 outcomes, event change with and without the rollup CTE)');
-    const rollupCost = await measureRollupWriteCost(db);
-    say(`  ${rollupCost.withRollups.toFixed(2)} ms per batch with rollups, ${rollupCost.without.toFixed(2)} ms without: ${(rollupCost.withRollups / rollupCost.without).toFixed(2)}x`);
-    say(`  without rollups and without the message search index: ${rollupCost.withoutSearchIndex.toFixed(2)} ms per batch\n`);
     await seed(db);
     await measure(db);
   } finally {

@@ -1,7 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
-import { SAMPLE_MESSAGES, validateEventMessage } from '@app/payloads';
+import { encodeDeliveryBody, SAMPLE_MESSAGES, validateEventMessage } from '@app/payloads';
 import { openApiSign, signWebhook } from '@app/signing';
-import { encodeFormBody } from '../apps/delivery-worker/src/delivery/request/form-encoder';
 
 export interface MicroResult {
   name: string;
@@ -54,6 +53,7 @@ function measure(testCase: Case, rounds: number, roundMs: number): MicroResult {
 
 export function runMicroBenchmarks(rounds = 5, roundMs = 300): MicroResult[] {
   const close = SAMPLE_MESSAGES.ImSubSession_close;
+  const closeText = JSON.stringify(close);
   const customer = SAMPLE_MESSAGES.Customer_create;
   const body = JSON.stringify({ action: 'ImSubSession_close', message: close });
   const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -74,7 +74,7 @@ export function runMicroBenchmarks(rounds = 5, roundMs = 300): MicroResult[] {
     {
       name: 'form-encode ImSubSession_close body',
       baseline: 'JSON.stringify of the same body',
-      candidate: () => encodeFormBody('ImSubSession_close', close),
+      candidate: () => encodeDeliveryBody('form', { eventId: 'e', action: 'ImSubSession_close', messageText: closeText, acceptedAt: new Date(0), source: '' }).body,
       reference: () => JSON.stringify({ action: 'ImSubSession_close', message: close }),
     },
     {

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { PERMISSION_KEYS } from '@app/payloads';
 import { openApiSign } from '@app/signing';
-import { STORE_SQL } from '../apps/ingest/src/events/event-store.service';
+import { STORE_EVENTS, storeEventsParams } from '@app/persistence';
 import { percentiles, startConfigApiProcess, stopProcess, timedGet as timedGetFrom } from './support/config-api-process';
 
 /**
@@ -58,7 +58,7 @@ async function measure(name: string, request: (run: number) => Promise<{ ms: num
 }
 
 /**
- * What the feed's index costs ingest: ingest's own statement (STORE_SQL, a 500-event batch) in a
+ * What the feed's index costs ingest: ingest's own statement (STORE_EVENTS, a 500-event batch) in a
  * rolled-back transaction, alternately with events_feed_idx and with it dropped inside the transaction,
  * so both see the same table and the same load.
  */
@@ -77,7 +77,10 @@ async function feedIndexCost(db: Client, accountId: number): Promise<void> {
       if (dropped) await db.query('DROP INDEX events_feed_idx');
       const [{ lsn }] = (await db.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows;
       const started = performance.now();
-      await db.query(STORE_SQL, [ids, ids.map(() => accountId), ids.map(() => 'Customer_destroy'), ids.map((_, index) => JSON.stringify({ id: index }))]);
+      const stored = storeEventsParams(
+        ids.map((eventId, index) => ({ eventId, accountId, action: 'Customer_destroy', messageText: JSON.stringify({ id: index }), permissionKey: 'customer_destroy', test: false, takers: [] })),
+      );
+      await db.query(STORE_EVENTS.text, STORE_EVENTS.values(stored));
       const ms = performance.now() - started;
       const [{ bytes }] = (await db.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::text AS bytes', [lsn])).rows;
       if (round >= 2) {

@@ -3,22 +3,22 @@ import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { FORCE_GENERIC_PLANS, runMigrations, seqRange } from '@app/persistence';
-import { STORE_SQL } from '../../apps/ingest/src/events/event-store.service';
-import { RECORD_SQL } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
-import { LOAD_SQL } from '../../apps/delivery-worker/src/delivery/loading/event-loader';
+import { LOAD_DELIVERIES, RECORD_OUTCOMES, recordOutcomesParams, runMigrations, seqRange, type Statement, STORE_EVENTS, storeEventsParams } from '@app/persistence';
 import { ERASED_SQL } from '../../apps/delivery-worker/src/delivery/erasure-check';
 import { procRunMs } from '../support/proc-cpu';
 
+/** The start-up option GenericPlanPool opens its connections with (one generic plan kept per prepared statement). */
+const FORCE_GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
+
 const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres url>] [--group <n>] [--events <n>] [--wal-dir <pg_wal>]
        [--prepared] [--before <sql>]… [--keep]
-  The single-event path's statements (ingest's STORE_SQL, the worker's load, erasure check and RECORD_SQL)
+  The single-event path's statements (ingest's STORE_EVENTS, the worker's LOAD_DELIVERIES, erasure check and RECORD_OUTCOMES)
   on a fresh migrated database, one connection, --group events per statement, every event delivered.
   Prints per event: the backend's CPU, statements, WAL bytes (by relation when --wal-dir names the
   server's pg_wal and pg_waldump is installed), rows inserted and updated (HOT or not) per table.
-  --prepared         named statements, as the apps run them: the worker's load, erasure check and
-                     record on a second connection that keeps one generic plan per statement, as
-                     its GenericPlanPool does
+  --prepared         each statement as its plan mode says, as the apps run them: named, and the
+                     generic ones on a second connection that keeps one generic plan per statement,
+                     as GenericPlanPool does
   --before <sql>     run on the fresh database first: what-ifs (drop or add an index, a trigger)
   WAL positions are the server's: on a shared server other sessions' writes count too.
 `;
@@ -106,15 +106,21 @@ async function main(): Promise<void> {
     // What-if changes to the schema, e.g. --before 'DROP INDEX events_created_at_idx'.
     for (const sql of values.before ?? []) await client.query(sql);
     const [{ id: accountId }] = (
-      await client.query<{ id: number }>(
-        `INSERT INTO accounts (email, open_api_token, signing_secret) VALUES ('cost@example.com', 't', 's') RETURNING id`,
-      )
+      await client.query<{ id: number }>(`INSERT INTO accounts (email, open_api_token) VALUES ('cost@example.com', 't') RETURNING id`)
     ).rows;
-    await client.query(`INSERT INTO callback_settings (account_id, push_url) VALUES ($1, 'http://127.0.0.1:9/hook')`, [accountId]);
-    // --prepared: each statement named, so PostgreSQL plans it once per connection instead of per call;
-    // the worker's on a connection of its own that keeps one generic plan, as the worker runs them.
-    const run = <R extends object>(name: string, text: string, parameters: unknown[], on = client) =>
-      on.query<R>(values.prepared ? { name, text, values: parameters } : { text, values: parameters });
+    await client.query(`INSERT INTO callback_settings (account_id, permissions) VALUES ($1, '{"customer_create": true}')`, [accountId]);
+    await client.query(
+      `INSERT INTO destinations (id, account_id, type, target, target_shown, content_type, signing_secret)
+       VALUES ('primary', $1, 'webhook', 'http://127.0.0.1:9/hook', 'http://127.0.0.1:9/hook', 'JSON', 's')`,
+      [accountId],
+    );
+    // --prepared: each statement as the apps run it (statement.ts plan modes): named, so PostgreSQL
+    // parses it once per connection, and the generic ones on a connection that keeps one plan each.
+    const run = <P extends object, R extends object>(statement: Statement<P, R>, params: P) => {
+      const on = values.prepared && statement.plan === 'generic' ? keptPlanClient : client;
+      const named = values.prepared && statement.plan !== 'plain';
+      return on.query<R>(named ? { name: statement.name, text: statement.text, values: statement.values(params) } : { text: statement.text, values: statement.values(params) });
+    };
     const message = JSON.stringify(SAMPLE_MESSAGES.Customer_create);
     const pids = new Set<number>();
     for (const backend of [client, keptPlanClient]) pids.add((await backend.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid);
@@ -151,44 +157,52 @@ async function main(): Promise<void> {
     const runGroup = async (round: number, measured: boolean) => {
       const ids = Array.from({ length: group }, (_, index) => `cost-${round}-${index}`);
       const store = () =>
-        run<{ kind: string; seq: string | null }>('store', STORE_SQL, [ids, ids.map(() => accountId), ids.map(() => 'Customer_create'), ids.map(() => message)]);
+        run(
+          STORE_EVENTS,
+          storeEventsParams(ids.map((eventId) => ({ eventId, accountId, action: 'Customer_create', messageText: message, permissionKey: 'customer_create', test: false, takers: [] }))),
+        );
       const stored = measured ? await measure('ingest: store', 1, store) : await store();
-      const seqs = stored.rows.filter((row) => row.kind === 'inserted').map((row) => row.seq);
+      const seqs = stored.rows.filter((row) => row.kind === 'inserted').map((row) => row.seq as string);
+      const [lowSeq, highSeq] = seqRange(seqs);
       const load = async () => {
-        const bounds = seqRange(seqs.map(String));
-        await run('load', LOAD_SQL, [seqs, ...bounds], keptPlanClient);
-        await run('erased', ERASED_SQL, [seqs, ...bounds], keptPlanClient);
+        const loaded = await run(LOAD_DELIVERIES, { seqs, destinationIds: seqs.map(() => 'primary'), lowSeq, highSeq });
+        await (values.prepared ? keptPlanClient : client).query(values.prepared ? { name: 'erased', text: ERASED_SQL, values: [seqs, lowSeq, highSeq] } : { text: ERASED_SQL, values: [seqs, lowSeq, highSeq] });
+        return loaded.rows;
       };
-      if (measured) await measure('worker: load + erasure check', 2, load);
-      else await load();
+      const loaded = measured ? await measure('worker: load + erasure check', 2, load) : await load();
       const now = new Date();
-      const headers = JSON.stringify({ 'content-type': 'application/x-www-form-urlencoded', 'webhook-id': 'msg_x', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG=' });
+      const headers = { 'content-type': 'application/json', 'user-agent': 'event-callbacks/0.1.0', 'webhook-id': 'msg_x', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG=' };
       const record = () =>
-        run('record', RECORD_SQL, [
-          seqs,
-          seqs.map(() => 0),
-          seqs.map(() => 1),
-          seqs.map(() => now),
-          seqs.map(() => 3),
-          seqs.map(() => 'http://127.0.0.1:9/hook'),
-          seqs.map(() => headers),
-          seqs.map(() => `data=${encodeURIComponent(message)}`),
-          seqs.map(() => 200),
-          seqs.map(() => JSON.stringify({ 'content-length': '2', date: now.toUTCString() })),
-          seqs.map(() => 'ok'),
-          seqs.map(() => null),
-          seqs,
-          seqs.map(() => 0),
-          seqs.map(() => 0),
-          seqs.map(() => 'delivered'),
-          seqs.map(() => 1),
-          seqs.map(() => null),
-          seqs.map(() => now),
-          seqs.map(() => null),
-          // $21: each attempt's step, the guard's series_attempts (RECORD_SQL's attempts carry it since destinations).
-          seqs.map(() => 0),
-          ...seqRange(seqs.map(String)),
-        ], keptPlanClient);
+        run(
+          RECORD_OUTCOMES,
+          recordOutcomesParams(
+            loaded.map((row) => ({
+              seq: row.seq,
+              destinationId: row.destination_id,
+              accountId,
+              series: row.series,
+              seriesAttempts: row.series_attempts,
+              createdAt: row.created_at,
+              status: 'delivered' as const,
+              nextAttemptAt: null,
+              deliveredAt: now,
+              lastError: null,
+              open: { kind: 'unchanged' as const },
+              attempt: {
+                attempt: 1,
+                startedAt: now,
+                durationMs: 3,
+                url: 'http://127.0.0.1:9/hook',
+                requestHeaders: headers,
+                encoding: 'json' as const,
+                responseStatus: 200,
+                responseHeaders: { 'content-length': '2', date: now.toUTCString() },
+                responseBody: 'ok',
+                error: null,
+              },
+            })),
+          ),
+        );
       if (measured) await measure('worker: record', 1, record);
       else await record();
     };
