@@ -1,8 +1,19 @@
 import { verifyWebhook } from '@app/signing';
 import { type ReceivedRequest, TestReceiver } from '../support/receiver';
 
-/** ok: 200 at once; error: 500; hang: no answer until well past the worker's DELIVERY_TIMEOUT_MS. */
-export type ReceiverBehaviour = 'ok' | 'error' | 'hang';
+/**
+ * ok: 200 at once; error: 500; hang: no answer until well past the worker's DELIVERY_TIMEOUT_MS;
+ * flaky: one event in five (by its id) answered 503 on its first call, 200 on every later call: a
+ * receiver that is up all along, but whose unlucky first calls in a row can open the breaker.
+ */
+export type ReceiverBehaviour = 'ok' | 'error' | 'hang' | 'flaky';
+
+/** Whether a flaky receiver fails this event's first call: one id in five, the same ones whichever worker calls. */
+function failsFirstCall(webhookId: string): boolean {
+  let hash = 0;
+  for (let index = 0; index < webhookId.length; index += 1) hash = (hash * 31 + webhookId.charCodeAt(index)) | 0;
+  return Math.abs(hash) % 5 === 0;
+}
 
 /**
  * The API user's endpoint during a drill: a real server on loopback (the tests' TestReceiver) whose
@@ -17,6 +28,9 @@ export class DrillReceiver {
   readonly repeats: { id: string; firstAt: number; at: number }[] = [];
   calls = 0;
   badSignatures = 0;
+  /** First calls a flaky receiver failed on purpose. */
+  failedFirstCalls = 0;
+  private readonly calledIds = new Set<string>();
   /** Calls that reached an event of a subject after a later event of that subject (ordering drills). */
   outOfOrder = 0;
   private subjects = 0;
@@ -57,12 +71,17 @@ export class DrillReceiver {
       this.check(request);
       this.checkSubjectOrder(String(request.headers['webhook-id']));
       const behaviour = this.behaviour;
-      if (behaviour === 'error') {
+      const id = String(request.headers['webhook-id']);
+      const firstCall = !this.calledIds.has(id);
+      this.calledIds.add(id);
+      if (behaviour === 'flaky' && firstCall && failsFirstCall(id)) {
+        this.failedFirstCalls += 1;
+        response.writeHead(503).end('drill: failing this first call');
+      } else if (behaviour === 'error') {
         response.writeHead(500).end('drill: failing');
       } else if (behaviour === 'hang') {
         setTimeout(() => response.writeHead(200).end('too late'), this.hangMs).unref();
       } else {
-        const id = String(request.headers['webhook-id']);
         this.deliveries.set(id, (this.deliveries.get(id) ?? 0) + 1);
         const firstAt = this.firstDeliveredAt.get(id);
         if (firstAt === undefined) this.firstDeliveredAt.set(id, request.receivedAt);

@@ -91,7 +91,7 @@ export class DrillStack {
 
   /** Sets the drill account's delivery option straight in its row (before the worker starts, which reads it then). */
   async orderBySubject(): Promise<void> {
-    await this.query(`UPDATE callback_settings SET delivery_ordering = 'subject', version = version + 1 WHERE account_id = $1`, [this.accountId]);
+    await this.query(`UPDATE destinations SET ordering = 'subject', version = version + 1 WHERE account_id = $1 AND id = 'primary'`, [this.accountId]);
   }
 
   async query<T>(sql: string, parameters: unknown[] = []): Promise<T[]> {
@@ -99,9 +99,9 @@ export class DrillStack {
     return result.rows as T[];
   }
 
-  /** Events of this drill by status, straight from PostgreSQL. */
+  /** Events of this drill by status (their primary delivery's), straight from PostgreSQL. */
   async statusCounts(): Promise<StatusCounts> {
-    const rows = await this.query<{ status: string; count: string }>('SELECT status, count(*) AS count FROM events GROUP BY status');
+    const rows = await this.query<{ status: string; count: string }>(`SELECT status, count(*) AS count FROM deliveries WHERE destination_id = 'primary' GROUP BY status`);
     return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
   }
 

@@ -73,7 +73,7 @@ export function attributeRepeats(repeats: DrillReceiver['repeats'], faults: Faul
 export async function recordedCallsOf(stack: DrillStack, eventIds: string[]): Promise<{ calls: Map<string, number>; earlierFailures: string[] }> {
   const rows = await stack.query<{ event_id: string; error: string | null; last: boolean }>(
     `SELECT e.event_id, a.error, a.attempt = max(a.attempt) OVER (PARTITION BY e.seq) AS last
-       FROM events e JOIN delivery_attempts a ON a.event_seq = e.seq WHERE e.event_id = ANY($1)`,
+       FROM events e JOIN delivery_attempts a ON a.event_seq = e.seq AND a.destination_id = 'primary' WHERE e.event_id = ANY($1)`,
     [eventIds],
   );
   const calls = new Map<string, number>();
@@ -95,16 +95,18 @@ function percentiles(values: number[]): string {
 
 /**
  * How long a delivered call waited for its outcome to commit: from the receiver's 2xx to the commit of
- * the event's `delivered` row (PostgreSQL's commit timestamps), and the part of it from the end of the
+ * the event's `delivered` primary delivery (PostgreSQL's commit timestamps), and the part of it from the end of the
  * call as the worker timed it (its attempt row) to that commit. A worker SIGKILLed inside this window
  * has made calls nobody recorded; they are made again, so this window is what each kill costs.
  */
 export async function recordLag(stack: DrillStack, receiver: DrillReceiver): Promise<string> {
   const rows = await stack.query<{ event_id: string; committed_ms: number; call_end_ms: number }>(
-    `SELECT e.event_id, (extract(epoch FROM pg_xact_commit_timestamp(e.xmin)) * 1000)::float8 AS committed_ms,
+    `SELECT e.event_id, (extract(epoch FROM pg_xact_commit_timestamp(d.xmin)) * 1000)::float8 AS committed_ms,
             (extract(epoch FROM a.started_at) * 1000 + a.duration_ms)::float8 AS call_end_ms
-       FROM events e JOIN delivery_attempts a ON a.event_seq = e.seq AND a.attempt = e.attempts
-      WHERE e.status = 'delivered'`,
+       FROM events e
+       JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
+       JOIN delivery_attempts a ON a.event_seq = e.seq AND a.destination_id = 'primary' AND a.attempt = d.attempts
+      WHERE d.status = 'delivered'`,
   );
   const fromReceiver: number[] = [];
   const fromCallEnd: number[] = [];

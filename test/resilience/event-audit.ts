@@ -29,7 +29,9 @@ interface EventState {
 }
 
 export async function tallyEvents(stack: DrillStack, accepted: Set<string>, expectation: FinalExpectation = {}): Promise<Tally> {
-  const rows = await stack.query<EventState>('SELECT event_id, status, attempts FROM events');
+  const rows = await stack.query<EventState>(
+    `SELECT e.event_id, d.status, d.attempts FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'`,
+  );
   const stored = new Map(rows.map((row) => [row.event_id, row]));
   const deliveries = stack.receiver.deliveries;
   const tally: Tally = { accepted: accepted.size, delivered: 0, failed: 0, lost: 0, duplicated: 0, lostReasons: {}, unacceptedDeliveries: 0 };
