@@ -8,7 +8,7 @@ import type { Permissions } from './actions';
  */
 
 /** The same lists as the database's (libs/persistence entities); a config-api unit test keeps them equal. */
-export const EVENT_STATUSES = ['queued', 'retrying', 'delivered', 'failed', 'filtered', 'no_endpoint'] as const;
+export const EVENT_STATUSES = ['queued', 'retrying', 'delivered', 'failed', 'expired', 'filtered', 'no_endpoint'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 export const BOT_WEBHOOK_TYPES = ['message_trigger', 'task_push'] as const;
 export type BotWebhookType = (typeof BOT_WEBHOOK_TYPES)[number];
