@@ -2,7 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { completePermissions, type Permissions, type PushContentType, SAMPLE_MESSAGES } from '@app/payloads';
-import { publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
+import { publishSettingsChanged, REDIS, RedisKeys, SecretBox } from '@app/runtime';
+import { generateSigningSecret } from '@app/signing';
 import type { RunningApp } from './apps';
 
 export const ADMIN_HEADERS = { authorization: `Bearer ${process.env.ADMIN_TOKEN ?? ''}`, 'content-type': 'application/json' };
@@ -44,7 +45,8 @@ export async function createAccount(configApi: RunningApp, fields: { name?: stri
 
 /**
  * Sets callback settings straight in the database and announces the change, for tests of ingest and
- * delivery that do not exercise the Open API itself.
+ * delivery that do not exercise the Open API itself: the permissions in callback_settings, the push URL
+ * and content type on the primary destination (its row made if the account has none yet).
  */
 export async function setCallbackSettings(
   app: INestApplication,
@@ -56,12 +58,17 @@ export async function setCallbackSettings(
     settings.permissions === 'all'
       ? Object.fromEntries(Object.keys(completePermissions(null)).map((key) => [key, true]))
       : completePermissions(settings.permissions);
+  await dataSource.query(`UPDATE callback_settings SET permissions = $2::jsonb, version = version + 1, updated_at = now() WHERE account_id = $1`, [
+    accountId,
+    JSON.stringify(permissions),
+  ]);
   await dataSource.query(
-    `UPDATE callback_settings
-        SET push_url = COALESCE($2, push_url), push_content_type = COALESCE($3, push_content_type),
-            permissions = $4::jsonb, version = version + 1, updated_at = now()
-      WHERE account_id = $1`,
-    [accountId, settings.pushUrl ?? null, settings.contentType ?? null, JSON.stringify(permissions)],
+    `INSERT INTO destinations AS d (id, account_id, type, target, target_shown, content_type, signing_secret)
+     VALUES ('primary', $1, 'webhook', $2, $2, COALESCE($3, 'application/x-www-form-urlencoded'), $4)
+     ON CONFLICT (account_id, id) DO UPDATE
+        SET target = COALESCE($2, d.target), target_shown = COALESCE($2, d.target_shown), content_type = COALESCE($3, d.content_type),
+            version = d.version + 1, updated_at = now()`,
+    [accountId, settings.pushUrl ?? null, settings.contentType ?? null, app.get(SecretBox).seal(generateSigningSecret())],
   );
   const redis = app.get<Redis>(REDIS);
   await publishSettingsChanged(redis, app.get(RedisKeys), accountId);
@@ -74,7 +81,9 @@ export async function setCallbackSettings(
 export async function pacedAccount(configApi: RunningApp, app: INestApplication, pushUrl: string, maxPerSecond: number | null): Promise<number> {
   const account = await createAccount(configApi);
   await setCallbackSettings(app, account.id, { pushUrl, contentType: 'JSON', permissions: 'all' });
-  await app.get(DataSource).query('UPDATE callback_settings SET max_per_second = $2, version = version + 1 WHERE account_id = $1', [account.id, maxPerSecond]);
+  await app
+    .get(DataSource)
+    .query(`UPDATE destinations SET max_per_second = $2, version = version + 1 WHERE account_id = $1 AND id = 'primary'`, [account.id, maxPerSecond]);
   await publishSettingsChanged(app.get<Redis>(REDIS), app.get(RedisKeys), account.id);
   return account.id;
 }

@@ -7,6 +7,8 @@ import {
   closeRedisConnection,
   createRedisConnection,
   DeliveryQueues,
+  ENVIRONMENT,
+  type Environment,
   loadEnvironment,
   publishSettingsChanged,
   REDIS,
@@ -15,6 +17,8 @@ import {
   waitForReady,
 } from '@app/runtime';
 import { childEnvironment } from './child-environment';
+import type { AttemptRow } from '../../apps/config-api/src/admin/events/admin-events.statements';
+import { attemptRequestBody } from '../../apps/config-api/src/admin/events/attempt-body';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 
 /**
@@ -64,7 +68,10 @@ export interface StoredTestEvent {
   message: Record<string, unknown>;
 }
 
-/** Inserts events the way ingest stores them (status queued, next_attempt_at now), without enqueueing. */
+/**
+ * Inserts events the way ingest stores them, each with its key, its primary delivery `queued` (due now,
+ * whatever the account's push URL and permissions) and its book entry, without enqueueing.
+ */
 export async function insertEvents(app: INestApplication, accountId: number, events: NewTestEvent[]): Promise<StoredTestEvent[]> {
   const dataSource = app.get(DataSource);
   const ids = events.map((event) => {
@@ -72,15 +79,51 @@ export async function insertEvents(app: INestApplication, accountId: number, eve
     return event.eventId ?? `evt-${process.pid}-${Date.now().toString(36)}-${eventCounter}`;
   });
   const rows = await dataSource.query<{ seq: string; event_id: string }[]>(
-    `INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at)
-     SELECT event_id, $2, action, message::json, 'queued', now()
-       FROM unnest($1::varchar[], $3::varchar[], $4::text[]) WITH ORDINALITY AS t(event_id, action, message, ord)
-      ORDER BY ord
-     RETURNING seq::text AS seq, event_id`,
+    `WITH input AS (
+       SELECT * FROM unnest($1::varchar[], $3::varchar[], $4::text[]) WITH ORDINALITY AS t(event_id, action, message, ord)
+     ),
+     keyed AS (
+       INSERT INTO event_keys (event_id, account_id, event_seq)
+       SELECT event_id, $2, next_event_seq() FROM (SELECT * FROM input ORDER BY ord) AS in_order
+       RETURNING event_id, event_seq
+     ),
+     inserted AS (
+       INSERT INTO events (seq, event_id, account_id, action, message)
+       SELECT k.event_seq, i.event_id, $2, i.action, i.message::json FROM keyed k JOIN input i USING (event_id) ORDER BY k.event_seq
+       RETURNING seq, event_id, created_at
+     ),
+     delivering AS (
+       INSERT INTO deliveries (event_seq, destination_id, account_id, status, next_attempt_at)
+       SELECT seq, 'primary', $2, 'queued', created_at FROM inserted
+     ),
+     booked AS (
+       INSERT INTO book_entries (account_id, created_at, to_status) SELECT $2, created_at, 'queued' FROM inserted
+     )
+     SELECT seq::text AS seq, event_id FROM inserted`,
     [ids, accountId, events.map((event) => event.action), events.map((event) => JSON.stringify(event.message))],
   );
   const seqById = new Map(rows.map((row) => [row.event_id, row.seq]));
   return events.map((event, index) => ({ seq: seqById.get(ids[index]) ?? '', accountId, eventId: ids[index], action: event.action, message: event.message }));
+}
+
+/**
+ * Moves the primary deliveries of events to `status` by hand (a test's set-up: "this one has ended"),
+ * booking the change as the service's own statements do, so the tallies stay true.
+ */
+export async function setPrimaryStatus(app: INestApplication, seqs: string[], status: string): Promise<void> {
+  await app.get(DataSource).query(
+    `WITH before AS (
+       SELECT d.event_seq, d.status FROM deliveries d WHERE d.event_seq = ANY($1::bigint[]) AND d.destination_id = 'primary' FOR UPDATE
+     ),
+     moved AS (
+       UPDATE deliveries d SET status = $2, next_attempt_at = NULL, updated_at = now()
+         FROM before b WHERE d.event_seq = b.event_seq AND d.destination_id = 'primary'
+       RETURNING d.event_seq, d.account_id, b.status AS from_status
+     )
+     INSERT INTO book_entries (account_id, created_at, from_status, to_status)
+     SELECT m.account_id, e.created_at, m.from_status, $2 FROM moved m JOIN events e ON e.seq = m.event_seq WHERE m.from_status <> $2`,
+    [seqs, status],
+  );
 }
 
 /** Adds the first delivery job of each event, as ingest does after storing them. */
@@ -112,10 +155,12 @@ export interface EventRow {
 /** An attempt row as the database returns it: the admin API's attempt with started_at still a Date. */
 export type AttemptRecord = Omit<AttemptView, 'started_at'> & { started_at: Date };
 
+/** Events with their primary delivery's state (CONTRACT §3: an event's status is its primary delivery's). */
 export async function eventRows(app: INestApplication, eventIds: string[]): Promise<EventRow[]> {
   return app.get(DataSource).query<EventRow[]>(
-    `SELECT seq::text AS seq, event_id, status, attempts, series, series_attempts, next_attempt_at, delivered_at, last_error
-       FROM events WHERE event_id = ANY($1::varchar[]) ORDER BY seq`,
+    `SELECT e.seq::text AS seq, e.event_id, d.status, d.attempts, d.series, d.series_attempts, d.next_attempt_at, d.delivered_at, d.last_error
+       FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
+      WHERE e.event_id = ANY($1::varchar[]) ORDER BY e.seq`,
     [eventIds],
   );
 }
@@ -125,15 +170,22 @@ export async function eventRow(app: INestApplication, eventId: string): Promise<
   return row;
 }
 
+/** An event's attempts (every destination), request bodies as the admin API shows them (rebuilt from the message where not stored). */
 export async function attemptRows(app: INestApplication, eventId: string): Promise<AttemptRecord[]> {
-  return app.get(DataSource).query<AttemptRecord[]>(
-    `SELECT a.attempt, a.series, a.started_at, a.duration_ms, a.url, a.request_headers, a.request_body, a.response_status,
-            a.response_headers, a.response_body, a.error
+  const rows = await app.get(DataSource).query<(AttemptRow & { event_id: string; action: string; message_text: string; created_at: Date; erased: boolean })[]>(
+    `SELECT a.destination_id, a.attempt, a.series, a.started_at, a.duration_ms, a.url, a.request_headers, a.request_body, a.encoding,
+            a.response_status, a.response_headers, a.response_body, a.error,
+            e.event_id, e.action, e.message::text AS message_text, e.created_at, e.erased
        FROM delivery_attempts a JOIN events e ON e.seq = a.event_seq
       WHERE e.event_id = $1
       ORDER BY a.attempt, a.id`,
     [eventId],
   );
+  const { publicUrl } = app.get<Environment>(ENVIRONMENT);
+  return rows.map((row) => {
+    const { destination_id: _destination, encoding: _encoding, event_id: _event, action, message_text: messageText, created_at: createdAt, erased, ...attempt } = row;
+    return { ...attempt, request_body: attemptRequestBody(row, { eventId, action, messageText, createdAt, erased, publicUrl }) };
+  });
 }
 
 /** Announces a settings change on this file's prefix (the worker listens there). */
