@@ -1,5 +1,8 @@
 import { DataSource } from 'typeorm';
-import { foldEventTallies, histogramQuantile, HOUR_MS, LATENCY_BOUNDS_MS, LATENCY_BUCKETS, seqAt } from '@app/persistence';
+import { FOLD_BOOKS, LATENCY_BOUNDS_MS, LATENCY_BUCKETS, seqAt } from '@app/persistence';
+import { histogramQuantile } from '@app/persistence/stats/delivery-rollup';
+import { BooksFolder } from '../apps/delivery-worker/src/retention/books-folder.service';
+import { HOUR_MS } from '../apps/config-api/src/admin/stats/tally-windows';
 import { adminCall, type Json } from './support/admin-client';
 import { expectTalliesToMatchEvents, talliesAndCounts } from './support/event-tallies';
 import { createAccount, setCallbackSettings } from './support/fixtures';
@@ -10,20 +13,21 @@ import { sendEvents } from './support/worker-process';
 /** Own database: the all-accounts stats must hold exactly this file's events. */
 const suite = useStatsApps('admin-stats-tallies');
 const { namespace, receivers } = suite;
-const STATUSES = ['queued', 'retrying', 'delivered', 'failed', 'filtered', 'no_endpoint'] as const;
+const STATUSES = ['queued', 'retrying', 'delivered', 'failed', 'expired', 'filtered', 'no_endpoint'] as const;
 
 function database(): DataSource {
   return suite.worker.app.get(DataSource);
 }
 
-/** What the stats must say, counted from the rows: statuses and the delivered events' latency histogram. */
+/** What the stats must say, counted from the rows (an event's status is its primary delivery's): statuses and the delivered events' latency histogram. */
 async function exactStats(since: Date | null): Promise<{ counts: Record<string, number>; total: number; latency: number[] }> {
   const { rows } = await namespace.db.query<{ status: string; count: number; bucket: number | null }>(
-    `SELECT status, CASE WHEN status = 'delivered' AND delivered_at IS NOT NULL
-                         THEN width_bucket(GREATEST(EXTRACT(EPOCH FROM (delivered_at - created_at)) * 1000, 0),
+    `SELECT d.status, CASE WHEN d.status = 'delivered' AND d.delivered_at IS NOT NULL
+                         THEN width_bucket(GREATEST(EXTRACT(EPOCH FROM (d.delivered_at - e.created_at)) * 1000, 0),
                                            ARRAY[${LATENCY_BOUNDS_MS.join(',')}]::float8[]) END AS bucket,
             count(*)::int AS count
-       FROM events WHERE $1::timestamptz IS NULL OR created_at >= $1::timestamptz
+       FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
+      WHERE $1::timestamptz IS NULL OR e.created_at >= $1::timestamptz
       GROUP BY 1, 2`,
     [since],
   );
@@ -73,15 +77,31 @@ describe('GET /admin/v1/stats over every account, from the event tallies', () =>
     await settled(namespace, events);
 
     // Hand-written rows spread over two past hours with known latencies and every status, pending ones due
-    // tomorrow so the worker leaves them alone.
+    // tomorrow (open rows) so the worker leaves them alone; stored as ingest and the recorder would (event,
+    // primary delivery, book entry), so the books count them.
     const offsets = [5, 20, 40, 55, 65, 80, 100, 119].map((minutes) => minutes * 60_000);
     await namespace.db.query(
-      `INSERT INTO events (seq, event_id, account_id, action, message, status, attempts, created_at, delivered_at, next_attempt_at)
-       SELECT $1::bigint + n, 'tally-' || n, $2, 'Customer_create', '{"id":1}', (ARRAY['delivered','delivered','failed','queued','delivered','retrying','no_endpoint','delivered'])[n],
-              1, to_timestamp(($3::float8 + (($4::float8[])[n])) / 1000),
-              CASE WHEN n IN (1, 2, 5, 8) THEN to_timestamp(($3::float8 + (($4::float8[])[n]) + n * 700) / 1000) END,
-              CASE WHEN n IN (4, 6) THEN now() + interval '1 day' END
-         FROM generate_series(1, 8) AS n`,
+      `WITH r AS (
+         SELECT $1::bigint + n AS seq, 'tally-' || n AS event_id,
+                (ARRAY['delivered','delivered','failed','queued','delivered','retrying','no_endpoint','delivered'])[n] AS status,
+                to_timestamp(($3::float8 + (($4::float8[])[n])) / 1000) AS created_at,
+                CASE WHEN n IN (1, 2, 5, 8) THEN to_timestamp(($3::float8 + (($4::float8[])[n]) + n * 700) / 1000) END AS delivered_at,
+                CASE WHEN n IN (4, 6) THEN now() + interval '1 day' END AS next_attempt_at
+           FROM generate_series(1, 8) AS n
+       ),
+       inserted AS (
+         INSERT INTO events (seq, event_id, account_id, action, message, created_at)
+         SELECT seq, event_id, $2, 'Customer_create', '{"id":1}', created_at FROM r
+       ),
+       delivering AS (
+         INSERT INTO deliveries (event_seq, destination_id, account_id, status, attempts, series_attempts, delivered_at, next_attempt_at)
+         SELECT seq, 'primary', $2, status, (status <> 'queued')::int, (status <> 'queued')::int, delivered_at, next_attempt_at FROM r
+       ),
+       waiting AS (
+         INSERT INTO open_deliveries (event_seq, destination_id, account_id, due_at)
+         SELECT seq, 'primary', $2, next_attempt_at FROM r WHERE next_attempt_at IS NOT NULL
+       )
+       INSERT INTO book_entries (account_id, created_at, to_status, delivered_at) SELECT $2, created_at, status, delivered_at FROM r`,
       [seqAt(pastHour).toString(), good, pastHour, offsets],
     );
   });
@@ -102,12 +122,16 @@ describe('GET /admin/v1/stats over every account, from the event tallies', () =>
   });
 
   it('follows redelivery through the worker and back', async () => {
-    const { rows } = await namespace.db.query<{ event_id: string }>(`SELECT event_id FROM events WHERE status = 'failed' AND created_at > now() - interval '1 hour'`);
+    const { rows } = await namespace.db.query<{ event_id: string }>(
+      `SELECT e.event_id FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
+        WHERE d.status = 'failed' AND e.created_at > now() - interval '1 hour'`,
+    );
     expect(rows.length).toBe(2);
     for (const row of rows) expect((await adminCall(suite.configApi, 'POST', `/admin/v1/events/${row.event_id}/redeliver`)).status).toBe(202);
     await waitFor('the redelivered events to fail again', async () => {
       const { rows: again } = await namespace.db.query<{ event_id: string }>(
-        `SELECT event_id FROM events WHERE event_id = ANY($1::varchar[]) AND status = 'failed' AND series = 1`,
+        `SELECT e.event_id FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
+          WHERE e.event_id = ANY($1::varchar[]) AND d.status = 'failed' AND d.series = 1`,
         [rows.map((row) => row.event_id)],
       );
       return again.length === 2;
@@ -116,16 +140,23 @@ describe('GET /admin/v1/stats over every account, from the event tallies', () =>
     await expectStatsToMatchRows(null);
   });
 
-  it('keeps the same answer once the per-connection stripes are folded into one row per hour', async () => {
+  it('keeps the same answer once the book entries are folded into the tallies', async () => {
+    // The worker's folder stops, so what is folded here is known: a pending row ends, booking its change.
+    await suite.worker.app.get(BooksFolder).beforeApplicationShutdown();
+    await namespace.db.query(
+      `WITH moved AS (
+         UPDATE deliveries SET status = 'failed', next_attempt_at = NULL
+          WHERE event_seq = (SELECT seq FROM events WHERE event_id = 'tally-6') AND destination_id = 'primary' RETURNING account_id
+       )
+       INSERT INTO book_entries (account_id, created_at, from_status, to_status)
+       SELECT account_id, (SELECT created_at FROM events WHERE event_id = 'tally-6'), 'retrying', 'failed' FROM moved`,
+    );
     const before = await talliesAndCounts(database());
-    const runner = database().createQueryRunner();
-    try {
-      expect(await foldEventTallies(runner, Date.now() + 2 * HOUR_MS)).toBeGreaterThan(0);
-    } finally {
-      await runner.release();
-    }
-    const { rows } = await namespace.db.query<{ stripes: number }>(`SELECT count(*)::int AS stripes FROM event_tallies WHERE stripe <> 0`);
-    expect(rows[0].stripes).toBe(0);
+    expect(before.tallied).toEqual(before.counted);
+    const [{ folded }] = await database().query<{ folded: number }[]>(FOLD_BOOKS.text);
+    expect(folded).toBeGreaterThan(0);
+    const { rows } = await namespace.db.query<{ entries: number }>(`SELECT count(*)::int AS entries FROM book_entries`);
+    expect(rows[0].entries).toBe(0);
     expect((await talliesAndCounts(database())).tallied).toEqual(before.tallied);
     await expectStatsToMatchRows(null);
     await expectStatsToMatchRows(new Date(pastHour + 30 * 60_000));

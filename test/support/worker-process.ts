@@ -19,7 +19,7 @@ import {
 import { childEnvironment } from './child-environment';
 import type { AttemptRow } from '../../apps/config-api/src/admin/events/admin-events.statements';
 import { attemptRequestBody } from '../../apps/config-api/src/admin/events/attempt-body';
-import { SAMPLE_MESSAGES } from '@app/payloads';
+import { isEventAction, PERMISSION_KEY_BY_ACTION, SAMPLE_MESSAGES } from '@app/payloads';
 
 /**
  * Helpers for driving the delivery worker in tests: a Redis prefix of the file's own (so its queue and
@@ -69,8 +69,10 @@ export interface StoredTestEvent {
 }
 
 /**
- * Inserts events the way ingest stores them, each with its key, its primary delivery `queued` (due now,
- * whatever the account's push URL and permissions) and its book entry, without enqueueing.
+ * Inserts events the way ingest stores them, each with its key, its primary delivery and its book entry,
+ * without enqueueing: `filtered` when the account has a push URL and its permission for the action is
+ * off, as ingest decides; `queued` (due now) otherwise, a missing push URL left for the worker to find
+ * (it ends the delivery `no_endpoint` when a job runs).
  */
 export async function insertEvents(app: INestApplication, accountId: number, events: NewTestEvent[]): Promise<StoredTestEvent[]> {
   const dataSource = app.get(DataSource);
@@ -92,15 +94,32 @@ export async function insertEvents(app: INestApplication, accountId: number, eve
        SELECT k.event_seq, i.event_id, $2, i.action, i.message::json FROM keyed k JOIN input i USING (event_id) ORDER BY k.event_seq
        RETURNING seq, event_id, created_at
      ),
+     decided AS (
+       SELECT i.seq, i.created_at,
+              CASE WHEN p.target IS NOT NULL AND NOT COALESCE((s.permissions ->> t.permission_key)::boolean, false) THEN 'filtered' ELSE 'queued' END AS status,
+              t.permission_key
+         FROM inserted i
+         JOIN unnest($1::varchar[], $5::text[]) AS t(event_id, permission_key) USING (event_id)
+         LEFT JOIN destinations p ON p.account_id = $2 AND p.id = 'primary'
+         LEFT JOIN callback_settings s ON s.account_id = $2
+     ),
      delivering AS (
-       INSERT INTO deliveries (event_seq, destination_id, account_id, status, next_attempt_at)
-       SELECT seq, 'primary', $2, 'queued', created_at FROM inserted
+       INSERT INTO deliveries (event_seq, destination_id, account_id, status, next_attempt_at, last_error)
+       SELECT seq, 'primary', $2, status, CASE WHEN status = 'queued' THEN created_at END,
+              CASE WHEN status = 'filtered' THEN 'permission ' || COALESCE(permission_key, '(none)') || ' is off' END
+         FROM decided
      ),
      booked AS (
-       INSERT INTO book_entries (account_id, created_at, to_status) SELECT $2, created_at, 'queued' FROM inserted
+       INSERT INTO book_entries (account_id, created_at, to_status) SELECT $2, created_at, status FROM decided
      )
      SELECT seq::text AS seq, event_id FROM inserted`,
-    [ids, accountId, events.map((event) => event.action), events.map((event) => JSON.stringify(event.message))],
+    [
+      ids,
+      accountId,
+      events.map((event) => event.action),
+      events.map((event) => JSON.stringify(event.message)),
+      events.map((event) => (isEventAction(event.action) ? PERMISSION_KEY_BY_ACTION[event.action] : null)),
+    ],
   );
   const seqById = new Map(rows.map((row) => [row.event_id, row.seq]));
   return events.map((event, index) => ({ seq: seqById.get(ids[index]) ?? '', accountId, eventId: ids[index], action: event.action, message: event.message }));
