@@ -135,12 +135,14 @@ export async function setPrimaryStatus(app: INestApplication, seqs: string[], st
        SELECT d.event_seq, d.status FROM deliveries d WHERE d.event_seq = ANY($1::bigint[]) AND d.destination_id = 'primary' FOR UPDATE
      ),
      moved AS (
-       UPDATE deliveries d SET status = $2, next_attempt_at = NULL, updated_at = now()
+       UPDATE deliveries d
+          SET status = $2::varchar, next_attempt_at = NULL, updated_at = now(),
+              delivered_at = CASE WHEN $2::varchar = 'delivered' THEN now() ELSE d.delivered_at END
          FROM before b WHERE d.event_seq = b.event_seq AND d.destination_id = 'primary'
-       RETURNING d.event_seq, d.account_id, b.status AS from_status
+       RETURNING d.event_seq, d.account_id, d.delivered_at, b.status AS from_status
      )
-     INSERT INTO book_entries (account_id, created_at, from_status, to_status)
-     SELECT m.account_id, e.created_at, m.from_status, $2 FROM moved m JOIN events e ON e.seq = m.event_seq WHERE m.from_status <> $2`,
+     INSERT INTO book_entries (account_id, created_at, from_status, to_status, delivered_at)
+     SELECT m.account_id, e.created_at, m.from_status, $2::varchar, m.delivered_at FROM moved m JOIN events e ON e.seq = m.event_seq WHERE m.from_status <> $2::varchar`,
     [seqs, status],
   );
 }
