@@ -26,14 +26,29 @@ afterAll(async () => {
 
 let seeded = 0;
 
-/** Events straight into the table: the suite controls statuses, messages and times. */
+/** Events straight into the tables, as ingest stores them (key, event, primary delivery, book entry): the suite controls statuses, messages and times. */
 async function seed(accountId: number, count: number, fields: { status?: string; message?: (index: number) => unknown; createdAt?: string; action?: string } = {}) {
   seeded += count;
   const { rows } = await namespace.db.query<{ seq: string; event_id: string }>(
-    `INSERT INTO events (event_id, account_id, action, message, status, attempts, created_at)
-     SELECT 'evt-' || $6::text || '-' || i, $1, $5, ($2::json ->> (i - 1))::json, $3, 1, COALESCE($4::timestamptz, now())
-       FROM generate_series(1, $7::int) AS i
-     RETURNING seq::text AS seq, event_id`,
+    `WITH input AS (
+       SELECT 'evt-' || $6::text || '-' || i AS event_id, ($2::json ->> (i - 1))::json AS message, i FROM generate_series(1, $7::int) AS i
+     ),
+     keyed AS (
+       INSERT INTO event_keys (event_id, account_id, event_seq) SELECT event_id, $1, next_event_seq() FROM (SELECT * FROM input ORDER BY i) AS in_order
+       RETURNING event_id, event_seq
+     ),
+     inserted AS (
+       INSERT INTO events (seq, event_id, account_id, action, message, created_at)
+       SELECT k.event_seq, n.event_id, $1, $5, n.message, COALESCE($4::timestamptz, now()) FROM keyed k JOIN input n USING (event_id) ORDER BY k.event_seq
+       RETURNING seq, event_id, created_at
+     ),
+     delivering AS (
+       INSERT INTO deliveries (event_seq, destination_id, account_id, status, attempts, series_attempts) SELECT seq, 'primary', $1, $3, 1, 1 FROM inserted
+     ),
+     booked AS (
+       INSERT INTO book_entries (account_id, created_at, to_status) SELECT $1, created_at, $3 FROM inserted
+     )
+     SELECT seq::text AS seq, event_id FROM inserted`,
     [
       accountId,
       JSON.stringify(Array.from({ length: count }, (_, index) => JSON.stringify(fields.message ? fields.message(index) : { id: index }))),
@@ -46,6 +61,10 @@ async function seed(accountId: number, count: number, fields: { status?: string;
   );
   return rows;
 }
+
+/** An account's events by their primary delivery's status (and action). */
+const PRIMARY_STATUS_COUNTS = `SELECT d.status, e.action, count(*)::int AS n
+  FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary' WHERE e.account_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`;
 
 describe('q: search inside messages', () => {
   it('finds a value held anywhere in the message, as a string or a number, within a time range', async () => {
@@ -131,7 +150,7 @@ describe('bulk redelivery tasks', () => {
     expect(progress.every((done, index) => index === 0 || done >= progress[index - 1])).toBe(true);
 
     const { rows } = await namespace.db.query<{ status: string; action: string; n: number }>(
-      `SELECT status, action, count(*)::int AS n FROM events WHERE account_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
+      PRIMARY_STATUS_COUNTS,
       [account.id],
     );
     expect(rows).toEqual([
@@ -157,7 +176,7 @@ describe('bulk redelivery tasks', () => {
     const [otherAction] = await seed(account.id, 1, { status: 'delivered', action: 'Customer_create' });
     const deliveries = (events: Array<{ seq: string }>, destination: string, status: string) =>
       namespace.db.query(
-        `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, attempts, series, series_attempts)
+        `INSERT INTO deliveries (event_seq, destination_id, account_id, status, attempts, series, series_attempts)
          SELECT unnest($1::bigint[]), $2, $3, $4, 1, 0, 1`,
         [events.map((event) => event.seq), destination, account.id, status],
       );
@@ -175,7 +194,7 @@ describe('bulk redelivery tasks', () => {
     expect(final).toMatchObject({ status: 'done', total: 1155, done: 1155, error: null });
 
     const { rows } = await namespace.db.query<{ destination_id: string; status: string; series: number; n: number }>(
-      `SELECT destination_id, status, series, count(*)::int AS n FROM destination_deliveries WHERE account_id = $1 GROUP BY 1, 2, 3`,
+      `SELECT destination_id, status, series, count(*)::int AS n FROM deliveries WHERE account_id = $1 AND destination_id <> 'primary' GROUP BY 1, 2, 3`,
       [account.id],
     );
     const byDestination = (id: string) => rows.filter((row) => row.destination_id === id).map(({ status, series, n }) => ({ status, series, n })).sort((a, b) => a.status.localeCompare(b.status));
@@ -194,7 +213,10 @@ describe('bulk redelivery tasks', () => {
     expect(await namespace.getJob(`e${deliveredPrimary[1099].seq}-d${second}-s1-a0`)).toBeDefined();
     expect(await namespace.getJob(deliveryJobId({ eventSeq: failedPrimary[0].seq, series: 1, attempt: 0 }))).toBeDefined();
     // The delivered primaries were not part of it.
-    const primaries = await namespace.db.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM events WHERE account_id = $1 GROUP BY 1 ORDER BY 1`, [account.id]);
+    const primaries = await namespace.db.query<{ status: string; n: number }>(
+      `SELECT d.status, count(*)::int AS n FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary' WHERE e.account_id = $1 GROUP BY 1 ORDER BY 1`,
+      [account.id],
+    );
     expect(primaries.rows).toEqual([
       { status: 'delivered', n: 1101 },
       { status: 'queued', n: 5 },
@@ -220,7 +242,10 @@ describe('bulk redelivery tasks', () => {
     // A task a dead process had started: its heartbeat stopped and it got through the newest 200 events.
     const sorted = events.map((event) => BigInt(event.seq)).sort((a, b) => (a < b ? -1 : 1));
     const below = sorted[sorted.length - 200];
-    await namespace.db.query(`UPDATE events SET status = 'queued', series = 1 WHERE account_id = $1 AND seq >= $2`, [account.id, below.toString()]);
+    await namespace.db.query(`UPDATE deliveries SET status = 'queued', series = 1, series_attempts = 0 WHERE account_id = $1 AND destination_id = 'primary' AND event_seq >= $2`, [
+      account.id,
+      below.toString(),
+    ]);
     const { rows } = await namespace.db.query<{ id: string }>(
       `INSERT INTO redelivery_tasks (status, account_id, filter, total, done, below_seq, upper_seq, lease_owner, heartbeat_at)
        VALUES ('running', $1, $2::jsonb, 1200, 200, $3, $4, 'dead-host:1:x', now() - $5 * interval '1 second')
@@ -235,7 +260,7 @@ describe('bulk redelivery tasks', () => {
       });
       expect(final).toMatchObject({ total: 1200, done: 1200, error: null });
       const counts = await namespace.db.query<{ status: string; n: number }>(
-        `SELECT status, count(*)::int AS n FROM events WHERE account_id = $1 GROUP BY 1`,
+        `SELECT status, count(*)::int AS n FROM deliveries WHERE account_id = $1 AND destination_id = 'primary' GROUP BY 1`,
         [account.id],
       );
       expect(counts.rows).toEqual([{ status: 'queued', n: 1200 }]);

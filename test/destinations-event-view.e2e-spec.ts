@@ -70,7 +70,7 @@ it('delivers to each destination on its own, shows each delivery, redelivers to 
   const deliveryOf = (view: Json, id: string): Json | undefined => (view.deliveries as Json[]).find((delivery) => delivery.destination_id === id);
   // The paused destination's job ended without an attempt and left its row undated (the worker's hold).
   await waitFor('the held delivery parked by the worker', async () => {
-    const rows = await namespace.db.query('SELECT 1 FROM destination_deliveries WHERE destination_id = $1 AND status = $2 AND next_attempt_at IS NULL', [heldDestination.id, 'queued']);
+    const rows = await namespace.db.query('SELECT 1 FROM deliveries WHERE destination_id = $1 AND status = $2 AND next_attempt_at IS NULL', [heldDestination.id, 'queued']);
     return rows.rowCount === 1;
   });
   const view = await waitFor('the live delivery logged', async () => {
