@@ -32,14 +32,15 @@ export class AdminEventsService {
   ) {}
 
   /**
-   * Newest first by `seq`, each event with its primary delivery (one probe of its key per event). One
-   * extra row is read to know whether another page exists.
+   * Newest first by `seq`, each event with its primary delivery (one probe of its key per event the
+   * walk reaches, WITH_PRIMARY_DELIVERY). One extra row is read to know whether another page exists.
    *
    * The cost of `status`: no index of `deliveries` names it (outcomes stay HOT updates,
    * docs/delivery-model.md), so a status filter walks the events newest first (by (account_id, seq) or
-   * seq, inside since/until) and keeps those whose primary delivery has that status: a page of a rare
-   * status reads every event between its rows. since/until bound that walk (they become a seq range),
-   * and a status that matches nothing reads the whole range once.
+   * seq, inside since/until) and probes each one's delivery: a page of a rare status reads every event
+   * between its rows, and a status that matches nothing reads the whole range (about 30 µs an event:
+   * 30,000 events of one account, 1 s). since/until bound that walk (they become a seq range), and so
+   * does the account.
    */
   async list(query: ListEventsQueryDto): Promise<EventPage> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;

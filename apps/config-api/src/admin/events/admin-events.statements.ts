@@ -15,10 +15,18 @@ export interface EventWithPrimaryRow {
   erased: boolean;
 }
 
-/** The list's columns over `events` joined to its primary delivery `d` (AdminEventsService.list composes the rest). */
+/** The list's columns over `events` and its primary delivery `d` (AdminEventsService.list composes the rest). */
 export const LISTED_EVENT_COLUMNS = `events.seq::text AS seq, events.event_id, events.account_id, events.action, d.status, d.attempts,
          events.created_at, d.delivered_at, d.last_error, events.erased`;
-export const WITH_PRIMARY_DELIVERY = `events JOIN deliveries d ON d.event_seq = events.seq AND d.destination_id = '${PRIMARY_DESTINATION_ID}'`;
+
+/**
+ * Each event with its primary delivery, probed by key for each event the walk reaches. OFFSET 0 keeps
+ * the probe a subquery of its own: joined plainly, the planner may walk the deliveries' key backwards
+ * for a status instead, which neither the account nor since/until (seq bounds on events) would bound.
+ */
+export const WITH_PRIMARY_DELIVERY = `events CROSS JOIN LATERAL (
+           SELECT p.status, p.attempts, p.delivered_at, p.last_error FROM deliveries p
+            WHERE p.event_seq = events.seq AND p.destination_id = '${PRIMARY_DESTINATION_ID}' OFFSET 0) d`;
 
 export interface EventDetailRow extends EventWithPrimaryRow {
   message: Record<string, unknown> | null;
