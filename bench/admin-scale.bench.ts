@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { createDataSource, LATENCY_BOUNDS_MS, LATENCY_BUCKETS, runMigrations } from '@app/persistence';
-import { loadDatabaseSettings } from '@app/runtime';
+import { createDataSource, GenericPlanPool, LATENCY_BOUNDS_MS, LATENCY_BUCKETS, runMigrations, Sql } from '@app/persistence';
+import { type Environment, loadDatabaseSettings } from '@app/runtime';
 import { pageAccountIds } from '../apps/config-api/src/admin/accounts/account-list';
 import { AdminEventsService } from '../apps/config-api/src/admin/events/admin-events.service';
 import { StatsSeriesService } from '../apps/config-api/src/admin/stats/stats-series.service';
@@ -134,8 +134,10 @@ async function scanSeries(db: DataSource, unit: string, since: Date, accountId: 
 }
 
 async function measure(db: DataSource): Promise<void> {
-  const events = new AdminEventsService(db);
-  const series = new StatsSeriesService(db);
+  const sql = new Sql(db, new GenericPlanPool(db));
+  // The event view reads PUBLIC_URL only to rebuild request bodies, which the list never does.
+  const events = new AdminEventsService(db, sql, { publicUrl: '' } as Environment);
+  const series = new StatsSeriesService(db, sql);
   const now = Date.now();
   say('\nstats series (rollups vs the same numbers computed from events and attempts)');
   for (const [bucket, unit, spanMs] of [['1m', 'minute', 3_600_000], ['1h', 'hour', 86_400_000], ['1d', 'day', DAYS * 86_400_000]] as const) {

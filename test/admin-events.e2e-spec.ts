@@ -6,6 +6,7 @@ import { IsolatedNamespace } from './support/isolated-namespace';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from './support/fixtures';
 import { waitFor } from './support/wait-for';
 import { HangingPort } from './support/hanging-port';
+import { type SeedEvent, seedPrimaryEvents } from './support/seeded-events';
 
 /**
  * Own database and Redis prefix (inside the run's namespace, removed afterwards): the suite asserts
@@ -35,61 +36,14 @@ async function call(
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
-interface SeedEvent {
-  accountId: number;
-  eventId?: string;
-  action?: string;
-  status?: string;
-  message?: Record<string, unknown>;
-  attempts?: number;
-  series?: number;
-  seriesAttempts?: number;
-  createdAt?: Date;
-  deliveredAt?: Date | null;
-  lastError?: string | null;
-}
-
-let seedCounter = 0;
-
-/** Events are written straight to the table: the suite controls statuses and timings exactly. */
-async function seedEvents(events: SeedEvent[]): Promise<{ seq: string; eventId: string }[]> {
-  const rows = events.map((event, ord) => {
-    seedCounter += 1;
-    return {
-      ord,
-      event_id: event.eventId ?? `seed-${Date.now()}-${seedCounter}`,
-      account_id: event.accountId,
-      action: event.action ?? 'Customer_create',
-      status: event.status ?? 'queued',
-      message: JSON.stringify(event.message ?? { id: seedCounter }),
-      attempts: event.attempts ?? 0,
-      series: event.series ?? 0,
-      series_attempts: event.seriesAttempts ?? 0,
-      created_at: (event.createdAt ?? new Date()).toISOString(),
-      delivered_at: event.deliveredAt ? event.deliveredAt.toISOString() : null,
-      last_error: event.lastError ?? null,
-    };
-  });
-  const result = await db.query<{ seq: string; event_id: string }>(
-    `INSERT INTO events (event_id, account_id, action, status, message, attempts, series, series_attempts, created_at,
-                         delivered_at, last_error, next_attempt_at)
-     SELECT event_id, account_id, action, status, message::json, attempts, series, series_attempts, created_at, delivered_at,
-            last_error, CASE WHEN status IN ('queued', 'retrying') THEN now() END
-       FROM json_to_recordset($1::json)
-            AS r(event_id text, account_id int, action text, status text, message text, attempts int, series int,
-                 series_attempts int, created_at timestamptz, delivered_at timestamptz, last_error text, ord bigint)
-      ORDER BY ord
-     RETURNING seq::text AS seq, event_id`,
-    [JSON.stringify(rows)],
-  );
-  const bySeq = new Map(result.rows.map((row) => [row.event_id, row.seq]));
-  return rows.map((row) => ({ seq: bySeq.get(row.event_id) ?? '', eventId: row.event_id }));
+function seedEvents(events: SeedEvent[]): Promise<{ seq: string; eventId: string }[]> {
+  return seedPrimaryEvents(db, events);
 }
 
 async function eventRow(eventId: string): Promise<Json> {
   const result = await db.query<Json>(
-    `SELECT seq::text AS seq, status, series, series_attempts, attempts, next_attempt_at, last_error, delivered_at
-       FROM events WHERE event_id = $1`,
+    `SELECT e.seq::text AS seq, d.status, d.series, d.series_attempts, d.attempts, d.next_attempt_at, d.last_error, d.delivered_at
+       FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary' WHERE e.event_id = $1`,
     [eventId],
   );
   return result.rows[0];
@@ -283,9 +237,9 @@ describe('GET /admin/v1/events/:event_id', () => {
     const started = Date.UTC(2025, 0, 31, 12, 0, 0);
     for (const attempt of [2, 1, 3]) {
       await db.query(
-        `INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body,
+        `INSERT INTO delivery_attempts (event_seq, destination_id, series, attempt, started_at, duration_ms, url, request_headers, request_body,
                                         response_status, response_headers, response_body, error)
-         VALUES ($1, $2, $3, $4, $5, 'https://receiver.example/hook', $6::json, $7, $8, $9::json, $10, $11)`,
+         VALUES ($1, 'primary', $2, $3, $4, $5, 'https://receiver.example/hook', $6::json, $7, $8, $9::json, $10, $11)`,
         [
           event.seq,
           attempt === 1 ? 0 : 1,
@@ -393,7 +347,7 @@ describe('POST /admin/v1/accounts/:id/redeliver', () => {
     await taskDone(answer.body.task_id as string);
 
     const counts = await db.query<{ status: string; series: number; count: number }>(
-      `SELECT status, series, count(*)::int AS count FROM events WHERE account_id = $1 GROUP BY status, series ORDER BY status, series`,
+      `SELECT status, series, count(*)::int AS count FROM deliveries WHERE account_id = $1 AND destination_id = 'primary' GROUP BY status, series ORDER BY status, series`,
       [account.id],
     );
     expect(counts.rows).toEqual([
@@ -475,7 +429,7 @@ describe('GET /admin/v1/stats', () => {
       account_id: account.id,
       since: new Date(base - 1000).toISOString(),
       total: 15,
-      counts: { queued: 0, retrying: 1, delivered: 11, failed: 2, filtered: 0, no_endpoint: 1 },
+      counts: { queued: 0, retrying: 1, delivered: 11, failed: 2, expired: 0, filtered: 0, no_endpoint: 1 },
       delivery_latency_ms: {
         count: 11,
         p50: Math.round(percentile(sorted, 0.5)),
@@ -499,14 +453,14 @@ describe('GET /admin/v1/stats', () => {
       account_id: account.id,
       since: null,
       total: 0,
-      counts: { queued: 0, retrying: 0, delivered: 0, failed: 0, filtered: 0, no_endpoint: 0 },
+      counts: { queued: 0, retrying: 0, delivered: 0, failed: 0, expired: 0, filtered: 0, no_endpoint: 0 },
       delivery_latency_ms: { count: 0, p50: null, p95: null, p99: null },
     });
     const everything = await call('GET', '/admin/v1/stats');
     expect(everything.status).toBe(200);
     const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM events');
     expect(everything.body.total).toBe(rows[0].count);
-    expect(Object.keys(everything.body.counts)).toEqual(['queued', 'retrying', 'delivered', 'failed', 'filtered', 'no_endpoint']);
+    expect(Object.keys(everything.body.counts)).toEqual(['queued', 'retrying', 'delivered', 'failed', 'expired', 'filtered', 'no_endpoint']);
   });
 
   it('answers 404 for an unknown account and 400 for bad parameters', async () => {

@@ -1,8 +1,7 @@
-import { DataSource } from 'typeorm';
 import { adminCall } from './support/admin-client';
 import { useSignedInConsole } from './support/browser';
 import { createAccount } from './support/fixtures';
-import { insertEvents, useOwnRedisPrefix } from './support/worker-process';
+import { insertEvents, setPrimaryStatus, useOwnRedisPrefix } from './support/worker-process';
 
 /**
  * The account page's data protection panels (CONTRACT §12) in a real Chromium against the real
@@ -27,7 +26,7 @@ describe('data protection on the account page', () => {
       { action: 'ShutQueue_create', message: { customer_id: 515 } },
       { action: 'Customer_create', message: { id: 516, nick_name: 'stays' } },
     ]);
-    await ui.configApi.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE account_id = $1`, [account.id]);
+    await setPrimaryStatus(ui.configApi.app, events.map((event) => event.seq), 'delivered');
     await openAccount(account.id);
 
     await ui.page.getByLabel('Subject', { exact: true }).fill('customer:515');

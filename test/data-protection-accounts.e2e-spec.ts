@@ -10,7 +10,7 @@ import { openApiCall } from './support/open-api-client';
 import { adminPortalLink, openPortalSession, portalCall, portalToken } from './support/portal-client';
 import { useReceivers } from './support/receiver';
 import { waitFor } from './support/wait-for';
-import { attemptRows, deliveryQueueOf, enqueueFirstAttempts, eventRow, insertEvents, sendEvents, useOwnRedisPrefix } from './support/worker-process';
+import { attemptRows, deliveryQueueOf, enqueueFirstAttempts, eventRow, insertEvents, sendEvents, setPrimaryStatus, useOwnRedisPrefix } from './support/worker-process';
 
 useOwnRedisPrefix('data-protection-accounts');
 jest.setTimeout(60_000);
@@ -89,15 +89,41 @@ describe('PUT /admin/v1/accounts/:id/redaction', () => {
     const [old] = await insertEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 1, cellphone: '111' } }]);
     const [pending] = await insertEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 2, cellphone: '222' } }]);
     const db = worker.app.get(DataSource);
-    await db.query(`UPDATE events SET status = 'failed' WHERE seq = $1`, [old.seq]);
+    await setPrimaryStatus(worker.app, [old.seq], 'failed');
     await adminCall(configApi, 'PUT', `/admin/v1/accounts/${account.id}/redaction`, { fields: ['cellphone'] });
     await waitFor('the event that had ended to be redacted', async () => (await adminCall(configApi, 'GET', `/admin/v1/events/${old.eventId}`)).body.message?.cellphone === '[redacted]');
     // The mark stops before the pending event, which stays whole.
     const [mark] = await db.query<{ through: string }[]>(`SELECT redacted_through_seq::text AS through FROM callback_settings WHERE account_id = $1`, [account.id]);
     expect(mark.through).toBe(old.seq);
     expect((await adminCall(configApi, 'GET', `/admin/v1/events/${pending.eventId}`)).body.message).toEqual({ id: 2, cellphone: '222' });
-    await db.query(`UPDATE events SET status = 'no_endpoint' WHERE seq = $1`, [pending.seq]);
+    await setPrimaryStatus(worker.app, [pending.seq], 'no_endpoint');
     await waitFor('the event to be redacted once ended', async () => (await adminCall(configApi, 'GET', `/admin/v1/events/${pending.eventId}`)).body.message?.cellphone === '[redacted]');
+  });
+
+  it("waits for every destination's delivery to end, not only the primary's", async () => {
+    const account = await createAccount(configApi);
+    const db = worker.app.get(DataSource);
+    const [old, event] = await insertEvents(worker.app, account.id, [
+      { action: 'Customer_create', message: { id: 1, cellphone: '111' } },
+      { action: 'Customer_create', message: { id: 2, cellphone: '222' } },
+    ]);
+    await setPrimaryStatus(worker.app, [old.seq, event.seq], 'delivered');
+    // The event's delivery to another destination still waits (held by a pause).
+    await db.query(
+      `INSERT INTO destinations (id, account_id, type, target, target_shown, content_type, paused, signing_secret)
+       VALUES ('held', $1, 'webhook', 'http://127.0.0.1:9/held', 'http://127.0.0.1:9/held', 'JSON', true, 'whsec_test')`,
+      [account.id],
+    );
+    await db.query(`INSERT INTO deliveries (event_seq, destination_id, account_id, status) VALUES ($1, 'held', $2, 'queued')`, [event.seq, account.id]);
+    await db.query(`INSERT INTO open_deliveries (event_seq, destination_id, account_id, held) VALUES ($1, 'held', $2, 'paused')`, [event.seq, account.id]);
+    await adminCall(configApi, 'PUT', `/admin/v1/accounts/${account.id}/redaction`, { fields: ['cellphone'] });
+    await waitFor('the event that had ended everywhere to be redacted', async () => (await adminCall(configApi, 'GET', `/admin/v1/events/${old.eventId}`)).body.message?.cellphone === '[redacted]');
+    const [mark] = await db.query<{ through: string }[]>(`SELECT redacted_through_seq::text AS through FROM callback_settings WHERE account_id = $1`, [account.id]);
+    expect(mark.through).toBe(old.seq);
+    expect((await adminCall(configApi, 'GET', `/admin/v1/events/${event.eventId}`)).body).toMatchObject({ status: 'delivered', message: { id: 2, cellphone: '222' } });
+    await db.query(`UPDATE deliveries SET status = 'expired', last_error = 'expired after 1h' WHERE event_seq = $1 AND destination_id = 'held'`, [event.seq]);
+    await db.query(`DELETE FROM open_deliveries WHERE event_seq = $1`, [event.seq]);
+    await waitFor('the event to be redacted once every delivery ended', async () => (await adminCall(configApi, 'GET', `/admin/v1/events/${event.eventId}`)).body.message?.cellphone === '[redacted]');
   });
 });
 
@@ -130,16 +156,18 @@ describe('DELETE /admin/v1/accounts/:id', () => {
       Array.from({ length: 2100 }, (_, index) => ({ action: 'Customer_update', message: { id: index } })),
     );
     // Settled already: the worker is not asked about these.
-    await worker.app.get(DataSource).query(`UPDATE events SET status = 'delivered' WHERE account_id = $1 AND status = 'queued'`, [account.id]);
+    await setPrimaryStatus(worker.app, events.map((stored) => stored.seq), 'delivered');
     const db = worker.app.get(DataSource);
     // An event whose next step comes after the deletion started: stored now (the account row still exists;
     // the background deletion may be over before this test's next line on a loaded machine), its retry far
     // off so nothing sends it before its job is added below.
     const [late] = await insertEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 2 } }]);
-    await db.query(`UPDATE events SET status = 'retrying', next_attempt_at = now() + interval '1 hour' WHERE seq = $1`, [late.seq]);
+    await setPrimaryStatus(worker.app, [late.seq], 'retrying');
+    await db.query(`UPDATE deliveries SET next_attempt_at = now() + interval '1 hour' WHERE event_seq = $1 AND destination_id = 'primary'`, [late.seq]);
+    await db.query(`INSERT INTO open_deliveries (event_seq, destination_id, account_id, due_at) VALUES ($1, 'primary', $2, now() + interval '1 hour')`, [late.seq, account.id]);
     await db.query(
-      `INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body)
-       SELECT seq, 0, 1, now(), 5, 'http://127.0.0.1:9/hook', '{}', message::text FROM events WHERE account_id = $1`,
+      `INSERT INTO delivery_attempts (event_seq, destination_id, series, attempt, started_at, duration_ms, url, request_headers, request_body)
+       SELECT seq, 'primary', 0, 1, now(), 5, 'http://127.0.0.1:9/hook', '{}', message::text FROM events WHERE account_id = $1`,
       [account.id],
     );
 

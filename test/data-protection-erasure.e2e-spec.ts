@@ -4,6 +4,7 @@ import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { EndpointAdmission } from '../apps/delivery-worker/src/delivery/admission/endpoint-admission';
+import { RECORD_MARGIN_MS } from '../apps/config-api/src/admin/data-protection/erasure-runner.service';
 import { adminCall, expectFieldError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
@@ -11,7 +12,7 @@ import { openApiCall } from './support/open-api-client';
 import { portalCall, portalToken } from './support/portal-client';
 import { useReceivers } from './support/receiver';
 import { waitFor } from './support/wait-for';
-import { attemptRows, deliveryQueueOf, eventRow, insertEvents, sendEvents, useOwnRedisPrefix } from './support/worker-process';
+import { attemptRows, deliveryQueueOf, eventRow, insertEvents, sendEvents, setPrimaryStatus, useOwnRedisPrefix } from './support/worker-process';
 
 useOwnRedisPrefix('data-protection-erasure');
 jest.setTimeout(60_000);
@@ -21,8 +22,15 @@ let configApi: RunningApp;
 let worker: RunningApp;
 const receiver = useReceivers();
 
+/**
+ * What config-api takes for the longest call a worker may have in flight: an erasure is done only that
+ * long (and a margin) after its first pass. Shorter than the worker's own, so the hanging call below is
+ * still on the wire when the erasure is done.
+ */
+const CONFIG_API = { DELIVERY_TIMEOUT_MS: '3000' };
+
 beforeAll(async () => {
-  configApi = await startApp(ConfigApiModule);
+  configApi = await startApp(ConfigApiModule, CONFIG_API);
   // One call turn: a second job waits for it after loading its event, in the worker's hands.
   worker = await startApp(DeliveryWorkerModule, { WORKER_CONCURRENCY: '1', RECONCILE_INTERVAL: '1m' });
 });
@@ -159,6 +167,93 @@ describe('POST /admin/v1/erasures', () => {
     expect(await attemptRows(worker.app, pending.eventId)).toEqual([]);
   });
 
+  it("ends every destination's pending delivery, and is done only after a second pass that clears what a call in flight recorded", async () => {
+    const account = await createAccount(configApi);
+    const db = worker.app.get(DataSource);
+    const [event] = await insertEvents(worker.app, account.id, [{ action: 'Customer_update', message: { id: 4242, cellphone: '13700000000' } }]);
+    await setPrimaryStatus(worker.app, [event.seq], 'delivered');
+    // Another destination took it: one attempt failed there, the next waits while it is paused.
+    await db.query(
+      `INSERT INTO destinations (id, account_id, type, target, target_shown, content_type, paused, signing_secret)
+       VALUES ('held', $1, 'webhook', 'http://127.0.0.1:9/held', 'http://127.0.0.1:9/held', 'JSON', true, 'whsec_test')`,
+      [account.id],
+    );
+    await db.query(`INSERT INTO deliveries (event_seq, destination_id, account_id, status, attempts, series_attempts) VALUES ($1, 'held', $2, 'retrying', 1, 1)`, [event.seq, account.id]);
+    await db.query(`INSERT INTO open_deliveries (event_seq, destination_id, account_id, held) VALUES ($1, 'held', $2, 'paused')`, [event.seq, account.id]);
+    const recordAttempt = (destinationId: string, attempt: number) =>
+      db.query(
+        `INSERT INTO delivery_attempts (event_seq, destination_id, series, attempt, started_at, duration_ms, url, request_headers, encoding, response_status, response_body)
+         VALUES ($1, $2, 0, $3, now(), 5, 'http://127.0.0.1:9/hook', '{}', 'json', 500, 'echo: 13700000000')`,
+        [event.seq, destinationId, attempt],
+      );
+    await recordAttempt('held', 1);
+
+    const started = await adminCall(configApi, 'POST', '/admin/v1/erasures', { subject: 'customer:4242', account_id: account.id });
+    const taskId = started.body.id as string;
+    const firstPass = await waitFor('the first pass to end', async () => {
+      const [task] = await db.query<{ subject: string | null; status: string; finished_at: Date | null }[]>(`SELECT subject, status, finished_at FROM erasure_tasks WHERE id = $1`, [taskId]);
+      return task.subject === null && task.status === 'running' ? task : undefined;
+    });
+    expect((await adminCall(configApi, 'GET', `/admin/v1/erasures/${taskId}`)).body).toEqual({ id: taskId, status: 'running', events_erased: 1 });
+    expect(await db.query(`SELECT destination_id, status, last_error FROM deliveries WHERE event_seq = $1 ORDER BY destination_id`, [event.seq])).toEqual([
+      { destination_id: 'held', status: 'failed', last_error: 'erased' },
+      { destination_id: 'primary', status: 'delivered', last_error: null },
+    ]);
+    expect(await db.query(`SELECT 1 FROM open_deliveries WHERE event_seq = $1`, [event.seq])).toEqual([]);
+    // A call that was on the wire records its attempt, response body and all, after the first pass.
+    await recordAttempt('primary', 1);
+
+    const done = await waitFor(`erasure ${taskId} to finish`, async () => {
+      const progress = await adminCall(configApi, 'GET', `/admin/v1/erasures/${taskId}`);
+      return progress.body.status === 'done' ? progress.body : undefined;
+    });
+    expect(done).toEqual({ id: taskId, status: 'done', events_erased: 1 });
+    const [task] = await db.query<{ finished_at: Date }[]>(`SELECT finished_at FROM erasure_tasks WHERE id = $1`, [taskId]);
+    expect(task.finished_at.getTime() - (firstPass.finished_at as Date).getTime()).toBeGreaterThanOrEqual(3000 + RECORD_MARGIN_MS);
+    const attempts = await attemptRows(worker.app, event.eventId);
+    expect(attempts).toHaveLength(2);
+    for (const attempt of attempts) expect(attempt).toMatchObject({ request_body: '', response_body: null, response_status: 500 });
+    const view = (await adminCall(configApi, 'GET', `/admin/v1/events/${event.eventId}`)).body;
+    expect(view).toMatchObject({ message: null, erased: true, status: 'delivered' });
+    expect((view.deliveries as Json[]).map((delivery) => [delivery.destination_id, delivery.status, delivery.last_error])).toEqual([
+      ['primary', 'delivered', null],
+      ['held', 'failed', 'erased'],
+    ]);
+  });
+
+  it('finishes a second pass whose runner stopped by walking the erased events of its scope', async () => {
+    const account = await createAccount(configApi);
+    const db = worker.app.get(DataSource);
+    const [erased, untouched] = await insertEvents(worker.app, account.id, [
+      { action: 'Customer_update', message: { id: 5151 } },
+      { action: 'Customer_update', message: { id: 5152 } },
+    ]);
+    // The first pass erased the event; a call recorded afterwards left a body; then the runner died.
+    await db.query(`UPDATE events SET message = 'null'::json, erased = true WHERE seq = $1`, [erased.seq]);
+    for (const event of [erased, untouched]) {
+      await db.query(
+        `INSERT INTO delivery_attempts (event_seq, destination_id, series, attempt, started_at, duration_ms, url, request_headers, request_body, response_status, response_body)
+         VALUES ($1, 'primary', 0, 1, now(), 5, 'http://127.0.0.1:9/hook', '{}', 'body', 200, 'answer')`,
+        [event.seq],
+      );
+    }
+    const [task] = await db.query<{ id: string }[]>(
+      `INSERT INTO erasure_tasks (subject, account_id, upper_seq, events_erased, lease_owner, heartbeat_at, finished_at)
+       VALUES (NULL, $1, $2, 1, 'gone:1:dead', now() - interval '5 minutes', now() - interval '5 minutes') RETURNING id`,
+      [account.id, untouched.seq],
+    );
+    const restarted = await startApp(ConfigApiModule, CONFIG_API);
+    try {
+      await waitFor('the resumed second pass to finish', async () => (await adminCall(restarted, 'GET', `/admin/v1/erasures/${task.id}`)).body.status === 'done', {
+        timeoutMs: 30_000,
+      });
+    } finally {
+      await restarted.close();
+    }
+    expect(await attemptRows(worker.app, erased.eventId)).toEqual([expect.objectContaining({ request_body: '', response_body: null })]);
+    expect(await attemptRows(worker.app, untouched.eventId)).toEqual([expect.objectContaining({ request_body: 'body', response_body: 'answer' })]);
+  });
+
   it('is resumed by another config-api process after its runner stopped', async () => {
     const account = await createAccount(configApi);
     const events = await insertEvents(
@@ -173,7 +268,7 @@ describe('POST /admin/v1/erasures', () => {
        VALUES ('organization:org-5', $1, $2, 'gone:1:dead', now() - interval '5 minutes') RETURNING id`,
       [account.id, events[events.length - 1].seq],
     );
-    const restarted = await startApp(ConfigApiModule);
+    const restarted = await startApp(ConfigApiModule, CONFIG_API);
     try {
       const done = await waitFor('the resumed erasure to finish', async () => {
         const progress = await adminCall(restarted, 'GET', `/admin/v1/erasures/${task.id}`);

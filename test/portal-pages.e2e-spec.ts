@@ -131,7 +131,7 @@ describe('account portal pages', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expectText(page.getByRole('status'), 'Saved.');
     const [stored] = await configApi.app.get(DataSource).query<{ push_content_type: string; permissions: Record<string, boolean> }[]>(
-      'SELECT push_content_type, permissions FROM callback_settings WHERE account_id = $1',
+      `SELECT d.content_type AS push_content_type, s.permissions FROM callback_settings s JOIN destinations d ON d.account_id = s.account_id AND d.id = 'primary' WHERE s.account_id = $1`,
       [owner.id],
     );
     expect(stored.push_content_type).toBe('application/x-www-form-urlencoded');
@@ -147,14 +147,14 @@ describe('account portal pages', () => {
     await page.getByRole('button', { name: 'Save delivery options' }).click();
     await page.locator('[data-field="max-per-second"]').filter({ hasText: '30 calls per second' }).waitFor();
     const [options] = await configApi.app.get(DataSource).query<{ delivery_ordering: string; max_per_second: number }[]>(
-      'SELECT delivery_ordering, max_per_second FROM callback_settings WHERE account_id = $1',
+      `SELECT ordering AS delivery_ordering, max_per_second FROM destinations WHERE account_id = $1 AND id = 'primary'`,
       [owner.id],
     );
     expect(options).toEqual({ delivery_ordering: 'subject', max_per_second: 30 });
 
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const secret = (await page.locator('[data-field="new-secret"]').textContent()) ?? '';
-    const [account] = await configApi.app.get(DataSource).query<{ signing_secret: string }[]>('SELECT signing_secret FROM accounts WHERE id = $1', [owner.id]);
+    const [account] = await configApi.app.get(DataSource).query<{ signing_secret: string }[]>(`SELECT signing_secret FROM destinations WHERE account_id = $1 AND id = 'primary'`, [owner.id]);
     expect(secret).toBe(openStoredSecret(account.signing_secret));
 
     await page.getByLabel('Action').selectOption('ShutQueue_create');

@@ -23,9 +23,22 @@ const ownerEvent = `${label}-owner`;
 const strangerEvent = `${label}-stranger`;
 let ownerTask: string;
 
+/** An event's series is its primary delivery's. */
+const PRIMARY_SERIES = `SELECT d.series FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary' WHERE e.event_id = $1`;
+
 async function insertEvent(accountId: number, eventId: string, status: string): Promise<void> {
+  // As ingest stores it: its key, the event, its primary delivery (its status) and the book entry.
   await dataSource.query(
-    `INSERT INTO events (event_id, account_id, action, message, status, attempts) VALUES ($1, $2, 'Customer_create', $3::json, $4, 1)`,
+    `WITH keyed AS (
+       INSERT INTO event_keys (event_id, account_id, event_seq) VALUES ($1, $2, next_event_seq()) RETURNING event_seq
+     ),
+     inserted AS (
+       INSERT INTO events (seq, event_id, account_id, action, message) SELECT event_seq, $1, $2, 'Customer_create', $3::json FROM keyed RETURNING seq, created_at
+     ),
+     delivering AS (
+       INSERT INTO deliveries (event_seq, destination_id, account_id, status, attempts, series_attempts) SELECT seq, 'primary', $2, $4, 1, 1 FROM inserted
+     )
+     INSERT INTO book_entries (account_id, created_at, to_status) SELECT $2, created_at, $4 FROM inserted`,
     [eventId, accountId, JSON.stringify({ id: 1, owner_marker: eventId }), status],
   );
 }
@@ -80,7 +93,7 @@ describe('the portal API', () => {
       const answer = await portalCall(configApi, authorization, method, path, body);
       expect({ method, path, status: answer.status, error: answer.body.error }).toEqual({ method, path, status: 401, error: 'unauthorized' });
     }
-    const [row] = await dataSource.query<{ series: number }[]>('SELECT series FROM events WHERE event_id = $1', [ownerEvent]);
+    const [row] = await dataSource.query<{ series: number }[]>(PRIMARY_SERIES, [ownerEvent]);
     expect(row.series).toBe(0);
   });
 
@@ -98,7 +111,7 @@ describe('the portal API', () => {
       expect({ path: others, status: foreign.status }).toEqual({ path: others, status: 404 });
       expect(withoutId(foreign, id)).toEqual(withoutId(absent, missing.split('/')[1]));
     }
-    const [row] = await dataSource.query<{ series: number }[]>('SELECT series FROM events WHERE event_id = $1', [ownerEvent]);
+    const [row] = await dataSource.query<{ series: number }[]>(PRIMARY_SERIES, [ownerEvent]);
     expect(row.series).toBe(0);
   });
 
@@ -134,7 +147,7 @@ describe('the portal API', () => {
       return answer.body.status === 'done' ? answer : false;
     });
     expect(progress.body).toEqual({ id: started.body.task_id, status: 'done', total: 1, done: 1 });
-    const rows = await dataSource.query<{ event_id: string; series: number }[]>('SELECT event_id, series FROM events WHERE event_id = ANY($1) ORDER BY event_id', [[ownerEvent, strangerEvent]]);
+    const rows = await dataSource.query<{ event_id: string; series: number }[]>(`SELECT e.event_id, d.series FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary' WHERE e.event_id = ANY($1) ORDER BY e.event_id`, [[ownerEvent, strangerEvent]]);
     expect(rows).toEqual([
       { event_id: ownerEvent, series: 0 },
       { event_id: strangerEvent, series: 1 },
@@ -187,7 +200,7 @@ describe('the portal API', () => {
     const rotated = await portalCall(configApi, ownerAuth, 'POST', 'rotate-secret');
     expect(rotated.status).toBe(200);
     expect(rotated.body.signing_secret).toMatch(/^whsec_/);
-    const secrets = await dataSource.query<{ id: number; signing_secret: string }[]>('SELECT id, signing_secret FROM accounts WHERE id = ANY($1)', [[owner.id, stranger.id]]);
+    const secrets = await dataSource.query<{ id: number; signing_secret: string }[]>(`SELECT account_id AS id, signing_secret FROM destinations WHERE id = 'primary' AND account_id = ANY($1)`, [[owner.id, stranger.id]]);
     const storedSecretOf = (id: number): string => openStoredSecret(secrets.find((row) => row.id === id)?.signing_secret ?? '');
     expect(storedSecretOf(owner.id)).toBe(rotated.body.signing_secret);
     expect(storedSecretOf(stranger.id)).toBe(stranger.signing_secret);

@@ -19,7 +19,9 @@ export async function accountAnswering(configApi: RunningApp, worker: RunningApp
 /** Waits until every one of `events` reached delivered, failed or filtered. */
 export async function settled(namespace: IsolatedNamespace, events: StoredTestEvent[]): Promise<void> {
   await waitFor('events to settle', async () => {
-    const { rows } = await namespace.db.query<{ status: string }>(`SELECT status FROM events WHERE seq = ANY($1::bigint[])`, [events.map((event) => event.seq)]);
+    const { rows } = await namespace.db.query<{ status: string }>(`SELECT status FROM deliveries WHERE event_seq = ANY($1::bigint[]) AND destination_id = 'primary'`, [
+      events.map((event) => event.seq),
+    ]);
     return rows.length === events.length && rows.every((row) => ['delivered', 'failed', 'filtered'].includes(row.status));
   });
 }

@@ -2,12 +2,14 @@ import type { INestApplication } from '@nestjs/common';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { type AttemptView, type DeliveryEncoding, encodeDeliveryBody, isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
 import { Sql, STORE_EVENTS, storeEventsParams } from '@app/persistence';
+import type { AttemptView } from '@app/payloads';
 import {
   closeRedisConnection,
   createRedisConnection,
   DeliveryQueues,
+  ENVIRONMENT,
+  type Environment,
   loadEnvironment,
   publishSettingsChanged,
   REDIS,
@@ -16,7 +18,9 @@ import {
   waitForReady,
 } from '@app/runtime';
 import { childEnvironment } from './child-environment';
-import { SAMPLE_MESSAGES } from '@app/payloads';
+import type { AttemptRow } from '../../apps/config-api/src/admin/events/admin-events.statements';
+import { attemptRequestBody } from '../../apps/config-api/src/admin/events/attempt-body';
+import { isEventAction, PERMISSION_KEY_BY_ACTION, SAMPLE_MESSAGES } from '@app/payloads';
 
 /**
  * Helpers for driving the delivery worker in tests: a Redis prefix of the file's own (so its queue and
@@ -92,6 +96,28 @@ export async function insertEvents(app: INestApplication, accountId: number, eve
   return events.map((event, index) => ({ seq: seqById.get(ids[index]) ?? '', accountId, eventId: ids[index], action: event.action, message: event.message }));
 }
 
+/**
+ * Moves the primary deliveries of events to `status` by hand (a test's set-up: "this one has ended"),
+ * booking the change as the service's own statements do, so the tallies stay true.
+ */
+export async function setPrimaryStatus(app: INestApplication, seqs: string[], status: string): Promise<void> {
+  await app.get(DataSource).query(
+    `WITH before AS (
+       SELECT d.event_seq, d.status FROM deliveries d WHERE d.event_seq = ANY($1::bigint[]) AND d.destination_id = 'primary' FOR UPDATE
+     ),
+     moved AS (
+       UPDATE deliveries d
+          SET status = $2::varchar, next_attempt_at = NULL, updated_at = now(),
+              delivered_at = CASE WHEN $2::varchar = 'delivered' THEN now() ELSE d.delivered_at END
+         FROM before b WHERE d.event_seq = b.event_seq AND d.destination_id = 'primary'
+       RETURNING d.event_seq, d.account_id, d.delivered_at, b.status AS from_status
+     )
+     INSERT INTO book_entries (account_id, created_at, from_status, to_status, delivered_at)
+     SELECT m.account_id, e.created_at, m.from_status, $2::varchar, m.delivered_at FROM moved m JOIN events e ON e.seq = m.event_seq WHERE m.from_status <> $2::varchar`,
+    [seqs, status],
+  );
+}
+
 /** Adds the first delivery job of each event, as ingest does after storing them. */
 export async function enqueueFirstAttempts(queues: DeliveryQueues, events: StoredTestEvent[], delayMs = 0): Promise<void> {
   await queues.addBulk(
@@ -121,7 +147,7 @@ export interface EventRow {
 /** An attempt row as the database returns it: the admin API's attempt with started_at still a Date. */
 export type AttemptRecord = Omit<AttemptView, 'started_at'> & { started_at: Date };
 
-/** The events with their primary delivery's state, as the admin API reports an event's status. */
+/** Events with their primary delivery's state (CONTRACT §3: an event's status is its primary delivery's). */
 export async function eventRows(app: INestApplication, eventIds: string[]): Promise<EventRow[]> {
   return app.get(DataSource).query<EventRow[]>(
     `SELECT e.seq::text AS seq, e.event_id, d.status, d.attempts, d.series, d.series_attempts, d.next_attempt_at, d.delivered_at, d.last_error
@@ -136,22 +162,22 @@ export async function eventRow(app: INestApplication, eventId: string): Promise<
   return row;
 }
 
-/** The primary's attempts of an event; a request body not stored is rebuilt from the event, as the admin API does. */
+/** An event's attempts (every destination), request bodies as the admin API shows them (rebuilt from the message where not stored). */
 export async function attemptRows(app: INestApplication, eventId: string): Promise<AttemptRecord[]> {
-  const rows = await app.get(DataSource).query<(AttemptRecord & { encoding: DeliveryEncoding | null; action: string; message_text: string; created_at: Date })[]>(
-    `SELECT a.attempt, a.series, a.started_at, a.duration_ms, a.url, a.request_headers, a.request_body, a.response_status,
-            a.response_headers, a.response_body, a.error, a.encoding, e.action, e.message::text AS message_text, e.created_at
+  const rows = await app.get(DataSource).query<(AttemptRow & { event_id: string; action: string; message_text: string; created_at: Date; erased: boolean })[]>(
+    `SELECT a.destination_id, a.attempt, a.series, a.started_at, a.duration_ms, a.url, a.request_headers, a.request_body, a.encoding,
+            a.response_status, a.response_headers, a.response_body, a.error,
+            e.event_id, e.action, e.message::text AS message_text, e.created_at, e.erased
        FROM delivery_attempts a JOIN events e ON e.seq = a.event_seq
-      WHERE e.event_id = $1 AND a.destination_id = 'primary'
+      WHERE e.event_id = $1
       ORDER BY a.attempt, a.id`,
     [eventId],
   );
-  const source = loadEnvironment(process.env).publicUrl;
-  return rows.map(({ encoding, action, message_text, created_at, ...attempt }) => ({
-    ...attempt,
-    request_body:
-      attempt.request_body ?? (encoding === null ? '' : encodeDeliveryBody(encoding, { eventId, action, messageText: message_text, acceptedAt: created_at, source }).body),
-  }));
+  const { publicUrl } = app.get<Environment>(ENVIRONMENT);
+  return rows.map((row) => {
+    const { destination_id: _destination, encoding: _encoding, event_id: _event, action, message_text: messageText, created_at: createdAt, erased, ...attempt } = row;
+    return { ...attempt, request_body: attemptRequestBody(row, { eventId, action, messageText, createdAt, erased, publicUrl }) };
+  });
 }
 
 /** Announces a settings change on this file's prefix (the worker listens there). */

@@ -98,8 +98,11 @@ export abstract class SteppedTaskRunner<Id extends string | number> extends Leas
   /** One step inside the transaction that holds the task row; answers whether more remains (if not, it called `finish`). */
   protected abstract step(manager: EntityManager, id: Id): Promise<boolean>;
 
-  /** Runs before each step's transaction, outside it (ErasureRunner: the erasure stamp, which may wait). */
-  protected async beforeStep(): Promise<void> {}
+  /** Runs before each step's transaction, outside it (ErasureRunner: the erasure stamp, or a wait for its second pass). */
+  protected async beforeStep(_id: Id): Promise<void> {}
+
+  /** Runs once a step's transaction has committed (ErasureRunner: what it keeps in memory follows only what is stored). */
+  protected afterCommit(_id: Id): void {}
 
   protected async finish(manager: EntityManager, id: Id): Promise<void> {
     await manager.query(`UPDATE ${this.table} SET status = 'done', finished_at = now(), heartbeat_at = now() WHERE id = $1`, [id]);
@@ -131,13 +134,15 @@ export abstract class SteppedTaskRunner<Id extends string | number> extends Leas
   }
 
   private async oneStep(id: Id): Promise<boolean> {
-    await this.beforeStep();
-    return this.dataSource.transaction(async (manager) => {
+    await this.beforeStep(id);
+    const more = await this.dataSource.transaction(async (manager) => {
       const owned = await manager.query<unknown[]>(`SELECT 1 FROM ${this.table} WHERE id = $1 AND lease_owner = $2 AND status = 'running' FOR UPDATE`, [id, this.owner]);
       if (owned.length === 0) return false;
       const more = await this.step(manager, id);
       if (more) await manager.query(`UPDATE ${this.table} SET heartbeat_at = now() WHERE id = $1`, [id]);
       return more;
     });
+    this.afterCommit(id);
+    return more;
   }
 }

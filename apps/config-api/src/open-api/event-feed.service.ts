@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { QueryResultRow } from 'pg';
-import { DataSource } from 'typeorm';
 import { EVENT_ACTIONS, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
-import { preparedQuery } from '@app/persistence';
+import { defineStatement, Sql } from '@app/persistence';
 import { OpenApiCode } from './open-api-errors';
 import { type FeedCursor, formatFeedCursor } from './feed-cursor';
 
@@ -22,7 +19,7 @@ export interface FeedPage {
 }
 
 /** A row looked at: its position, and, when the permissions allow it, the event. */
-type FeedRow = QueryResultRow & { txid: string; seq: string } & (
+type FeedRow = { txid: string; seq: string } & (
     | { allowed: true; event_id: string; action: string; message: Record<string, unknown>; created_at: Date }
     | { allowed: false }
   );
@@ -31,16 +28,19 @@ type FeedRow = QueryResultRow & { txid: string; seq: string } & (
 const TXID = `COALESCE(txid, '0'::xid8)`;
 
 /**
- * Named, so each connection plans it once: no partition can be pruned (the order is not seq's), and
- * planning across a month of daily partitions cost several times the scan itself (docs/self-service.md).
- */
-const PAGE_STATEMENT = 'open-api-feed-page';
-
-/**
  * Rows a poll looks at, at most, whatever the permissions: a poll costs the same however few actions the
  * account allows and however long its history, and the cursor moves past every row looked at.
  */
 export const FEED_SCAN_ROWS = 5000;
+
+interface PageParams {
+  accountId: number;
+  afterTxid: string;
+  afterSeq: string;
+  allowed: string[];
+  limit: number;
+  scan: number;
+}
 
 /**
  * One page, oldest first after the cursor, of the rows whose inserting transaction is older than every
@@ -49,30 +49,43 @@ export const FEED_SCAN_ROWS = 5000;
  * (test events are allowed whatever the permissions, as they are pushed whatever the permissions), and the
  * page is every row looked at up to the (limit + 1)-th allowed one, which PostgreSQL stops at (the run
  * condition of the window). Rows left out by the permissions come back as their position only.
+ *
+ * Prepared, so each connection plans it once: no partition can be pruned (the order is not seq's), and
+ * planning across a month of daily partitions cost several times the scan itself (docs/self-service.md).
  */
-const PAGE_SQL = `
+const FEED_PAGE = defineStatement<PageParams, FeedRow>(
+  'open-api-feed-page',
+  'prepared',
+  (p) => `
   SELECT txid::text AS txid, seq::text AS seq, allowed,
          CASE WHEN allowed THEN event_id END AS event_id, CASE WHEN allowed THEN action END AS action,
          CASE WHEN allowed THEN message END AS message, CASE WHEN allowed THEN created_at END AS created_at
     FROM (SELECT looked.*, count(*) FILTER (WHERE allowed) OVER (ORDER BY txid, seq) AS taken
-            FROM (SELECT ${TXID} AS txid, seq, (action = ANY($4::varchar[]) OR test) AND NOT erased AS allowed, event_id, action, message, created_at
+            FROM (SELECT ${TXID} AS txid, seq, (action = ANY(${p.allowed}::varchar[]) OR test) AND NOT erased AS allowed, event_id, action, message, created_at
                     FROM events
-                   WHERE account_id = $1
-                     AND (${TXID}, seq) > ($2::xid8, $3::bigint)
+                   WHERE account_id = ${p.accountId}
+                     AND (${TXID}, seq) > (${p.afterTxid}::xid8, ${p.afterSeq}::bigint)
                      AND ${TXID} < pg_snapshot_xmin(pg_current_snapshot())
                    ORDER BY ${TXID}, events.seq
-                   LIMIT $6) looked) counted
-   WHERE taken <= $5
-   ORDER BY counted.txid, counted.seq`;
+                   LIMIT ${p.scan}) looked) counted
+   WHERE taken <= ${p.limit}
+   ORDER BY counted.txid, counted.seq`,
+);
+
+const PERMISSIONS = defineStatement<{ accountId: number }, { permissions: Record<string, boolean> | null }>(
+  'open-api-feed-permissions',
+  'prepared',
+  (p) => `SELECT permissions FROM callback_settings WHERE account_id = ${p.accountId}`,
+);
 
 /** The pull feed, GET /open_api_v1/events (CONTRACT §10). */
 @Injectable()
 export class EventFeedService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   async page(accountId: number, after: FeedCursor, limit: number): Promise<FeedPage> {
     const allowed = await this.allowedActions(accountId);
-    const rows = await preparedQuery<FeedRow>(this.dataSource, PAGE_STATEMENT, PAGE_SQL, [accountId, after.txid, after.seq, allowed, limit, FEED_SCAN_ROWS]);
+    const rows = await this.sql.rows(FEED_PAGE, { accountId, afterTxid: after.txid, afterSeq: after.seq, allowed, limit, scan: FEED_SCAN_ROWS });
     const items: FeedItem[] = [];
     for (const row of rows) {
       if (row.allowed) items.push({ event_id: row.event_id, action: row.action, message: row.message, created_at: row.created_at.toISOString() });
@@ -82,11 +95,8 @@ export class EventFeedService {
   }
 
   private async allowedActions(accountId: number): Promise<string[]> {
-    const rows = await this.dataSource.query<{ permissions: Record<string, boolean> | null }[]>(
-      'SELECT permissions FROM callback_settings WHERE account_id = $1',
-      [accountId],
-    );
-    const permissions = rows[0]?.permissions ?? {};
+    const row = await this.sql.first(PERMISSIONS, { accountId });
+    const permissions = row?.permissions ?? {};
     return EVENT_ACTIONS.filter((action) => permissions[PERMISSION_KEY_BY_ACTION[action]] === true);
   }
 }

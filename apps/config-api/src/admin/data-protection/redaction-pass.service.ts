@@ -1,30 +1,33 @@
 import { loggableErrorText } from '@app/runtime';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
-import { FINAL_STATUS_LIST } from '@app/persistence';
+import type { QueryRunner } from 'typeorm';
+import { Sql } from '@app/persistence';
 import { redactJsonText, redactRequestBody } from './redact';
+import {
+  ACCOUNTS_WITH_REDACTION,
+  LOCK_REDACTION,
+  MOVE_REDACTION_MARK,
+  REDACT_MESSAGES,
+  REDACT_REQUEST_BODIES,
+  type ScannedEvent,
+  SCAN_EVENTS,
+  STORED_REQUEST_BODIES,
+} from './redaction.statements';
 
 /** How often every config-api process looks for ended events to redact. */
 export const REDACTION_PASS_MS = 2_000;
 /** Events read per transaction. */
 const REDACTION_CHUNK = 500;
-/** Transaction-scoped advisory locks (this key, the account id): one process works on an account at a time. */
-const REDACTION_LOCK_KEY = 7_263_511;
-
-interface ScannedEvent {
-  seq: string;
-  message: string;
-  ended: boolean;
-}
 
 /**
  * Redaction at rest (CONTRACT §12) runs here, in the background, not on the delivery path: every
  * REDACTION_PASS_MS each config-api process walks, per account with redaction fields, its events in
- * seq order from `redacted_through_seq`, rewriting the message and the attempts' request bodies of
- * every event that has ended. The mark only moves past events that have ended, so one still pending
- * is looked at again on later passes until it ends; this process remembers how far it scanned beyond
- * the mark, so a long-pending event does not make it read the same rows over and over.
+ * seq order from `redacted_through_seq`, rewriting the message of every event whose deliveries have
+ * all ended (every destination's, not only the primary's) and the request bodies its attempts stored
+ * (attempts without one rebuild it from the message, so they follow). The mark only moves past events
+ * that have ended and were written, so one still pending is looked at again on later passes until it
+ * ends; this process remembers how far it scanned beyond the mark, so a long-pending event does not
+ * make it read the same rows over and over.
  */
 @Injectable()
 export class RedactionPass implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -34,7 +37,7 @@ export class RedactionPass implements OnApplicationBootstrap, OnApplicationShutd
   private running: Promise<void> | null = null;
   private stopping = false;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.wake(), REDACTION_PASS_MS);
@@ -56,37 +59,29 @@ export class RedactionPass implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async pass(): Promise<void> {
-    const accounts = await this.dataSource.query<{ account_id: number }[]>(`SELECT account_id FROM callback_settings WHERE cardinality(redaction_fields) > 0`);
+    const accounts = await this.sql.rows(ACCOUNTS_WITH_REDACTION, {});
     for (const { account_id: accountId } of accounts) {
-      while (!this.stopping && (await this.dataSource.transaction((manager) => this.chunk(manager, accountId))));
+      while (!this.stopping && (await this.sql.transaction((runner) => this.chunk(runner, accountId))));
     }
   }
 
   /** One chunk of one account's events; true while more are left to scan in this pass. */
-  private async chunk(manager: EntityManager, accountId: number): Promise<boolean> {
-    const [lock] = await manager.query<{ locked: boolean }[]>(`SELECT pg_try_advisory_xact_lock($1, $2) AS locked`, [REDACTION_LOCK_KEY, accountId]);
-    if (!lock.locked) return false;
-    const [settings] = await manager.query<{ fields: string[]; through: string | null }[]>(
-      `SELECT redaction_fields AS fields, redacted_through_seq::text AS through FROM callback_settings WHERE account_id = $1`,
-      [accountId],
-    );
+  private async chunk(runner: QueryRunner, accountId: number): Promise<boolean> {
+    const settings = await this.sql.first(LOCK_REDACTION, { accountId }, runner);
     if (!settings || settings.fields.length === 0) return false;
     const fields = new Set(settings.fields);
     const mark = settings.through ?? '-1';
     const remembered = this.scannedTo.get(accountId);
     const from = remembered !== undefined && BigInt(remembered) > BigInt(mark) ? remembered : mark;
-    const events = await manager.query<ScannedEvent[]>(
-      `SELECT seq::text AS seq, message::text AS message, status IN ${FINAL_STATUS_LIST} AS ended
-         FROM events WHERE account_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT ${REDACTION_CHUNK}`,
-      [accountId, from],
-    );
-    await this.redactEvents(manager, events.filter((event) => event.ended), fields);
+    const events = await this.sql.rows(SCAN_EVENTS, { accountId, after: from, limit: REDACTION_CHUNK }, runner);
+    const missed = await this.redactEvents(runner, events.filter((event) => event.ended), fields);
 
-    const firstPending = events.findIndex((event) => !event.ended);
+    // A redaction that could not be written (the event restarted meanwhile) holds the mark like a pending event.
+    const firstPending = events.findIndex((event) => !event.ended || missed.has(event.seq));
     // The mark moves only while everything up to it has ended; past the first pending event, only this process's scan position does.
     if (from === mark && firstPending !== 0 && events.length > 0) {
       const through = firstPending < 0 ? events[events.length - 1].seq : events[firstPending - 1].seq;
-      await manager.query(`UPDATE callback_settings SET redacted_through_seq = $2 WHERE account_id = $1`, [accountId, through]);
+      await this.sql.rows(MOVE_REDACTION_MARK, { accountId, through }, runner);
     }
     if (events.length < REDACTION_CHUNK) {
       this.scannedTo.delete(accountId);
@@ -96,34 +91,39 @@ export class RedactionPass implements OnApplicationBootstrap, OnApplicationShutd
     return true;
   }
 
-  private async redactEvents(manager: EntityManager, ended: ScannedEvent[], fields: ReadonlySet<string>): Promise<void> {
+  /** Redacts the ended events' messages and their attempts' stored request bodies; answers the events whose message could not be written. */
+  private async redactEvents(runner: QueryRunner, ended: ScannedEvent[], fields: ReadonlySet<string>): Promise<Set<string>> {
     const changed = ended.flatMap((event) => {
       const message = redactJsonText(event.message, fields);
-      return message === null ? [] : [{ seq: event.seq, message }];
+      return message === null ? [] : [{ seq: event.seq, read: event.message, message }];
     });
-    if (changed.length === 0) return;
-    const seqs = changed.map((event) => event.seq);
-    // Still ended when written: a redelivery that restarted it meanwhile is redacted once it ends again.
-    await manager.query(
-      `UPDATE events e SET message = v.message::json
-         FROM unnest($1::bigint[], $2::text[]) AS v(seq, message)
-        WHERE e.seq = v.seq AND e.seq = ANY($1::bigint[]) AND e.status IN ${FINAL_STATUS_LIST}`,
-      [seqs, changed.map((event) => event.message)],
+    if (changed.length === 0) return new Set();
+    const written = await this.sql.rows(
+      REDACT_MESSAGES,
+      { seqs: changed.map((event) => event.seq), read: changed.map((event) => event.read), redacted: changed.map((event) => event.message) },
+      runner,
     );
-    const attempts = await manager.query<{ event_seq: string; id: string; request_body: string }[]>(
-      `SELECT event_seq::text AS event_seq, id::text AS id, request_body FROM delivery_attempts WHERE event_seq = ANY($1::bigint[])`,
-      [seqs],
-    );
+    const seqs = written.map((row) => row.seq);
+    const missed = new Set(changed.map((event) => event.seq));
+    for (const seq of seqs) missed.delete(seq);
+    if (seqs.length === 0) return missed;
+    const attempts = await this.sql.rows(STORED_REQUEST_BODIES, { seqs }, runner);
     const bodies = attempts.flatMap((attempt) => {
       const body = redactRequestBody(attempt.request_body, fields);
       return body === null ? [] : [{ ...attempt, body }];
     });
-    if (bodies.length === 0) return;
-    await manager.query(
-      `UPDATE delivery_attempts a SET request_body = v.body
-         FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS v(event_seq, id, body)
-        WHERE a.event_seq = v.event_seq AND a.id = v.id AND a.event_seq = ANY($1::bigint[])`,
-      [bodies.map((row) => row.event_seq), bodies.map((row) => row.id), bodies.map((row) => row.body)],
-    );
+    if (bodies.length > 0) {
+      await this.sql.rows(
+        REDACT_REQUEST_BODIES,
+        {
+          seqs: bodies.map((row) => row.event_seq),
+          ids: bodies.map((row) => row.id),
+          read: bodies.map((row) => row.request_body),
+          redacted: bodies.map((row) => row.body),
+        },
+        runner,
+      );
+    }
+    return missed;
   }
 }

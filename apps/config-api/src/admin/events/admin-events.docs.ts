@@ -18,7 +18,7 @@ export class EventModel implements EventListItem {
   @ApiProperty({ enum: EVENT_ACTIONS })
   action!: string;
 
-  @ApiProperty({ enum: EVENT_STATUSES, description: 'queued, retrying, delivered, failed (retries exhausted), filtered (permission off), no_endpoint (no push_url).' })
+  @ApiProperty({ enum: EVENT_STATUSES, description: 'queued, retrying, delivered, failed (retries exhausted), expired (its destination\'s deadline passed), filtered (permission off), no_endpoint (no push_url).' })
   status!: EventStatus;
 
   @ApiProperty({ type: 'integer', description: 'Attempts made in the current series.' })

@@ -20,10 +20,23 @@ export function messageSearchPath(q: string): string {
 }
 
 /**
- * Adds the filter's conditions (each served by an index: the (account_id|status|action, seq) ones,
- * created_at, and the message GIN index for `q`). `q` needs `since` and a range of at most 31 days.
+ * Where addEventFilter's columns are: `event` prefixes the event's columns, `delivery` the primary
+ * delivery's `status` (events carry no status: it lives in `deliveries`, CONTRACT §3's status being the
+ * primary's). Unqualified by default, for a statement whose FROM names each column once.
  */
-export function addEventFilter(conditions: Conditions, filter: EventFilter): void {
+export interface FilterColumns {
+  event?: string;
+  delivery?: string;
+}
+
+/**
+ * Adds the filter's conditions (the (account_id|action, seq) indexes, created_at, and the message GIN
+ * index for `q`; status has no index of its own: see AdminEventsService.list). `q` needs `since` and a
+ * range of at most 31 days.
+ */
+export function addEventFilter(conditions: Conditions, filter: EventFilter, columns: FilterColumns = {}): void {
+  const event = columns.event ? `${columns.event}.` : '';
+  const delivery = columns.delivery ? `${columns.delivery}.` : '';
   const range = timeRange(filter.since, filter.until);
   let until = range.until;
   if (filter.q !== undefined) {
@@ -34,10 +47,10 @@ export function addEventFilter(conditions: Conditions, filter: EventFilter): voi
     }
     if (until.getTime() <= range.since.getTime()) throw validationFailed([{ path: 'since', problem: 'since must be earlier than until' }]);
   }
-  if (filter.account_id !== undefined) conditions.add((p) => `account_id = ${p}`, filter.account_id);
-  if (filter.action !== undefined) conditions.add((p) => `action = ${p}`, filter.action);
-  if (filter.status !== undefined) conditions.add((p) => `status = ${p}`, filter.status);
-  if (range.since) conditions.add((p) => `created_at >= ${p}`, range.since);
-  if (until) conditions.add((p) => `created_at < ${p}`, until);
-  if (filter.q !== undefined) conditions.add((p) => `(message::jsonb) @? ${p}::jsonpath`, messageSearchPath(filter.q));
+  if (filter.account_id !== undefined) conditions.add((p) => `${event}account_id = ${p}`, filter.account_id);
+  if (filter.action !== undefined) conditions.add((p) => `${event}action = ${p}`, filter.action);
+  if (filter.status !== undefined) conditions.add((p) => `${delivery}status = ${p}`, filter.status);
+  if (range.since) conditions.add((p) => `${event}created_at >= ${p}`, range.since);
+  if (until) conditions.add((p) => `${event}created_at < ${p}`, until);
+  if (filter.q !== undefined) conditions.add((p) => `(${event}message::jsonb) @? ${p}::jsonpath`, messageSearchPath(filter.q));
 }

@@ -3,22 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { checkingQuery } from '@app/runtime';
 import type { EventStats } from '@app/payloads';
-import {
-  COUNTED_SPAN_SQL,
-  EVENT_STATUSES,
-  type EventStatus,
-  firstWhole,
-  histogramPercentiles,
-  HOUR_MS,
-  mergeTallies,
-  MINUTE_MS,
-  type StatusTally,
-  TALLIED_BUCKETS_SQL,
-  type TallyGranularity,
-} from '@app/persistence';
+import { COUNTED_SPAN, EVENT_STATUSES, type EventStatus, histogramPercentiles, Sql, type StatusTally, TALLIED_BUCKETS } from '@app/persistence';
 import type { StatsQueryDto } from './stats.dto';
+import { ACCOUNT_LATENCY, ACCOUNT_STATUS_COUNTS } from './stats.statements';
+import { type BookGranularity, firstWhole, HOUR_MS, mergeTallies, MINUTE_MS } from './tally-windows';
 import { requireAccount } from '../require-account';
-import { Conditions } from '../sql-conditions';
 import { timeRange } from '../timestamp';
 
 type LatencySummary = EventStats['delivery_latency_ms'];
@@ -28,15 +17,20 @@ function zeroCounts(): Record<EventStatus, number> {
 }
 
 /**
- * Two ways to the same answer. For one account, exactly from its rows (its index bounds the scan to its
- * events), with continuous percentiles. For every account, from the event tallies: exact counts, kept by
- * triggers on every change, summed over whole hours and the whole minutes before the window's first
- * hour, plus the rows of the part before its first whole minute; percentiles from the tallies' latency
- * histogram, interpolated inside a bucket (the buckets of the stats series, so the two agree).
+ * Two ways to the same answer, an event's status being its primary delivery's. For one account, exactly
+ * from its rows (its events by (account_id, seq), each with its primary delivery by key), with continuous
+ * percentiles. For every account, from the event tallies: exact counts (the folded books plus the book
+ * entries not folded yet, TALLIED_BUCKETS) summed over whole hours and the whole minutes before the
+ * window's first hour, plus the rows of the part before its first whole minute (COUNTED_SPAN);
+ * percentiles from the tallies' latency histogram, interpolated inside a bucket (the buckets of the
+ * stats series, so the two agree).
  */
 @Injectable()
 export class EventStatsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
+  ) {}
 
   async stats(query: StatsQueryDto): Promise<EventStats> {
     const { since } = checkingQuery(() => timeRange(query.since, undefined));
@@ -47,8 +41,8 @@ export class EventStatsService {
   }
 
   private async allAccounts(since: Date | null): Promise<Pick<EventStats, 'total' | 'counts' | 'delivery_latency_ms'>> {
-    const tallied = (granularity: TallyGranularity, from: Date | null, to: Date | null): Promise<StatusTally[]> =>
-      this.dataSource.query<StatusTally[]>(TALLIED_BUCKETS_SQL, [granularity, from ?? '-infinity', to]);
+    const tallied = (granularity: BookGranularity, from: Date | null, to: Date | null): Promise<StatusTally[]> =>
+      this.sql.rows(TALLIED_BUCKETS, { granularity, since: from ?? '-infinity', until: to });
     const parts: Promise<StatusTally[]>[] = [];
     if (!since) {
       parts.push(tallied('hour', null, null));
@@ -56,7 +50,7 @@ export class EventStatsService {
       // [since, first whole minute) from rows, then whole minutes up to the first whole hour, then hours.
       const minute = firstWhole(since, MINUTE_MS);
       const hour = firstWhole(since, HOUR_MS);
-      if (since < minute) parts.push(this.dataSource.query<StatusTally[]>(COUNTED_SPAN_SQL, [since, minute]));
+      if (since < minute) parts.push(this.sql.rows(COUNTED_SPAN, { since, until: minute }));
       if (minute < hour) parts.push(tallied('minute', minute, hour));
       parts.push(tallied('hour', hour, null));
     }
@@ -78,25 +72,9 @@ export class EventStatsService {
   }
 
   private async oneAccount(accountId: number, since: Date | null): Promise<Pick<EventStats, 'total' | 'counts' | 'delivery_latency_ms'>> {
-    const conditions = new Conditions();
-    conditions.add((p) => `account_id = ${p}`, accountId);
-    if (since) conditions.add((p) => `created_at >= ${p}`, since);
-    const where = conditions.where();
-    // percentile_cont interpolates between neighbours, like Prometheus-style summaries operators know.
     const [countRows, [latency]] = await Promise.all([
-      this.dataSource.query<{ status: EventStatus; count: number }[]>(
-        `SELECT status, count(*)::int AS count FROM events ${where} GROUP BY status`,
-        conditions.parameters,
-      ),
-      this.dataSource.query<{ count: number; p50: number | null; p95: number | null; p99: number | null }[]>(
-        `SELECT count(*)::int AS count,
-                percentile_cont(0.50) WITHIN GROUP (ORDER BY latency_ms) AS p50,
-                percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95,
-                percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ms) AS p99
-           FROM (SELECT (EXTRACT(EPOCH FROM delivered_at - created_at) * 1000)::float8 AS latency_ms
-                   FROM events ${where} AND status = 'delivered' AND delivered_at IS NOT NULL) AS delivered`,
-        conditions.parameters,
-      ),
+      this.sql.rows(ACCOUNT_STATUS_COUNTS, { accountId, since }),
+      this.sql.rows(ACCOUNT_LATENCY, { accountId, since }),
     ]);
     const counts = zeroCounts();
     for (const row of countRows) counts[row.status] = row.count;

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ALL_ACCOUNTS, histogramPercentiles, HOUR_MS, LATENCY_BUCKETS, type RollupGranularity } from '@app/persistence';
+import { ALL_ACCOUNTS, histogramPercentiles, LATENCY_BUCKETS, ROLLED_UP_BUCKETS, Sql } from '@app/persistence';
 import { checkingQuery, invalidQuery } from '@app/runtime';
 import type { SeriesBucket, StatsSeries } from '@app/payloads';
 import type { StatsSeriesQueryDto } from './stats.dto';
 import { requireAccount } from '../require-account';
 import { timeRange } from '../timestamp';
+import { type BookGranularity, HOUR_MS } from './tally-windows';
 
 /** Bound on one answer, so a mistyped range cannot make the server build millions of empty points. */
 export const MAX_SERIES_POINTS = 1500;
@@ -16,7 +17,7 @@ interface BucketSpec {
   /** Default span before `until` when `since` is not given. */
   defaultSpanMs: number;
   /** The rollup rows a point is summed from (one row per point for 1m and 1h, 24 for 1d). */
-  granularity: RollupGranularity;
+  granularity: BookGranularity;
 }
 
 const BUCKETS: Record<SeriesBucket, BucketSpec> = {
@@ -24,15 +25,6 @@ const BUCKETS: Record<SeriesBucket, BucketSpec> = {
   '1h': { stepMs: HOUR_MS, defaultSpanMs: 24 * HOUR_MS, granularity: 'hour' },
   '1d': { stepMs: 24 * HOUR_MS, defaultSpanMs: 7 * 24 * HOUR_MS, granularity: 'hour' },
 };
-
-interface RollupRow {
-  bucket_start: Date;
-  delivered: number;
-  failed: number;
-  attempts: number;
-  failed_attempts: number;
-  latency_counts: number[];
-}
 
 interface Accumulator {
   delivered: number;
@@ -47,12 +39,16 @@ function emptyAccumulator(): Accumulator {
 }
 
 /**
- * `GET /admin/v1/stats/series`, read from the delivery rollups (never from events or attempts): a point
- * per bucket (UTC-aligned) from the bucket holding `since` up to `until`, empty ones included.
+ * `GET /admin/v1/stats/series`, read from the delivery rollups and the book entries not folded into them
+ * yet (ROLLED_UP_BUCKETS; never from events or attempts): a point per bucket (UTC-aligned) from the
+ * bucket holding `since` up to `until`, empty ones included.
  */
 @Injectable()
 export class StatsSeriesService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
+  ) {}
 
   async series(query: StatsSeriesQueryDto): Promise<StatsSeries> {
     const bucket = query.bucket ?? '1m';
@@ -70,13 +66,12 @@ export class StatsSeriesService {
     }
     if (query.account_id !== undefined) await requireAccount(this.dataSource, query.account_id);
 
-    const rows = await this.dataSource.query<RollupRow[]>(
-      `SELECT bucket_start, delivered::float8 AS delivered, failed::float8 AS failed, attempts::float8 AS attempts,
-              failed_attempts::float8 AS failed_attempts, latency_counts::float8[] AS latency_counts
-         FROM delivery_rollups
-        WHERE granularity = $1 AND account_id = $2 AND bucket_start >= $3 AND bucket_start < $4`,
-      [spec.granularity, query.account_id ?? ALL_ACCOUNTS, new Date(first), until],
-    );
+    const rows = await this.sql.rows(ROLLED_UP_BUCKETS, {
+      granularity: spec.granularity,
+      accountId: query.account_id ?? ALL_ACCOUNTS,
+      since: new Date(first),
+      until,
+    });
     const points = Array.from({ length: count }, emptyAccumulator);
     for (const row of rows) {
       const index = Math.floor((row.bucket_start.getTime() - first) / spec.stepMs);

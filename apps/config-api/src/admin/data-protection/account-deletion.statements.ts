@@ -1,0 +1,49 @@
+import { defineStatement, PRIMARY_DESTINATION_ID } from '@app/persistence';
+
+/** The account's newest events, up to `limit` (events_account_seq_idx). */
+export const ACCOUNT_EVENT_SEQS = defineStatement<{ accountId: number; limit: number }, { seq: string }>(
+  'deletion-account-events',
+  'plain',
+  (p) => `SELECT seq::text AS seq FROM events WHERE account_id = ${p.accountId} ORDER BY seq DESC LIMIT ${p.limit}`,
+);
+
+/**
+ * Deletes the events' deliveries (every destination) and open rows, and books each primary delivery's
+ * status out of the event tallies, as retention's trim does (the tallies count an event by its primary
+ * delivery, and nothing else subtracts a deleted event). The delivery as deleted is its latest version:
+ * a worker's record that committed first is counted out with the status it wrote, and one that waited
+ * finds no row and records nothing. The events are still there to give their acceptance time.
+ */
+export const DELETE_DELIVERIES = defineStatement<{ seqs: string[] }>(
+  'deletion-deliveries',
+  'plain',
+  (p) => `
+  WITH removed AS (
+    DELETE FROM deliveries WHERE event_seq = ANY(${p.seqs}::bigint[])
+    RETURNING event_seq, destination_id, account_id, status, delivered_at
+  ),
+  closed AS (
+    DELETE FROM open_deliveries WHERE event_seq = ANY(${p.seqs}::bigint[])
+  )
+  INSERT INTO book_entries (account_id, created_at, from_status, to_status, delivered_at)
+  SELECT r.account_id, e.created_at, r.status, NULL, r.delivered_at
+    FROM removed r JOIN events e ON e.seq = r.event_seq AND e.seq = ANY(${p.seqs}::bigint[])
+   WHERE r.destination_id = '${PRIMARY_DESTINATION_ID}'`,
+);
+
+/** The events' attempts, any destination (partitioned by the event's seq: the list prunes them to the events' days). */
+export const DELETE_ATTEMPTS = defineStatement<{ seqs: string[] }>(
+  'deletion-attempts',
+  'plain',
+  (p) => `DELETE FROM delivery_attempts WHERE event_seq = ANY(${p.seqs}::bigint[])`,
+);
+
+export const DELETE_EVENTS = defineStatement<{ seqs: string[]; accountId: number }>(
+  'deletion-events',
+  'plain',
+  (p) => `
+  WITH keys AS (
+    DELETE FROM event_keys WHERE event_seq = ANY(${p.seqs}::bigint[]) AND account_id = ${p.accountId}
+  )
+  DELETE FROM events WHERE seq = ANY(${p.seqs}::bigint[])`,
+);
