@@ -48,7 +48,7 @@ export function openApiClientDocument(document: ApiDocument): ApiDocument {
       if (!isObject(operation)) continue;
       const copy = structuredClone(operation);
       const parameters = Array.isArray(copy.parameters) ? copy.parameters : [];
-      const kept = parameters.filter((parameter) => !(isObject(parameter) && parameter.in === 'query' && signed.has(String(parameter.name))));
+      const kept = parameters.filter((parameter) => !(isObject(parameter) && parameter.in === 'query' && typeof parameter.name === 'string' && signed.has(parameter.name)));
       if (kept.length > 0) copy.parameters = kept;
       else delete copy.parameters;
       item[method] = copy;

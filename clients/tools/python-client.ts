@@ -40,10 +40,28 @@ function pythonString(text: string): string {
   return JSON.stringify(text);
 }
 
-/** A docstring body: no closing quotes or backslash escapes can leak out. */
+/** Words of each paragraph joined into lines of at most `width` characters (a longer word stands alone). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    // An indented paragraph (an Args entry) keeps its indent and hangs its next lines four further.
+    const lead = /^ */.exec(paragraph)?.[0] ?? '';
+    let line = '';
+    for (const word of paragraph.split(/\s+/).filter(Boolean)) {
+      if (line && line.length + 1 + word.length > width) {
+        lines.push(line);
+        line = `${lead}    ${word}`;
+      } else line = line ? `${line} ${word}` : `${lead}${word}`;
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** A docstring body, wrapped at 110 columns: no closing quotes or backslash escapes can leak out. */
 function docstring(text: string, indent: string): string {
   const safe = text.replace(/\\/g, '\\\\').replace(/"""/g, '\\"\\"\\"').trim();
-  const lines = safe.split('\n');
+  const lines = wrap(safe, 110 - indent.length);
   if (lines.length === 1) return `${indent}"""${safe}"""\n`;
   return `${indent}"""${lines[0]}\n${lines.slice(1).map((line) => (line ? `${indent}${line}` : '')).join('\n')}\n${indent}"""\n`;
 }
@@ -175,17 +193,41 @@ function fieldMap(fields: Field[]): string {
   return `(${fields.map((field) => `(${pythonString(field.name)}, ${pythonString(field.json)})`).join(', ')}${fields.length === 1 ? ',' : ''})`;
 }
 
+/** isort's order, as ruff checks it: CONSTANTS, then Classes, then functions, each alphabetical. */
+function importNames(names: Iterable<string>): string {
+  const rank = (name: string): number => (/^[A-Z0-9_]+$/.test(name) ? 0 : /^[A-Z]/.test(name) ? 1 : 2);
+  return [...new Set(names)].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0)).join(', ');
+}
+
+/** `from module import names`, one name a line when that is longer than the line length (160), as isort writes it. */
+function importLine(module: string, names: Iterable<string>): string {
+  const list = importNames(names);
+  const line = `from ${module} import ${list}\n`;
+  return line.length <= 161 ? line : `from ${module} import (\n${list.split(', ').map((name) => `    ${name},\n`).join('')})\n`;
+}
+
+/** Which of `candidates` the generated `code` uses, as whole words. */
+function used(code: string, candidates: readonly string[]): string[] {
+  const withoutDocstrings = code.replace(/"""[\s\S]*?"""/g, '');
+  return candidates.filter((name) => new RegExp(`(?<![A-Za-z0-9_.])${name}(?![A-Za-z0-9_])`).test(withoutDocstrings));
+}
+
+const RUNTIME_HELPERS = ['UNSET', 'Unset', '_bool', '_dict', '_encode_fields', '_enum', '_first_of', '_float', '_int', '_list', '_nullable', '_object', '_required', '_str'] as const;
+const TYPING = ['Any', 'Literal'] as const;
+
 export function modelsModule(document: ApiDocument): string {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  const classes = Object.entries(schemas)
+    .map(([name, schema]) => `\n\n${modelClass(name, schema)}`)
+    .join('');
   let text = `${HEADER}"""The Open API's request and answer objects, one dataclass per schema of clients/openapi.json."""\n\n`;
   text += 'from __future__ import annotations\n\n';
-  text += 'from dataclasses import dataclass\nfrom typing import Any, Literal\n\n';
-  text += 'from ._runtime import UNSET, Unset, _bool, _dict, _encode_fields, _enum, _first_of, _float, _int, _list, _nullable, _object, _required, _str\n\n';
+  text += 'from dataclasses import dataclass\n';
+  const typing = used(classes, TYPING);
+  if (typing.length > 0) text += importLine('typing', typing);
+  text += `\n${importLine('._runtime', used(classes, RUNTIME_HELPERS))}\n`;
   text += `__all__ = [${Object.keys(schemas).map((name) => pythonString(name)).join(', ')}]\n`;
-  for (const [name, schema] of Object.entries(schemas)) text += `\n\n${modelClass(name, schema)}`;
-  // Literal and Any are used by some documents only; keep the imports used either way.
-  text += '\n\n_KEEP = (Any, Literal, _bool, _dict, _enum, _first_of, _float, _int, _list, _nullable, _str)\n';
-  return text;
+  return text + classes;
 }
 
 interface Parameter {
@@ -257,7 +299,9 @@ function operationMethod(path: string, method: string, operation: Schema, schema
     ...(orderedKeywords.length > 0 ? ['*'] : []),
     ...orderedKeywords.map((parameter) => (parameter.required ? `${parameter.name}: ${parameter.type.annotation}` : `${parameter.name}: ${parameter.type.annotation} | Unset = UNSET`)),
   ];
-  let text = `    def ${name}(${signature.join(', ')}) -> ${answer}:\n`;
+  const oneLine = `    def ${name}(${signature.join(', ')}) -> ${answer}:\n`;
+  // As ruff format writes a long signature: one parameter a line.
+  let text = oneLine.length <= 111 ? oneLine : `    def ${name}(\n${signature.map((part) => `        ${part},\n`).join('')}    ) -> ${answer}:\n`;
   const summary = typeof operation.summary === 'string' ? operation.summary : name;
   let doc = `${summary}.\n\n\`${method.toUpperCase()} ${path}\`, signed.`;
   if (typeof operation.description === 'string') doc += `\n\n${operation.description}`;
@@ -294,20 +338,21 @@ export function operationsModule(document: ApiDocument): string {
       methods += `\n${operationMethod(path, method, operation, schemas)}`;
     }
   }
+  const body =
+    'class OpenApiOperations(Operations):\n' +
+    docstring(
+      "The Open API's operations. Each sends one call and answers the decoded success body, or raises ApiError with the decoded error body. Signing is added by a subclass (event_callbacks.EventCallbacks).",
+      '    ',
+    ) +
+    methods;
   let text = `${HEADER}"""Every operation of the Open API as a method, from clients/openapi.json."""\n\n`;
   text += 'from __future__ import annotations\n\n';
-  text += 'from typing import Any, Literal\n\n';
-  text += 'from ._runtime import UNSET, Operations, Unset\n';
-  text += `from .models import ${[...answers, ...Object.keys(schemas).filter((name) => !answers.has(name))].sort().join(', ')}\n\n`;
+  const typing = used(body, TYPING);
+  if (typing.length > 0) text += `${importLine('typing', typing)}\n`;
+  text += importLine('._runtime', ['Operations', ...used(body, ['UNSET', 'Unset'])]);
+  text += `${importLine('.models', used(body, [...answers, ...Object.keys(schemas)]))}\n`;
   text += '__all__ = ["OpenApiOperations"]\n\n\n';
-  text += 'class OpenApiOperations(Operations):\n';
-  text += docstring(
-    "The Open API's operations. Each sends one call and answers the decoded success body, or raises ApiError with the decoded error body. Signing is added by a subclass (event_callbacks.EventCallbacks).",
-    '    ',
-  );
-  text += methods;
-  text += '\n\n_KEEP = (Any, Literal, UNSET, Unset)\n';
-  return text;
+  return text + body;
 }
 
 const RUNTIME = `${HEADER}"""What the generated models and operations share: decoding, encoding and one HTTP call."""

@@ -18,11 +18,12 @@ export class WebhookVerificationError extends Error {
 /** Node's `request.headers`, a fetch `Headers`, or any record of header values. */
 export type WebhookHeaderSource = Headers | Record<string, string | string[] | undefined>;
 
-export interface WebhookHeaders {
+/** A type, not an interface, so what signWebhook answers can be passed straight to verifyWebhook. */
+export type WebhookHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 function keyOf(secret: string): Buffer {
   const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');

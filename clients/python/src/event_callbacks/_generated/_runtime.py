@@ -86,6 +86,10 @@ def _dict(value: object) -> dict[str, Any]:
     return value
 
 
+def _enum(value: Any) -> Any:
+    return value
+
+
 def _nullable(value: object, decode: Callable[[Any], T]) -> T | None:
     return None if value is None else decode(value)
 

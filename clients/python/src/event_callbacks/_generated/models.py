@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._runtime import UNSET, Unset, _bool, _dict, _encode_fields, _first_of, _float, _int, _list, _nullable, _object, _required, _str
+from ._runtime import UNSET, Unset, _bool, _dict, _encode_fields, _enum, _first_of, _int, _list, _nullable, _object, _required, _str
 
 __all__ = ["DeliveryOptionsBody", "DestinationAnswer", "DestinationAuthView", "DestinationBody", "DestinationHeaderAuth", "DestinationListAnswer", "DestinationModel", "DestinationMtlsAuth", "DestinationOauth2Auth", "DestinationPutBody", "DestinationStateModel", "FeedAnswer", "FeedItemView", "OkAnswer", "OpenApiErrorBody", "OpenApiExceptionBody", "PermissionsChange", "PermissionsMap", "PortalLinkAnswer", "PushSettingsAnswer", "SendTestEventAnswer", "SendTestEventBody", "SetDeliveryOptionsAnswer", "SetPermissionsAnswer", "SetPermissionsBody", "SetPushContentTypeAnswer", "SetPushContentTypeBody", "SetUrlAnswer", "SetUrlBody"]
 
@@ -16,15 +16,19 @@ class DeliveryOptionsBody:
     """The DeliveryOptionsBody object of the Open API."""
 
     ordering: Literal["none", "subject"] | Unset = UNSET
-    """`subject`: events about one subject (a customer, organization, sub-session or conversation) are called one at a time, in the order ingest accepted them. Default `none`."""
+    """`subject`: events about one subject (a customer, organization, sub-session or conversation) are called one
+        at a time, in the order ingest accepted them. Default `none`.
+    """
     max_per_second: int | None | Unset = UNSET
-    """Calls to the endpoint started per second across all workers; null (the default): no pace but the concurrency caps."""
+    """Calls to the endpoint started per second across all workers; null (the default): no pace but the
+        concurrency caps.
+    """
 
     @classmethod
     def from_dict(cls, data: object) -> DeliveryOptionsBody:
         d = _object(data, "DeliveryOptionsBody")
         return cls(
-            ordering=_str(d["ordering"]) if "ordering" in d else UNSET,
+            ordering=_enum(_str(d["ordering"])) if "ordering" in d else UNSET,
             max_per_second=_nullable(d["max_per_second"], lambda v: _int(v)) if "max_per_second" in d else UNSET,
         )
 
@@ -44,8 +48,8 @@ class DestinationAnswer:
     def from_dict(cls, data: object) -> DestinationAnswer:
         d = _object(data, "DestinationAnswer")
         return cls(
-            code=_int(_required(d, "code", "DestinationAnswer")),
-            message=_str(_required(d, "message", "DestinationAnswer")),
+            code=_enum(_int(_required(d, "code", "DestinationAnswer"))),
+            message=_enum(_str(_required(d, "message", "DestinationAnswer"))),
             destination=DestinationModel.from_dict(_required(d, "destination", "DestinationAnswer")),
         )
 
@@ -63,7 +67,7 @@ class DestinationAuthView:
     def from_dict(cls, data: object) -> DestinationAuthView:
         d = _object(data, "DestinationAuthView")
         return cls(
-            type=_str(_required(d, "type", "DestinationAuthView")),
+            type=_enum(_str(_required(d, "type", "DestinationAuthView"))),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,11 +80,20 @@ class DestinationBody:
 
     type: Literal["webhook", "rabbitmq", "nats", "mqtt"]
     target: str
-    """A URL by type: `webhook` http(s)://…; `rabbitmq` amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K (the exchange is yours and is never declared); `nats` nats://[user:pass@]host:port/<subject>; `mqtt` mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless ALLOW_PRIVATE_TARGETS. Stored sealed; views show any password as `***`."""
+    """A URL by type: `webhook` http(s)://…; `rabbitmq`
+        amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K (the exchange is yours and is never
+        declared); `nats` nats://[user:pass@]host:port/<subject>; `mqtt`
+        mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless ALLOW_PRIVATE_TARGETS.
+        Stored sealed; views show any password as `***`.
+    """
     actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]] | None | Unset = UNSET
     """null or absent: every action."""
     filter: dict[str, Any] | None | Unset = UNSET
-    """A MongoDB-style query on the message: `{"<dotted path>": <value> | {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`; any other operator is refused naming it. null: every message. Example: `{"organization.id": {"$in": [12, 13]}}`."""
+    """A MongoDB-style query on the message: `{"<dotted path>": <value> |
+        {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`; any
+        other operator is refused naming it. null: every message. Example: `{"organization.id": {"$in": [12,
+        13]}}`.
+    """
     content_type: Literal["JSON", "application/x-www-form-urlencoded"] | Unset = UNSET
     """Webhook body (brokers always get JSON). Default JSON."""
     format: Literal["udesk", "cloudevents"] | Unset = UNSET
@@ -96,14 +109,14 @@ class DestinationBody:
     def from_dict(cls, data: object) -> DestinationBody:
         d = _object(data, "DestinationBody")
         return cls(
-            type=_str(_required(d, "type", "DestinationBody")),
+            type=_enum(_str(_required(d, "type", "DestinationBody"))),
             target=_str(_required(d, "target", "DestinationBody")),
-            actions=_nullable(d["actions"], lambda v: [_str(v) for v in _list(v)]) if "actions" in d else UNSET,
+            actions=_nullable(d["actions"], lambda v: [_enum(_str(v)) for v in _list(v)]) if "actions" in d else UNSET,
             filter=_nullable(d["filter"], lambda v: _dict(v)) if "filter" in d else UNSET,
-            content_type=_str(d["content_type"]) if "content_type" in d else UNSET,
-            format=_str(d["format"]) if "format" in d else UNSET,
+            content_type=_enum(_str(d["content_type"])) if "content_type" in d else UNSET,
+            format=_enum(_str(d["format"])) if "format" in d else UNSET,
             auth=_nullable(d["auth"], lambda v: _first_of(v, lambda v: DestinationHeaderAuth.from_dict(v), lambda v: DestinationOauth2Auth.from_dict(v), lambda v: DestinationMtlsAuth.from_dict(v))) if "auth" in d else UNSET,
-            ordering=_str(d["ordering"]) if "ordering" in d else UNSET,
+            ordering=_enum(_str(d["ordering"])) if "ordering" in d else UNSET,
             max_per_second=_nullable(d["max_per_second"], lambda v: _int(v)) if "max_per_second" in d else UNSET,
         )
 
@@ -125,7 +138,7 @@ class DestinationHeaderAuth:
     def from_dict(cls, data: object) -> DestinationHeaderAuth:
         d = _object(data, "DestinationHeaderAuth")
         return cls(
-            type=_str(_required(d, "type", "DestinationHeaderAuth")),
+            type=_enum(_str(_required(d, "type", "DestinationHeaderAuth"))),
             name=_str(_required(d, "name", "DestinationHeaderAuth")),
             value=_str(_required(d, "value", "DestinationHeaderAuth")),
         )
@@ -147,8 +160,8 @@ class DestinationListAnswer:
     def from_dict(cls, data: object) -> DestinationListAnswer:
         d = _object(data, "DestinationListAnswer")
         return cls(
-            code=_int(_required(d, "code", "DestinationListAnswer")),
-            message=_str(_required(d, "message", "DestinationListAnswer")),
+            code=_enum(_int(_required(d, "code", "DestinationListAnswer"))),
+            message=_enum(_str(_required(d, "message", "DestinationListAnswer"))),
             items=[DestinationModel.from_dict(v) for v in _list(_required(d, "items", "DestinationListAnswer"))],
         )
 
@@ -172,9 +185,13 @@ class DestinationModel:
     auth: DestinationAuthView | None
     """The auth type only: credentials are never shown back."""
     ordering: Literal["none", "subject"]
-    """`subject`: events about one subject (a customer, organization, sub-session or conversation) are called one at a time, in the order ingest accepted them. Default `none`."""
+    """`subject`: events about one subject (a customer, organization, sub-session or conversation) are called one
+        at a time, in the order ingest accepted them. Default `none`.
+    """
     max_per_second: int | None
-    """Calls to the endpoint started per second across all workers; null (the default): no pace but the concurrency caps."""
+    """Calls to the endpoint started per second across all workers; null (the default): no pace but the
+        concurrency caps.
+    """
     paused: bool
     """While true, deliveries to it wait without spending attempts."""
     state: DestinationStateModel
@@ -186,14 +203,14 @@ class DestinationModel:
         d = _object(data, "DestinationModel")
         return cls(
             id=_str(_required(d, "id", "DestinationModel")),
-            type=_str(_required(d, "type", "DestinationModel")),
+            type=_enum(_str(_required(d, "type", "DestinationModel"))),
             target=_nullable(_required(d, "target", "DestinationModel"), lambda v: _str(v)),
             actions=_nullable(_required(d, "actions", "DestinationModel"), lambda v: [_str(v) for v in _list(v)]),
             filter=_nullable(_required(d, "filter", "DestinationModel"), lambda v: _dict(v)),
-            content_type=_str(_required(d, "content_type", "DestinationModel")),
-            format=_str(_required(d, "format", "DestinationModel")),
+            content_type=_enum(_str(_required(d, "content_type", "DestinationModel"))),
+            format=_enum(_str(_required(d, "format", "DestinationModel"))),
             auth=_nullable(_required(d, "auth", "DestinationModel"), lambda v: DestinationAuthView.from_dict(v)),
-            ordering=_str(_required(d, "ordering", "DestinationModel")),
+            ordering=_enum(_str(_required(d, "ordering", "DestinationModel"))),
             max_per_second=_nullable(_required(d, "max_per_second", "DestinationModel"), lambda v: _int(v)),
             paused=_bool(_required(d, "paused", "DestinationModel")),
             state=DestinationStateModel.from_dict(_required(d, "state", "DestinationModel")),
@@ -220,7 +237,7 @@ class DestinationMtlsAuth:
     def from_dict(cls, data: object) -> DestinationMtlsAuth:
         d = _object(data, "DestinationMtlsAuth")
         return cls(
-            type=_str(_required(d, "type", "DestinationMtlsAuth")),
+            type=_enum(_str(_required(d, "type", "DestinationMtlsAuth"))),
             certificate=_str(_required(d, "certificate", "DestinationMtlsAuth")),
             private_key=_str(_required(d, "private_key", "DestinationMtlsAuth")),
             ca=_str(d["ca"]) if "ca" in d else UNSET,
@@ -246,7 +263,7 @@ class DestinationOauth2Auth:
     def from_dict(cls, data: object) -> DestinationOauth2Auth:
         d = _object(data, "DestinationOauth2Auth")
         return cls(
-            type=_str(_required(d, "type", "DestinationOauth2Auth")),
+            type=_enum(_str(_required(d, "type", "DestinationOauth2Auth"))),
             token_url=_str(_required(d, "token_url", "DestinationOauth2Auth")),
             client_id=_str(_required(d, "client_id", "DestinationOauth2Auth")),
             client_secret=_str(_required(d, "client_secret", "DestinationOauth2Auth")),
@@ -263,11 +280,20 @@ class DestinationPutBody:
 
     type: Literal["webhook", "rabbitmq", "nats", "mqtt"] | Unset = UNSET
     target: str | Unset = UNSET
-    """A URL by type: `webhook` http(s)://…; `rabbitmq` amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K (the exchange is yours and is never declared); `nats` nats://[user:pass@]host:port/<subject>; `mqtt` mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless ALLOW_PRIVATE_TARGETS. Stored sealed; views show any password as `***`."""
+    """A URL by type: `webhook` http(s)://…; `rabbitmq`
+        amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K (the exchange is yours and is never
+        declared); `nats` nats://[user:pass@]host:port/<subject>; `mqtt`
+        mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless ALLOW_PRIVATE_TARGETS.
+        Stored sealed; views show any password as `***`.
+    """
     actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]] | None | Unset = UNSET
     """null or absent: every action."""
     filter: dict[str, Any] | None | Unset = UNSET
-    """A MongoDB-style query on the message: `{"<dotted path>": <value> | {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`; any other operator is refused naming it. null: every message. Example: `{"organization.id": {"$in": [12, 13]}}`."""
+    """A MongoDB-style query on the message: `{"<dotted path>": <value> |
+        {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`; any
+        other operator is refused naming it. null: every message. Example: `{"organization.id": {"$in": [12,
+        13]}}`.
+    """
     content_type: Literal["JSON", "application/x-www-form-urlencoded"] | Unset = UNSET
     """Webhook body (brokers always get JSON). Default JSON."""
     format: Literal["udesk", "cloudevents"] | Unset = UNSET
@@ -283,14 +309,14 @@ class DestinationPutBody:
     def from_dict(cls, data: object) -> DestinationPutBody:
         d = _object(data, "DestinationPutBody")
         return cls(
-            type=_str(d["type"]) if "type" in d else UNSET,
+            type=_enum(_str(d["type"])) if "type" in d else UNSET,
             target=_str(d["target"]) if "target" in d else UNSET,
-            actions=_nullable(d["actions"], lambda v: [_str(v) for v in _list(v)]) if "actions" in d else UNSET,
+            actions=_nullable(d["actions"], lambda v: [_enum(_str(v)) for v in _list(v)]) if "actions" in d else UNSET,
             filter=_nullable(d["filter"], lambda v: _dict(v)) if "filter" in d else UNSET,
-            content_type=_str(d["content_type"]) if "content_type" in d else UNSET,
-            format=_str(d["format"]) if "format" in d else UNSET,
+            content_type=_enum(_str(d["content_type"])) if "content_type" in d else UNSET,
+            format=_enum(_str(d["format"])) if "format" in d else UNSET,
             auth=_nullable(d["auth"], lambda v: _first_of(v, lambda v: DestinationHeaderAuth.from_dict(v), lambda v: DestinationOauth2Auth.from_dict(v), lambda v: DestinationMtlsAuth.from_dict(v))) if "auth" in d else UNSET,
-            ordering=_str(d["ordering"]) if "ordering" in d else UNSET,
+            ordering=_enum(_str(d["ordering"])) if "ordering" in d else UNSET,
             max_per_second=_nullable(d["max_per_second"], lambda v: _int(v)) if "max_per_second" in d else UNSET,
         )
 
@@ -311,7 +337,7 @@ class DestinationStateModel:
     def from_dict(cls, data: object) -> DestinationStateModel:
         d = _object(data, "DestinationStateModel")
         return cls(
-            breaker=_str(_required(d, "breaker", "DestinationStateModel")),
+            breaker=_enum(_str(_required(d, "breaker", "DestinationStateModel"))),
             disabled_at=_nullable(_required(d, "disabled_at", "DestinationStateModel"), lambda v: _str(v)),
         )
 
@@ -333,8 +359,8 @@ class FeedAnswer:
     def from_dict(cls, data: object) -> FeedAnswer:
         d = _object(data, "FeedAnswer")
         return cls(
-            code=_int(_required(d, "code", "FeedAnswer")),
-            message=_str(_required(d, "message", "FeedAnswer")),
+            code=_enum(_int(_required(d, "code", "FeedAnswer"))),
+            message=_enum(_str(_required(d, "message", "FeedAnswer"))),
             items=[FeedItemView.from_dict(v) for v in _list(_required(d, "items", "FeedAnswer"))],
             next_cursor=_str(_required(d, "next_cursor", "FeedAnswer")),
         )
@@ -358,7 +384,7 @@ class FeedItemView:
         d = _object(data, "FeedItemView")
         return cls(
             event_id=_str(_required(d, "event_id", "FeedItemView")),
-            action=_str(_required(d, "action", "FeedItemView")),
+            action=_enum(_str(_required(d, "action", "FeedItemView"))),
             message=_dict(_required(d, "message", "FeedItemView")),
             created_at=_str(_required(d, "created_at", "FeedItemView")),
         )
@@ -378,8 +404,8 @@ class OkAnswer:
     def from_dict(cls, data: object) -> OkAnswer:
         d = _object(data, "OkAnswer")
         return cls(
-            code=_int(_required(d, "code", "OkAnswer")),
-            message=_str(_required(d, "message", "OkAnswer")),
+            code=_enum(_int(_required(d, "code", "OkAnswer"))),
+            message=_enum(_str(_required(d, "message", "OkAnswer"))),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -515,8 +541,8 @@ class PortalLinkAnswer:
     def from_dict(cls, data: object) -> PortalLinkAnswer:
         d = _object(data, "PortalLinkAnswer")
         return cls(
-            code=_int(_required(d, "code", "PortalLinkAnswer")),
-            message=_str(_required(d, "message", "PortalLinkAnswer")),
+            code=_enum(_int(_required(d, "code", "PortalLinkAnswer"))),
+            message=_enum(_str(_required(d, "message", "PortalLinkAnswer"))),
             url=_str(_required(d, "url", "PortalLinkAnswer")),
             expires_at=_str(_required(d, "expires_at", "PortalLinkAnswer")),
         )
@@ -536,20 +562,24 @@ class PushSettingsAnswer:
     push_content_type: Literal["JSON", "application/x-www-form-urlencoded"]
     permissions: PermissionsMap
     ordering: Literal["none", "subject"]
-    """`subject`: events about one subject (a customer, organization, sub-session or conversation) are called one at a time, in the order ingest accepted them. Default `none`."""
+    """`subject`: events about one subject (a customer, organization, sub-session or conversation) are called one
+        at a time, in the order ingest accepted them. Default `none`.
+    """
     max_per_second: int | None
-    """Calls to the endpoint started per second across all workers; null (the default): no pace but the concurrency caps."""
+    """Calls to the endpoint started per second across all workers; null (the default): no pace but the
+        concurrency caps.
+    """
 
     @classmethod
     def from_dict(cls, data: object) -> PushSettingsAnswer:
         d = _object(data, "PushSettingsAnswer")
         return cls(
-            code=_int(_required(d, "code", "PushSettingsAnswer")),
-            message=_str(_required(d, "message", "PushSettingsAnswer")),
+            code=_enum(_int(_required(d, "code", "PushSettingsAnswer"))),
+            message=_enum(_str(_required(d, "message", "PushSettingsAnswer"))),
             push_url=_nullable(_required(d, "push_url", "PushSettingsAnswer"), lambda v: _str(v)),
-            push_content_type=_str(_required(d, "push_content_type", "PushSettingsAnswer")),
+            push_content_type=_enum(_str(_required(d, "push_content_type", "PushSettingsAnswer"))),
             permissions=PermissionsMap.from_dict(_required(d, "permissions", "PushSettingsAnswer")),
-            ordering=_str(_required(d, "ordering", "PushSettingsAnswer")),
+            ordering=_enum(_str(_required(d, "ordering", "PushSettingsAnswer"))),
             max_per_second=_nullable(_required(d, "max_per_second", "PushSettingsAnswer"), lambda v: _int(v)),
         )
 
@@ -570,8 +600,8 @@ class SendTestEventAnswer:
     def from_dict(cls, data: object) -> SendTestEventAnswer:
         d = _object(data, "SendTestEventAnswer")
         return cls(
-            code=_int(_required(d, "code", "SendTestEventAnswer")),
-            message=_str(_required(d, "message", "SendTestEventAnswer")),
+            code=_enum(_int(_required(d, "code", "SendTestEventAnswer"))),
+            message=_enum(_str(_required(d, "message", "SendTestEventAnswer"))),
             event_id=_str(_required(d, "event_id", "SendTestEventAnswer")),
         )
 
@@ -589,7 +619,7 @@ class SendTestEventBody:
     def from_dict(cls, data: object) -> SendTestEventBody:
         d = _object(data, "SendTestEventBody")
         return cls(
-            action=_str(_required(d, "action", "SendTestEventBody")),
+            action=_enum(_str(_required(d, "action", "SendTestEventBody"))),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -603,17 +633,21 @@ class SetDeliveryOptionsAnswer:
     code: Literal[1000]
     message: Literal["OK"]
     ordering: Literal["none", "subject"]
-    """`subject`: events about one subject (a customer, organization, sub-session or conversation) are called one at a time, in the order ingest accepted them. Default `none`."""
+    """`subject`: events about one subject (a customer, organization, sub-session or conversation) are called one
+        at a time, in the order ingest accepted them. Default `none`.
+    """
     max_per_second: int | None
-    """Calls to the endpoint started per second across all workers; null (the default): no pace but the concurrency caps."""
+    """Calls to the endpoint started per second across all workers; null (the default): no pace but the
+        concurrency caps.
+    """
 
     @classmethod
     def from_dict(cls, data: object) -> SetDeliveryOptionsAnswer:
         d = _object(data, "SetDeliveryOptionsAnswer")
         return cls(
-            code=_int(_required(d, "code", "SetDeliveryOptionsAnswer")),
-            message=_str(_required(d, "message", "SetDeliveryOptionsAnswer")),
-            ordering=_str(_required(d, "ordering", "SetDeliveryOptionsAnswer")),
+            code=_enum(_int(_required(d, "code", "SetDeliveryOptionsAnswer"))),
+            message=_enum(_str(_required(d, "message", "SetDeliveryOptionsAnswer"))),
+            ordering=_enum(_str(_required(d, "ordering", "SetDeliveryOptionsAnswer"))),
             max_per_second=_nullable(_required(d, "max_per_second", "SetDeliveryOptionsAnswer"), lambda v: _int(v)),
         )
 
@@ -634,8 +668,8 @@ class SetPermissionsAnswer:
     def from_dict(cls, data: object) -> SetPermissionsAnswer:
         d = _object(data, "SetPermissionsAnswer")
         return cls(
-            code=_int(_required(d, "code", "SetPermissionsAnswer")),
-            message=_str(_required(d, "message", "SetPermissionsAnswer")),
+            code=_enum(_int(_required(d, "code", "SetPermissionsAnswer"))),
+            message=_enum(_str(_required(d, "message", "SetPermissionsAnswer"))),
             permissions=PermissionsMap.from_dict(_required(d, "permissions", "SetPermissionsAnswer")),
         )
 
@@ -674,9 +708,9 @@ class SetPushContentTypeAnswer:
     def from_dict(cls, data: object) -> SetPushContentTypeAnswer:
         d = _object(data, "SetPushContentTypeAnswer")
         return cls(
-            code=_int(_required(d, "code", "SetPushContentTypeAnswer")),
-            message=_str(_required(d, "message", "SetPushContentTypeAnswer")),
-            webhook_push_type=_str(_required(d, "webhook_push_type", "SetPushContentTypeAnswer")),
+            code=_enum(_int(_required(d, "code", "SetPushContentTypeAnswer"))),
+            message=_enum(_str(_required(d, "message", "SetPushContentTypeAnswer"))),
+            webhook_push_type=_enum(_str(_required(d, "webhook_push_type", "SetPushContentTypeAnswer"))),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -694,7 +728,7 @@ class SetPushContentTypeBody:
     def from_dict(cls, data: object) -> SetPushContentTypeBody:
         d = _object(data, "SetPushContentTypeBody")
         return cls(
-            push_content_type=_str(_required(d, "push_content_type", "SetPushContentTypeBody")),
+            push_content_type=_enum(_str(_required(d, "push_content_type", "SetPushContentTypeBody"))),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -713,8 +747,8 @@ class SetUrlAnswer:
     def from_dict(cls, data: object) -> SetUrlAnswer:
         d = _object(data, "SetUrlAnswer")
         return cls(
-            code=_int(_required(d, "code", "SetUrlAnswer")),
-            message=_str(_required(d, "message", "SetUrlAnswer")),
+            code=_enum(_int(_required(d, "code", "SetUrlAnswer"))),
+            message=_enum(_str(_required(d, "message", "SetUrlAnswer"))),
             push_url=_str(_required(d, "push_url", "SetUrlAnswer")),
         )
 
@@ -738,6 +772,3 @@ class SetUrlBody:
 
     def to_dict(self) -> dict[str, Any]:
         return _encode_fields(self, (("push_url", "push_url"),))
-
-
-_KEEP = (Any, Literal, _bool, _dict, _first_of, _float, _int, _list, _nullable, _str)

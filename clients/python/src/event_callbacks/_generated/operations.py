@@ -6,20 +6,48 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ._runtime import UNSET, Operations, Unset
-from .models import DeliveryOptionsBody, DestinationAnswer, DestinationAuthView, DestinationBody, DestinationHeaderAuth, DestinationListAnswer, DestinationModel, DestinationMtlsAuth, DestinationOauth2Auth, DestinationPutBody, DestinationStateModel, FeedAnswer, FeedItemView, OkAnswer, OpenApiErrorBody, OpenApiExceptionBody, PermissionsChange, PermissionsMap, PortalLinkAnswer, PushSettingsAnswer, SendTestEventAnswer, SendTestEventBody, SetDeliveryOptionsAnswer, SetPermissionsAnswer, SetPermissionsBody, SetPushContentTypeAnswer, SetPushContentTypeBody, SetUrlAnswer, SetUrlBody
+from .models import (
+    DestinationAnswer,
+    DestinationHeaderAuth,
+    DestinationListAnswer,
+    DestinationMtlsAuth,
+    DestinationOauth2Auth,
+    FeedAnswer,
+    OkAnswer,
+    PermissionsChange,
+    PortalLinkAnswer,
+    PushSettingsAnswer,
+    SendTestEventAnswer,
+    SetDeliveryOptionsAnswer,
+    SetPermissionsAnswer,
+    SetPushContentTypeAnswer,
+    SetUrlAnswer,
+)
 
 __all__ = ["OpenApiOperations"]
 
 
 class OpenApiOperations(Operations):
-    """The Open API's operations. Each sends one call and answers the decoded success body, or raises ApiError with the decoded error body. Signing is added by a subclass (event_callbacks.EventCallbacks)."""
+    """The Open API's operations. Each sends one call and answers the decoded success body, or raises ApiError
+        with the decoded error body. Signing is added by a subclass (event_callbacks.EventCallbacks).
+    """
 
     def list_destinations(self) -> DestinationListAnswer:
         """List the destinations.
 
         `GET /open_api_v1/destinations`, signed.
 
-        Up to 20 destinations besides the primary (the push_url, id `primary`). Each takes the events whose permission is on, whose action is in `actions` and whose message matches `filter`, each with its own attempts, retries, breaker, pace, order and secret. What each type receives: `webhook` an HTTP POST signed as the primary (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; body by `content_type`, or `application/cloudevents+json` with format `cloudevents`); `rabbitmq` a persistent message published with confirms to the exchange and routing key of the URL (AMQP `message_id` the event id, `content_type` application/json, the three webhook-* values as AMQP headers); `nats` a JetStream publish acked by the stream (`Nats-Msg-Id` the event id, the webhook-* values as NATS headers); `mqtt` an MQTT 5 QoS 1 publish (the webhook-* values as user properties). The body is the §5 JSON `{"action","message"}` or a CloudEvents 1.0 structured event, and the signature is over exactly those bytes.
+        Up to 20 destinations besides the primary (the push_url, id `primary`). Each takes the events whose
+            permission is on, whose action is in `actions` and whose message matches `filter`, each with its
+            own attempts, retries, breaker, pace, order and secret. What each type receives: `webhook` an HTTP
+            POST signed as the primary (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; body
+            by `content_type`, or `application/cloudevents+json` with format `cloudevents`); `rabbitmq` a
+            persistent message published with confirms to the exchange and routing key of the URL (AMQP
+            `message_id` the event id, `content_type` application/json, the three webhook-* values as AMQP
+            headers); `nats` a JetStream publish acked by the stream (`Nats-Msg-Id` the event id, the
+            webhook-* values as NATS headers); `mqtt` an MQTT 5 QoS 1 publish (the webhook-* values as user
+            properties). The body is the §5 JSON `{"action","message"}` or a CloudEvents 1.0 structured event,
+            and the signature is over exactly those bytes.
 
         Raises:
             ApiError: the service answered 401, 429, 503 with an OpenApiErrorBody.
@@ -34,17 +62,47 @@ class OpenApiOperations(Operations):
             answer=DestinationListAnswer.from_dict,
         )
 
-    def create_destination(self, *, type: Literal["webhook", "rabbitmq", "nats", "mqtt"], target: str, actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]] | None | Unset = UNSET, filter: dict[str, Any] | None | Unset = UNSET, content_type: Literal["JSON", "application/x-www-form-urlencoded"] | Unset = UNSET, format: Literal["udesk", "cloudevents"] | Unset = UNSET, auth: DestinationHeaderAuth | DestinationOauth2Auth | DestinationMtlsAuth | None | Unset = UNSET, ordering: Literal["none", "subject"] | Unset = UNSET, max_per_second: int | None | Unset = UNSET) -> DestinationAnswer:
+    def create_destination(
+        self,
+        *,
+        type: Literal["webhook", "rabbitmq", "nats", "mqtt"],
+        target: str,
+        actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]] | None | Unset = UNSET,
+        filter: dict[str, Any] | None | Unset = UNSET,
+        content_type: Literal["JSON", "application/x-www-form-urlencoded"] | Unset = UNSET,
+        format: Literal["udesk", "cloudevents"] | Unset = UNSET,
+        auth: DestinationHeaderAuth | DestinationOauth2Auth | DestinationMtlsAuth | None | Unset = UNSET,
+        ordering: Literal["none", "subject"] | Unset = UNSET,
+        max_per_second: int | None | Unset = UNSET,
+    ) -> DestinationAnswer:
         """Add a destination.
 
         `POST /open_api_v1/destinations`, signed.
 
-        The answer carries its own signing_secret (whsec_…), shown this once. The 21st is refused (2000). Up to 20 destinations besides the primary (the push_url, id `primary`). Each takes the events whose permission is on, whose action is in `actions` and whose message matches `filter`, each with its own attempts, retries, breaker, pace, order and secret. What each type receives: `webhook` an HTTP POST signed as the primary (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; body by `content_type`, or `application/cloudevents+json` with format `cloudevents`); `rabbitmq` a persistent message published with confirms to the exchange and routing key of the URL (AMQP `message_id` the event id, `content_type` application/json, the three webhook-* values as AMQP headers); `nats` a JetStream publish acked by the stream (`Nats-Msg-Id` the event id, the webhook-* values as NATS headers); `mqtt` an MQTT 5 QoS 1 publish (the webhook-* values as user properties). The body is the §5 JSON `{"action","message"}` or a CloudEvents 1.0 structured event, and the signature is over exactly those bytes.
+        The answer carries its own signing_secret (whsec_…), shown this once. The 21st is refused (2000). Up
+            to 20 destinations besides the primary (the push_url, id `primary`). Each takes the events whose
+            permission is on, whose action is in `actions` and whose message matches `filter`, each with its
+            own attempts, retries, breaker, pace, order and secret. What each type receives: `webhook` an HTTP
+            POST signed as the primary (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers; body
+            by `content_type`, or `application/cloudevents+json` with format `cloudevents`); `rabbitmq` a
+            persistent message published with confirms to the exchange and routing key of the URL (AMQP
+            `message_id` the event id, `content_type` application/json, the three webhook-* values as AMQP
+            headers); `nats` a JetStream publish acked by the stream (`Nats-Msg-Id` the event id, the
+            webhook-* values as NATS headers); `mqtt` an MQTT 5 QoS 1 publish (the webhook-* values as user
+            properties). The body is the §5 JSON `{"action","message"}` or a CloudEvents 1.0 structured event,
+            and the signature is over exactly those bytes.
 
         Args:
-            target: A URL by type: `webhook` http(s)://…; `rabbitmq` amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K (the exchange is yours and is never declared); `nats` nats://[user:pass@]host:port/<subject>; `mqtt` mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless ALLOW_PRIVATE_TARGETS. Stored sealed; views show any password as `***`.
+            target: A URL by type: `webhook` http(s)://…; `rabbitmq`
+                amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K (the exchange is yours and is
+                never declared); `nats` nats://[user:pass@]host:port/<subject>; `mqtt`
+                mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless
+                ALLOW_PRIVATE_TARGETS. Stored sealed; views show any password as `***`.
             actions: null or absent: every action.
-            filter: A MongoDB-style query on the message: `{"<dotted path>": <value> | {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`; any other operator is refused naming it. null: every message. Example: `{"organization.id": {"$in": [12, 13]}}`.
+            filter: A MongoDB-style query on the message: `{"<dotted path>": <value> |
+                {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`;
+                any other operator is refused naming it. null: every message. Example: `{"organization.id":
+                {"$in": [12, 13]}}`.
             content_type: Webhook body (brokers always get JSON). Default JSON.
             format: `udesk` (default): the §5 body; `cloudevents`: a CloudEvents 1.0 structured JSON event.
             auth: Webhooks only; null: none. Stored sealed; views show `{"type"}` only.
@@ -64,18 +122,39 @@ class OpenApiOperations(Operations):
             answer=DestinationAnswer.from_dict,
         )
 
-    def update_destination(self, id: str, *, type: Literal["webhook", "rabbitmq", "nats", "mqtt"] | Unset = UNSET, target: str | Unset = UNSET, actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]] | None | Unset = UNSET, filter: dict[str, Any] | None | Unset = UNSET, content_type: Literal["JSON", "application/x-www-form-urlencoded"] | Unset = UNSET, format: Literal["udesk", "cloudevents"] | Unset = UNSET, auth: DestinationHeaderAuth | DestinationOauth2Auth | DestinationMtlsAuth | None | Unset = UNSET, ordering: Literal["none", "subject"] | Unset = UNSET, max_per_second: int | None | Unset = UNSET) -> DestinationAnswer:
+    def update_destination(
+        self,
+        id: str,
+        *,
+        type: Literal["webhook", "rabbitmq", "nats", "mqtt"] | Unset = UNSET,
+        target: str | Unset = UNSET,
+        actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]] | None | Unset = UNSET,
+        filter: dict[str, Any] | None | Unset = UNSET,
+        content_type: Literal["JSON", "application/x-www-form-urlencoded"] | Unset = UNSET,
+        format: Literal["udesk", "cloudevents"] | Unset = UNSET,
+        auth: DestinationHeaderAuth | DestinationOauth2Auth | DestinationMtlsAuth | None | Unset = UNSET,
+        ordering: Literal["none", "subject"] | Unset = UNSET,
+        max_per_second: int | None | Unset = UNSET,
+    ) -> DestinationAnswer:
         """Change a destination.
 
         `PUT /open_api_v1/destinations/{id}`, signed.
 
-        Fields not sent keep their value; a new target enables a disabled destination again. The primary is changed with set_url and the other settings calls.
+        Fields not sent keep their value; a new target enables a disabled destination again. The primary is
+            changed with set_url and the other settings calls.
 
         Args:
             id: A destination id (`dst_…`).
-            target: A URL by type: `webhook` http(s)://…; `rabbitmq` amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K (the exchange is yours and is never declared); `nats` nats://[user:pass@]host:port/<subject>; `mqtt` mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless ALLOW_PRIVATE_TARGETS. Stored sealed; views show any password as `***`.
+            target: A URL by type: `webhook` http(s)://…; `rabbitmq`
+                amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K (the exchange is yours and is
+                never declared); `nats` nats://[user:pass@]host:port/<subject>; `mqtt`
+                mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless
+                ALLOW_PRIVATE_TARGETS. Stored sealed; views show any password as `***`.
             actions: null or absent: every action.
-            filter: A MongoDB-style query on the message: `{"<dotted path>": <value> | {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`; any other operator is refused naming it. null: every message. Example: `{"organization.id": {"$in": [12, 13]}}`.
+            filter: A MongoDB-style query on the message: `{"<dotted path>": <value> |
+                {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`;
+                any other operator is refused naming it. null: every message. Example: `{"organization.id":
+                {"$in": [12, 13]}}`.
             content_type: Webhook body (brokers always get JSON). Default JSON.
             format: `udesk` (default): the §5 body; `cloudevents`: a CloudEvents 1.0 structured JSON event.
             auth: Webhooks only; null: none. Stored sealed; views show `{"type"}` only.
@@ -169,10 +248,13 @@ class OpenApiOperations(Operations):
 
         `GET /open_api_v1/events`, signed.
 
-        The events the permissions allow (and test events), in the order ingest accepted them, oldest first after `after`. An event is served only once every event accepted before it is visible, so following `next_cursor` never misses one.
+        The events the permissions allow (and test events), in the order ingest accepted them, oldest first
+            after `after`. An event is served only once every event accepted before it is visible, so
+            following `next_cursor` never misses one.
 
         Args:
-            after: A `next_cursor` from an earlier page; absent: from the oldest kept event. Anything else is code 2000 naming `after`.
+            after: A `next_cursor` from an earlier page; absent: from the oldest kept event. Anything else is
+                code 2000 naming `after`.
             limit: Events per page, 1 to 500 [100]; anything else is code 2000 naming `limit`.
 
         Raises:
@@ -228,12 +310,17 @@ class OpenApiOperations(Operations):
             answer=PushSettingsAnswer.from_dict,
         )
 
-    def send_test_event(self, *, action: Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]) -> SendTestEventAnswer:
+    def send_test_event(
+        self,
+        *,
+        action: Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"],
+    ) -> SendTestEventAnswer:
         """Send a test event.
 
         `POST /open_api_v1/send_test_event`, signed.
 
-        The example message of the action, delivered to the push URL like any event (signed, logged, retried) even when the action's permission is off.
+        The example message of the action, delivered to the push URL like any event (signed, logged, retried)
+            even when the action's permission is off.
 
         Raises:
             ApiError: the service answered 400, 401, 413, 415, 429, 503 with an OpenApiErrorBody.
@@ -248,16 +335,24 @@ class OpenApiOperations(Operations):
             answer=SendTestEventAnswer.from_dict,
         )
 
-    def set_delivery_options(self, *, ordering: Literal["none", "subject"] | Unset = UNSET, max_per_second: int | None | Unset = UNSET) -> SetDeliveryOptionsAnswer:
+    def set_delivery_options(
+        self,
+        *,
+        ordering: Literal["none", "subject"] | Unset = UNSET,
+        max_per_second: int | None | Unset = UNSET,
+    ) -> SetDeliveryOptionsAnswer:
         """Set the delivery options (ordering, max_per_second).
 
         `POST /open_api_v1/set_delivery_options`, signed.
 
-        Fields not sent keep their value; at least one must be sent, and no other key. The answer has both options after the change; the workers apply them to the next call.
+        Fields not sent keep their value; at least one must be sent, and no other key. The answer has both
+            options after the change; the workers apply them to the next call.
 
         Args:
-            ordering: `subject`: events about one subject (a customer, organization, sub-session or conversation) are called one at a time, in the order ingest accepted them. Default `none`.
-            max_per_second: Calls to the endpoint started per second across all workers; null (the default): no pace but the concurrency caps.
+            ordering: `subject`: events about one subject (a customer, organization, sub-session or
+                conversation) are called one at a time, in the order ingest accepted them. Default `none`.
+            max_per_second: Calls to the endpoint started per second across all workers; null (the default):
+                no pace but the concurrency caps.
 
         Raises:
             ApiError: the service answered 400, 401, 413, 415, 429, 503 with an OpenApiErrorBody.
@@ -295,7 +390,11 @@ class OpenApiOperations(Operations):
             answer=SetPermissionsAnswer.from_dict,
         )
 
-    def set_push_content_type(self, *, push_content_type: Literal["JSON", "application/x-www-form-urlencoded"]) -> SetPushContentTypeAnswer:
+    def set_push_content_type(
+        self,
+        *,
+        push_content_type: Literal["JSON", "application/x-www-form-urlencoded"],
+    ) -> SetPushContentTypeAnswer:
         """Set the callback content type.
 
         `POST /open_api_v1/set_push_content_type`, signed.
@@ -324,7 +423,8 @@ class OpenApiOperations(Operations):
         Re-enables a disabled endpoint. Callbacks go to this URL from now on.
 
         Args:
-            push_url: An http(s) URL of at most 2048 characters whose host is public (unless ALLOW_PRIVATE_TARGETS).
+            push_url: An http(s) URL of at most 2048 characters whose host is public (unless
+                ALLOW_PRIVATE_TARGETS).
 
         Raises:
             ApiError: the service answered 400, 401, 413, 415, 429, 503 with an OpenApiErrorBody.
@@ -338,6 +438,3 @@ class OpenApiOperations(Operations):
             body=(("push_url", push_url),),
             answer=SetUrlAnswer.from_dict,
         )
-
-
-_KEEP = (Any, Literal, UNSET, Unset)
