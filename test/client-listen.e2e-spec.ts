@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SAMPLE_MESSAGES } from '@app/payloads';
@@ -13,6 +12,7 @@ import { type RunningApp, startApp } from './support/apps';
 import { codeBlocks, requireBuiltClient, ROOT, run } from './support/client-examples';
 import { createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from './support/fixtures';
 import { freePort } from './support/free-port';
+import { type TestReceiver, useReceivers } from './support/receiver';
 import { waitFor } from './support/wait-for';
 
 /**
@@ -69,59 +69,18 @@ function credentials(account: TestAccount): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '', EVENT_CALLBACKS_URL: configApi.url, EVENT_CALLBACKS_EMAIL: account.email, EVENT_CALLBACKS_TOKEN: account.open_api_token };
 }
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
+/** Every receiver the file starts is stopped after it. */
+const receivers = useReceivers();
+
+/** A local receiver (on `port` when given); `answer` picks the status of the n-th request (from 0). */
+async function receiverOn(port?: number, answer: (index: number) => number = () => 200): Promise<TestReceiver> {
+  let count = 0;
+  return receivers((created) => created.respondWith((_request, response) => void response.writeHead(answer(count++)).end()), '/hook', port);
 }
 
-/** A local receiver on a port of its own; `answer` picks each request's status. Stopped after the file. */
-class LocalReceiver {
-  readonly received: Received[] = [];
-  private server?: Server;
-  constructor(
-    readonly port: number,
-    private readonly answer: (request: Received, index: number) => number = () => 200,
-  ) {}
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}/hook`;
-  }
-
-  ids(): string[] {
-    return this.received.map((request) => String(request.headers['webhook-id']));
-  }
-
-  async start(): Promise<this> {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const received = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
-        this.received.push(received);
-        response.writeHead(this.answer(received, this.received.length - 1)).end();
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(this.port, '127.0.0.1', resolve));
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
-
-const receivers: LocalReceiver[] = [];
-afterAll(async () => {
-  await Promise.all(receivers.map((receiver) => receiver.stop()));
-});
-
-async function receiverOn(port?: number, answer?: (request: Received, index: number) => number): Promise<LocalReceiver> {
-  const receiver = new LocalReceiver(port ?? (await freePort()), answer);
-  receivers.push(receiver);
-  return receiver.start();
+/** The webhook-id of each request the receiver got, in order. */
+function idsAt(receiver: TestReceiver): string[] {
+  return receiver.requests.map((request) => String(request.headers['webhook-id']));
 }
 
 /** The command line running in the background: its output so far, and a way to stop it as Ctrl+C does. */
@@ -177,9 +136,9 @@ describe('listen', () => {
     await listener.listening();
     const ids = await ingestEvents(account, 3);
 
-    await waitFor('three events forwarded', () => receiver.received.length >= 3);
-    expect(receiver.ids()).toEqual(ids);
-    for (const request of receiver.received) {
+    await waitFor('three events forwarded', () => receiver.requests.length >= 3);
+    expect(idsAt(receiver)).toEqual(ids);
+    for (const request of receiver.requests) {
       expect(request.headers['content-type']).toBe('application/json');
       expect(Object.keys(JSON.parse(request.body) as object)).toEqual(['action', 'message']);
       expect(JSON.parse(request.body)).toMatchObject({ action: 'Customer_update', message: { id: expect.any(Number) } });
@@ -190,7 +149,7 @@ describe('listen', () => {
 
     expect(await listener.interrupt()).toBe(0);
     expect(listener.stderr.trim().split('\n').at(-1)).toBe('event-callbacks: stopped');
-    expect(receiver.received).toHaveLength(3);
+    expect(receiver.requests).toHaveLength(3);
   });
 
   it('keeps its place with --state: a later listen forwards exactly what came since', async () => {
@@ -200,18 +159,18 @@ describe('listen', () => {
     const first = listen(account, '--forward', receiver.url, '--state', state);
     await first.listening();
     const before = await ingestEvents(account, 2);
-    await waitFor('two events forwarded', () => receiver.received.length >= 2);
+    await waitFor('two events forwarded', () => receiver.requests.length >= 2);
     expect(await first.interrupt()).toBe(0);
     expect(first.stderr).toContain(`stopped; the place is kept in ${state}`);
     expect(JSON.parse(readFileSync(state, 'utf8'))).toEqual({ after: expect.any(String), last_event_id: null });
 
     const whileStopped = await ingestEvents(account, 3);
     const second = listen(account, '--forward', receiver.url, '--state', state);
-    await waitFor('the events of the stop forwarded', () => receiver.received.length >= 5);
+    await waitFor('the events of the stop forwarded', () => receiver.requests.length >= 5);
     const after = await ingestEvents(account, 1);
-    await waitFor('the next one too', () => receiver.received.length >= 6);
+    await waitFor('the next one too', () => receiver.requests.length >= 6);
     expect(second.stderr).toContain(`resuming where ${state} left off`);
-    expect(receiver.ids()).toEqual([...before, ...whileStopped, ...after]);
+    expect(idsAt(receiver)).toEqual([...before, ...whileStopped, ...after]);
     expect(await second.interrupt()).toBe(0);
   });
 
@@ -220,9 +179,9 @@ describe('listen', () => {
     const receiver = await receiverOn();
     const ids = await ingestEvents(account, 3);
     const listener = listen(account, '--forward', receiver.url, '--since', ids[0]);
-    await waitFor('the two after --since', () => receiver.received.length >= 2);
+    await waitFor('the two after --since', () => receiver.requests.length >= 2);
     await listener.listening();
-    expect(receiver.ids()).toEqual(ids.slice(1));
+    expect(idsAt(receiver)).toEqual(ids.slice(1));
     expect(await listener.interrupt()).toBe(0);
   });
 
@@ -234,10 +193,10 @@ describe('listen', () => {
     const ids = await ingestEvents(account, 2);
     await waitFor('the first refused attempt', () => listener.lines().length >= 1);
     // Up from now on, refusing its first call (the event's second attempt) with 503.
-    const receiver = await receiverOn(port, (_request, index) => (index === 0 ? 503 : 200));
-    await waitFor('both events taken', () => receiver.received.filter((request) => request.headers['webhook-id'] === ids[1]).length >= 1, { timeoutMs: 20_000 });
+    const receiver = await receiverOn(port, (index) => (index === 0 ? 503 : 200));
+    await waitFor('both events taken', () => receiver.requests.filter((request) => request.headers['webhook-id'] === ids[1]).length >= 1, { timeoutMs: 20_000 });
 
-    expect(receiver.ids()).toEqual([ids[0], ids[0], ids[1]]);
+    expect(idsAt(receiver)).toEqual([ids[0], ids[0], ids[1]]);
     const lines = listener.lines().map((line) => LINE.exec(line)?.slice(1));
     expect(lines).toEqual([
       [ids[0], 'Customer_update', 'connection refused', expect.any(String), 'again in 1 s'],
@@ -257,7 +216,7 @@ describe('replay', () => {
     const sent = await run(process.execPath, [CLI, 'replay', ids[1], '--forward', receiver.url], { env: credentials(account) });
     expect(sent).toMatchObject({ code: 0, stderr: '' });
     expect(LINE.exec(sent.stdout.trim())?.slice(1, 4)).toEqual([ids[1], 'Customer_update', '200']);
-    expect(receiver.ids()).toEqual([ids[1]]);
+    expect(idsAt(receiver)).toEqual([ids[1]]);
 
     const missing = await run(process.execPath, [CLI, 'replay', 'evt_not_there', '--forward', receiver.url], { env: credentials(account) });
     expect(missing).toMatchObject({ code: 1, stderr: "event-callbacks: event evt_not_there is not in the account's feed\n" });
