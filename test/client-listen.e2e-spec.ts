@@ -197,6 +197,7 @@ describe('listen', () => {
     await waitFor('both events taken', () => receiver.requests.filter((request) => request.headers['webhook-id'] === ids[1]).length >= 1, { timeoutMs: 20_000 });
 
     expect(idsAt(receiver)).toEqual([ids[0], ids[0], ids[1]]);
+    await waitFor('the four lines', () => listener.lines().length >= 4);
     const lines = listener.lines().map((line) => LINE.exec(line)?.slice(1));
     expect(lines).toEqual([
       [ids[0], 'Customer_update', 'connection refused', expect.any(String), 'again in 1 s'],

@@ -14,10 +14,15 @@ export interface EventCallbacksOptions extends Credentials {
 }
 
 export class EventCallbacks extends OpenApiOperations {
+  /** config-api's origin, as given (without a trailing slash). */
+  readonly baseUrl: string;
+
   constructor(options: EventCallbacksOptions) {
-    const client = createClient(createConfig({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: options.fetch }));
+    const baseUrl = options.baseUrl.replace(/\/+$/, '');
+    const client = createClient(createConfig({ baseUrl, fetch: options.fetch }));
     const credentials: Credentials = { email: options.email, token: options.token };
     client.interceptors.request.use((request) => signRequest(request, credentials));
     super({ client });
+    this.baseUrl = baseUrl;
   }
 }

@@ -30,8 +30,9 @@ export async function feedPage(client: EventCallbacks, after: string | undefined
   const result = await client.listEvents({ query: { after, limit }, signal });
   if (result.response === undefined) {
     if (signal?.aborted) throw signal.reason;
-    const cause = (result.error as unknown as { cause?: { code?: string } } | undefined)?.cause?.code;
-    throw new FeedUnavailable(`the service does not answer${cause ? ` (${cause})` : ''}`);
+    const cause = (result.error as unknown as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+    const why = cause?.code ?? cause?.message;
+    throw new FeedUnavailable(`the service at ${client.baseUrl} does not answer${why ? ` (${why})` : ''}`);
   }
   if (result.data) return result.data;
   const status = result.response.status;
