@@ -1,4 +1,5 @@
 /** Reading the account's pull feed through the client, with the command line's view of failures. */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { EventCallbacks } from '../event-callbacks.js';
 import type { FeedAnswer, FeedItemView } from '../generated/types.gen.js';
 
@@ -25,8 +26,27 @@ export class FeedUnavailable extends Error {
 
 export type FeedItem = FeedItemView;
 
-/** One page of the feed after `after` (undefined: from the oldest kept event). */
+/** Waits past the Open API's rate limit this many times in a row before giving up on a feed call. */
+const RATE_LIMITED_WAITS = 10;
+
+/**
+ * One page of the feed after `after` (undefined: from the oldest kept event). A 429 is waited out for
+ * the `Retry-After` the service gives (paging through a long feed can spend the 60 calls a minute).
+ */
 export async function feedPage(client: EventCallbacks, after: string | undefined, limit: number, signal?: AbortSignal): Promise<FeedAnswer> {
+  for (let waits = 0; ; waits += 1) {
+    try {
+      return await feedPageOnce(client, after, limit, signal);
+    } catch (error) {
+      if (!(error instanceof RateLimited) || waits >= RATE_LIMITED_WAITS) throw error;
+      await delay(error.retryAfterMs ?? 1000, undefined, { signal });
+    }
+  }
+}
+
+class RateLimited extends FeedUnavailable {}
+
+async function feedPageOnce(client: EventCallbacks, after: string | undefined, limit: number, signal?: AbortSignal): Promise<FeedAnswer> {
   const result = await client.listEvents({ query: { after, limit }, signal });
   if (result.response === undefined) {
     if (signal?.aborted) throw signal.reason;
@@ -41,7 +61,8 @@ export async function feedPage(client: EventCallbacks, after: string | undefined
   if (status === 401) throw new CredentialsRefused(`the service refused the credentials (${said})`);
   if (status === 429 || status >= 500) {
     const retryAfter = Number(result.response.headers.get('retry-after'));
-    throw new FeedUnavailable(`the feed answered ${said}`, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
+    const waitMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined;
+    throw status === 429 ? new RateLimited(`the feed answered ${said}`, waitMs) : new FeedUnavailable(`the feed answered ${said}`, waitMs);
   }
   throw new CommandFailed(`the feed answered ${said}`);
 }
