@@ -11,6 +11,8 @@ COPY apps ./apps
 COPY libs ./libs
 COPY scripts ./scripts
 COPY examples ./examples
+# npm run build builds the TypeScript client too (CONTRACT §14); the runtime stage takes none of it.
+COPY clients/typescript ./clients/typescript
 RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime

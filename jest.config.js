@@ -2,6 +2,8 @@
 const aliases = {
   '^@app/(payloads|signing|persistence|runtime)$': '<rootDir>/libs/$1/src',
   '^@app/(payloads|signing|persistence|runtime)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  // The TypeScript client is an ES module package: its relative imports name the built .js file.
+  '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 // Type checking is `npm run typecheck`'s job; tests transpile only, which keeps the suite fast.
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] };
@@ -16,7 +18,7 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       moduleNameMapper: aliases,
-      testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/examples/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
+      testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/examples/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts', '<rootDir>/clients/**/*.spec.ts'],
     },
     {
       displayName: 'e2e',

@@ -3,7 +3,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import * as ts from 'typescript';
 
 const SOURCE = /\.tsx?$/;
-const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'coverage', '.git']);
+// `generated`: what a generator writes (clients/typescript/src/generated) keeps the generator's own layout.
+const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', 'coverage', '.git', 'generated']);
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {

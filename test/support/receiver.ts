@@ -32,7 +32,8 @@ export class TestReceiver {
     });
   }
 
-  async start(path = '/hook'): Promise<this> {
+  /** Listens on loopback: on `port` when given (a receiver that comes up later at a known address), else any free one. */
+  async start(path = '/hook', port = 0): Promise<this> {
     this.server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -48,9 +49,9 @@ export class TestReceiver {
         Promise.resolve(this.responder(received, response)).catch(() => response.destroy());
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    const { port } = this.server.address() as AddressInfo;
-    this.url = `http://127.0.0.1:${port}${path}`;
+    await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
+    const address = this.server.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${address.port}${path}`;
     return this;
   }
 
@@ -66,13 +67,13 @@ export class TestReceiver {
  * Receivers for the calling file or describe block: each call starts one on loopback (set up by `setUp`
  * before it listens, e.g. to answer 503), and every one started is stopped after the block's tests.
  */
-export function useReceivers(): (setUp?: (receiver: TestReceiver) => TestReceiver, path?: string) => Promise<TestReceiver> {
+export function useReceivers(): (setUp?: (receiver: TestReceiver) => TestReceiver, path?: string, port?: number) => Promise<TestReceiver> {
   const started: TestReceiver[] = [];
   afterAll(async () => {
     await Promise.all(started.splice(0).map((receiver) => receiver.stop()));
   });
-  return async (setUp = (receiver) => receiver, path) => {
-    const receiver = await setUp(new TestReceiver()).start(path);
+  return async (setUp = (receiver) => receiver, path, port) => {
+    const receiver = await setUp(new TestReceiver()).start(path, port);
     started.push(receiver);
     return receiver;
   };

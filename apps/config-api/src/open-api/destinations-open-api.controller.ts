@@ -40,13 +40,13 @@ const ApiUnknownDestination = (): MethodDecorator =>
 export class DestinationsOpenApiController {
   constructor(private readonly destinations: DestinationsService) {}
 
-  @ApiOpenApiOperation('List the destinations', DestinationListAnswer, DESTINATIONS_DESCRIPTION)
+  @ApiOpenApiOperation('list_destinations', 'List the destinations', DestinationListAnswer, DESTINATIONS_DESCRIPTION)
   @Get()
   async list(@Caller() caller: OpenApiCaller): Promise<DestinationListBody> {
     return { ...OK, items: await this.destinations.list(caller.accountId) };
   }
 
-  @ApiOpenApiOperation('Add a destination', DestinationAnswer, `The answer carries its own signing_secret (whsec_…), shown this once. The 21st is refused (2000). ${DESTINATIONS_DESCRIPTION}`)
+  @ApiOpenApiOperation('create_destination', 'Add a destination', DestinationAnswer, `The answer carries its own signing_secret (whsec_…), shown this once. The 21st is refused (2000). ${DESTINATIONS_DESCRIPTION}`)
   @ApiOpenApiBody(DestinationBody, DESTINATION_ERRORS)
   @Post()
   @HttpCode(200)
@@ -55,7 +55,7 @@ export class DestinationsOpenApiController {
     return { ...OK, destination: await answered(() => this.destinations.create(caller.accountId, body)) };
   }
 
-  @ApiOpenApiOperation('Change a destination', DestinationAnswer, 'Fields not sent keep their value; a new target enables a disabled destination again. The primary is changed with set_url and the other settings calls.')
+  @ApiOpenApiOperation('update_destination', 'Change a destination', DestinationAnswer, 'Fields not sent keep their value; a new target enables a disabled destination again. The primary is changed with set_url and the other settings calls.')
   @ApiDestinationId(false)
   @ApiOpenApiBody(DestinationPutBody, DESTINATION_PUT_ERRORS)
   @ApiUnknownDestination()
@@ -65,7 +65,7 @@ export class DestinationsOpenApiController {
     return { ...OK, destination: await answered(() => this.destinations.update(caller.accountId, id, body)) };
   }
 
-  @ApiOpenApiOperation('Delete a destination', OkAnswer, "From then on nothing more is sent to it: its pending deliveries end failed ('destination deleted').")
+  @ApiOpenApiOperation('delete_destination', 'Delete a destination', OkAnswer, "From then on nothing more is sent to it: its pending deliveries end failed ('destination deleted').")
   @ApiDestinationId(false)
   @ApiUnknownDestination()
   @Delete(':id')
@@ -74,7 +74,7 @@ export class DestinationsOpenApiController {
     return OK;
   }
 
-  @ApiOpenApiOperation('Pause a destination', DestinationAnswer, 'Deliveries to it wait without spending attempts until resume. `primary` pauses the push_url.')
+  @ApiOpenApiOperation('pause_destination', 'Pause a destination', DestinationAnswer, 'Deliveries to it wait without spending attempts until resume. `primary` pauses the push_url.')
   @ApiDestinationId(true)
   @ApiUnknownDestination()
   @Post(':id/pause')
@@ -83,7 +83,7 @@ export class DestinationsOpenApiController {
     return { ...OK, destination: await answered(() => this.destinations.pause(caller.accountId, id)) };
   }
 
-  @ApiOpenApiOperation('Resume a destination', DestinationAnswer, 'What waited goes in the order ingest accepted it (and in subject order where ordering is subject).')
+  @ApiOpenApiOperation('resume_destination', 'Resume a destination', DestinationAnswer, 'What waited goes in the order ingest accepted it (and in subject order where ordering is subject).')
   @ApiDestinationId(true)
   @ApiUnknownDestination()
   @Post(':id/resume')

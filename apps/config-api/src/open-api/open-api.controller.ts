@@ -35,7 +35,7 @@ import {
 export class OpenApiController {
   constructor(private readonly openApi: OpenApiService) {}
 
-  @ApiOpenApiOperation('Set the callback URL (push_url)', SetUrlAnswer, 'Re-enables a disabled endpoint. Callbacks go to this URL from now on.')
+  @ApiOpenApiOperation('set_url', 'Set the callback URL (push_url)', SetUrlAnswer, 'Re-enables a disabled endpoint. Callbacks go to this URL from now on.')
   @ApiOpenApiBody(SetUrlBody, SET_URL_ERRORS)
   @Post('set_url')
   @HttpCode(200)
@@ -44,7 +44,7 @@ export class OpenApiController {
     return this.openApi.setUrl(caller.accountId, body);
   }
 
-  @ApiOpenApiOperation('Set the callback content type', SetPushContentTypeAnswer)
+  @ApiOpenApiOperation('set_push_content_type', 'Set the callback content type', SetPushContentTypeAnswer)
   @ApiOpenApiBody(SetPushContentTypeBody, SET_PUSH_CONTENT_TYPE_ERRORS)
   @Post('set_push_content_type')
   @HttpCode(200)
@@ -53,7 +53,7 @@ export class OpenApiController {
     return this.openApi.setPushContentType(caller.accountId, body);
   }
 
-  @ApiOpenApiOperation('Choose which events are delivered', SetPermissionsAnswer, 'Every key is false until set; keys not sent keep their value.')
+  @ApiOpenApiOperation('set_permissions', 'Choose which events are delivered', SetPermissionsAnswer, 'Every key is false until set; keys not sent keep their value.')
   @ApiOpenApiBody(SetPermissionsBody, SET_PERMISSIONS_ERRORS)
   @Post('set_permissions')
   @HttpCode(200)
@@ -62,7 +62,7 @@ export class OpenApiController {
     return this.openApi.setPermissions(caller.accountId, body);
   }
 
-  @ApiOpenApiOperation('Read the callback settings', PushSettingsAnswer, 'An extension of the seed, signed the same way.')
+  @ApiOpenApiOperation('push_settings', 'Read the callback settings', PushSettingsAnswer, 'An extension of the seed, signed the same way.')
   @Get('push_settings')
   pushSettings(@Caller() caller: OpenApiCaller): Promise<PushSettingsResponse> {
     return this.openApi.pushSettings(caller.accountId);

@@ -18,6 +18,10 @@ export const OPEN_API_TAG = 'Open API (signed)';
 export class PermissionsMap {}
 for (const key of PERMISSION_KEYS) ApiProperty({ type: 'boolean', example: key === 'customer_create' })(PermissionsMap.prototype, key);
 
+/** The same keys, each optional: set_permissions takes any non-empty subset. */
+export class PermissionsChange {}
+for (const key of PERMISSION_KEYS) ApiProperty({ type: 'boolean', required: false, example: key === 'customer_create' ? true : undefined })(PermissionsChange.prototype, key);
+
 export class SetUrlBody {
   @ApiProperty({ description: 'An http(s) URL of at most 2048 characters whose host is public (unless ALLOW_PRIVATE_TARGETS).', example: 'https://receiver.example.com/callbacks' })
   push_url!: string;
@@ -29,7 +33,7 @@ export class SetPushContentTypeBody {
 }
 
 export class SetPermissionsBody {
-  @ApiProperty({ type: PermissionsMap, description: 'Any non-empty subset of the eleven keys; keys not sent keep their value.' })
+  @ApiProperty({ type: PermissionsChange, description: 'Any non-empty subset of the eleven keys; keys not sent keep their value.' })
   permissions!: Partial<Record<string, boolean>>;
 }
 
@@ -141,6 +145,10 @@ export const SET_URL_ERRORS = { missing: missingParamMessage('push_url'), notHtt
 export const SET_PUSH_CONTENT_TYPE_ERRORS = { incorrect: INCORRECT_VALUE_MESSAGE };
 export const SET_PERMISSIONS_ERRORS = { missing: missingParamMessage('permissions'), unknownKey: 'unknown permission key: customer_delete' };
 
-export function ApiOpenApiOperation(summary: string, answer: Type<unknown>, description?: string): MethodDecorator {
-  return applyDecorators(ApiOperation({ summary, description }), ApiOkResponse({ description: '`code` 1000: done.', type: answer }));
+/**
+ * `operationId` is the operation's name in the generated clients (clients/): snake case, as the seed's
+ * paths (`set_url`); the TypeScript client writes it in camel case (`setUrl`).
+ */
+export function ApiOpenApiOperation(operationId: string, summary: string, answer: Type<unknown>, description?: string): MethodDecorator {
+  return applyDecorators(ApiOperation({ operationId, summary, description }), ApiOkResponse({ description: '`code` 1000: done.', type: answer }));
 }

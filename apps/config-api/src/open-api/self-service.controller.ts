@@ -24,6 +24,7 @@ export class SelfServiceController {
   ) {}
 
   @ApiOpenApiOperation(
+    'list_events',
     'Pull the events (the feed)',
     FeedAnswer,
     'The events the permissions allow (and test events), in the order ingest accepted them, oldest first after `after`. ' +
@@ -36,6 +37,7 @@ export class SelfServiceController {
   }
 
   @ApiOpenApiOperation(
+    'send_test_event',
     'Send a test event',
     SendTestEventAnswer,
     "The example message of the action, delivered to the push URL like any event (signed, logged, retried) even when the action's permission is off.",
@@ -64,6 +66,7 @@ export class SelfServiceController {
   }
 
   @ApiOpenApiOperation(
+    'portal_link',
     'Make a link to your portal',
     PortalLinkAnswer,
     `A one-time link (\`<PUBLIC_URL>/portal#<code>\`) to this account's portal, valid for ${DEFAULT_LINK_TTL}.`,

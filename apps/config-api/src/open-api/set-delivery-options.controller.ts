@@ -24,6 +24,7 @@ export class SetDeliveryOptionsController {
   constructor(private readonly deliveryOptions: DeliveryOptionsService) {}
 
   @ApiOpenApiOperation(
+    'set_delivery_options',
     'Set the delivery options (ordering, max_per_second)',
     SetDeliveryOptionsAnswer,
     'Fields not sent keep their value; at least one must be sent, and no other key. The answer has both options after the change; the workers apply them to the next call.',
