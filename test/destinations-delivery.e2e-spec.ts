@@ -3,17 +3,18 @@ import { connect } from 'amqplib';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { Destination, failDeletedDestinationDeliveries, resumeDestination } from '@app/persistence';
-import { readSecretsKeys, SecretBox } from '@app/runtime';
+import { firstDeliveryStep, readSecretsKeys, SecretBox } from '@app/runtime';
 import { generateSigningSecret } from '@app/signing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
+import { adminCall } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
+import { storeEventsFor } from './support/deliveries';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from './support/fixtures';
 import { type ReceivedRequest, TestReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
-import { announceSettingsChange, deliveryQueueOf, eventRows, insertEvents, useOwnRedisPrefix } from './support/worker-process';
+import { announceSettingsChange, deliveryQueueOf, eventRows, useOwnRedisPrefix } from './support/worker-process';
 
 useOwnRedisPrefix('destinations-delivery');
 jest.setTimeout(60_000);
@@ -24,6 +25,17 @@ interface TestDestination {
   id: string;
   secret: string;
   receiver: TestReceiver;
+}
+
+/** A destination row's columns a test sets, beyond the ones every webhook destination here has. */
+interface DestinationFields {
+  type?: 'webhook' | 'rabbitmq';
+  format?: 'udesk' | 'cloudevents';
+  actions?: string[] | null;
+  filter?: Record<string, unknown> | null;
+  paused?: boolean;
+  ordering?: 'none' | 'subject';
+  failing_since?: Date | null;
 }
 
 interface DeliveryRow {
@@ -69,25 +81,44 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     return { account, primary };
   }
 
-  /** A webhook destination written through the entity, its credentials sealed, then announced (ingest's cache). */
-  async function addDestination(accountId: number, fields: Partial<Destination> = {}, target?: TestReceiver): Promise<TestDestination> {
+  /** A destination row as config-api writes it: its target and secret sealed, then announced (ingest's and the worker's caches). */
+  async function insertDestination(accountId: number, target: string, targetShown: string, secret: string, fields: DestinationFields): Promise<string> {
+    const id = `dst_${randomBytes(12).toString('hex')}`;
+    const row = { type: 'webhook', format: 'udesk', actions: null, filter: null, paused: false, ordering: 'none', failing_since: null, ...fields };
+    await dataSource.query(
+      `INSERT INTO destinations (id, account_id, type, format, target, target_shown, signing_secret, actions, filter, paused, ordering, failing_since)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[], $9::jsonb, $10, $11, $12)`,
+      [
+        id,
+        accountId,
+        row.type,
+        row.format,
+        secrets.seal(target),
+        targetShown,
+        secrets.seal(secret),
+        row.actions,
+        row.filter === null ? null : JSON.stringify(row.filter),
+        row.paused,
+        row.ordering,
+        row.failing_since,
+      ],
+    );
+    await announceSettingsChange(worker.app, accountId);
+    return id;
+  }
+
+  /** A webhook destination on a receiver of its own (or `target`), with a signing secret of its own. */
+  async function addDestination(accountId: number, fields: DestinationFields = {}, target?: TestReceiver): Promise<TestDestination> {
     const hook = target ?? (await receiver());
     const secret = generateSigningSecret();
-    const id = `dst_${randomBytes(12).toString('hex')}`;
-    const row: Partial<Destination> = {
-      id,
-      accountId,
-      type: 'webhook',
-      target: secrets.seal(hook.url),
-      targetShown: hook.url,
-      signingSecret: secrets.seal(secret),
-      actions: null,
-      filter: null,
-      ...fields,
-    };
-    await dataSource.getRepository(Destination).insert(row as never);
-    await announceSettingsChange(worker.app, accountId);
+    const id = await insertDestination(accountId, hook.url, hook.url, secret, fields);
     return { id, secret, receiver: hook };
+  }
+
+  /** POST /admin/v1/accounts/:id/destinations/:destination_id/<action> (the primary included). */
+  async function destinationAction(accountId: number, destinationId: string, action: 'pause' | 'resume'): Promise<void> {
+    const answer = await adminCall(configApi, 'POST', `/admin/v1/accounts/${accountId}/destinations/${destinationId}/${action}`);
+    expect(answer.status).toBe(200);
   }
 
   async function post(accountId: number, action: keyof typeof SAMPLE_MESSAGES, message: Record<string, unknown>): Promise<string> {
@@ -102,18 +133,50 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     return eventId;
   }
 
+  /** Every delivery of these events, the primary's included, in accepted order. */
   async function deliveries(eventIds: string[]): Promise<DeliveryRow[]> {
     return dataSource.query<DeliveryRow[]>(
       `SELECT e.event_id, d.destination_id, d.status, d.attempts, d.next_attempt_at, d.last_error
-         FROM destination_deliveries d JOIN events e ON e.seq = d.event_seq
+         FROM deliveries d JOIN events e ON e.seq = d.event_seq
         WHERE e.event_id = ANY($1::varchar[]) ORDER BY d.event_seq, d.destination_id`,
       [eventIds],
     );
   }
 
+  /** Their deliveries to one destination. */
+  async function deliveriesTo(eventIds: string[], destinationId: string): Promise<DeliveryRow[]> {
+    return (await deliveries(eventIds)).filter((row) => row.destination_id === destinationId);
+  }
+
+  /**
+   * Until every delivery of these events to the destination is held by its pause: no job, no attempt, no
+   * due time, only its open row saying why it waits (the feeder finds it there on resume).
+   */
+  async function parked(eventIds: string[], destinationId: string): Promise<DeliveryRow[]> {
+    return waitFor(`the deliveries to ${destinationId} to be parked`, async () => {
+      const rows = await dataSource.query<(DeliveryRow & { held: string | null })[]>(
+        `SELECT e.event_id, d.destination_id, d.status, d.attempts, d.next_attempt_at, d.last_error, o.held
+           FROM deliveries d JOIN events e ON e.seq = d.event_seq
+           LEFT JOIN open_deliveries o ON o.event_seq = d.event_seq AND o.destination_id = d.destination_id
+          WHERE e.event_id = ANY($1::varchar[]) AND d.destination_id = $2 ORDER BY d.event_seq`,
+        [eventIds, destinationId],
+      );
+      return rows.length === eventIds.length && rows.every((row) => row.held === 'paused' && row.next_attempt_at === null) ? rows : undefined;
+    });
+  }
+
+  /** How many deliveries the destination still holds for its pause (0 once the feeder has sent them back). */
+  async function heldBy(accountId: number, destinationId: string): Promise<number> {
+    const [{ held }] = await dataSource.query<{ held: number }[]>(
+      `SELECT count(*)::int AS held FROM open_deliveries WHERE account_id = $1 AND destination_id = $2 AND held = 'paused'`,
+      [accountId, destinationId],
+    );
+    return held;
+  }
+
   async function settled(eventIds: string[], destinationId: string, statuses = ['delivered', 'failed']): Promise<DeliveryRow[]> {
     return waitFor(`deliveries to ${destinationId} to end`, async () => {
-      const rows = (await deliveries(eventIds)).filter((row) => row.destination_id === destinationId);
+      const rows = await deliveriesTo(eventIds, destinationId);
       return rows.length === eventIds.length && rows.every((row) => statuses.includes(row.status)) ? rows : undefined;
     });
   }
@@ -154,15 +217,18 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     const update = await post(account.id, 'Customer_update', { ...SAMPLE_MESSAGES.Customer_update, id: 10 });
     const all = [big, small, update];
 
-    // Decided at ingest: no delivery row for a destination that does not take the event.
+    // Decided at ingest: no delivery row for a destination that does not take the event; the primary takes every one.
     expect((await deliveries(all)).map((row) => `${row.event_id}:${row.destination_id}`).sort()).toEqual(
-      [`${big}:${every.id}`, `${big}:${picky.id}`, `${small}:${every.id}`, `${update}:${every.id}`].sort(),
+      [`${big}:${every.id}`, `${big}:${picky.id}`, `${small}:${every.id}`, `${update}:${every.id}`, ...all.map((id) => `${id}:primary`)].sort(),
     );
     await primaryDelivered(all);
     await settled(all, every.id, ['delivered']);
     await settled([big], picky.id, ['delivered']);
 
-    const accountSecret = (await dataSource.query<{ signing_secret: string }[]>(`SELECT signing_secret FROM accounts WHERE id = $1`, [account.id]))[0];
+    // The primary's secret is the account's signing secret, kept on its primary destination row.
+    const accountSecret = (
+      await dataSource.query<{ signing_secret: string }[]>(`SELECT signing_secret FROM destinations WHERE account_id = $1 AND id = 'primary'`, [account.id])
+    )[0];
     const targets: [TestReceiver, string, string[]][] = [
       [primary, secrets.open(accountSecret.signing_secret), all],
       [every.receiver, every.secret, all],
@@ -203,7 +269,7 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
       for (const status of statuses) expect(['queued', 'retrying']).toContain(status);
     }
     expect(failing.receiver.requests.length).toBeGreaterThan(0);
-    // Each destination keeps its own failure clock (ENDPOINT_DISABLE_AFTER), as the primary's callback_settings.
+    // Each destination keeps its own failure clock (ENDPOINT_DISABLE_AFTER) on its row, as the primary does on its own.
     const clocks = await dataSource.query<{ id: string; failing_since: Date | null }[]>(`SELECT id, failing_since FROM destinations WHERE id = ANY($1::varchar[])`, [
       [failing.id, healthy.id],
     ]);
@@ -213,7 +279,7 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
 
   it('disables a destination that has failed for longer than ENDPOINT_DISABLE_AFTER: its deliveries fail without a call', async () => {
     const { account } = await accountWithPrimary();
-    const dead = await addDestination(account.id, { failingSince: new Date(Date.now() - 400 * 86_400_000) });
+    const dead = await addDestination(account.id, { failing_since: new Date(Date.now() - 400 * 86_400_000) });
     const events = [await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 })];
     const [row] = await settled(events, dead.id, ['failed']);
     expect(row.attempts).toBe(0);
@@ -233,14 +299,13 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     for (let index = 1; index <= 4; index += 1) events.push(await post(account.id, 'Customer_update', { ...SAMPLE_MESSAGES.Customer_update, id: 7, name: `v${index}` }));
     await primaryDelivered(events);
     await settled(events, running.id, ['delivered']);
-    const waiting = await waitFor('the paused deliveries to be parked', async () => {
-      const rows = (await deliveries(events)).filter((row) => row.destination_id === paused.id);
-      return rows.length === events.length && rows.every((row) => row.next_attempt_at === null) ? rows : undefined;
-    });
+    const waiting = await parked(events, paused.id);
     expect(waiting.map((row) => [row.status, row.attempts])).toEqual(events.map(() => ['queued', 0]));
     expect(paused.receiver.requests).toHaveLength(0);
 
-    expect(await resumeDestination(dataSource, deliveryQueueOf(worker.app), account.id, paused.id)).toBe(events.length);
+    // Resumed through the API: the workers' feeder finds the destination no longer paused and sends every held delivery back.
+    await destinationAction(account.id, paused.id, 'resume');
+    await waitFor('the feeder to send the held deliveries back', async () => (await heldBy(account.id, paused.id)) === 0);
     await settled(events, paused.id, ['delivered']);
     expect(paused.receiver.requests.map((request) => header(request, 'webhook-id'))).toEqual(events);
   });
@@ -250,9 +315,11 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     const doomed = await addDestination(account.id, { paused: true });
     const events = [await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 })];
     await primaryDelivered(events);
-    await waitFor('the delivery to be parked', async () => ((await deliveries(events))[0]?.next_attempt_at === null ? true : undefined));
+    await parked(events, doomed.id);
 
-    await dataSource.query(`UPDATE destinations SET deleted_at = now() WHERE id = $1`, [doomed.id]);
+    // Deleted behind config-api's back (no statement ended its deliveries): the worker ends the held one itself once it hears of it.
+    await dataSource.query(`UPDATE destinations SET deleted_at = now(), version = version + 1 WHERE account_id = $1 AND id = $2`, [account.id, doomed.id]);
+    await announceSettingsChange(worker.app, account.id);
     const [row] = await settled(events, doomed.id, ['failed']);
     expect(row).toMatchObject({ status: 'failed', attempts: 0, last_error: 'destination deleted' });
     expect(doomed.receiver.requests).toHaveLength(0);
@@ -261,14 +328,12 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
   it('delivers once, through the reconciler, deliveries stored without their jobs (ingest died between commit and enqueue)', async () => {
     const { account } = await accountWithPrimary();
     const target = await addDestination(account.id);
-    const stored = await insertEvents(worker.app, account.id, [1, 2, 3].map((id) => ({ action: 'Customer_create', message: { ...SAMPLE_MESSAGES.Customer_create, id } })));
-    await dataSource.query(
-      `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, next_attempt_at)
-       SELECT seq, $2, $3, 'queued', now() - interval '1 minute' FROM unnest($1::bigint[]) AS seq`,
-      [stored.map((event) => event.seq), target.id, account.id],
-    );
+    // Stored by ingest's statement, the destination taking them, and no job added.
+    const stored = await storeEventsFor(worker.app, account.id, [1, 2, 3].map((id) => ({ action: 'Customer_create', message: { ...SAMPLE_MESSAGES.Customer_create, id } })), [target.id]);
+    for (const event of stored) expect(event.queued.sort()).toEqual([target.id, 'primary'].sort());
     const ids = stored.map((event) => event.eventId);
     const rows = await settled(ids, target.id, ['delivered']);
+    await primaryDelivered(ids);
     expect(rows.map((row) => row.attempts)).toEqual([1, 1, 1]);
     expect(target.receiver.requests.map((request) => header(request, 'webhook-id')).sort()).toEqual([...ids].sort());
   });
@@ -276,25 +341,26 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
   it("pauses the primary too: its events wait without attempts, resume sends them in order", async () => {
     const { account, primary } = await accountWithPrimary();
     const other = await addDestination(account.id);
-    await dataSource.query(`UPDATE callback_settings SET paused = true, version = version + 1 WHERE account_id = $1`, [account.id]);
-    await announceSettingsChange(worker.app, account.id);
+    await destinationAction(account.id, 'primary', 'pause');
     const events = [
       await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 }),
       await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 2 }),
     ];
     await settled(events, other.id, ['delivered']);
-    const parked = await waitFor('the primary events to be parked', async () => {
-      const rows = await eventRows(worker.app, events);
-      return rows.every((row) => row.next_attempt_at === null) ? rows : undefined;
-    });
-    expect(parked.map((row) => [row.status, row.attempts])).toEqual([
+    const held = await parked(events, 'primary');
+    expect(held.map((row) => [row.status, row.attempts])).toEqual([
+      ['queued', 0],
+      ['queued', 0],
+    ]);
+    // The event's own status is its primary delivery's: still queued.
+    expect((await eventRows(worker.app, events)).map((row) => [row.status, row.attempts])).toEqual([
       ['queued', 0],
       ['queued', 0],
     ]);
     expect(primary.requests).toHaveLength(0);
 
-    const announce = () => announceSettingsChange(worker.app, account.id);
-    expect(await resumeDestination(dataSource, deliveryQueueOf(worker.app), account.id, 'primary', announce)).toBe(2);
+    await destinationAction(account.id, 'primary', 'resume');
+    await waitFor('the feeder to send the held deliveries back', async () => (await heldBy(account.id, 'primary')) === 0);
     await primaryDelivered(events);
     expect(primary.requests.map((request) => header(request, 'webhook-id')).sort()).toEqual([...events].sort());
   });
@@ -304,10 +370,10 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     const held = await addDestination(account.id, { paused: true });
     const events = [await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 })];
     await primaryDelivered(events);
-    await waitFor('the delivery to be parked', async () => ((await deliveries(events))[0]?.next_attempt_at === null ? true : undefined));
+    await parked(events, held.id);
 
     await dataSource.query(`UPDATE events SET erased = true, message = 'null' WHERE event_id = $1`, [events[0]]);
-    await resumeDestination(dataSource, deliveryQueueOf(worker.app), account.id, held.id);
+    await destinationAction(account.id, held.id, 'resume');
     const [row] = await settled(events, held.id, ['failed']);
     expect(row).toMatchObject({ attempts: 0, last_error: 'erased' });
     expect(held.receiver.requests).toHaveLength(0);
@@ -317,7 +383,8 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     const { account } = await accountWithPrimary();
     const held = await addDestination(account.id, { paused: true });
     const events = [await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 })];
-    await waitFor('the delivery to be parked', async () => ((await deliveries(events))[0]?.next_attempt_at === null ? true : undefined));
+    await parked(events, held.id);
+    const seqs = (await eventRows(worker.app, events)).map((row) => row.seq);
 
     const response = await fetch(`${configApi.url}/admin/v1/accounts/${account.id}`, { method: 'DELETE', headers: ADMIN_HEADERS });
     expect(response.status).toBeLessThan(300);
@@ -328,23 +395,36 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
       (await dataSource.query<unknown[]>(`SELECT 1 FROM accounts WHERE id = $1`, [account.id])).length === 0 ? true : undefined,
     );
     expect(await deliveries(events)).toEqual([]);
+    // Nothing of it is left for the reconciler or the feeder to find either.
+    expect(await dataSource.query<unknown[]>(`SELECT 1 FROM open_deliveries WHERE event_seq = ANY($1::bigint[])`, [seqs])).toEqual([]);
     expect(await dataSource.query<unknown[]>(`SELECT 1 FROM destinations WHERE id = $1`, [held.id])).toEqual([]);
     expect(held.receiver.requests).toHaveLength(0);
   });
 
-  it('fails every pending delivery of a deleted destination at once (config-api delete)', async () => {
+  it('fails every waiting delivery of a deleted destination at once (config-api delete), and the rest when their job runs', async () => {
     const { account } = await accountWithPrimary();
     const doomed = await addDestination(account.id, { paused: true });
     const events = [
       await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 1 }),
       await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 2 }),
     ];
-    await dataSource.query(`UPDATE destinations SET deleted_at = now() WHERE id = $1`, [doomed.id]);
-    expect(await failDeletedDestinationDeliveries(dataSource, doomed.id)).toBe(2);
-    expect((await deliveries(events)).map((row) => [row.status, row.last_error])).toEqual([
-      ['failed', 'destination deleted'],
-      ['failed', 'destination deleted'],
+    await parked(events, doomed.id);
+    // One more, stored by ingest's statement whose job is not in the queue yet (ingest between its commit and its enqueue).
+    const [late] = await storeEventsFor(worker.app, account.id, [{ action: 'Customer_create', message: { ...SAMPLE_MESSAGES.Customer_create, id: 3 } }], [doomed.id]);
+
+    expect((await adminCall(configApi, 'DELETE', `/admin/v1/accounts/${account.id}/destinations/${doomed.id}`)).status).toBe(204);
+    // No waiting: the deletion's own statement ended the held ones.
+    expect((await deliveriesTo(events, doomed.id)).map((row) => [row.status, row.attempts, row.last_error])).toEqual([
+      ['failed', 0, 'destination deleted'],
+      ['failed', 0, 'destination deleted'],
     ]);
+    expect(await heldBy(account.id, doomed.id)).toBe(0);
+
+    // The late one ends the same way when its job runs, without a call.
+    await deliveryQueueOf(worker.app).addBulk([firstDeliveryStep(late.seq, account.id, doomed.id)]);
+    const [row] = await settled([late.eventId], doomed.id, ['failed']);
+    expect(row).toMatchObject({ status: 'failed', attempts: 0, last_error: 'destination deleted' });
+    expect(doomed.receiver.requests).toHaveLength(0);
   });
 
   it('publishes to a RabbitMQ destination as a CloudEvent, signed with its secret, and records the attempt without the password', async () => {
@@ -357,19 +437,11 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
       const { queue } = await channel.assertQueue('', { exclusive: true });
       await channel.bindQueue(queue, exchange, 'events');
       const secret = generateSigningSecret();
-      const id = `dst_${randomBytes(12).toString('hex')}`;
       const shown = `amqp://guest:***@127.0.0.1:5672/?exchange=${exchange}&routing_key=events`;
-      const row: Partial<Destination> = {
-        id,
-        accountId: account.id,
+      const id = await insertDestination(account.id, `amqp://guest:guest@127.0.0.1:5672/?exchange=${exchange}&routing_key=events`, shown, secret, {
         type: 'rabbitmq',
         format: 'cloudevents',
-        target: secrets.seal(`amqp://guest:guest@127.0.0.1:5672/?exchange=${exchange}&routing_key=events`),
-        targetShown: shown,
-        signingSecret: secrets.seal(secret),
-      };
-      await dataSource.getRepository(Destination).insert(row as never);
-      await announceSettingsChange(worker.app, account.id);
+      });
 
       const eventId = await post(account.id, 'Customer_create', { ...SAMPLE_MESSAGES.Customer_create, id: 3 });
       const message = await waitFor('the CloudEvent in the queue', async () => (await channel.get(queue, { noAck: true })) || undefined);
@@ -405,7 +477,9 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     expect((await batch([{ event_id: ids[0], id: 1 }])).status).toBe(202);
     const rows = await settled([ids[0], ids[2]], picky.id, ['delivered']);
     expect(rows.map((row) => row.event_id)).toEqual([ids[0], ids[2]]);
-    expect((await deliveries(ids)).map((row) => row.event_id)).toEqual([ids[0], ids[2]]);
+    expect((await deliveriesTo(ids, picky.id)).map((row) => row.event_id)).toEqual([ids[0], ids[2]]);
+    // The primary took each event once, the duplicate adding none.
+    expect((await deliveriesTo(ids, 'primary')).map((row) => row.event_id)).toEqual(ids);
     expect(picky.receiver.requests.map((request) => header(request, 'webhook-id')).sort()).toEqual([ids[0], ids[2]].sort());
   });
 });

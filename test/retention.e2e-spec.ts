@@ -1,14 +1,15 @@
 import { DataSource } from 'typeorm';
 import { DAY_MS, LATENCY_BUCKETS, seqAt, utcDayStart } from '@app/persistence';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { OutcomeStore } from '../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { PartitionJob } from '../apps/delivery-worker/src/retention/partition-job.service';
 import { RETENTION_BATCH_SIZE, RETENTION_LOCK_KEY, type RetentionResult, RetentionService } from '../apps/delivery-worker/src/retention/retention.service';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
-import { expectTalliesToMatchEvents } from './support/event-tallies';
+import { expectBooksToMatchRows } from './support/books';
 import { createAccount } from './support/fixtures';
 import { waitFor } from './support/wait-for';
-import { useOwnRedisPrefix } from './support/worker-process';
+import { announceSettingsChange, useOwnRedisPrefix } from './support/worker-process';
 
 useOwnRedisPrefix('retention');
 
@@ -23,8 +24,13 @@ const FINAL_STATUSES = ['delivered', 'failed', 'filtered', 'no_endpoint'] as con
 type Status = (typeof FINAL_STATUSES)[number] | 'queued' | 'retrying';
 
 interface SeedEvent {
+  /** Its primary delivery's status. */
   status: Status;
   attempts?: number;
+  /** A pending primary delivery held by its destination's pause (the account's primary must be paused). */
+  paused?: boolean;
+  /** Its delivery to another destination of the account, pending (held by that destination's pause, or waiting for a retry) or not. */
+  other?: { destinationId: string; status: Status; paused?: boolean };
 }
 
 interface SeededEvent extends SeedEvent {
@@ -82,8 +88,11 @@ describe('retention', () => {
   }
 
   /**
-   * Rows are written straight to the tables, their seq (so their partition) and created_at at `atMs`.
-   * Pending rows are due only tomorrow, so no worker's reconciler picks them up and moves them on.
+   * Rows are written straight to the tables as ingest's statement and the recorder leave them, their seq
+   * (so their partitions) and created_at at `atMs`: the event with its key, its deliveries, the attempts,
+   * the open rows of the pending deliveries and the book entry of the primary's status (the books must
+   * stay exact through retention). A pending delivery's open row is held by a pause or due only tomorrow,
+   * so no worker's feeder or reconciler picks it up and moves it on.
    */
   async function seedEvents(accountId: number, atMs: number, events: SeedEvent[]): Promise<SeededEvent[]> {
     const ids = events.map(() => {
@@ -92,23 +101,67 @@ describe('retention', () => {
     });
     const base = seqAt(atMs) + BigInt(seedCounter);
     const seqs = events.map((_, index) => (base + BigInt(index)).toString());
+    const deliveries = events.flatMap((event, index) => [
+      { seq: seqs[index], destinationId: 'primary', status: event.status, attempts: event.attempts ?? 0, paused: event.paused === true },
+      ...(event.other ? [{ seq: seqs[index], destinationId: event.other.destinationId, status: event.other.status, attempts: 0, paused: event.other.paused === true }] : []),
+    ]);
+    const column = <K extends keyof (typeof deliveries)[number]>(key: K) => deliveries.map((delivery) => delivery[key]);
     await db.query(
-      `INSERT INTO events (seq, event_id, account_id, action, message, status, attempts, created_at, updated_at, next_attempt_at, delivered_at)
-       SELECT t.seq, t.event_id, $1, 'Customer_create', '{"id":1}', t.status, t.attempts, to_timestamp($6 / 1000.0), to_timestamp($6 / 1000.0),
-              CASE WHEN t.status IN ('queued', 'retrying') THEN now() + interval '1 day' END,
-              CASE WHEN t.status = 'delivered' THEN to_timestamp($6 / 1000.0) END
-         FROM unnest($2::bigint[], $3::varchar[], $4::varchar[], $5::int[]) AS t(seq, event_id, status, attempts)`,
-      [accountId, seqs, ids, events.map((event) => event.status), events.map((event) => event.attempts ?? 0), atMs],
+      `WITH keys AS (
+         INSERT INTO event_keys (event_id, account_id, event_seq) SELECT event_id, $1, seq FROM unnest($2::bigint[], $3::varchar[]) AS t(seq, event_id)
+       ),
+       inserted AS (
+         INSERT INTO events (seq, event_id, account_id, action, message, created_at)
+         SELECT seq, event_id, $1, 'Customer_create', '{"id":1}', to_timestamp($4 / 1000.0) FROM unnest($2::bigint[], $3::varchar[]) AS t(seq, event_id)
+       ),
+       d AS (
+         SELECT * FROM unnest($5::bigint[], $6::varchar[], $7::varchar[], $8::int[], $9::bool[]) AS d(seq, destination_id, status, attempts, paused)
+       ),
+       delivering AS (
+         INSERT INTO deliveries (event_seq, destination_id, account_id, status, attempts, series_attempts, next_attempt_at, delivered_at, updated_at)
+         SELECT seq, destination_id, $1, status, attempts, CASE WHEN status IN ('queued', 'retrying') THEN attempts ELSE 0 END,
+                CASE WHEN status IN ('queued', 'retrying') AND NOT paused THEN now() + interval '1 day' END,
+                CASE WHEN status = 'delivered' THEN to_timestamp($4 / 1000.0) END, to_timestamp($4 / 1000.0)
+           FROM d
+       ),
+       opened AS (
+         INSERT INTO open_deliveries (event_seq, destination_id, account_id, due_at, held)
+         SELECT seq, destination_id, $1, CASE WHEN NOT paused THEN now() + interval '1 day' END, CASE WHEN paused THEN 'paused' END
+           FROM d WHERE status IN ('queued', 'retrying')
+       )
+       INSERT INTO book_entries (account_id, created_at, to_status, delivered_at)
+       SELECT $1, to_timestamp($4 / 1000.0), status, CASE WHEN status = 'delivered' THEN to_timestamp($4 / 1000.0) END
+         FROM d WHERE destination_id = 'primary'`,
+      [accountId, seqs, ids, atMs, column('seq'), column('destinationId'), column('status'), column('attempts'), column('paused')],
     );
     await db.query(
-      `INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body, response_status)
-       SELECT e.seq, 0, n, e.created_at, 12, 'https://receiver.example.com/hook', '{}', '{"action":"Customer_create"}', 500
-         FROM events e CROSS JOIN LATERAL generate_series(1, e.attempts) AS n
-        WHERE e.seq = ANY($1::bigint[])`,
+      `INSERT INTO delivery_attempts (event_seq, destination_id, series, attempt, started_at, duration_ms, url, request_headers, encoding, response_status)
+       SELECT d.event_seq, d.destination_id, 0, n, e.created_at, 12, 'https://receiver.example.com/hook', '{}', 'json', 500
+         FROM deliveries d JOIN events e ON e.seq = d.event_seq CROSS JOIN LATERAL generate_series(1, d.attempts) AS n
+        WHERE d.event_seq = ANY($1::bigint[])`,
       [seqs],
     );
     seedCounter += events.length;
     return events.map((event, index) => ({ ...event, eventId: ids[index], seq: seqs[index] }));
+  }
+
+  /** An account whose primary is paused, with one more destination, paused too when asked: their held deliveries stay held. */
+  async function pausedAccount(otherPaused: boolean): Promise<{ accountId: number; destinationId: string }> {
+    const accountId = await newAccountId();
+    const destinationId = `dst_retention${process.pid.toString(36)}${Date.now().toString(36)}`;
+    await db.query(`UPDATE destinations SET paused = true, version = version + 1 WHERE account_id = $1 AND id = 'primary'`, [accountId]);
+    await db.query(
+      `INSERT INTO destinations (id, account_id, type, target, target_shown, signing_secret, paused)
+       VALUES ($1, $2, 'webhook', 'https://receiver.example.com/d', 'https://receiver.example.com/d', 'sealed', $3)`,
+      [destinationId, accountId, otherPaused],
+    );
+    await announceSettingsChange(workerA.app, accountId);
+    return { accountId, destinationId };
+  }
+
+  /** The books of the days from `fromMs`'s to `toMs`'s (whole days: no other file writes events that old). */
+  function days(fromMs: number, toMs = fromMs): { since: Date; until: Date } {
+    return { since: new Date(utcDayStart(fromMs)), until: new Date(utcDayStart(toMs) + DAY_MS) };
   }
 
   async function seedBotCalls(accountId: number, atMs: number[]): Promise<string[]> {
@@ -151,6 +204,16 @@ describe('retention', () => {
 
   const suffix = (dayMs: number) => new Date(dayMs).toISOString().slice(0, 10).replaceAll('-', '');
 
+  /** The deliveries and open rows left of these events, as `seq/destination`. */
+  async function remainingDeliveries(events: SeededEvent[]): Promise<{ deliveries: string[]; open: string[] }> {
+    const seqs = events.map((event) => event.seq);
+    const read = async (table: string) =>
+      (
+        await db.query<{ key: string }[]>(`SELECT event_seq::text || '/' || destination_id AS key FROM ${table} WHERE event_seq = ANY($1::bigint[]) ORDER BY 1`, [seqs])
+      ).map((row) => row.key);
+    return { deliveries: await read('deliveries'), open: await read('open_deliveries') };
+  }
+
   it('drops an expired day with its attempts in every final status, and keeps pending and recent events', async () => {
     const accountId = await newAccountId();
     const day = await expiredDay();
@@ -170,21 +233,68 @@ describe('retention', () => {
 
     expect(result.droppedPartitions).toContain(`events_p${suffix(day)}`);
     expect(result.keptPending).toBeGreaterThanOrEqual(2);
-    for (const table of ['events', 'delivery_attempts']) expect(await partitionExists(`${table}_p${suffix(day)}`)).toBe(false);
+    for (const table of ['events', 'deliveries', 'delivery_attempts']) expect(await partitionExists(`${table}_p${suffix(day)}`)).toBe(false);
     expect(await remainingEventIds(accountId)).toEqual([...oldPending, ...recent].map((event) => event.eventId));
-    // The attempts went with their day, except those of the pending events, which moved with them.
+    // The attempts went with their day, except those of the pending events, which moved with them (their deliveries and open rows too).
     expect(await attemptCounts(old)).toEqual([0, 0, 0, 0]);
     expect(await attemptCounts(oldPending)).toEqual([0, 2]);
     expect(await attemptCounts(recent)).toEqual([1, 1, 1, 1, 1]);
-    // The day's tallies went with it; the kept pending events are still counted.
-    await expectTalliesToMatchEvents(db);
+    const primaries = (events: SeededEvent[]) => events.map((event) => `${event.seq}/primary`);
+    expect(await remainingDeliveries([...old, ...oldPending])).toEqual({ deliveries: primaries(oldPending), open: primaries(oldPending) });
+    // The day's tallies went with it and were counted again from what it kept: the pending events.
+    await expectBooksToMatchRows(db, days(day));
 
-    // A kept event that later reaches a final status goes in the next round, with its attempts.
-    await db.query(`UPDATE events SET status = 'failed', next_attempt_at = NULL WHERE seq = $1`, [oldPending[1].seq]);
+    // A kept delivery that later ends (as the recorder ends it: failed, its open row closed, its book entry) goes in the next round, with its attempts.
+    const [{ created_at: createdAt }] = await db.query<{ created_at: Date }[]>(`SELECT created_at FROM events WHERE seq = $1`, [oldPending[1].seq]);
+    const ended = await workerA.app.get(OutcomeStore, { strict: false }).record({
+      seq: oldPending[1].seq,
+      destinationId: 'primary',
+      accountId,
+      series: 0,
+      seriesAttempts: 2,
+      createdAt,
+      status: 'failed',
+      nextAttemptAt: null,
+      deliveredAt: null,
+      lastError: 'HTTP 500: server error',
+      attempt: null,
+      open: { kind: 'close' },
+    });
+    expect(ended).toBe(true);
+    await expectBooksToMatchRows(db, days(day));
     await retentionOf(workerA).runOnce();
     expect(await remainingEventIds(accountId)).toEqual([oldPending[0], ...recent].map((event) => event.eventId));
     expect(await attemptCounts([oldPending[1]])).toEqual([0]);
-    await expectTalliesToMatchEvents(db);
+    expect(await remainingDeliveries([oldPending[1]])).toEqual({ deliveries: [], open: [] });
+    await expectBooksToMatchRows(db, days(day));
+  });
+
+  it("keeps an event another destination still owes, and drops the deliveries held only by a pause, with their open rows", async () => {
+    const { accountId, destinationId } = await pausedAccount(true);
+    const { accountId: otherAccount, destinationId: retrying } = await pausedAccount(false);
+    const day = await expiredDay();
+    // Held by the primary's pause; delivered at the primary, held by the other destination's pause.
+    const held = await seedEvents(accountId, day + 3_600_000, [
+      { status: 'queued', paused: true },
+      { status: 'delivered', attempts: 1, other: { destinationId, status: 'queued', paused: true } },
+    ]);
+    // Failed at the primary, its delivery to the other destination waiting for a retry: owed.
+    const owed = await seedEvents(otherAccount, day + 3_600_000, [{ status: 'failed', attempts: 3, other: { destinationId: retrying, status: 'retrying' } }]);
+
+    const result = await retentionOf(workerA).runOnce();
+
+    expect(result.droppedPartitions).toEqual(expect.arrayContaining([`events_p${suffix(day)}`]));
+    expect(result.keptPending).toBeGreaterThanOrEqual(1);
+    for (const table of ['events', 'deliveries', 'delivery_attempts']) expect(await partitionExists(`${table}_p${suffix(day)}`)).toBe(false);
+    // A paused destination does not keep its account's events past RETENTION_DAYS.
+    expect(await remainingEventIds(accountId)).toEqual([]);
+    expect(await remainingDeliveries(held)).toEqual({ deliveries: [], open: [] });
+    expect(await attemptCounts(held)).toEqual([0, 0]);
+    // The owed one stays whole: both deliveries, the primary's attempts, the waiting delivery's open row.
+    expect(await remainingEventIds(otherAccount)).toEqual([owed[0].eventId]);
+    expect(await remainingDeliveries(owed)).toEqual({ deliveries: [`${owed[0].seq}/${retrying}`, `${owed[0].seq}/primary`].sort(), open: [`${owed[0].seq}/${retrying}`] });
+    expect(await attemptCounts(owed)).toEqual([3]);
+    await expectBooksToMatchRows(db, days(day));
   });
 
   it('drops expired days of bot calls and keeps recent ones', async () => {
@@ -209,7 +319,10 @@ describe('retention', () => {
       at,
       Array.from({ length: total }, (_, index) => ({ status: FINAL_STATUSES[index % FINAL_STATUSES.length], attempts: 1 })),
     );
-    const [keptPending] = await seedEvents(accountId, at - DAY_MS, [{ status: 'retrying' }]);
+    const [keptPending] = await seedEvents(accountId, at - DAY_MS, [{ status: 'retrying', attempts: 1 }]);
+    // Pending, but held only by a pause: past the window it goes like a final one.
+    const paused = await pausedAccount(true);
+    const [heldOnly] = await seedEvents(paused.accountId, at, [{ status: 'delivered', attempts: 1, other: { destinationId: paused.destinationId, status: 'queued', paused: true } }]);
     const [{ partition }] = await db.query<{ partition: string }[]>(`SELECT tableoid::regclass::text AS partition FROM events WHERE seq = $1`, [
       backlog[0].seq,
     ]);
@@ -217,8 +330,10 @@ describe('retention', () => {
 
     const result = await retentionOf(workerA).runOnce();
 
-    expect(result.events).toBeGreaterThanOrEqual(total);
+    expect(result.events).toBeGreaterThanOrEqual(total + 1);
     expect(await remainingEventIds(accountId)).toEqual([keptPending.eventId]);
+    expect(await remainingEventIds(paused.accountId)).toEqual([]);
+    expect(await remainingDeliveries([heldOnly, keptPending])).toEqual({ deliveries: [`${keptPending.seq}/primary`], open: [`${keptPending.seq}/primary`] });
     const [{ count }] = await db.query<{ count: number }[]>(`SELECT count(*)::int AS count FROM delivery_attempts WHERE event_seq = ANY($1::bigint[])`, [
       backlog.map((event) => event.seq),
     ]);
@@ -228,8 +343,8 @@ describe('retention', () => {
       [...backlog, keptPending].map((event) => event.eventId),
     ]);
     expect(keys).toBe(1);
-    // Deleted from the default partition by name, past the parent's trigger: the trim untallied them itself.
-    await expectTalliesToMatchEvents(db);
+    // Deleted from the default partition by name: the trim untallied them itself, with book entries.
+    await expectBooksToMatchRows(db, days(at - DAY_MS, at));
   });
 
   it('deletes stats rollup rows before the window, in batches, and keeps the ones inside it', async () => {
@@ -267,7 +382,7 @@ describe('retention', () => {
     try {
       // Blocking, in case a round of some worker holds it right now; it is ours once this returns.
       await holder.query('SELECT pg_advisory_lock($1)', [RETENTION_LOCK_KEY]);
-      expect(await retentionOf(workerB).runOnce()).toEqual<RetentionResult>({ droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0, rollups: 0, foldedTallies: 0 });
+      expect(await retentionOf(workerB).runOnce()).toEqual<RetentionResult>({ droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0, rollups: 0 });
       expect(await remainingEventIds(accountId)).toEqual([old[0].eventId]);
       expect(await remainingBotCalls(accountId)).toEqual([oldBotCall]);
     } finally {

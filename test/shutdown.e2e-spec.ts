@@ -9,8 +9,9 @@ import { SAMPLE_MESSAGES } from '@app/payloads';
 import { TcpProxy } from './support/tcp-proxy';
 import { waitFor } from './support/wait-for';
 import { adminCall } from './support/admin-client';
-import { attemptRows, deliveryQueueOf, eventRow, insertEvents, sendEvents, useOwnRedisPrefix } from './support/worker-process';
-import { firstDestinationStep } from '@app/runtime';
+import { attemptRows, deliveryQueueOf, eventRow, sendEvents, useOwnRedisPrefix } from './support/worker-process';
+import { storeEventsFor } from './support/deliveries';
+import { firstDeliveryStep } from '@app/runtime';
 import { DataSource } from 'typeorm';
 
 useOwnRedisPrefix('shutdown');
@@ -134,24 +135,24 @@ describe('every app exits promptly on SIGTERM, whatever the state of PostgreSQL 
       const created = await adminCall(configApi, 'POST', `/admin/v1/accounts/${account.id}/destinations`, { type: 'webhook', target: hanging.url });
       expect(created.status).toBe(201);
       const destinationId = created.body.id as string;
+      // The account's permission lets the action through to every destination (its primary has no push URL: no_endpoint).
+      await setCallbackSettings(configApi.app, account.id, { permissions: 'all' });
       const worker = spawnBuiltApp('delivery-worker', { DELIVERY_TIMEOUT_MS: '60000', RETRY_SCHEDULE: '1h' });
       await worker.waitForOutput('consuming deliveries');
-      // The delivery as ingest stores it (ingest is not running here): the row, then its first step's job.
-      const [event] = await insertEvents(configApi.app, account.id, [{ action: 'Customer_create', message: SAMPLE_MESSAGES.Customer_create }]);
+      // The delivery as ingest stores it (ingest is not running here): its statement, the destination
+      // taking the event, then the first step's job of the delivery it stored queued.
+      const [event] = await storeEventsFor(configApi.app, account.id, [{ action: 'Customer_create', message: SAMPLE_MESSAGES.Customer_create }], [destinationId]);
+      expect(event.queued).toEqual([destinationId]);
       const dataSource = configApi.app.get(DataSource);
-      await dataSource.query(
-        `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, next_attempt_at) VALUES ($1, $2, $3, 'queued', now())`,
-        [event.seq, destinationId, account.id],
-      );
       const before = hanging.requests.length;
-      await deliveryQueueOf(configApi.app).addBulk([firstDestinationStep(event.seq, account.id, destinationId)]);
+      await deliveryQueueOf(configApi.app).addBulk([firstDeliveryStep(event.seq, account.id, destinationId)]);
       await waitFor('the destination to get the call', () => hanging.requests.length === before + 1);
 
       const { ms } = await worker.terminate(EXIT_LIMIT_MS + 5000);
       expect(ms).toBeLessThan(EXIT_LIMIT_MS);
       expect(worker.output()).toMatch(/abandoned 1 callback call\(s\) still waiting for an answer/);
       const [delivery] = await dataSource.query<Array<{ status: string; attempts: number }>>(
-        'SELECT status, attempts FROM destination_deliveries WHERE event_seq = $1 AND destination_id = $2',
+        'SELECT status, attempts FROM deliveries WHERE event_seq = $1 AND destination_id = $2',
         [event.seq, destinationId],
       );
       expect(delivery).toEqual({ status: 'retrying', attempts: 1 });
@@ -159,7 +160,8 @@ describe('every app exits promptly on SIGTERM, whatever the state of PostgreSQL 
         'SELECT error, response_status FROM delivery_attempts WHERE event_seq = $1 AND destination_id = $2',
         [event.seq, destinationId],
       );
-      expect(attempts).toEqual([{ error: 'abandoned: the worker shut down before the receiver answered', response_status: null }]);
+      // One pipeline for every destination: the same words as the primary's abandoned attempt.
+      expect(attempts).toEqual([{ error: 'connection failed: abandoned: the worker shut down before the receiver answered', response_status: null }]);
     });
   });
 });
