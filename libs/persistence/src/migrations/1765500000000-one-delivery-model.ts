@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { FOLD_BOOKS } from '../stats/books.statements';
 
 /**
  * One delivery model (docs/delivery-model.md), in place and reversible:
@@ -38,6 +39,8 @@ export class OneDeliveryModel1765500000000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     const q = (sql: string): Promise<unknown> => queryRunner.query(sql);
     await this.subjectsUp(q, false);
+    // The entries the folder has not folded yet go into the tallies and rollups first: the old triggers go on from those.
+    await q(FOLD_BOOKS.text);
     await q(`DROP TABLE IF EXISTS book_entries`);
     await q(`DROP FUNCTION IF EXISTS format_duration_ms(bigint)`);
     await q(`DROP TABLE IF EXISTS delivery_sweep`);
@@ -112,6 +115,8 @@ export class OneDeliveryModel1765500000000 implements MigrationInterface {
              disabled_reason = p.disabled_reason, delivery_ordering = p.ordering, max_per_second = p.max_per_second, paused = p.paused
         FROM destinations p WHERE p.account_id = s.account_id AND p.id = 'primary'`);
     await q(`ALTER TABLE accounts ALTER COLUMN signing_secret SET NOT NULL`);
+    // Dropped with disabled_at by the up (1763761200000's index of troubled endpoints).
+    await q(`CREATE INDEX callback_settings_disabled_idx ON callback_settings (disabled_at DESC) WHERE disabled_at IS NOT NULL`);
     await q(`DELETE FROM destinations WHERE id = 'primary'`);
     await q(`
       ALTER TABLE destinations
@@ -161,6 +166,8 @@ export class OneDeliveryModel1765500000000 implements MigrationInterface {
         ADD COLUMN created_at timestamptz NOT NULL DEFAULT now(),
         ADD CONSTRAINT destination_deliveries_status_check
           CHECK (status IN ('queued', 'retrying', 'delivered', 'failed', 'filtered', 'no_endpoint'))`);
+    // Ingest stored a delivery in its event's statement, so its created_at was the event's.
+    await q(`UPDATE deliveries d SET created_at = e.created_at FROM events e WHERE e.seq = d.event_seq`);
     await q(`ALTER INDEX deliveries_pkey RENAME TO destination_deliveries_pkey`);
     for (const { name } of await partitionsOf(runner, 'deliveries')) {
       await q(`ALTER TABLE ${name} RESET (fillfactor)`);
@@ -211,31 +218,36 @@ export class OneDeliveryModel1765500000000 implements MigrationInterface {
         CHECK (status IN ('queued', 'retrying', 'delivered', 'failed', 'filtered', 'no_endpoint'))`);
     await q(`CREATE INDEX events_account_status_seq_idx ON events (account_id, status, seq DESC)`);
     await q(`CREATE INDEX events_status_seq_idx ON events (status, seq DESC)`);
-    await q(`CREATE INDEX events_pending_due_idx ON events (next_attempt_at) WHERE status IN ('queued', 'retrying')`);
+    // Written as 1764200000000 carried it over from the plain table (pg_get_indexdef of 1763700000000's index).
+    await q(
+      `CREATE INDEX events_pending_due_idx ON events (next_attempt_at)
+        WHERE ((status)::text = ANY (ARRAY[('queued'::character varying)::text, ('retrying'::character varying)::text]))`,
+    );
     await q(`
       CREATE INDEX events_pending_subject_idx ON events (account_id, callback_subject(action, message), seq)
        WHERE status IN ('queued', 'retrying') AND series = 0`);
     // The triggers are those of migrations 1764400000000 and 1764500000000 as 1765400000000 left them.
+    // claim_event_keys() exactly as 1764500000000 wrote it (a taken id is refused as `event_id … is already taken` on event_keys_pkey).
     await q(`
       CREATE FUNCTION claim_event_keys() RETURNS trigger LANGUAGE plpgsql AS $$
-        DECLARE
-          missing boolean;
-          taken varchar;
-        BEGIN
-          EXECUTE 'SELECT bool_or(k.event_id IS NULL), min(n.event_id) FILTER (WHERE k.event_seq <> n.seq)
-                     FROM new_rows n LEFT JOIN event_keys k ON k.event_id = n.event_id' INTO missing, taken;
-          IF missing THEN
-            EXECUTE 'INSERT INTO event_keys (event_id, account_id, event_seq)
-                     SELECT n.event_id, n.account_id, n.seq FROM new_rows n
-                      WHERE NOT EXISTS (SELECT 1 FROM event_keys k WHERE k.event_id = n.event_id)';
-          END IF;
-          IF taken IS NOT NULL THEN
-            RAISE EXCEPTION 'duplicate key value violates unique constraint "event_keys_pkey"'
-              USING ERRCODE = 'unique_violation', DETAIL = format('Key (event_id)=(%s) already exists.', taken);
-          END IF;
-          RETURN NULL;
-        END
-      $$`);
+      DECLARE
+        missing boolean;
+        taken varchar;
+      BEGIN
+        -- EXECUTE: planned for this statement's row count each time, never a plan cached for another size.
+        EXECUTE 'SELECT bool_or(k.event_id IS NULL), min(n.event_id) FILTER (WHERE k.event_seq <> n.seq)
+                   FROM new_rows n LEFT JOIN event_keys k ON k.event_id = n.event_id' INTO missing, taken;
+        IF missing THEN
+          INSERT INTO event_keys (event_id, account_id, event_seq)
+          SELECT n.event_id, n.account_id, n.seq FROM new_rows n ORDER BY n.seq
+              ON CONFLICT (event_id) DO NOTHING;
+          EXECUTE 'SELECT min(n.event_id) FROM new_rows n JOIN event_keys k ON k.event_id = n.event_id WHERE k.event_seq <> n.seq' INTO taken;
+        END IF;
+        IF taken IS NOT NULL THEN
+          RAISE unique_violation USING MESSAGE = format('event_id %s is already taken', taken), CONSTRAINT = 'event_keys_pkey';
+        END IF;
+        RETURN NULL;
+      END $$`);
     const skip = `WHEN (current_setting('app.event_books_kept_at', true) IS DISTINCT FROM statement_timestamp()::text)`;
     await q(`CREATE TRIGGER events_claim_event_keys AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT ${skip} EXECUTE FUNCTION claim_event_keys()`);
     await q(`CREATE TRIGGER events_tally_insert AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT ${skip} EXECUTE FUNCTION tally_event_changes()`);

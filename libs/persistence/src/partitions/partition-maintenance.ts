@@ -118,11 +118,13 @@ export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: numbe
       if (attemptsTwin) await runner.query(`ALTER TABLE delivery_attempts DETACH PARTITION ${attemptsTwin.name}`);
       await runner.query(`ALTER TABLE events DETACH PARTITION ${partition.name}`);
       if (deliveriesTwin) await runner.query(`ALTER TABLE deliveries DETACH PARTITION ${deliveriesTwin.name}`);
-      const owed = deliveriesTwin
-        ? `seq IN (SELECT d.event_seq FROM ${deliveriesTwin.name} d WHERE d.status IN ${PENDING_STATUS_LIST}
-                     AND NOT EXISTS (SELECT 1 FROM open_deliveries o WHERE o.event_seq = d.event_seq
-                                        AND o.destination_id = d.destination_id AND o.held = 'paused'))`
-        : 'false';
+      // A day from before destinations has no deliveries partition of its own: its deliveries (the primary's,
+      // since 1765500000000) live in the default one, still attached, and go with their events below.
+      const dayRange = `d.event_seq >= ${partition.from!.toString()} AND d.event_seq < ${partition.to!.toString()}`;
+      const owed = `seq IN (SELECT d.event_seq FROM ${deliveriesTwin ? deliveriesTwin.name : 'deliveries'} d
+                     WHERE ${dayRange} AND d.status IN ${PENDING_STATUS_LIST}
+                       AND NOT EXISTS (SELECT 1 FROM open_deliveries o WHERE o.event_seq = d.event_seq
+                                          AND o.destination_id = d.destination_id AND o.held = 'paused'))`;
       const eventColumns = await columnList(runner, 'events');
       const [{ count }] = (await runner.query(
         `WITH kept AS (
@@ -138,10 +140,10 @@ export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: numbe
           );
         }
       }
-      await runner.query(
-        `DELETE FROM open_deliveries WHERE event_seq >= ${partition.from!.toString()} AND event_seq < ${partition.to!.toString()}
-            AND event_seq NOT IN (SELECT seq FROM ${partition.name} WHERE ${owed})`,
-      );
+      const goneWithDay = `event_seq >= ${partition.from!.toString()} AND event_seq < ${partition.to!.toString()}
+            AND event_seq NOT IN (SELECT seq FROM ${partition.name} WHERE ${owed})`;
+      if (!deliveriesTwin) await runner.query(`DELETE FROM deliveries WHERE ${goneWithDay}`);
+      await runner.query(`DELETE FROM open_deliveries WHERE ${goneWithDay}`);
       for (const twin of [attemptsTwin, deliveriesTwin]) if (twin) await runner.query(`DROP TABLE ${twin.name}`);
       await runner.query(`DROP TABLE ${partition.name}`);
       await retallyDay(runner, seqTime(partition.from!), seqTime(partition.to!));
