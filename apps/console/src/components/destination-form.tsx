@@ -30,7 +30,9 @@ const DEFAULTS: DestinationView = {
   ordering: 'none',
   max_per_second: null,
   paused: false,
-  state: { breaker: 'closed', disabled_at: null },
+  retry: { schedule: [], stop_on: [], disable_on: [] },
+  expire_after: null,
+  state: { breaker: 'closed', disabled_at: null, held: 0 },
 };
 
 function draftOf(view: DestinationView): Draft {

@@ -116,6 +116,11 @@ export type DestinationModel = {
      * While true, deliveries to it wait without spending attempts.
      */
     paused: boolean;
+    retry: DestinationRetryModel;
+    /**
+     * Its deadline from 1s to 30d, counted from when ingest accepted the event; a delivery not delivered by then ends `expired`. null: none.
+     */
+    expire_after: string | null;
     state: DestinationStateModel;
     /**
      * Its own signing secret, only in the answer that created it.
@@ -191,15 +196,34 @@ export type DestinationPutBody = {
     max_per_second?: number | null;
 };
 
+export type DestinationRetryModel = {
+    /**
+     * Waits between calls after the first (0 to 20, each 100ms to 7d); `[]`: one call only. Absent from a body: unchanged; new destinations start with RETRY_SCHEDULE.
+     */
+    schedule: Array<string>;
+    /**
+     * HTTP statuses (400–499, not 408 or 429) that end the delivery at once: `failed`, "HTTP <status>: not retried". Empty for brokers.
+     */
+    stop_on: Array<number>;
+    /**
+     * Statuses that end it the same way and disable the destination at once. Empty for brokers; a status may not be in both lists.
+     */
+    disable_on: Array<number>;
+};
+
 export type DestinationStateModel = {
     /**
      * The destination's circuit breaker.
      */
     breaker: 'closed' | 'open' | 'half_open';
     /**
-     * Set when the disabling clock ran out; a new target enables it again.
+     * Set when the disabling clock ran out (or its retry policy disabled it); a new target enables it again.
      */
     disabled_at: string | null;
+    /**
+     * Deliveries waiting without a call: held while it is paused or while its breaker is open.
+     */
+    held: number;
 };
 
 export type FeedAnswer = {

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._runtime import UNSET, Unset, _bool, _dict, _encode_fields, _enum, _first_of, _int, _list, _nullable, _object, _required, _str
+from ._runtime import UNSET, Unset, _bool, _dict, _encode_fields, _enum, _first_of, _float, _int, _list, _nullable, _object, _required, _str
 
-__all__ = ["DeliveryOptionsBody", "DestinationAnswer", "DestinationAuthView", "DestinationBody", "DestinationHeaderAuth", "DestinationListAnswer", "DestinationModel", "DestinationMtlsAuth", "DestinationOauth2Auth", "DestinationPutBody", "DestinationStateModel", "FeedAnswer", "FeedItemView", "OkAnswer", "OpenApiErrorBody", "OpenApiExceptionBody", "PermissionsChange", "PermissionsMap", "PortalLinkAnswer", "PushSettingsAnswer", "SendTestEventAnswer", "SendTestEventBody", "SetDeliveryOptionsAnswer", "SetPermissionsAnswer", "SetPermissionsBody", "SetPushContentTypeAnswer", "SetPushContentTypeBody", "SetUrlAnswer", "SetUrlBody"]
+__all__ = ["DeliveryOptionsBody", "DestinationAnswer", "DestinationAuthView", "DestinationBody", "DestinationHeaderAuth", "DestinationListAnswer", "DestinationModel", "DestinationMtlsAuth", "DestinationOauth2Auth", "DestinationPutBody", "DestinationRetryModel", "DestinationStateModel", "FeedAnswer", "FeedItemView", "OkAnswer", "OpenApiErrorBody", "OpenApiExceptionBody", "PermissionsChange", "PermissionsMap", "PortalLinkAnswer", "PushSettingsAnswer", "SendTestEventAnswer", "SendTestEventBody", "SetDeliveryOptionsAnswer", "SetPermissionsAnswer", "SetPermissionsBody", "SetPushContentTypeAnswer", "SetPushContentTypeBody", "SetUrlAnswer", "SetUrlBody"]
 
 
 @dataclass
@@ -194,6 +194,11 @@ class DestinationModel:
     """
     paused: bool
     """While true, deliveries to it wait without spending attempts."""
+    retry: DestinationRetryModel
+    expire_after: str | None
+    """Its deadline from 1s to 30d, counted from when ingest accepted the event; a delivery not delivered by then
+        ends `expired`. null: none.
+    """
     state: DestinationStateModel
     signing_secret: str | Unset = UNSET
     """Its own signing secret, only in the answer that created it."""
@@ -213,12 +218,14 @@ class DestinationModel:
             ordering=_enum(_str(_required(d, "ordering", "DestinationModel"))),
             max_per_second=_nullable(_required(d, "max_per_second", "DestinationModel"), lambda v: _int(v)),
             paused=_bool(_required(d, "paused", "DestinationModel")),
+            retry=DestinationRetryModel.from_dict(_required(d, "retry", "DestinationModel")),
+            expire_after=_nullable(_required(d, "expire_after", "DestinationModel"), lambda v: _str(v)),
             state=DestinationStateModel.from_dict(_required(d, "state", "DestinationModel")),
             signing_secret=_str(d["signing_secret"]) if "signing_secret" in d else UNSET,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return _encode_fields(self, (("id", "id"), ("type", "type"), ("target", "target"), ("actions", "actions"), ("filter", "filter"), ("content_type", "content_type"), ("format", "format"), ("auth", "auth"), ("ordering", "ordering"), ("max_per_second", "max_per_second"), ("paused", "paused"), ("state", "state"), ("signing_secret", "signing_secret")))
+        return _encode_fields(self, (("id", "id"), ("type", "type"), ("target", "target"), ("actions", "actions"), ("filter", "filter"), ("content_type", "content_type"), ("format", "format"), ("auth", "auth"), ("ordering", "ordering"), ("max_per_second", "max_per_second"), ("paused", "paused"), ("retry", "retry"), ("expire_after", "expire_after"), ("state", "state"), ("signing_secret", "signing_secret")))
 
 
 @dataclass
@@ -325,13 +332,45 @@ class DestinationPutBody:
 
 
 @dataclass
+class DestinationRetryModel:
+    """The DestinationRetryModel object of the Open API."""
+
+    schedule: list[str]
+    """Waits between calls after the first (0 to 20, each 100ms to 7d); `[]`: one call only. Absent from a body:
+        unchanged; new destinations start with RETRY_SCHEDULE.
+    """
+    stop_on: list[float]
+    """HTTP statuses (400–499, not 408 or 429) that end the delivery at once: `failed`, "HTTP <status>: not
+        retried". Empty for brokers.
+    """
+    disable_on: list[float]
+    """Statuses that end it the same way and disable the destination at once. Empty for brokers; a status may not
+        be in both lists.
+    """
+
+    @classmethod
+    def from_dict(cls, data: object) -> DestinationRetryModel:
+        d = _object(data, "DestinationRetryModel")
+        return cls(
+            schedule=[_str(v) for v in _list(_required(d, "schedule", "DestinationRetryModel"))],
+            stop_on=[_float(v) for v in _list(_required(d, "stop_on", "DestinationRetryModel"))],
+            disable_on=[_float(v) for v in _list(_required(d, "disable_on", "DestinationRetryModel"))],
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return _encode_fields(self, (("schedule", "schedule"), ("stop_on", "stop_on"), ("disable_on", "disable_on")))
+
+
+@dataclass
 class DestinationStateModel:
     """The DestinationStateModel object of the Open API."""
 
     breaker: Literal["closed", "open", "half_open"]
     """The destination's circuit breaker."""
     disabled_at: str | None
-    """Set when the disabling clock ran out; a new target enables it again."""
+    """Set when the disabling clock ran out (or its retry policy disabled it); a new target enables it again."""
+    held: float
+    """Deliveries waiting without a call: held while it is paused or while its breaker is open."""
 
     @classmethod
     def from_dict(cls, data: object) -> DestinationStateModel:
@@ -339,10 +378,11 @@ class DestinationStateModel:
         return cls(
             breaker=_enum(_str(_required(d, "breaker", "DestinationStateModel"))),
             disabled_at=_nullable(_required(d, "disabled_at", "DestinationStateModel"), lambda v: _str(v)),
+            held=_float(_required(d, "held", "DestinationStateModel")),
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return _encode_fields(self, (("breaker", "breaker"), ("disabled_at", "disabled_at")))
+        return _encode_fields(self, (("breaker", "breaker"), ("disabled_at", "disabled_at"), ("held", "held")))
 
 
 @dataclass
