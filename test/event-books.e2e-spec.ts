@@ -151,7 +151,8 @@ describe('the event books kept by the statements that write events', () => {
     // Delivered 50 ms after acceptance as the loaded delivery tells it: a bucket's lower bound (LATENCY_BOUNDS_MS).
     const bound = LATENCY_BOUNDS_MS.indexOf(50);
     expect(bound).toBeGreaterThanOrEqual(0);
-    const outcome = deliveredOutcome(event.seq, account, delivery.createdAt, new Date(delivery.createdAt.getTime() + LATENCY_BOUNDS_MS[bound]));
+    // The recorder books from the acceptance time as stored (acceptedAt), the delivered time from its clock.
+    const outcome = deliveredOutcome(event.seq, account, delivery.acceptedAt, new Date(delivery.createdAt.getTime() + LATENCY_BOUNDS_MS[bound]));
     expect(await suite.worker.app.get(OutcomeStore, { strict: false }).record(outcome)).toBe(true);
     // The stored acceptance time may carry microseconds the loaded one does not: the rows' latency is what counts.
     await expectBooksToMatchRows(namespace.db);
@@ -180,7 +181,7 @@ async function expectBooksToMatchRowsWithin(sql: Sql, runner: QueryRunner): Prom
 }
 
 /** A first step delivered (200) at `deliveredAt`, as the recorder writes it. */
-function deliveredOutcome(seq: string, accountId: number, createdAt: Date, deliveredAt: Date): StepOutcome {
+function deliveredOutcome(seq: string, accountId: number, createdAt: string | Date, deliveredAt: Date): StepOutcome {
   return {
     seq,
     destinationId: 'primary',

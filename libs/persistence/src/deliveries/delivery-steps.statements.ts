@@ -15,6 +15,8 @@ export interface LoadedDeliveryRow {
   action: string;
   message_text: string;
   created_at: Date;
+  /** created_at as PostgreSQL writes it (microseconds): the books bucket latencies from it exactly as from the row. */
+  accepted_at: string;
   test: boolean;
   erased: boolean;
   /** The delivery has an open row (docs/delivery-model.md): its end removes it. */
@@ -40,7 +42,7 @@ export const LOAD_DELIVERIES = defineStatement<LoadParams, LoadedDeliveryRow>(
   'generic',
   (p) => `
   SELECT d.event_seq::text AS seq, d.destination_id, d.account_id, d.status, d.attempts, d.series, d.series_attempts, d.expires_at,
-         e.event_id, e.action, e.message::text AS message_text, e.created_at, e.test, e.erased,
+         e.event_id, e.action, e.message::text AS message_text, e.created_at, e.created_at::text AS accepted_at, e.test, e.erased,
          o.event_seq IS NOT NULL AS has_open, o.subject
     FROM unnest(${p.seqs}::bigint[], ${p.destinationIds}::varchar[]) AS k(seq, destination_id)
     JOIN deliveries d ON d.event_seq = k.seq AND d.destination_id = k.destination_id
@@ -81,8 +83,8 @@ export interface StepOutcome {
   accountId: number;
   series: number;
   seriesAttempts: number;
-  /** The event's acceptance time: its tallies' bucket. */
-  createdAt: Date;
+  /** The event's acceptance time as stored (LoadedDeliveryRow.accepted_at): its tallies' bucket and its latency's start. */
+  createdAt: string | Date;
   /** null keeps the status (a hold). */
   status: EventStatus | null;
   nextAttemptAt: Date | null;
@@ -198,12 +200,12 @@ export const RECORD_OUTCOMES = defineStatement<RecordParams, { seq: string; dest
      WHERE c.open_change = 'close' AND o.event_seq = c.seq AND o.destination_id = c.destination_id
   ),
   booked AS (
-    INSERT INTO book_entries (account_id, created_at, from_status, to_status, attempted, delivered_at)
+    INSERT INTO book_entries (account_id, created_at, from_status, to_status, attempted, delivered_at, tallied)
     SELECT account_id, created_at, CASE WHEN series_attempts = 0 THEN 'queued' ELSE 'retrying' END,
            COALESCE(status, CASE WHEN series_attempts = 0 THEN 'queued' ELSE 'retrying' END),
-           (attempt IS NOT NULL)::int, delivered_at
+           (attempt IS NOT NULL)::int, delivered_at, destination_id = '${PRIMARY_DESTINATION_ID}'
       FROM changed
-     WHERE destination_id = '${PRIMARY_DESTINATION_ID}' AND (attempt IS NOT NULL OR status IS NOT NULL)
+     WHERE attempt IS NOT NULL OR status IS NOT NULL
   )
   SELECT seq::text AS seq, destination_id, series, series_attempts FROM changed`,
 );

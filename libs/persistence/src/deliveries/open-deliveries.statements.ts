@@ -218,10 +218,10 @@ export const EXPIRE_OPEN_DELIVERIES = defineStatement<{ limit: number }, Deliver
     DELETE FROM open_deliveries o USING due WHERE o.event_seq = due.event_seq AND o.destination_id = due.destination_id
   ),
   booked AS (
-    INSERT INTO book_entries (account_id, created_at, from_status, to_status)
-    SELECT e.account_id, e.created_at, CASE WHEN x.series_attempts = 0 THEN 'queued' ELSE 'retrying' END, 'expired'
+    INSERT INTO book_entries (account_id, created_at, from_status, to_status, tallied)
+    SELECT e.account_id, e.created_at, CASE WHEN x.series_attempts = 0 THEN 'queued' ELSE 'retrying' END, 'expired',
+           x.destination_id = '${PRIMARY_DESTINATION_ID}'
       FROM ended x JOIN events e ON e.seq = x.event_seq
-     WHERE x.destination_id = '${PRIMARY_DESTINATION_ID}'
   )
   SELECT event_seq::text AS event_seq, account_id, destination_id, series, series_attempts FROM ended`,
 );

@@ -342,6 +342,8 @@ export class OneDeliveryModel1765500000000 implements MigrationInterface {
       $$`);
     // Append-only: what a statement changed in the event tallies and the delivery rollups, one row per
     // change; the worker folds it into both every few seconds, and readers add what is not folded yet.
+    // `tallied`: the change is the primary's, so it counts in the event tallies too (an event's status is
+    // its primary's); every destination's outcomes count in the rollups.
     await q(`
       CREATE TABLE book_entries (
         account_id integer NOT NULL,
@@ -351,7 +353,8 @@ export class OneDeliveryModel1765500000000 implements MigrationInterface {
         events integer NOT NULL DEFAULT 1,
         attempted smallint NOT NULL DEFAULT 0,
         delivered_at timestamptz,
-        at timestamptz NOT NULL DEFAULT now()
+        at timestamptz NOT NULL DEFAULT now(),
+        tallied boolean NOT NULL DEFAULT true
       )`);
   }
 }

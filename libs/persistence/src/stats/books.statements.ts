@@ -7,7 +7,8 @@ import { ALL_ACCOUNTS, LATENCY_BUCKETS, latencyBucketSql } from './delivery-roll
  * minute and hour of the outcome, behind the stats series and the portal's health). The statements that
  * change a primary delivery's status append what they changed to `book_entries`, one row per change
  * (ingest's store: a new event in its first status; the recorder, the expiry and a redelivery: a status
- * moving, an attempt made); nothing aggregates per statement. The worker folds the entries into both
+ * moving, an attempt made; the event tallies take the primary's entries only, the rollups every
+ * destination's); nothing aggregates per statement. The worker folds the entries into both
  * books every few seconds (FOLD_BOOKS); readers add the entries not folded yet, so an answer is exact
  * at the moment it is read.
  */
@@ -26,7 +27,7 @@ const ENTRY_SIDES = (entries: string): string => `
            CASE WHEN s.status = 'delivered' AND b.delivered_at IS NOT NULL THEN ${latencyBucketSql('b.delivered_at', 'b.created_at')} END AS latency
       FROM ${entries} b
      CROSS JOIN LATERAL (VALUES (b.from_status, -b.events), (b.to_status, b.events)) AS s(status, delta)
-     WHERE s.status IS NOT NULL AND b.from_status IS DISTINCT FROM b.to_status`;
+     WHERE b.tallied AND s.status IS NOT NULL AND b.from_status IS DISTINCT FROM b.to_status`;
 
 /** An entry's contribution to the delivery rollups: an outcome, an attempt, the latency of a delivery. */
 const ENTRY_OUTCOMES = (entries: string): string => `

@@ -16,6 +16,8 @@ export interface PendingDelivery {
   action: string;
   messageText: string;
   createdAt: Date;
+  /** createdAt as stored, to the microsecond: what the books count from. */
+  acceptedAt: string;
   /** A test event (send_test_event). */
   test: boolean;
   /** Cleared by an erasure (CONTRACT §12): never called. */
@@ -40,6 +42,7 @@ function pendingOf(row: LoadedDeliveryRow): PendingDelivery {
     action: row.action,
     messageText: row.message_text,
     createdAt: row.created_at,
+    acceptedAt: row.accepted_at,
     test: row.test,
     erased: row.erased,
     open: row.has_open,

@@ -11,7 +11,7 @@ export function stepOf(delivery: PendingDelivery): Pick<StepOutcome, 'seq' | 'de
     accountId: delivery.accountId,
     series: delivery.series,
     seriesAttempts: delivery.seriesAttempts,
-    createdAt: delivery.createdAt,
+    createdAt: delivery.acceptedAt,
   };
 }
 
