@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { Sql, STORE_EVENTS, storeEventsParams } from '@app/persistence';
+import { Sql, STORE_EVENTS, type StoredRow, storeEventsParams } from '@app/persistence';
 import type { AttemptView } from '@app/payloads';
 import {
   closeRedisConnection,
@@ -78,20 +78,20 @@ export async function insertEvents(app: INestApplication, accountId: number, eve
     eventCounter += 1;
     return event.eventId ?? `evt-${process.pid}-${Date.now().toString(36)}-${eventCounter}`;
   });
-  const rows = await app.get(Sql).rows(
-    STORE_EVENTS,
-    storeEventsParams(
-      events.map((event, index) => ({
-        eventId: ids[index],
-        accountId,
-        action: event.action,
-        messageText: JSON.stringify(event.message),
-        permissionKey: isEventAction(event.action) ? PERMISSION_KEY_BY_ACTION[event.action] : null,
-        test: false,
-        takers: [],
-      })),
-    ),
-  );
+  // In statements of at most 1,000 events, as ingest's batches are: one of 20,000 would outlast the statement time-out on a busy machine.
+  const rows: StoredRow[] = [];
+  for (let start = 0; start < events.length; start += 1000) {
+    const chunk = events.slice(start, start + 1000).map((event, index) => ({
+      eventId: ids[start + index],
+      accountId,
+      action: event.action,
+      messageText: JSON.stringify(event.message),
+      permissionKey: isEventAction(event.action) ? PERMISSION_KEY_BY_ACTION[event.action] : null,
+      test: false,
+      takers: [],
+    }));
+    rows.push(...(await app.get(Sql).rows(STORE_EVENTS, storeEventsParams(chunk))));
+  }
   const seqById = new Map(rows.filter((row) => row.kind === 'inserted').map((row) => [row.event_id, row.seq ?? '']));
   return events.map((event, index) => ({ seq: seqById.get(ids[index]) ?? '', accountId, eventId: ids[index], action: event.action, message: event.message }));
 }
