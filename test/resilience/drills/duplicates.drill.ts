@@ -28,7 +28,7 @@ async function replaceWorker(stack: DrillStack, victim: AppProcess, context: Dri
 /**
  * Two ingests and two workers under a steady 400 events/s while each worker is SIGKILLed once (and
  * replaced), an ingest is SIGKILLed (and replaced) and Redis is restarted empty, against a receiver that
- * fails one event in five on its first call with 503 and answers 200 after that (its unlucky first calls
+ * fails one event in five on its first call with 500 and answers 200 after that (its unlucky first calls
  * in a row open the breaker, which must hold deliveries rather than spend their schedule, CONTRACT §5):
  * no accepted event may end failed or missing, and the extra deliveries must stay under
  * DUPLICATE_BOUND of the accepted events (at least once, but duplicates only where a call's outcome
