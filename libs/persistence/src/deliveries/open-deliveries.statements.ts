@@ -192,13 +192,14 @@ export const SUBJECT_NEXT = defineStatement<SubjectQuestions, SubjectNeighbourRo
  * Ends held or waiting deliveries whose deadline passed (CONTRACT §13): those held (paused, breaker,
  * re-queuing) and those waiting for a retry that is not due yet. A delivery due now may be in a worker's
  * hands: its job checks the deadline itself before any call, and a call already in flight is recorded.
+ * Answers each ended delivery with its subject (ordered destinations), whose next event it releases.
  */
-export const EXPIRE_OPEN_DELIVERIES = defineStatement<{ limit: number }, DeliveryStepRow>(
+export const EXPIRE_OPEN_DELIVERIES = defineStatement<{ limit: number }, DeliveryStepRow & { subject: string | null }>(
   'expire-open-deliveries',
   'plain',
   (p) => `
   WITH due AS (
-    SELECT event_seq, destination_id FROM open_deliveries
+    SELECT event_seq, destination_id, subject FROM open_deliveries
      WHERE expires_at < now() AND (held IS NOT NULL OR due_at > now())
      ORDER BY expires_at
      LIMIT ${p.limit}
@@ -212,7 +213,7 @@ export const EXPIRE_OPEN_DELIVERIES = defineStatement<{ limit: number }, Deliver
      WHERE d.event_seq = due.event_seq AND d.destination_id = due.destination_id
        AND x.account_id = d.account_id AND x.id = d.destination_id
        AND d.status::text IN ${PENDING_STATUS_LIST}
-    RETURNING d.event_seq, d.destination_id, d.account_id, d.series, d.series_attempts
+    RETURNING d.event_seq, d.destination_id, d.account_id, d.series, d.series_attempts, due.subject
   ),
   closed AS (
     DELETE FROM open_deliveries o USING due WHERE o.event_seq = due.event_seq AND o.destination_id = due.destination_id
@@ -223,7 +224,7 @@ export const EXPIRE_OPEN_DELIVERIES = defineStatement<{ limit: number }, Deliver
            x.destination_id = '${PRIMARY_DESTINATION_ID}'
       FROM ended x JOIN events e ON e.seq = x.event_seq
   )
-  SELECT event_seq::text AS event_seq, account_id, destination_id, series, series_attempts FROM ended`,
+  SELECT event_seq::text AS event_seq, account_id, destination_id, series, series_attempts, subject FROM ended`,
 );
 
 /**

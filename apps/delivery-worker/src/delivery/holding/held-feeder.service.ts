@@ -4,6 +4,7 @@ import { EXPIRE_OPEN_DELIVERIES, HELD_DESTINATIONS, type HoldReason, RELEASE_HEL
 import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys, stepOfRow } from '@app/runtime';
 import { type DestinationSettings, DestinationSettingsCache } from '../destinations/destination-settings.cache';
 import { deliveriesReleased } from '../delivery.metrics';
+import { SubjectOrder } from '../ordering/subject-order';
 
 /** How often the feeder looks at the held deliveries (and the deadlines of open ones). */
 export const FEED_INTERVAL_MS = 1_000;
@@ -39,6 +40,7 @@ export class HeldFeeder {
     private readonly sql: Sql,
     private readonly queues: DeliveryQueues,
     private readonly destinations: DestinationSettingsCache,
+    private readonly subjectOrder: SubjectOrder,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
@@ -61,7 +63,13 @@ export class HeldFeeder {
     const lock = await this.redis.set(this.keys.feederLock(), String(process.pid), 'PX', FEED_INTERVAL_MS * 5, 'NX');
     if (lock === null) return { released: 0, expired: 0 };
     try {
-      const expired = (await this.sql.rows(EXPIRE_OPEN_DELIVERIES, { limit: EXPIRE_BATCH })).length;
+      const ended = await this.sql.rows(EXPIRE_OPEN_DELIVERIES, { limit: EXPIRE_BATCH });
+      // An expired event releases its subject's next one (CONTRACT §13), which waits for it in the delayed set.
+      for (const row of ended) {
+        if (row.subject === null) continue;
+        await this.subjectOrder.release({ seq: row.event_seq, destinationId: row.destination_id, accountId: row.account_id, series: row.series, subject: row.subject });
+      }
+      const expired = ended.length;
       let released = 0;
       for (const held of await this.sql.rows(HELD_DESTINATIONS, {})) {
         if (this.stopped) break;
