@@ -81,7 +81,7 @@ async function accountWith(destination: Record<string, unknown>): Promise<{ acco
   await waitFor('ingest to fan out to the new destination', async () => {
     const probe = newEventId();
     await post(account.id, probe, 0);
-    const rows = await dataSource.query(`SELECT 1 FROM destination_deliveries d JOIN events e ON e.seq = d.event_seq WHERE e.event_id = $1`, [probe]);
+    const rows = await dataSource.query(`SELECT 1 FROM deliveries d JOIN events e ON e.seq = d.event_seq WHERE e.event_id = $1 AND d.destination_id = $2`, [probe, id]);
     return rows.length === 1;
   }, { timeoutMs: 20_000, intervalMs: 200 });
   return { accountId: account.id, id, secret: created.body.signing_secret as string };
@@ -90,7 +90,7 @@ async function accountWith(destination: Record<string, unknown>): Promise<{ acco
 async function settled(eventIds: string[], destinationId: string, status: string): Promise<Array<{ status: string; attempts: number; last_error: string | null }>> {
   return waitFor(`deliveries to ${destinationId} to be ${status}`, async () => {
     const rows = await dataSource.query<Array<{ status: string; attempts: number; last_error: string | null }>>(
-      `SELECT d.status, d.attempts, d.last_error FROM destination_deliveries d JOIN events e ON e.seq = d.event_seq
+      `SELECT d.status, d.attempts, d.last_error FROM deliveries d JOIN events e ON e.seq = d.event_seq
         WHERE e.event_id = ANY($1::varchar[]) AND d.destination_id = $2`,
       [eventIds, destinationId],
     );
@@ -129,7 +129,7 @@ it('retries a NATS destination whose subject no stream takes, saying so in the d
   await post(accountId, eventId, 1);
   const [row] = await waitFor('a failed attempt at the NATS destination', async () => {
     const rows = await dataSource.query<Array<{ status: string; attempts: number; last_error: string | null }>>(
-      `SELECT d.status, d.attempts, d.last_error FROM destination_deliveries d JOIN events e ON e.seq = d.event_seq WHERE e.event_id = $1 AND d.destination_id = $2`,
+      `SELECT d.status, d.attempts, d.last_error FROM deliveries d JOIN events e ON e.seq = d.event_seq WHERE e.event_id = $1 AND d.destination_id = $2`,
       [eventId, id],
     );
     return rows[0]?.attempts ? rows : undefined;
