@@ -190,6 +190,53 @@ describe('the circuit breaker holds deliveries instead of spending their schedul
       expect((await readEndpointState(redis, KEYS, accountId, target.url)).state).toBe('closed');
       expect((await listOpenEndpoints(redis, KEYS)).map((item) => item.endpoint)).not.toContain(endpoint);
     });
+
+    it('makes the first call of every event a bulk redelivery restarts, through the open breaker; the first success closes it and the held ones go', async () => {
+      const target = await deadReceiver();
+      const account = await createAccount(configApi);
+      // One call per delivery (an empty schedule, CONTRACT §13): the events called before the breaker
+      // opened end failed at once, the others wait held. Set before the first event, so every cache reads it.
+      await worker.app.get(DataSource).query(`UPDATE destinations SET retry_schedule_ms = '{}', version = version + 1 WHERE account_id = $1 AND id = 'primary'`, [account.id]);
+      await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
+      const eventIds = await ingestEvents(account.id, 10);
+      const settled = await waitFor(
+        'every delivery to fail after its one call or wait held',
+        async () => {
+          const rows = await primaryDeliveries(worker.app.get(DataSource), eventIds);
+          return rows.length === eventIds.length && rows.every((row) => row.status === 'failed' || row.held === 'breaker') ? rows : undefined;
+        },
+        { timeoutMs: SCHEDULE_DEADLINE_MS },
+      );
+      const failed = settled.filter((row) => row.status === 'failed').map((row) => row.event_id);
+      // The breaker opened after 3 failed calls, with at most 2 more in flight.
+      expect(failed.length).toBeGreaterThanOrEqual(3);
+      expect(failed.length).toBeLessThanOrEqual(5);
+      for (const row of settled) expect([row.attempts, callsOf(target, row.event_id)]).toEqual(row.status === 'failed' ? [1, 1] : [0, 0]);
+      const redis = worker.app.get<Redis>(REDIS);
+      expect((await readEndpointState(redis, KEYS, account.id, target.url)).state).toBe('open');
+
+      target.respondStatus(200);
+      const calls = target.requests.length;
+      const redelivery = await fetch(`${configApi.url}/admin/v1/accounts/${account.id}/redeliver`, { method: 'POST', headers: ADMIN_HEADERS, body: JSON.stringify({ status: 'failed' }) });
+      expect(redelivery.status).toBe(202);
+      expect(((await redelivery.json()) as { count: number }).count).toBe(failed.length);
+      const delivered = await waitFor(
+        'every event to be delivered',
+        async () => {
+          const rows = await eventRows(worker.app, eventIds);
+          return rows.every((row) => row.status === 'delivered') ? rows : undefined;
+        },
+        { timeoutMs: SCHEDULE_DEADLINE_MS },
+      );
+      // The breaker was open (no probe for an hour): the first call after the recovery is a redelivered event's.
+      expect(failed).toContain(target.requests[calls].headers['webhook-id']);
+      for (const row of delivered) {
+        const redelivered = failed.includes(row.event_id);
+        expect(row).toMatchObject({ series: redelivered ? 1 : 0, attempts: redelivered ? 2 : 1, last_error: null });
+        expect(callsOf(target, row.event_id)).toBe(row.attempts);
+      }
+      expect((await readEndpointState(redis, KEYS, account.id, target.url)).state).toBe('closed');
+    });
   });
 
   describe('with a short cooldown (probes)', () => {
