@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { PERMISSION_KEYS } from '@app/payloads';
+import { formatDurationMs } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount } from './support/fixtures';
@@ -147,7 +148,10 @@ describe('admin accounts API (/admin/v1/accounts)', () => {
           ordering: 'none',
           max_per_second: null,
           paused: false,
-          state: { breaker: 'closed', disabled_at: null },
+          // CONTRACT §13: the deployment's schedule and no deadline; the state counts held deliveries.
+          retry: { schedule: api.environment.delivery.retryScheduleMs.map(formatDurationMs), stop_on: [], disable_on: [] },
+          expire_after: null,
+          state: { breaker: 'closed', disabled_at: null, held: 0 },
         },
       ],
     });

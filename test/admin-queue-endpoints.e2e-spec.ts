@@ -4,6 +4,7 @@ import { adminCall, expectQueryError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
+import { updatePrimaryDestination } from './support/model-deliveries';
 import { TestReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { enqueueFirstAttempts, insertEvents, sendEvents } from './support/worker-process';
@@ -101,7 +102,7 @@ describe('GET /admin/v1/endpoints', () => {
     const healthy = await accountPushingTo(200);
     const failing = await accountPushingTo(503);
     const disabled = await accountPushingTo(200);
-    await namespace.db.query(`UPDATE callback_settings SET disabled_at = now(), disabled_reason = 'failing since yesterday' WHERE account_id = $1`, [disabled.id]);
+    await updatePrimaryDestination(namespace.db, disabled.id, { disabled_at: new Date(), disabled_reason: 'failing since yesterday' });
     await sendEvents(worker.app, healthy.id, [{ action: 'Customer_create', message: { id: 1 } }]);
     await sendEvents(worker.app, failing.id, [1, 2, 3].map((id) => ({ action: 'Customer_create', message: { id } })));
 

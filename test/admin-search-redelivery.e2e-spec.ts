@@ -1,10 +1,12 @@
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { TASK_STALE_AFTER_S } from '../apps/config-api/src/admin/redeliveries/redelivery-runner.service';
+import type { EventStatus } from '@app/persistence';
 import { deliveryJobId } from '@app/runtime';
 import { adminCall, expectFieldError, expectQueryError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
+import { insertDeliveryRows, insertEventsWithPrimary, primaryDeliveriesOfAccount } from './support/model-deliveries';
 import { waitFor } from './support/wait-for';
 
 /**
@@ -26,25 +28,33 @@ afterAll(async () => {
 
 let seeded = 0;
 
-/** Events straight into the table: the suite controls statuses, messages and times. */
-async function seed(accountId: number, count: number, fields: { status?: string; message?: (index: number) => unknown; createdAt?: string; action?: string } = {}) {
+/** Events straight into the tables (their keys, the events, their primary deliveries): the suite controls statuses, messages and times. */
+async function seed(accountId: number, count: number, fields: { status?: EventStatus; message?: (index: number) => unknown; createdAt?: string; action?: string } = {}) {
   seeded += count;
-  const { rows } = await namespace.db.query<{ seq: string; event_id: string }>(
-    `INSERT INTO events (event_id, account_id, action, message, status, attempts, created_at)
-     SELECT 'evt-' || $6::text || '-' || i, $1, $5, ($2::json ->> (i - 1))::json, $3, 1, COALESCE($4::timestamptz, now())
-       FROM generate_series(1, $7::int) AS i
-     RETURNING seq::text AS seq, event_id`,
-    [
-      accountId,
-      JSON.stringify(Array.from({ length: count }, (_, index) => JSON.stringify(fields.message ? fields.message(index) : { id: index }))),
-      fields.status ?? 'failed',
-      fields.createdAt ?? null,
-      fields.action ?? 'Customer_create',
-      `${seeded}`,
-      count,
-    ],
+  const batch = seeded;
+  return insertEventsWithPrimary(
+    namespace.db,
+    accountId,
+    Array.from({ length: count }, (_, index) => ({
+      eventId: `evt-${batch}-${index + 1}`,
+      action: fields.action ?? 'Customer_create',
+      message: fields.message ? fields.message(index) : { id: index },
+      createdAt: fields.createdAt,
+    })),
+    { status: fields.status ?? 'failed', attempts: 1 },
   );
-  return rows;
+}
+
+/** How many of the account's events (by their primary delivery) are in each status, by action when asked. */
+async function primaryCounts(accountId: number, byAction = false): Promise<Array<{ status: string; action?: string; n: number }>> {
+  const counts = new Map<string, { status: string; action?: string; n: number }>();
+  for (const row of await primaryDeliveriesOfAccount(namespace.db, accountId)) {
+    const key = byAction ? `${row.status} ${row.action}` : row.status;
+    const count = counts.get(key) ?? (byAction ? { status: row.status, action: row.action, n: 0 } : { status: row.status, n: 0 });
+    count.n += 1;
+    counts.set(key, count);
+  }
+  return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, count]) => count);
 }
 
 describe('q: search inside messages', () => {
@@ -130,11 +140,7 @@ describe('bulk redelivery tasks', () => {
     const progress = seen.map((read) => read.done as number);
     expect(progress.every((done, index) => index === 0 || done >= progress[index - 1])).toBe(true);
 
-    const { rows } = await namespace.db.query<{ status: string; action: string; n: number }>(
-      `SELECT status, action, count(*)::int AS n FROM events WHERE account_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
-      [account.id],
-    );
-    expect(rows).toEqual([
+    expect(await primaryCounts(account.id, true)).toEqual([
       { status: 'delivered', action: 'Customer_update', n: 3 },
       { status: 'failed', action: 'Customer_create', n: 5 },
       { status: 'queued', action: 'Customer_update', n: 2500 },
@@ -155,11 +161,10 @@ describe('bulk redelivery tasks', () => {
     const deliveredPrimary = await seed(account.id, 1100, { status: 'delivered', action: 'Customer_update' });
     const failedPrimary = await seed(account.id, 5, { status: 'failed', action: 'Customer_update' });
     const [otherAction] = await seed(account.id, 1, { status: 'delivered', action: 'Customer_create' });
-    const deliveries = (events: Array<{ seq: string }>, destination: string, status: string) =>
-      namespace.db.query(
-        `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, attempts, series, series_attempts)
-         SELECT unnest($1::bigint[]), $2, $3, $4, 1, 0, 1`,
-        [events.map((event) => event.seq), destination, account.id, status],
+    const deliveries = (events: Array<{ seq: string }>, destination: string, status: EventStatus) =>
+      insertDeliveryRows(
+        namespace.db,
+        events.map((event) => ({ seq: event.seq, destinationId: destination, accountId: account.id, status, attempts: 1, seriesAttempts: 1 })),
       );
     await deliveries(deliveredPrimary, first, 'failed');
     // Every event with two failed deliveries sits at the newest end, so a chunk boundary falls between an event's two.
@@ -175,7 +180,7 @@ describe('bulk redelivery tasks', () => {
     expect(final).toMatchObject({ status: 'done', total: 1155, done: 1155, error: null });
 
     const { rows } = await namespace.db.query<{ destination_id: string; status: string; series: number; n: number }>(
-      `SELECT destination_id, status, series, count(*)::int AS n FROM destination_deliveries WHERE account_id = $1 GROUP BY 1, 2, 3`,
+      `SELECT destination_id, status, series, count(*)::int AS n FROM deliveries WHERE account_id = $1 AND destination_id <> 'primary' GROUP BY 1, 2, 3`,
       [account.id],
     );
     const byDestination = (id: string) => rows.filter((row) => row.destination_id === id).map(({ status, series, n }) => ({ status, series, n })).sort((a, b) => a.status.localeCompare(b.status));
@@ -194,8 +199,7 @@ describe('bulk redelivery tasks', () => {
     expect(await namespace.getJob(`e${deliveredPrimary[1099].seq}-d${second}-s1-a0`)).toBeDefined();
     expect(await namespace.getJob(deliveryJobId({ eventSeq: failedPrimary[0].seq, series: 1, attempt: 0 }))).toBeDefined();
     // The delivered primaries were not part of it.
-    const primaries = await namespace.db.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM events WHERE account_id = $1 GROUP BY 1 ORDER BY 1`, [account.id]);
-    expect(primaries.rows).toEqual([
+    expect(await primaryCounts(account.id)).toEqual([
       { status: 'delivered', n: 1101 },
       { status: 'queued', n: 5 },
     ]);
@@ -220,7 +224,10 @@ describe('bulk redelivery tasks', () => {
     // A task a dead process had started: its heartbeat stopped and it got through the newest 200 events.
     const sorted = events.map((event) => BigInt(event.seq)).sort((a, b) => (a < b ? -1 : 1));
     const below = sorted[sorted.length - 200];
-    await namespace.db.query(`UPDATE events SET status = 'queued', series = 1 WHERE account_id = $1 AND seq >= $2`, [account.id, below.toString()]);
+    await namespace.db.query(
+      `UPDATE deliveries SET status = 'queued', series = 1, series_attempts = 0, next_attempt_at = now() WHERE account_id = $1 AND destination_id = 'primary' AND event_seq >= $2`,
+      [account.id, below.toString()],
+    );
     const { rows } = await namespace.db.query<{ id: string }>(
       `INSERT INTO redelivery_tasks (status, account_id, filter, total, done, below_seq, upper_seq, lease_owner, heartbeat_at)
        VALUES ('running', $1, $2::jsonb, 1200, 200, $3, $4, 'dead-host:1:x', now() - $5 * interval '1 second')
@@ -234,11 +241,7 @@ describe('bulk redelivery tasks', () => {
         return answer.body.status === 'done' ? answer.body : undefined;
       });
       expect(final).toMatchObject({ total: 1200, done: 1200, error: null });
-      const counts = await namespace.db.query<{ status: string; n: number }>(
-        `SELECT status, count(*)::int AS n FROM events WHERE account_id = $1 GROUP BY 1`,
-        [account.id],
-      );
-      expect(counts.rows).toEqual([{ status: 'queued', n: 1200 }]);
+      expect(await primaryCounts(account.id)).toEqual([{ status: 'queued', n: 1200 }]);
     } finally {
       await second.close();
     }

@@ -18,6 +18,7 @@ import {
 } from './support/destination-steps';
 import { adminCall } from './support/admin-client';
 import { createAccount, type TestAccount } from './support/fixtures';
+import { insertDeliveryRows, insertEventRows, primaryDeliveryOf } from './support/model-deliveries';
 import { TestReceiver } from './support/receiver';
 import { openStoredSecret } from './support/stored-secrets';
 
@@ -183,16 +184,11 @@ describe("console: an account's destinations", () => {
     // What ingest and a worker would have written: the primary delivered, the destination failed.
     const db = api.app.get(DataSource);
     const eventId = `console-dst-${Date.now()}`;
-    const [{ seq }] = await db.query<{ seq: string }[]>(
-      `INSERT INTO events (event_id, account_id, action, status, message, attempts, series, series_attempts, delivered_at)
-       VALUES ($1, $2, 'Customer_create', 'delivered', '{"id": 1}', 1, 0, 1, now()) RETURNING seq::text AS seq`,
-      [eventId, account.id],
-    );
-    await db.query(
-      `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, attempts, series, series_attempts, last_error)
-       VALUES ($1, $2, $3, 'failed', 1, 0, 1, $4)`,
-      [seq, destination, account.id, `HTTP 503 ${HOSTILE}`],
-    );
+    const [{ seq }] = await insertEventRows(db, account.id, [{ eventId, action: 'Customer_create', message: { id: 1 } }]);
+    await insertDeliveryRows(db, [
+      { seq, destinationId: 'primary', accountId: account.id, status: 'delivered', attempts: 1, seriesAttempts: 1 },
+      { seq, destinationId: destination, accountId: account.id, status: 'failed', attempts: 1, seriesAttempts: 1, lastError: `HTTP 503 ${HOSTILE}` },
+    ]);
     await db.query(
       `INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body, response_status, response_body, error, destination_id)
        VALUES ($1, 0, 1, now(), 9, $2, '{}', '{}', 503, $3, 'HTTP 503', $4)`,
@@ -212,12 +208,12 @@ describe("console: an account's destinations", () => {
     await row.getByRole('button', { name: `Redeliver to ${destination}` }).click();
     await row.locator('td[data-column="status"]').filter({ hasText: 'queued' }).waitFor();
     const [after] = await db.query<{ series: number; status: string }[]>(
-      'SELECT series, status FROM destination_deliveries WHERE event_seq = $1 AND destination_id = $2',
+      'SELECT series, status FROM deliveries WHERE event_seq = $1 AND destination_id = $2',
       [seq, destination],
     );
     expect(after).toEqual({ series: 1, status: 'queued' });
-    const [event] = await db.query<{ series: number }[]>('SELECT series FROM events WHERE seq = $1', [seq]);
-    expect(event.series).toBe(0);
+    // The event's own series is its primary delivery's: untouched by a redelivery to another destination.
+    expect((await primaryDeliveryOf(db, eventId))?.series).toBe(0);
     expect(browser.dialogs).toEqual([]);
   });
 });

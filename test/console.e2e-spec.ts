@@ -3,6 +3,7 @@ import { launchBrowser, type TestBrowser } from './support/browser';
 import { ensureConsoleBuilt } from './support/console-build';
 import { ConsoleScenario, XSS, XSS_EVENT_ID } from './support/console-scenario';
 import { IsolatedNamespace } from './support/isolated-namespace';
+import { updatePrimaryDestination } from './support/model-deliveries';
 import { waitFor } from './support/wait-for';
 
 /**
@@ -222,7 +223,7 @@ describe('operators console', () => {
     await browser.screenshot('account');
 
     // An endpoint disabled after failing for ENDPOINT_DISABLE_AFTER, re-enabled from its account page.
-    await namespace.db.query(`UPDATE callback_settings SET disabled_at = now(), disabled_reason = 'every attempt failed for 5d' WHERE account_id = $1`, [scenario.quiet.id]);
+    await updatePrimaryDestination(namespace.db, scenario.quiet.id, { disabled_at: new Date(), disabled_reason: 'every attempt failed for 5d' });
     await page.goto(consoleUrl(`/accounts/${scenario.quiet.id}`));
     await expectText(page.locator('[data-field="endpoint-state"]'), 'disabled');
     await expectText(page.locator('section', { hasText: 'Disabled because' }), 'every attempt failed for 5d');

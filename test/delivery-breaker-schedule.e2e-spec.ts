@@ -1,11 +1,13 @@
 import type Redis from 'ioredis';
+import { DataSource } from 'typeorm';
 import { endpointKeyOf, listOpenEndpoints, readEndpointState, REDIS, RedisKeys } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fixtures';
-import { TestReceiver, useReceivers } from './support/receiver';
+import { type PrimaryDeliveryRow, primaryDeliveries } from './support/model-deliveries';
+import { type TestReceiver, useReceivers } from './support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
 import { attemptRows, eventRows, useOwnRedisPrefix } from './support/worker-process';
@@ -15,42 +17,53 @@ const KEYS = new RedisKeys(PREFIX);
 // The waits below are deadlines on a loaded machine, not expectations of speed.
 jest.setTimeout(240_000);
 const SCHEDULE_DEADLINE_MS = 60_000;
-/** No probe during the test, however long a loaded machine makes it: once open, the breaker stays open. */
-const COOLDOWN_MS = 3_600_000;
+/** The whole retry schedule (1s,1s,1s) and then some: a schedule still running would have ended every event by then. */
+const LONGER_THAN_THE_SCHEDULE_MS = 5_000;
 
-const CIRCUIT_OPEN = /^circuit open until \S+Z after \d+ consecutive failures: HTTP 503: server error$/;
+/** A held delivery's last_error while its endpoint's breaker is open. */
+const HELD_BY_BREAKER = /^circuit open since \d+ consecutive failures?, held until a probe succeeds \(probe after \S+Z\): HTTP 503: server error$/;
 
 /**
- * CONTRACT §5, "the schedule is the law": the breaker only decides whether an attempt makes its call.
- * With RETRY_SCHEDULE=1s,1s,1s every event gets its four attempts at their times and ends `failed`,
- * while the receiver sees only the calls made before the breaker opened.
+ * CONTRACT §5, "the breaker holds": while an endpoint's breaker is open, deliveries that fall due wait
+ * in PostgreSQL (held, without a job): no call, no attempt and no step of their schedule. After
+ * BREAKER_COOLDOWN the oldest held delivery goes alone as the probe; a success closes the breaker and
+ * the held ones go; a manual redelivery always makes its first call. So an event ends `failed` only
+ * after every call its schedule allows was made and failed. RETRY_SCHEDULE=1s,1s,1s: four calls.
  */
-describe('the circuit breaker never suspends the retry schedule', () => {
+describe('the circuit breaker holds deliveries instead of spending their schedule', () => {
   let configApi: RunningApp;
   let ingest: RunningApp;
-  let worker: RunningApp;
   const receiver = useReceivers();
 
   beforeAll(async () => {
     [configApi, ingest] = await Promise.all([startApp(ConfigApiModule), startApp(IngestModule)]);
-    worker = await startApp(DeliveryWorkerModule, {
-      RETRY_SCHEDULE: '1s,1s,1s',
-      BREAKER_FAILURE_THRESHOLD: '3',
-      BREAKER_COOLDOWN: `${COOLDOWN_MS}ms`,
-      ENDPOINT_CONCURRENCY: '2',
-      // The receiver answers 503 from this (busy) process: a late answer would be a time-out, another
-      // error than the one every skipped attempt must name. No call here is meant to time out.
-      DELIVERY_TIMEOUT_MS: '10000',
-      RECONCILE_INTERVAL: '1s',
-    });
   });
 
   afterAll(async () => {
-    await worker?.close();
     await Promise.all([configApi?.close(), ingest?.close()]);
   });
 
+  /** A worker of this describe block's own: its cooldown decides when a probe goes. */
+  async function startWorker(cooldown: string): Promise<RunningApp> {
+    return startApp(DeliveryWorkerModule, {
+      RETRY_SCHEDULE: '1s,1s,1s',
+      BREAKER_FAILURE_THRESHOLD: '3',
+      BREAKER_COOLDOWN: cooldown,
+      ENDPOINT_CONCURRENCY: '2',
+      // The receiver answers 503 from this (busy) process: a late answer would be a time-out, another
+      // error than the one every held delivery must name. No call here is meant to time out.
+      DELIVERY_TIMEOUT_MS: '10000',
+      RECONCILE_INTERVAL: '1s',
+    });
+  }
+
   const deadReceiver = (): Promise<TestReceiver> => receiver((started) => started.respondStatus(503));
+
+  async function failingAccount(target: TestReceiver, worker: RunningApp): Promise<number> {
+    const account = await createAccount(configApi);
+    await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
+    return account.id;
+  }
 
   async function ingestEvents(accountId: number, count: number): Promise<string[]> {
     const events = Array.from({ length: count }, (_, index) => ({
@@ -65,96 +78,213 @@ describe('the circuit breaker never suspends the retry schedule', () => {
     return results.map((result) => result.event_id);
   }
 
-  const finalStatuses = async (eventIds: string[]) => {
-    const rows = await eventRows(worker.app, eventIds);
-    return rows.length === eventIds.length && rows.every((row) => row.status === 'delivered' || row.status === 'failed') ? rows : undefined;
-  };
+  const callsOf = (target: TestReceiver, eventId: string): number => target.requests.filter((request) => request.headers['webhook-id'] === eventId).length;
 
-  it('fails ten events after all their scheduled attempts, with far fewer calls, and delivers them when redelivered', async () => {
-    const target = await deadReceiver();
-    const account = await createAccount(configApi);
-    await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
-    const eventIds = await ingestEvents(account.id, 10);
-
-    const failed = await waitFor('every event to end after its schedule', () => finalStatuses(eventIds), { timeoutMs: SCHEDULE_DEADLINE_MS });
-    expect(failed.map((row) => row.status)).toEqual(Array(10).fill('failed'));
-    let skipped = 0;
-    for (const row of failed) {
-      expect(row).toMatchObject({ attempts: 4, series: 0, series_attempts: 4, next_attempt_at: null });
-      expect(row.last_error).toMatch(/; retries exhausted after 4 attempts$/);
-      const attempts = await attemptRows(worker.app, row.event_id);
-      expect(attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3, 4]);
-      // Each attempt at its time: never earlier than its delay (1 s, jittered by at most 15 %), breaker
-      // or not. How much later it runs is the machine's load; a schedule suspended by the breaker would
-      // not end before the cooldown (an hour), so the events ending at all, breaker still open, shows it.
-      for (let index = 1; index < attempts.length; index += 1) {
-        const gap = attempts[index].started_at.getTime() - attempts[index - 1].started_at.getTime();
-        expect(gap).toBeGreaterThanOrEqual(800);
-      }
-      for (const attempt of attempts) {
-        if (attempt.response_status === 503) continue;
-        // Skipped by the open breaker: recorded, no request made.
-        expect(attempt).toMatchObject({ response_status: null, duration_ms: 0, request_body: '', request_headers: {} });
-        expect(attempt.error).toMatch(CIRCUIT_OPEN);
-        skipped += 1;
-      }
-    }
-    expect(target.requests.length + skipped).toBe(40);
-    // The breaker opened after 3 failures, with at most 2 more calls in flight.
-    expect(target.requests.length).toBeLessThanOrEqual(5);
-    const redis = worker.app.get<Redis>(REDIS);
-    expect((await readEndpointState(redis, KEYS, account.id, target.url)).state).toBe('open');
-    // Operators see it among the open endpoints, and in the worker's gauge.
-    const endpoint = endpointKeyOf(account.id, target.url);
-    expect((await listOpenEndpoints(redis, KEYS)).map((item) => item.endpoint)).toContain(endpoint);
-    const metrics = await (await fetch(`${worker.url}/metrics`)).text();
-    expect(Number(/^callbacks_endpoints_breaker_open (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
-
-    // The receiver recovers; a bulk redelivery's first calls go through the open breaker and close it.
-    target.respondStatus(200);
-    const redelivery = await fetch(`${configApi.url}/admin/v1/accounts/${account.id}/redeliver`, {
-      method: 'POST',
-      headers: ADMIN_HEADERS,
-      body: JSON.stringify({ status: 'failed' }),
-    });
-    expect(redelivery.status).toBe(202);
-    expect(((await redelivery.json()) as { count: number }).count).toBe(10);
-    const delivered = await waitFor(
-      'every redelivered event to be delivered',
+  /** Once every one of the events waits held by the breaker. */
+  async function allHeld(worker: RunningApp, eventIds: string[]): Promise<PrimaryDeliveryRow[]> {
+    return waitFor(
+      'every delivery to be held by the open breaker',
       async () => {
-        const rows = await eventRows(worker.app, eventIds);
-        return rows.every((row) => row.status === 'delivered') ? rows : undefined;
+        const rows = await primaryDeliveries(worker.app.get(DataSource), eventIds);
+        return rows.length === eventIds.length && rows.every((row) => row.held === 'breaker') ? rows : undefined;
       },
       { timeoutMs: SCHEDULE_DEADLINE_MS },
     );
-    for (const row of delivered) expect(row).toMatchObject({ series: 1, attempts: 5 });
-    const deliveredIds = new Set(target.requests.map((request) => request.headers['webhook-id']));
-    for (const eventId of eventIds) expect(deliveredIds.has(eventId)).toBe(true);
-    expect((await readEndpointState(redis, KEYS, account.id, target.url)).state).toBe('closed');
-    expect((await listOpenEndpoints(redis, KEYS)).map((item) => item.endpoint)).not.toContain(endpoint);
+  }
+
+  /** Held deliveries spent no attempt: each one's attempts are the calls made for it, each its own step of the schedule. */
+  async function expectOnlyCallsAttempted(worker: RunningApp, target: TestReceiver, rows: PrimaryDeliveryRow[]): Promise<void> {
+    for (const row of rows) {
+      expect(['queued', 'retrying']).toContain(row.status);
+      expect(row.last_error).toMatch(HELD_BY_BREAKER);
+      expect(row).toMatchObject({ series: 0, attempts: callsOf(target, row.event_id), series_attempts: callsOf(target, row.event_id) });
+      const attempts = await attemptRows(worker.app, row.event_id);
+      expect(attempts.map((attempt) => attempt.response_status)).toEqual(Array(row.attempts).fill(503));
+    }
+    expect(rows.reduce((sum, row) => sum + row.attempts, 0)).toBe(target.requests.length);
+  }
+
+  describe('with a cooldown longer than the test (no probe)', () => {
+    let worker: RunningApp;
+    beforeAll(async () => {
+      worker = await startWorker('1h');
+    });
+    afterAll(async () => {
+      await worker?.close();
+    });
+
+    it('holds every delivery falling due while the breaker is open, without a call, an attempt or a step of its schedule, however long', async () => {
+      const target = await deadReceiver();
+      const accountId = await failingAccount(target, worker);
+      const eventIds = await ingestEvents(accountId, 10);
+
+      const held = await allHeld(worker, eventIds);
+      const redis = worker.app.get<Redis>(REDIS);
+      expect((await readEndpointState(redis, KEYS, accountId, target.url)).state).toBe('open');
+      // The breaker opened after 3 failed calls, with at most 2 more in flight; every other delivery waits uncalled.
+      expect(target.requests.length).toBeGreaterThanOrEqual(3);
+      expect(target.requests.length).toBeLessThanOrEqual(5);
+      await expectOnlyCallsAttempted(worker, target, held);
+
+      // Longer than the whole schedule: under the old rule every event would have ended failed by now.
+      await new Promise((resolve) => setTimeout(resolve, LONGER_THAN_THE_SCHEDULE_MS));
+      const later = await primaryDeliveries(worker.app.get(DataSource), eventIds);
+      expect(later.map((row) => [row.status, row.attempts, row.series_attempts, row.held])).toEqual(held.map((row) => [row.status, row.attempts, row.series_attempts, 'breaker']));
+      expect(target.requests.length).toBe(held.reduce((sum, row) => sum + row.attempts, 0));
+
+      // Operators see it among the open endpoints, and in the worker's gauge.
+      const endpoint = endpointKeyOf(accountId, target.url);
+      expect((await listOpenEndpoints(redis, KEYS)).map((item) => item.endpoint)).toContain(endpoint);
+      const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+      expect(Number(/^callbacks_endpoints_breaker_open (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+
+      // A manual redelivery makes its first call through the open breaker; still failing, its next step
+      // falls due while the breaker is open and waits held like the others (the failed call only counts).
+      const [eventId] = eventIds;
+      const calls = target.requests.length;
+      expect((await fetch(`${configApi.url}/admin/v1/events/${eventId}/redeliver`, { method: 'POST', headers: ADMIN_HEADERS })).status).toBe(202);
+      const [redelivered] = await waitFor(
+        'the redelivery’s first call, then its hold',
+        async () => {
+          const rows = await primaryDeliveries(worker.app.get(DataSource), [eventId]);
+          return rows[0]?.series === 1 && rows[0].series_attempts === 1 && rows[0].held === 'breaker' ? rows : undefined;
+        },
+        { timeoutMs: SCHEDULE_DEADLINE_MS },
+      );
+      expect(redelivered).toMatchObject({ status: 'retrying', attempts: held[0].attempts + 1 });
+      expect(target.requests.length).toBe(calls + 1);
+      const series = (await attemptRows(worker.app, eventId)).filter((attempt) => attempt.series === 1);
+      expect(series.map((attempt) => attempt.response_status)).toEqual([503]);
+      expect((await readEndpointState(redis, KEYS, accountId, target.url)).state).toBe('open');
+    });
+
+    it('lets every held delivery go once a manual redelivery’s call succeeds and closes the breaker', async () => {
+      const target = await deadReceiver();
+      const accountId = await failingAccount(target, worker);
+      const eventIds = await ingestEvents(accountId, 10);
+      const held = await allHeld(worker, eventIds);
+      await expectOnlyCallsAttempted(worker, target, held);
+      const redis = worker.app.get<Redis>(REDIS);
+      const endpoint = endpointKeyOf(accountId, target.url);
+
+      // The receiver recovers; the redelivery's first call goes through the open breaker and closes it.
+      target.respondStatus(200);
+      const calls = target.requests.length;
+      const last = eventIds[eventIds.length - 1];
+      expect((await fetch(`${configApi.url}/admin/v1/events/${last}/redeliver`, { method: 'POST', headers: ADMIN_HEADERS })).status).toBe(202);
+      const delivered = await waitFor(
+        'every held event to be delivered',
+        async () => {
+          const rows = await eventRows(worker.app, eventIds);
+          return rows.every((row) => row.status === 'delivered') ? rows : undefined;
+        },
+        { timeoutMs: SCHEDULE_DEADLINE_MS },
+      );
+      expect(target.requests[calls].headers['webhook-id']).toBe(last);
+      // One more call each, its first after the hold: nothing was spent while it waited.
+      const before = new Map(held.map((row) => [row.event_id, row.attempts]));
+      for (const row of delivered) {
+        expect(row).toMatchObject({ series: row.event_id === last ? 1 : 0, attempts: (before.get(row.event_id) ?? 0) + 1, last_error: null });
+        expect(callsOf(target, row.event_id)).toBe(row.attempts);
+      }
+      expect((await readEndpointState(redis, KEYS, accountId, target.url)).state).toBe('closed');
+      expect((await listOpenEndpoints(redis, KEYS)).map((item) => item.endpoint)).not.toContain(endpoint);
+    });
+
+    it('makes the first call of every event a bulk redelivery restarts, through the open breaker; the first success closes it and the held ones go', async () => {
+      const target = await deadReceiver();
+      const account = await createAccount(configApi);
+      // One call per delivery (an empty schedule, CONTRACT §13): the events called before the breaker
+      // opened end failed at once, the others wait held. Set before the first event, so every cache reads it.
+      await worker.app.get(DataSource).query(`UPDATE destinations SET retry_schedule_ms = '{}', version = version + 1 WHERE account_id = $1 AND id = 'primary'`, [account.id]);
+      await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
+      const eventIds = await ingestEvents(account.id, 10);
+      const settled = await waitFor(
+        'every delivery to fail after its one call or wait held',
+        async () => {
+          const rows = await primaryDeliveries(worker.app.get(DataSource), eventIds);
+          return rows.length === eventIds.length && rows.every((row) => row.status === 'failed' || row.held === 'breaker') ? rows : undefined;
+        },
+        { timeoutMs: SCHEDULE_DEADLINE_MS },
+      );
+      const failed = settled.filter((row) => row.status === 'failed').map((row) => row.event_id);
+      // The breaker opened after 3 failed calls, with at most 2 more in flight.
+      expect(failed.length).toBeGreaterThanOrEqual(3);
+      expect(failed.length).toBeLessThanOrEqual(5);
+      for (const row of settled) expect([row.attempts, callsOf(target, row.event_id)]).toEqual(row.status === 'failed' ? [1, 1] : [0, 0]);
+      const redis = worker.app.get<Redis>(REDIS);
+      expect((await readEndpointState(redis, KEYS, account.id, target.url)).state).toBe('open');
+
+      target.respondStatus(200);
+      const calls = target.requests.length;
+      const redelivery = await fetch(`${configApi.url}/admin/v1/accounts/${account.id}/redeliver`, { method: 'POST', headers: ADMIN_HEADERS, body: JSON.stringify({ status: 'failed' }) });
+      expect(redelivery.status).toBe(202);
+      expect(((await redelivery.json()) as { count: number }).count).toBe(failed.length);
+      const delivered = await waitFor(
+        'every event to be delivered',
+        async () => {
+          const rows = await eventRows(worker.app, eventIds);
+          return rows.every((row) => row.status === 'delivered') ? rows : undefined;
+        },
+        { timeoutMs: SCHEDULE_DEADLINE_MS },
+      );
+      // The breaker was open (no probe for an hour): the first call after the recovery is a redelivered event's.
+      expect(failed).toContain(target.requests[calls].headers['webhook-id']);
+      for (const row of delivered) {
+        const redelivered = failed.includes(row.event_id);
+        expect(row).toMatchObject({ series: redelivered ? 1 : 0, attempts: redelivered ? 2 : 1, last_error: null });
+        expect(callsOf(target, row.event_id)).toBe(row.attempts);
+      }
+      expect((await readEndpointState(redis, KEYS, account.id, target.url)).state).toBe('closed');
+    });
   });
 
-  it('makes the first call of a single manual redelivery even while the breaker is open', async () => {
-    const target = await deadReceiver();
-    const account = await createAccount(configApi);
-    await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
-    const eventIds = await ingestEvents(account.id, 4);
-    await waitFor('every event to end after its schedule', () => finalStatuses(eventIds), { timeoutMs: SCHEDULE_DEADLINE_MS });
-    const redis = worker.app.get<Redis>(REDIS);
-    expect((await readEndpointState(redis, KEYS, account.id, target.url)).state).toBe('open');
+  describe('with a short cooldown (probes)', () => {
+    let worker: RunningApp;
+    beforeAll(async () => {
+      worker = await startWorker('2s');
+    });
+    afterAll(async () => {
+      await worker?.close();
+    });
 
-    // Still failing: the redelivery's first call is made anyway (and fails); its later attempts are skipped.
-    const [eventId] = eventIds;
-    const calls = target.requests.length;
-    expect((await fetch(`${configApi.url}/admin/v1/events/${eventId}/redeliver`, { method: 'POST', headers: ADMIN_HEADERS })).status).toBe(202);
-    const [row] = await waitFor('the redelivered series to end', async () => {
-      const rows = await eventRows(worker.app, [eventId]);
-      return rows[0]?.series === 1 && rows[0].status === 'failed' ? rows : undefined;
-    }, { timeoutMs: SCHEDULE_DEADLINE_MS });
-    expect(row).toMatchObject({ attempts: 8, series_attempts: 4 });
-    expect(target.requests.length).toBe(calls + 1);
-    const series = (await attemptRows(worker.app, eventId)).filter((attempt) => attempt.series === 1);
-    expect(series.map((attempt) => attempt.response_status)).toEqual([503, null, null, null]);
-    for (const attempt of series.slice(1)) expect(attempt.error).toMatch(CIRCUIT_OPEN);
+    it('sends the oldest held delivery alone as the probe after each cooldown, and lets the held ones go once a probe succeeds', async () => {
+      const target = await deadReceiver();
+      const accountId = await failingAccount(target, worker);
+      const eventIds = await ingestEvents(accountId, 6);
+      await allHeld(worker, eventIds);
+      const redis = worker.app.get<Redis>(REDIS);
+
+      // The next call is a probe: one call, for the oldest delivery held (ingest accepted the batch in order).
+      const calls = target.requests.length;
+      const probe = await waitFor('the probe after the cooldown', () => target.requests[calls], { timeoutMs: SCHEDULE_DEADLINE_MS });
+      expect(probe.headers['webhook-id']).toBe(eventIds[0]);
+      // It failed: the breaker is open again for another cooldown, and no other call went meanwhile.
+      await waitFor('the breaker to open again', async () => {
+        const state = await readEndpointState(redis, KEYS, accountId, target.url);
+        return state.state === 'open' && Date.parse(state.retry_at ?? '') > probe.receivedAt;
+      });
+      expect(target.requests.length).toBe(calls + 1);
+      const rows = await primaryDeliveries(worker.app.get(DataSource), eventIds);
+      expect(rows.filter((row) => row.status === 'failed').map((row) => row.attempts)).toEqual(rows.filter((row) => row.status === 'failed').map(() => 4));
+
+      // The receiver recovers: the next probe succeeds, the breaker closes and every held delivery goes.
+      target.respondStatus(200);
+      const delivered = await waitFor(
+        'every event to end',
+        async () => {
+          const ended = await eventRows(worker.app, eventIds);
+          return ended.every((row) => row.status === 'delivered' || row.status === 'failed') ? ended : undefined;
+        },
+        { timeoutMs: SCHEDULE_DEADLINE_MS },
+      );
+      // An event ends failed only after all four of its calls were made and failed.
+      for (const row of delivered) {
+        expect(callsOf(target, row.event_id)).toBe(row.attempts);
+        if (row.status === 'failed') expect(row.attempts).toBe(4);
+      }
+      expect(delivered.filter((row) => row.status === 'delivered').length).toBeGreaterThan(0);
+      expect((await readEndpointState(redis, KEYS, accountId, target.url)).state).toBe('closed');
+    });
   });
 });

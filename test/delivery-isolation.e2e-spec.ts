@@ -1,4 +1,5 @@
 import type Redis from 'ioredis';
+import { DataSource } from 'typeorm';
 import { deliveryJobId, endpointKeyOf, type EndpointState, readEndpointState, REDIS, RedisKeys } from '@app/runtime';
 import { acquireEndpointLease, releaseEndpointLease } from '../apps/delivery-worker/src/delivery/admission/lease-scripts';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
@@ -9,7 +10,9 @@ import { createAccount, setCallbackSettings } from './support/fixtures';
 import { TestReceiver, useReceivers } from './support/receiver';
 import { untilRedisPasses } from './support/redis-clock';
 import { waitFor } from './support/wait-for';
+import { primaryDeliveries } from './support/model-deliveries';
 import {
+  attemptRows,
   deleteKeysUnder,
   deliveryQueueOf,
   enqueueFirstAttempts,
@@ -27,6 +30,9 @@ const KEYS = new RedisKeys(PREFIX);
 jest.setTimeout(60_000);
 
 const events = customerEvents;
+
+/** A held delivery's last_error while its endpoint's breaker is open (CONTRACT §5, the breaker holds). */
+const HELD_BY_BREAKER = /^circuit open since \d+ consecutive failures?, held until a probe succeeds \(probe after \S+Z\): time-out: no answer within 1000 ms$/;
 
 describe('endpoint isolation, circuit breaker and reconciler', () => {
   let configApi: RunningApp;
@@ -110,12 +116,13 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     expect(Date.parse(opened.retry_at ?? '')).toBeGreaterThan(Date.parse(opened.opened_at ?? ''));
     expect(await readEndpointState(redis, KEYS, healthyAccount, healthy.url)).toMatchObject({ state: 'closed', consecutive_failures: 0 });
 
-    // Attempts falling due while the breaker is open fail without a call and say why (CONTRACT §5).
-    await waitFor('an event to record an attempt skipped by the open breaker', async () =>
-      (await eventRows(worker.app, deadEvents.map((event) => event.eventId))).some((row) =>
-        /^circuit open until \S+ after \d+ consecutive failures: time-out: no answer within 1000 ms \(retryable\); /.test(row.last_error ?? ''),
-      ),
+    // The breaker holds (CONTRACT §5): a delivery falling due while it is open waits, held in PostgreSQL
+    // without a job, and says why; no call is made and no attempt recorded for it meanwhile.
+    const deadIds = deadEvents.map((event) => event.eventId);
+    const held = await waitFor('a delivery held by the open breaker', async () =>
+      (await primaryDeliveries(worker.app.get(DataSource), deadIds)).find((row) => row.held === 'breaker' && HELD_BY_BREAKER.test(row.last_error ?? '')),
     );
+    expect(['queued', 'retrying']).toContain(held.status);
     // After the cooldown one probe goes through; it times out too and re-opens the breaker.
     const seen = new Set<EndpointState['state']>();
     await waitFor(
@@ -130,17 +137,25 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
 
     expect(mostInFlight).toBeLessThanOrEqual(2);
     alive = true;
-    // The schedule is the law: every event ends delivered (an attempt fell due after the recovery) or
-    // failed after its 13 scheduled attempts, most of them skipped by the open breaker.
+    // The first probe after the recovery closes the breaker and every held delivery goes: each event ends
+    // delivered, or failed only after its 13 scheduled attempts were all made as calls and failed.
     await waitFor(
       'every event of the recovered endpoint to reach a final status',
       async () => (await statuses(deadEvents)).every((status) => status === 'delivered' || status === 'failed'),
       { timeoutMs: 30_000 },
     );
     expect(await readEndpointState(redis, KEYS, deadAccount, dead.url)).toMatchObject({ state: 'closed', consecutive_failures: 0, retry_at: null });
-    const rows = await eventRows(worker.app, deadEvents.map((event) => event.eventId));
+    const rows = await eventRows(worker.app, deadIds);
     for (const row of rows.filter((candidate) => candidate.status === 'failed')) expect(row.attempts).toBe(13);
-    expect(dead.requests.length).toBeLessThan(rows.reduce((sum, row) => sum + row.attempts, 0));
+    // No attempt was recorded without its call: every one carries the request it sent, none names the breaker.
+    for (const row of rows) {
+      const attempts = await attemptRows(worker.app, row.event_id);
+      expect(attempts).toHaveLength(row.attempts);
+      for (const attempt of attempts) {
+        expect(attempt.error ?? '').not.toMatch(/circuit open/);
+        expect(Object.keys(attempt.request_headers ?? {})).toContain('webhook-signature');
+      }
+    }
   });
 
   it('re-enqueues pending events whose jobs Redis lost, and events never enqueued at all', async () => {
@@ -195,7 +210,9 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     // Short lease and cooldown, yet long enough that the commands checking them before they end are not
     // a race against the machine's speed; their end is waited for on Redis's clock, which measures them.
     const SHORT_MS = 1_500;
-    const lease = (id: string, ttlMs = 60_000) => acquireEndpointLease(redis, KEYS, endpoint, { id, ttlMs, limit: 2 });
+    // `mayProbe`: the call is the delivery the worker sent as the probe (the oldest held one, CONTRACT §5).
+    const lease = (id: string, ttlMs = 60_000, mayProbe = false) => acquireEndpointLease(redis, KEYS, endpoint, { id, ttlMs, limit: 2, mayProbe });
+    const probe = (id: string) => lease(id, 60_000, true);
     const release = (leaseId: string, signal: 'success' | 'failure' | 'neutral') =>
       releaseEndpointLease(redis, KEYS, endpoint, { leaseId, signal, failureThreshold: 2, cooldownMs: SHORT_MS, error: `${signal} of ${leaseId}` });
 
@@ -217,24 +234,28 @@ describe('endpoint isolation, circuit breaker and reconciler', () => {
     expect(opened).toMatchObject({ change: 'opened', consecutiveFailures: 2 });
     expect(await readEndpointState(redis, KEYS, accountId, url)).toMatchObject({ state: 'open', consecutive_failures: 2, last_error: 'failure of e' });
 
-    // Open: nobody gets through until the cooldown ends; then exactly one probe.
+    // Open: nobody gets through until the cooldown ends, not even the probe; then exactly one probe, and
+    // only the delivery sent as the probe: any other one is still held.
     const refused = await lease('f');
     expect(refused.verdict).toBe('open');
     expect(refused.until - refused.serverNow).toBeGreaterThan(0);
     expect(refused.until - refused.serverNow).toBeLessThanOrEqual(SHORT_MS);
+    expect((await probe('early-probe')).verdict).toBe('open');
     await untilRedisPasses(redis, refused.until, 'the cooldown');
-    expect((await lease('probe-1')).verdict).toBe('probe');
-    expect((await lease('g')).verdict).toBe('probing');
+    expect((await lease('held')).verdict).toBe('open');
+    expect((await probe('probe-1')).verdict).toBe('probe');
+    expect((await probe('g')).verdict).toBe('probing');
+    expect((await lease('g')).verdict).toBe('open');
     expect((await readEndpointState(redis, KEYS, accountId, url)).state).toBe('half_open');
 
     // A probe that learnt nothing hands over; a failed probe re-opens; a successful one closes.
     expect(await release('probe-1', 'neutral')).toMatchObject({ change: 'unchanged' });
-    expect((await lease('probe-2')).verdict).toBe('probe');
+    expect((await probe('probe-2')).verdict).toBe('probe');
     expect(await release('probe-2', 'failure')).toMatchObject({ change: 'opened' });
     const reopened = await lease('h');
     expect(reopened.verdict).toBe('open');
     await untilRedisPasses(redis, reopened.until, 'the second cooldown');
-    expect((await lease('probe-3')).verdict).toBe('probe');
+    expect((await probe('probe-3')).verdict).toBe('probe');
     expect(await release('probe-3', 'success')).toMatchObject({ change: 'closed' });
     expect(await readEndpointState(redis, KEYS, accountId, url)).toMatchObject({ state: 'closed', consecutive_failures: 0, opened_at: null, retry_at: null });
     expect((await lease('i')).verdict).toBe('acquired');

@@ -7,6 +7,7 @@ import { adminCall, expectFieldError, expectQueryError, type Json } from './supp
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, type TestAccount } from './support/fixtures';
 import { signedOpenApiCall } from './support/open-api-client';
+import { primaryDestinationOf } from './support/model-deliveries';
 import { listenForSettingsChanges } from './support/settings-changes';
 import { waitFor } from './support/wait-for';
 
@@ -30,9 +31,10 @@ describe('delivery options (CONTRACT §9)', () => {
     expect(answer.status).toBe(200);
     return answer.body;
   };
-  const settingsRow = async (accountId: number): Promise<{ delivery_ordering: string; max_per_second: number | null; version: number }> => {
-    const [row] = await api.app.get(DataSource).query('SELECT delivery_ordering, max_per_second, version FROM callback_settings WHERE account_id = $1', [accountId]);
-    return row;
+  /** The options as stored: on the account's primary destination (the push URL's endpoint), with its version. */
+  const settingsRow = async (accountId: number): Promise<{ ordering: string; max_per_second: number | null; version: number } | undefined> => {
+    const row = await primaryDestinationOf(api.app.get(DataSource), accountId);
+    return row && { ordering: row.ordering, max_per_second: row.max_per_second, version: row.version };
   };
 
   describe('Open API set_delivery_options', () => {
@@ -45,7 +47,7 @@ describe('delivery options (CONTRACT §9)', () => {
         body: { code: 1000, message: 'OK', ordering: 'subject', max_per_second: 50 },
       });
       expect(await pushSettings(account)).toMatchObject({ ordering: 'subject', max_per_second: 50, push_url: null });
-      expect(await settingsRow(account.id)).toMatchObject({ delivery_ordering: 'subject', max_per_second: 50 });
+      expect(await settingsRow(account.id)).toMatchObject({ ordering: 'subject', max_per_second: 50 });
     });
 
     it('keeps the value of a field not sent, and null lifts the pace', async () => {
@@ -148,7 +150,7 @@ describe('delivery options (CONTRACT §9)', () => {
           ],
         },
       });
-      expect(await settingsRow(account.id)).toMatchObject({ delivery_ordering: 'none', max_per_second: null, version: 0 });
+      expect(await settingsRow(account.id)).toMatchObject({ ordering: 'none', max_per_second: null, version: 0 });
     });
 
     it('answers 404 for an unknown account, 422 for a bad id, 400 for malformed JSON and 401 without the token', async () => {
@@ -170,15 +172,17 @@ describe('delivery options (CONTRACT §9)', () => {
         body: JSON.stringify({ ordering: 'subject' }),
       });
       expect(anonymous.status).toBe(401);
-      expect(await settingsRow(account.id)).toMatchObject({ delivery_ordering: 'none', version: 0 });
+      expect(await settingsRow(account.id)).toMatchObject({ ordering: 'none', version: 0 });
     });
 
-    it('recreates a settings row that went missing, with the defaults for what was not sent', async () => {
+    it('stores the options without the account settings row (a missing one), with the defaults for what was not sent', async () => {
       const account = await createAccount(api);
+      // The options live on the primary destination, which every account has from its creation; the
+      // account's settings row (permissions, redaction) may be missing and is not needed for them.
       await api.app.get(DataSource).query('DELETE FROM callback_settings WHERE account_id = $1', [account.id]);
       const put = await adminCall(api, 'PUT', `/admin/v1/accounts/${account.id}/delivery-options`, { max_per_second: 3 });
       expect(put.body).toMatchObject({ ordering: 'none', max_per_second: 3 });
-      expect(await settingsRow(account.id)).toEqual({ delivery_ordering: 'none', max_per_second: 3, version: 1 });
+      expect(await settingsRow(account.id)).toEqual({ ordering: 'none', max_per_second: 3, version: 1 });
     });
   });
 
@@ -199,7 +203,7 @@ describe('delivery options (CONTRACT §9)', () => {
       expect((await setOptions(account, { max_per_second: 21 })).status).toBe(200);
       await waitFor('the third settings-changed message', () => mine().length >= 3);
       expect(mine()).toHaveLength(3);
-      expect(await settingsRow(account.id)).toMatchObject({ version: 3, delivery_ordering: 'subject', max_per_second: 21 });
+      expect(await settingsRow(account.id)).toMatchObject({ version: 3, ordering: 'subject', max_per_second: 21 });
     } finally {
       changes.close();
     }
@@ -215,7 +219,7 @@ describe('delivery options (CONTRACT §9)', () => {
       const account = await createAccount(api);
       const put = await adminCall(offline, 'PUT', `/admin/v1/accounts/${account.id}/delivery-options`, { ordering: 'subject', max_per_second: 8 });
       expect(put).toMatchObject({ status: 200, body: { id: account.id, ordering: 'subject', max_per_second: 8 } });
-      expect(await settingsRow(account.id)).toEqual({ delivery_ordering: 'subject', max_per_second: 8, version: 1 });
+      expect(await settingsRow(account.id)).toEqual({ ordering: 'subject', max_per_second: 8, version: 1 });
     } finally {
       // Reconnected so the app shuts down along its normal path (an ended ioredis client leaves a handle open).
       await offlineRedis.connect();
@@ -224,16 +228,17 @@ describe('delivery options (CONTRACT §9)', () => {
   });
 
   it("checks the same values as the database's CHECK constraints, so a value the API accepts is never a 500", async () => {
+    // The options are columns of the destinations (the primary's row for the push URL).
     const rows: { name: string; definition: string }[] = await api.app.get(DataSource).query(
       `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
-        WHERE conrelid = 'callback_settings'::regclass AND conname IN ('callback_settings_delivery_ordering_check', 'callback_settings_max_per_second_check')
+        WHERE conrelid = 'destinations'::regclass AND conname IN ('destinations_ordering_check', 'destinations_max_per_second_check')
         ORDER BY conname`,
     );
     const quoted = (definition: string): string[] => [...definition.matchAll(/'([^']*)'/g)].map((match) => match[1]);
-    expect(rows.map((row) => row.name)).toEqual(['callback_settings_delivery_ordering_check', 'callback_settings_max_per_second_check']);
-    expect(quoted(rows[0].definition)).toEqual([...DELIVERY_ORDERINGS]);
-    expect(rows[1].definition).toContain(`>= ${MAX_PER_SECOND_MIN}`);
-    expect(rows[1].definition).toContain(`<= ${MAX_PER_SECOND_MAX}`);
+    expect(rows.map((row) => row.name)).toEqual(['destinations_max_per_second_check', 'destinations_ordering_check']);
+    expect(quoted(rows[1].definition)).toEqual([...DELIVERY_ORDERINGS]);
+    expect(rows[0].definition).toContain(`>= ${MAX_PER_SECOND_MIN}`);
+    expect(rows[0].definition).toContain(`<= ${MAX_PER_SECOND_MAX}`);
   });
 
   it('documents both routes in /docs with the options, their bounds and their errors', async () => {

@@ -4,6 +4,7 @@ import { publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
+import { updatePrimaryDestination } from './support/model-deliveries';
 import { TestReceiver } from './support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from './support/wait-for';
@@ -61,8 +62,8 @@ describe('ordering by subject', () => {
   async function orderedAccount(): Promise<number> {
     const account = await createAccount(configApi);
     await setCallbackSettings(configApi.app, account.id, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
-    // The delivery option written as the settings code writes it: the row, its version, a notice.
-    await configApi.app.get(DataSource).query(`UPDATE callback_settings SET delivery_ordering = 'subject', version = version + 1 WHERE account_id = $1`, [account.id]);
+    // The delivery option written as the settings code writes it: the primary destination's row, its version, a notice.
+    await updatePrimaryDestination(configApi.app.get(DataSource), account.id, { ordering: 'subject' }, { bumpVersion: true });
     await publishSettingsChanged(configApi.app.get<Redis>(REDIS), KEYS, account.id);
     return account.id;
   }

@@ -3,6 +3,7 @@ import { adminCall, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, type TestAccount } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
+import { insertDeliveryRows, insertEventRows, primaryDeliveryOf } from './support/model-deliveries';
 import { portalCall, portalToken } from './support/portal-client';
 
 /*
@@ -126,20 +127,17 @@ describe('the event view’s deliveries and redelivery per destination', () => {
     [delivered, waiting, gone] = [await add(`${WEBHOOK}/a`), await add(`${WEBHOOK}/b`), await add(`${WEBHOOK}/c`)];
     await adminCall(api, 'POST', `/admin/v1/accounts/${account.id}/destinations/${waiting}/pause`);
     eventId = `dst-view-${Date.now()}`;
-    const inserted = await namespace.db.query(
-      `INSERT INTO events (event_id, account_id, action, status, message, attempts, series, series_attempts, last_error, next_attempt_at)
-       VALUES ($1, $2, 'Customer_create', 'retrying', '{"id": 1}', 1, 0, 1, 'HTTP 500', now() + interval '1 hour') RETURNING seq::text AS seq`,
-      [eventId, account.id],
-    );
-    seq = inserted.rows[0].seq as string;
-    await namespace.db.query(
-      `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, attempts, series, series_attempts, delivered_at, next_attempt_at)
-       VALUES ($1, $2, $4, 'delivered', 1, 0, 1, now(), NULL), ($1, $3, $4, 'queued', 0, 0, 0, NULL, NULL), ($1, $5, $4, 'retrying', 1, 0, 1, NULL, now())`,
-      [seq, delivered, waiting, account.id, gone],
-    );
+    [{ seq }] = await insertEventRows(namespace.db, account.id, [{ eventId, action: 'Customer_create', message: { id: 1 } }]);
+    // The primary waiting for its retry, one destination delivered, one held by its pause, one waiting for a retry.
+    await insertDeliveryRows(namespace.db, [
+      { seq, destinationId: 'primary', accountId: account.id, status: 'retrying', attempts: 1, seriesAttempts: 1, lastError: 'HTTP 500', nextAttemptAt: new Date(Date.now() + 3_600_000) },
+      { seq, destinationId: delivered, accountId: account.id, status: 'delivered', attempts: 1, seriesAttempts: 1 },
+      { seq, destinationId: waiting, accountId: account.id, status: 'queued', held: 'paused' },
+      { seq, destinationId: gone, accountId: account.id, status: 'retrying', attempts: 1, seriesAttempts: 1, nextAttemptAt: new Date() },
+    ]);
     await namespace.db.query(
       `INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body, response_status, error, destination_id)
-       VALUES ($1, 0, 1, now(), 12, 'https://primary.example.com/', '{}', '{}', 500, 'HTTP 500', NULL),
+       VALUES ($1, 0, 1, now(), 12, 'https://primary.example.com/', '{}', '{}', 500, 'HTTP 500', 'primary'),
               ($1, 0, 1, now(), 8, $3, '{}', '{}', 200, NULL, $2),
               ($1, 0, 1, now(), 9, $5, '{}', '{}', 503, 'HTTP 503', $4)`,
       [seq, delivered, `${WEBHOOK}/a`, gone, `${WEBHOOK}/c`],
@@ -163,8 +161,8 @@ describe('the event view’s deliveries and redelivery per destination', () => {
 
   it('redelivers to one destination only, then to every live one', async () => {
     const row = async (destination: string): Promise<Json> =>
-      (await namespace.db.query('SELECT status, series, series_attempts, attempts FROM destination_deliveries WHERE event_seq = $1 AND destination_id = $2', [seq, destination])).rows[0] as Json;
-    const eventSeries = async (): Promise<number> => (await namespace.db.query('SELECT series FROM events WHERE seq = $1', [seq])).rows[0].series as number;
+      (await namespace.db.query('SELECT status, series, series_attempts, attempts FROM deliveries WHERE event_seq = $1 AND destination_id = $2', [seq, destination])).rows[0] as Json;
+    const eventSeries = async (): Promise<number | undefined> => (await primaryDeliveryOf(namespace.db, eventId))?.series;
 
     const one = await adminCall(api, 'POST', `/admin/v1/events/${eventId}/redeliver`, { destination_id: delivered });
     expect(one).toEqual({ status: 202, body: { event_id: eventId, status: 'queued', series: 1 } });

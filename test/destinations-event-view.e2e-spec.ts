@@ -68,9 +68,13 @@ it('delivers to each destination on its own, shows each delivery, redelivers to 
   expect(JSON.parse(first.body)).toMatchObject({ action: 'Customer_create' });
 
   const deliveryOf = (view: Json, id: string): Json | undefined => (view.deliveries as Json[]).find((delivery) => delivery.destination_id === id);
-  // The paused destination's job ended without an attempt and left its row undated (the worker's hold).
+  // The paused destination's job ended without an attempt and left its delivery held, undated (the worker's hold).
   await waitFor('the held delivery parked by the worker', async () => {
-    const rows = await namespace.db.query('SELECT 1 FROM destination_deliveries WHERE destination_id = $1 AND status = $2 AND next_attempt_at IS NULL', [heldDestination.id, 'queued']);
+    const rows = await namespace.db.query(
+      `SELECT 1 FROM deliveries d JOIN open_deliveries o ON o.event_seq = d.event_seq AND o.destination_id = d.destination_id
+        WHERE d.destination_id = $1 AND d.status = $2 AND d.next_attempt_at IS NULL AND o.held = 'paused'`,
+      [heldDestination.id, 'queued'],
+    );
     return rows.rowCount === 1;
   });
   const view = await waitFor('the live delivery logged', async () => {

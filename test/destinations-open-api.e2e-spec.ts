@@ -1,9 +1,15 @@
+import type Redis from 'ioredis';
+import { Sql } from '@app/persistence';
+import { DeliveryQueues, ENVIRONMENT, type Environment, formatDurationMs, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { openApiSign } from '@app/signing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
+import { DestinationSettingsCache } from '../apps/delivery-worker/src/delivery/destinations/destination-settings.cache';
+import { HeldFeeder } from '../apps/delivery-worker/src/delivery/holding/held-feeder.service';
 import type { Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, type TestAccount } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
+import { insertDeliveryRows, primaryDestinationOf } from './support/model-deliveries';
 import { signedQuery } from './support/open-api-client';
 import { listenForSettingsChanges } from './support/settings-changes';
 import { openStoredSecret } from './support/stored-secrets';
@@ -78,7 +84,10 @@ describe('Open API destinations: the routes', () => {
         ordering: 'none',
         max_per_second: null,
         paused: false,
-        state: { breaker: 'closed', disabled_at: null },
+        // CONTRACT §13: every destination starts with the deployment's schedule and no deadline; its state counts held deliveries.
+        retry: { schedule: api.environment.delivery.retryScheduleMs.map(formatDurationMs), stop_on: [], disable_on: [] },
+        expire_after: null,
+        state: { breaker: 'closed', disabled_at: null, held: 0 },
         signing_secret: expect.stringMatching(/^whsec_/),
       });
       await waitFor('the settings-change notice of the creation', () => changes.of(account.id).length >= 1);
@@ -97,8 +106,8 @@ describe('Open API destinations: the routes', () => {
       expect((await call(account, 'POST', `destinations/${destination.id}/pause`)).body.destination).toMatchObject({ paused: true });
       expect((await call(account, 'POST', `destinations/${destination.id}/resume`)).body.destination).toMatchObject({ paused: false });
       expect((await call(account, 'POST', 'destinations/primary/pause')).body.destination).toMatchObject({ id: 'primary', paused: true });
-      const [settings] = await namespace.db.query('SELECT paused FROM callback_settings WHERE account_id = $1', [account.id]).then((result) => result.rows);
-      expect(settings.paused).toBe(true);
+      // The push URL's pause is the primary destination row's.
+      expect((await primaryDestinationOf(namespace.db, account.id))?.paused).toBe(true);
       expect((await call(account, 'POST', 'destinations/primary/resume')).body.destination).toMatchObject({ id: 'primary', paused: false });
 
       expect(await call(account, 'DELETE', `destinations/${destination.id}`)).toEqual({ status: 200, body: { code: 1000, message: 'OK' } });
@@ -112,7 +121,7 @@ describe('Open API destinations: the routes', () => {
     }
   });
 
-  it('answers 404 (code 2000) for an unknown, deleted or other account’s id, and refuses to PUT or DELETE the primary', async () => {
+  it('answers 404 (code 2000) for an unknown, deleted or other account’s id, refuses a PUT of the primary with a field it does not take, and its DELETE', async () => {
     const [account, other] = await Promise.all([createAccount(api), createAccount(api)]);
     const theirs = (await create(other, { type: 'webhook', target: WEBHOOK })).body.destination.id as string;
     for (const [method, path] of [
@@ -126,31 +135,37 @@ describe('Open API destinations: the routes', () => {
       expect(answer.status).toBe(404);
       expect(answer.body).toMatchObject({ code: 2000, exception: { message: expect.stringMatching(/^id: destination .* does not exist$/) } });
     }
-    expect2000(await call(account, 'PUT', 'destinations/primary', { format: 'udesk' }), /^id: the primary destination is changed with set_url/);
+    // CONTRACT §13: the primary's PUT takes exactly retry, expire_after, ordering and max_per_second; any other field is 2000 naming it.
+    expect2000(await call(account, 'PUT', 'destinations/primary', { format: 'udesk' }), 'format: is not a field the primary destination takes here (retry, expire_after, ordering, max_per_second)');
     expect2000(await call(account, 'DELETE', 'destinations/primary'), /^id: the primary destination cannot be deleted/);
   });
 
-  it('resume enqueues every pending delivery of the destination in seq order, and delete fails them', async () => {
+  it('resume lets every held delivery of the destination go back to the queue (the workers\' feeder), and delete fails the waiting ones', async () => {
     const account = await createAccount(api);
     const id = (await create(account, { type: 'webhook', target: WEBHOOK })).body.destination.id as string;
     await call(account, 'POST', `destinations/${id}/pause`);
-    // What a paused destination leaves behind: pending rows with no next attempt (the worker's part).
-    await namespace.db.query(
-      `INSERT INTO destination_deliveries (event_seq, destination_id, account_id, status, series, series_attempts, next_attempt_at)
-       VALUES (9000001, $1, $2, 'queued', 0, 0, NULL), (9000003, $1, $2, 'retrying', 1, 2, NULL), (9000002, $1, $2, 'delivered', 0, 1, NULL)`,
-      [id, account.id],
-    );
-    expect((await call(account, 'POST', `destinations/${id}/resume`)).status).toBe(200);
+    // What a paused destination leaves behind: pending deliveries held without a job (the worker's part).
+    await insertDeliveryRows(namespace.db, [
+      { seq: '9000001', destinationId: id, accountId: account.id, status: 'queued', held: 'paused', lastError: 'paused' },
+      { seq: '9000003', destinationId: id, accountId: account.id, status: 'retrying', series: 1, seriesAttempts: 2, attempts: 3, held: 'paused', lastError: 'paused' },
+      { seq: '9000002', destinationId: id, accountId: account.id, status: 'delivered', seriesAttempts: 1, attempts: 1 },
+    ]);
+    expect((await call(account, 'POST', `destinations/${id}/resume`)).body.destination).toMatchObject({ paused: false, state: { held: 2 } });
+    // Resume only lifts the pause; a worker's feeder (every second) finds it lifted and sends every held delivery back.
+    expect(await namespace.getJob(`e9000001-d${id}-s0-a0`)).toBeUndefined();
+    expect(await feedHeldOnce()).toMatchObject({ released: 2 });
     const first = await namespace.getJob(`e9000001-d${id}-s0-a0`);
     const second = await namespace.getJob(`e9000003-d${id}-s1-a2`);
     expect(first?.data).toEqual({ eventSeq: '9000001', accountId: account.id, series: 0, attempt: 0, destinationId: id });
     expect(second?.data).toMatchObject({ eventSeq: '9000003', destinationId: id });
     expect(await namespace.getJob(`e9000002-d${id}-s0-a1`)).toBeUndefined();
-    const rows = (await namespace.db.query('SELECT event_seq::text AS seq, next_attempt_at FROM destination_deliveries WHERE destination_id = $1 AND status <> $2 ORDER BY event_seq', [id, 'delivered'])).rows;
-    expect(rows.every((row) => row.next_attempt_at !== null)).toBe(true);
+    // No longer held, and due now: the reconciler finds them should their jobs be lost.
+    const rows = (await namespace.db.query('SELECT event_seq::text AS seq, held, due_at FROM open_deliveries WHERE destination_id = $1 ORDER BY event_seq', [id])).rows;
+    expect(rows.map((row) => [row.seq, row.held])).toEqual([['9000001', null], ['9000003', null]]);
+    expect(rows.every((row) => row.due_at !== null)).toBe(true);
 
     expect((await call(account, 'DELETE', `destinations/${id}`)).status).toBe(200);
-    const ended = (await namespace.db.query('SELECT event_seq::text AS seq, status, last_error FROM destination_deliveries WHERE destination_id = $1 ORDER BY event_seq', [id])).rows;
+    const ended = (await namespace.db.query('SELECT event_seq::text AS seq, status, last_error FROM deliveries WHERE destination_id = $1 ORDER BY event_seq', [id])).rows;
     expect(ended).toEqual([
       { seq: '9000001', status: 'failed', last_error: 'destination deleted' },
       { seq: '9000002', status: 'delivered', last_error: null },
@@ -158,6 +173,19 @@ describe('Open API destinations: the routes', () => {
     ]);
   });
 });
+
+/**
+ * One look of the workers' HeldFeeder (CONTRACT §11: after resume, what waited goes in accepted order),
+ * built from this app's connections: no worker runs here, so the jobs it adds stay in the queue to be read.
+ */
+async function feedHeldOnce(): Promise<{ released: number; expired: number }> {
+  const environment = api.app.get<Environment>(ENVIRONMENT);
+  const keys = api.app.get(RedisKeys);
+  const sql = api.app.get(Sql);
+  const cache = new DestinationSettingsCache(sql, environment, api.app.get(SecretBox), keys);
+  const feeder = new HeldFeeder(sql, api.app.get(DeliveryQueues, { strict: false }), cache, api.app.get<Redis>(REDIS), keys, environment);
+  return feeder.feedOnce();
+}
 
 describe('Open API destinations: validation (code 2000 naming the field, nothing stored)', () => {
   const certificate = makeTestCertificate();
@@ -201,7 +229,8 @@ describe('Open API destinations: validation (code 2000 naming the field, nothing
   ])('refuses %s', async (_case, body, text) => {
     const account = await createAccount(api);
     expect2000(await create(account, body), text);
-    const stored = await namespace.db.query('SELECT 1 FROM destinations WHERE account_id = $1', [account.id]);
+    // Every account has its primary row from its creation: nothing else was stored.
+    const stored = await namespace.db.query(`SELECT 1 FROM destinations WHERE account_id = $1 AND id <> 'primary'`, [account.id]);
     expect(stored.rowCount).toBe(0);
   });
 
@@ -226,7 +255,7 @@ describe('Open API destinations: validation (code 2000 naming the field, nothing
       expect((await create(account, { type: 'webhook', target: `${WEBHOOK}/${index}` })).status).toBe(200);
     }
     expect2000(await create(account, { type: 'webhook', target: WEBHOOK }), 'destinations: an account has at most 20 destinations besides the primary');
-    const [{ count }] = (await namespace.db.query('SELECT count(*)::int AS count FROM destinations WHERE account_id = $1', [account.id])).rows;
+    const [{ count }] = (await namespace.db.query(`SELECT count(*)::int AS count FROM destinations WHERE account_id = $1 AND id <> 'primary'`, [account.id])).rows;
     expect(count).toBe(20);
   });
 
@@ -263,7 +292,7 @@ describe('Open API destinations: credentials', () => {
     for (const secret of [...secrets, privateKey.split('\n')[1]]) expect(text).not.toContain(secret);
 
     const rows = (
-      await namespace.db.query('SELECT id, target, target_shown, auth, signing_secret FROM destinations WHERE account_id = $1 ORDER BY created_at', [account.id])
+      await namespace.db.query(`SELECT id, target, target_shown, auth, signing_secret FROM destinations WHERE account_id = $1 AND id <> 'primary' ORDER BY created_at`, [account.id])
     ).rows as { id: string; target: string; target_shown: string; auth: string | null; signing_secret: string }[];
     const stored = JSON.stringify(rows);
     for (const secret of [...secrets, privateKey.split('\n')[1]]) expect(stored).not.toContain(secret);
@@ -314,6 +343,6 @@ describe('Open API destinations: signing (CONTRACT §2)', () => {
     const query = signedQuery(account);
     expect((await call(account, 'GET', 'destinations', undefined, query)).status).toBe(200);
     expect((await call(account, 'GET', 'destinations', undefined, query)).body.code).toBe(20623);
-    expect((await namespace.db.query('SELECT 1 FROM destinations WHERE account_id = $1', [account.id])).rowCount).toBe(0);
+    expect((await namespace.db.query(`SELECT 1 FROM destinations WHERE account_id = $1 AND id <> 'primary'`, [account.id])).rowCount).toBe(0);
   });
 });

@@ -92,12 +92,13 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
 
   it('halves the pace on a 503 while the breaker is closed, not on a refused probe, and climbs back by a quarter of the ceiling per second of successes', async () => {
     const endpoint = 'http://paced.example|1|aaaa';
-    const call = async (id: string, signal: 'success' | 'failure', slow: boolean) => {
-      let acquired = await acquireEndpointLease(redis, KEYS, endpoint, { id, ttlMs: 5000, limit: 5 });
+    // `asProbe`: the call is the delivery the worker sent as the probe (CONTRACT §5: only it may end a cooldown).
+    const call = async (id: string, signal: 'success' | 'failure', slow: boolean, asProbe = false) => {
+      let acquired = await acquireEndpointLease(redis, KEYS, endpoint, { id, ttlMs: 5000, limit: 5, mayProbe: asProbe });
       // A paced endpoint: wait for the call's place, as a worker's job would.
       while (acquired.verdict === 'paced') {
         await new Promise((resolve) => setTimeout(resolve, Math.max(1, acquired.until - acquired.serverNow)));
-        acquired = await acquireEndpointLease(redis, KEYS, endpoint, { id, ttlMs: 5000, limit: 5 });
+        acquired = await acquireEndpointLease(redis, KEYS, endpoint, { id, ttlMs: 5000, limit: 5, mayProbe: asProbe });
       }
       expect(['acquired', 'probe']).toContain(acquired.verdict);
       return releaseEndpointLease(redis, KEYS, endpoint, {
@@ -119,11 +120,13 @@ describe('endpoint state in Redis: the open-endpoint index and forced calls', ()
     // Past the cooldown and the once-a-second limit, the half-open probe is refused too: the breaker
     // reopens, the pace is left where it was.
     await untilRedisPasses(redis, firstCutBy + DECREASE_EVERY_MS, 'the once-a-second limit of pace cuts');
-    expect((await call('probe-503', 'failure', true)).change).toBe('opened');
+    // Past the cooldown a call that was not sent as the probe is still held (the breaker holds, CONTRACT §5).
+    expect((await acquireEndpointLease(redis, KEYS, endpoint, { id: 'not-the-probe', ttlMs: 5000, limit: 5 })).verdict).toBe('open');
+    expect((await call('probe-503', 'failure', true, true)).change).toBe('opened');
     expect(await readEndpointPace(redis, KEYS, endpoint, null)).toBe(50);
     // Successes climb by 25 calls a second per second: each one by 25 / rate.
     await untilRedisPasses(redis, await redisNowMs(redis), 'the refused probe’s millisecond');
-    expect((await call('probe-ok', 'success', false)).change).toBe('closed');
+    expect((await call('probe-ok', 'success', false, true)).change).toBe('closed');
     expect(await readEndpointPace(redis, KEYS, endpoint, null)).toBeCloseTo(50.5, 6);
     // From 50.5 to the ceiling: the rate's square grows by 2 × 25 per success, so about 150 calls
     // (a step of ceiling / 10 would take 373).

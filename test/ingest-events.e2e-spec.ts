@@ -5,8 +5,9 @@ import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { IsolatedNamespace } from './support/isolated-namespace';
-import { createAccount, INGEST_HEADERS, type TestAccount } from './support/fixtures';
+import { createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from './support/fixtures';
 import { HangingPort } from './support/hanging-port';
+import { primaryDeliveryOf } from './support/model-deliveries';
 
 /**
  * This suite owns a database and a Redis prefix of its own (both inside the run's namespace, removed
@@ -54,14 +55,29 @@ function uniqueEventId(label: string): string {
   return `${label}-${Date.now()}-${uniqueCounter}`;
 }
 
+/** The stored event with its primary delivery's state (the event's status as the admin API reports it). */
 async function eventRows(eventId: string): Promise<Json[]> {
-  const result = await db.query<Json>(
-    `SELECT seq::text AS seq, event_id, account_id, action, message, status, attempts, series, series_attempts,
-            next_attempt_at, created_at
-       FROM events WHERE event_id = $1`,
-    [eventId],
-  );
-  return result.rows;
+  const result = await db.query<Json>('SELECT seq::text AS seq, event_id, account_id, action, message, created_at FROM events WHERE event_id = $1', [eventId]);
+  const delivery = await primaryDeliveryOf(db, eventId);
+  return result.rows.map((row) => ({
+    ...row,
+    status: delivery?.status,
+    attempts: delivery?.attempts,
+    series: delivery?.series,
+    series_attempts: delivery?.series_attempts,
+    next_attempt_at: delivery?.next_attempt_at,
+  }));
+}
+
+/**
+ * An account whose events ingest stores `queued` with a first job: a push URL and every permission
+ * (ingest decides at store time; without them the primary's delivery is stored `no_endpoint` or
+ * `filtered`, with no job).
+ */
+async function deliveringAccount(): Promise<TestAccount> {
+  const account = await createAccount(configApi);
+  await setCallbackSettings(configApi.app, account.id, { pushUrl: 'http://127.0.0.1:9/ingest-hook', permissions: 'all' });
+  return account;
 }
 
 async function firstJobOf(seq: string) {
@@ -97,7 +113,7 @@ afterAll(async () => {
 describe('POST /v1/events', () => {
   let account: TestAccount;
   beforeAll(async () => {
-    account = await createAccount(configApi);
+    account = await deliveringAccount();
   });
 
   it('answers 202 only once the row is stored, and enqueues the first delivery job', async () => {
@@ -288,7 +304,7 @@ describe('POST /v1/events/batch', () => {
   let account: TestAccount;
   let other: TestAccount;
   beforeAll(async () => {
-    account = await createAccount(configApi);
+    account = await deliveringAccount();
     other = await createAccount(configApi);
   });
 
@@ -399,7 +415,7 @@ describe('when Redis is unreachable', () => {
   });
 
   it('still stores the event and answers 202 without waiting for Redis', async () => {
-    const account = await createAccount(configApi);
+    const account = await deliveringAccount();
     const eventId = uniqueEventId('no-redis');
     const answer = await post(offline, '/v1/events', {
       account_id: account.id,

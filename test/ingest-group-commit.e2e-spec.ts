@@ -6,7 +6,7 @@ import { GroupCommitService } from '../apps/ingest/src/events/group-commit.servi
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { IsolatedNamespace } from './support/isolated-namespace';
-import { createAccount, INGEST_HEADERS, type TestAccount } from './support/fixtures';
+import { createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from './support/fixtures';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 
 /**
@@ -56,6 +56,11 @@ beforeAll(async () => {
   ingest = await startApp(IngestModule, namespace.overrides);
   first = await createAccount(configApi);
   second = await createAccount(configApi);
+  // Ingest decides each delivery as it stores the event: with a push URL and the permission, the
+  // primary's is stored `queued` and gets its first job (without them, no job is due).
+  for (const account of [first, second]) {
+    await setCallbackSettings(configApi.app, account.id, { pushUrl: 'http://127.0.0.1:9/group-hook', permissions: 'all' });
+  }
 });
 
 afterAll(async () => {

@@ -18,6 +18,7 @@ import {
   pauseAndResume,
 } from './support/destination-steps';
 import { createAccount, setCallbackSettings, type TestAccount } from './support/fixtures';
+import { primaryDestinationOf } from './support/model-deliveries';
 import { adminPortalLink } from './support/portal-client';
 import { TestReceiver } from './support/receiver';
 
@@ -48,9 +49,9 @@ async function openDestinations(account: TestAccount): Promise<void> {
   await page.getByRole('heading', { name: 'Destinations', level: 1 }).waitFor();
 }
 
-async function primaryPaused(account: TestAccount): Promise<boolean> {
-  const [row] = await api.app.get(DataSource).query<{ paused: boolean }[]>('SELECT paused FROM callback_settings WHERE account_id = $1', [account.id]);
-  return row.paused;
+/** The push URL's pause, as its primary destination row stores it. */
+async function primaryPaused(account: TestAccount): Promise<boolean | undefined> {
+  return (await primaryDestinationOf(api.app.get(DataSource), account.id))?.paused;
 }
 
 beforeAll(async () => {

@@ -26,10 +26,19 @@ describe('reconciler after Redis lost its contents', () => {
   const receiver = new TestReceiver();
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true });
 
-  /** Stored events with no job, due long before the reconciler's grace period (RECONCILE_INTERVAL is long here). */
+  /**
+   * Stored events with no job, due long before the reconciler's grace period (RECONCILE_INTERVAL is long
+   * here): each delivery's open row says when it fell due (what finds a delivery whose job was lost).
+   */
   async function overdueWithoutJob(count: number): Promise<StoredTestEvent[]> {
     const stored = await insertEvents(configApi.app, accountId, customerEvents(count));
-    await configApi.app.get(DataSource).query(`UPDATE events SET next_attempt_at = now() - interval '3 hours' WHERE seq = ANY($1::bigint[])`, [stored.map((event) => event.seq)]);
+    await configApi.app.get(DataSource).query(
+      `INSERT INTO open_deliveries (event_seq, destination_id, account_id, due_at)
+       SELECT d.event_seq, d.destination_id, d.account_id, now() - interval '3 hours' FROM deliveries d
+        WHERE d.event_seq = ANY($1::bigint[]) AND d.destination_id = 'primary' AND d.status = 'queued'
+       ON CONFLICT (event_seq, destination_id) DO UPDATE SET due_at = excluded.due_at`,
+      [stored.map((event) => event.seq)],
+    );
     return stored;
   }
 

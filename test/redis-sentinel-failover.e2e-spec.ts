@@ -6,6 +6,7 @@ import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
+import { primaryDeliveriesOfAccount } from './support/model-deliveries';
 import { TestReceiver } from './support/receiver';
 import { type SentinelDeploymentHandle, startSentinelDeployment } from './support/redis-deployments';
 import { SAMPLE_MESSAGES } from '@app/payloads';
@@ -98,11 +99,8 @@ it('follows the promoted replica when the primary dies mid-run, and delivers eve
   await waitFor(
     `all ${accepted.length} accepted events to be delivered`,
     async () => {
-      const { rows } = await namespace.db.query<{ delivered: number }>(
-        `SELECT count(*)::int AS delivered FROM events WHERE account_id = $1 AND status = 'delivered'`,
-        [account.id],
-      );
-      return rows[0].delivered === accepted.length;
+      const rows = await primaryDeliveriesOfAccount(namespace.db, account.id);
+      return rows.filter((row) => row.status === 'delivered').length === accepted.length;
     },
     { timeoutMs: 60_000, intervalMs: 250 },
   );

@@ -30,18 +30,22 @@ async function signedRead(app: RunningApp, email: string, openApiToken: string):
   return (await fetch(`${app.url}/open_api_v1/push_settings?${query.toString()}`)).status;
 }
 
+/** Every row of the account that may hold a secret: the account, its bot webhooks and its destinations (the primary's signing secrets included). */
 async function rowsAsText(client: Client, accountId: number): Promise<string> {
   const { rows } = await client.query<{ row: string }>(
     `SELECT row_to_json(a)::text AS row FROM accounts a WHERE id = $1
-     UNION ALL SELECT row_to_json(b)::text FROM bot_webhooks b WHERE account_id = $1`,
+     UNION ALL SELECT row_to_json(b)::text FROM bot_webhooks b WHERE account_id = $1
+     UNION ALL SELECT row_to_json(d)::text FROM destinations d WHERE account_id = $1`,
     [accountId],
   );
   return rows.map((each) => each.row).join('\n');
 }
 
+/** The account's token, its signing secrets (on its primary destination) and its bot webhook keys, as stored. */
 async function secretColumns(client: Client, accountId: number): Promise<(string | null)[]> {
   const account = await client.query<Record<string, string | null>>(
-    'SELECT open_api_token, signing_secret, previous_signing_secret FROM accounts WHERE id = $1',
+    `SELECT a.open_api_token, p.signing_secret, p.previous_signing_secret
+       FROM accounts a JOIN destinations p ON p.account_id = a.id AND p.id = 'primary' WHERE a.id = $1`,
     [accountId],
   );
   const webhooks = await client.query<{ key: string }>('SELECT key FROM bot_webhooks WHERE account_id = $1', [accountId]);
@@ -126,29 +130,32 @@ describe('an upgraded installation and npm run secrets:rotate', () => {
   const sealed = { email: `sealed-${process.pid}@example.com`, token: `sealed-token-${randomBytes(12).toString('hex')}` };
   const ids: Record<'legacy' | 'sealed', number> = { legacy: 0, sealed: 0 };
   const destinationKey = `destination-key-${randomBytes(12).toString('hex')}`;
+  /** The account's primary destination as every account has it: no push URL yet, its signing secrets as given. */
+  const insertPrimary = (accountId: number, signingSecret: string, previous: string | null): Promise<unknown> =>
+    client.query(
+      `INSERT INTO destinations (id, account_id, type, target, target_shown, content_type, format, signing_secret, previous_signing_secret, previous_secret_expires_at)
+       VALUES ('primary', $1, 'webhook', NULL, NULL, 'application/x-www-form-urlencoded', 'udesk', $2, $3, CASE WHEN $3::text IS NULL THEN NULL ELSE now() + interval '1 hour' END)`,
+      [accountId, signingSecret, previous],
+    );
 
   beforeAll(async () => {
     await runMigrations(databaseUrl);
     client = new Client({ connectionString: databaseUrl });
     await client.connect();
-    // As an installation from before encryption holds them: plaintext.
-    const legacyRow = await client.query<{ id: number }>(
-      `INSERT INTO accounts (email, open_api_token, signing_secret, previous_signing_secret, previous_secret_expires_at)
-       VALUES ($1, $2, $3, $4, now() + interval '1 hour') RETURNING id`,
-      [legacy.email, legacy.token, legacy.secret, legacy.previous],
-    );
+    // As an installation from before encryption holds them: plaintext (the signing secrets on the
+    // account's primary destination, where the delivery model's migration moved them).
+    const legacyRow = await client.query<{ id: number }>('INSERT INTO accounts (email, open_api_token) VALUES ($1, $2) RETURNING id', [legacy.email, legacy.token]);
     ids.legacy = legacyRow.rows[0].id;
+    await insertPrimary(ids.legacy, legacy.secret, legacy.previous);
     await client.query(`INSERT INTO bot_webhooks (account_id, name, type, url, key) VALUES ($1, 'faq', 'task_push', 'https://bot.example.com/push', $2)`, [
       ids.legacy,
       legacy.botKey,
     ]);
     // And one written by this version, under the run's key.
     const runBox = new SecretBox(readSecretsKeys({ SECRETS_KEY: runKey }, false, []));
-    const sealedRow = await client.query<{ id: number }>(
-      'INSERT INTO accounts (email, open_api_token, signing_secret) VALUES ($1, $2, $3) RETURNING id',
-      [sealed.email, runBox.seal(sealed.token), runBox.seal(`whsec_${randomBytes(24).toString('base64')}`)],
-    );
+    const sealedRow = await client.query<{ id: number }>('INSERT INTO accounts (email, open_api_token) VALUES ($1, $2) RETURNING id', [sealed.email, runBox.seal(sealed.token)]);
     ids.sealed = sealedRow.rows[0].id;
+    await insertPrimary(ids.sealed, runBox.seal(`whsec_${randomBytes(24).toString('base64')}`), null);
     // An extra destination (CONTRACT §11): its target, auth and signing secret are sealed like the others.
     await client.query(
       `INSERT INTO destinations (id, account_id, type, target, target_shown, auth, auth_type, signing_secret)
@@ -188,8 +195,12 @@ describe('an upgraded installation and npm run secrets:rotate', () => {
   it('seals the plaintext rows and moves every value to the new key; a second run finds nothing to do', async () => {
     const first = await rotateCommand({ DATABASE_URL: databaseUrl, SECRETS_KEY: secondKey, SECRETS_PREVIOUS_KEYS: runKey });
     expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toContain('sealed 5 account secret(s), 1 bot webhook key(s) and 3 destination credential(s) with key "second"');
-    const [destination] = (await client.query<{ target: string; auth: string; signing_secret: string }>(`SELECT target, auth, signing_secret FROM destinations WHERE account_id = $1`, [ids.sealed])).rows;
+    // The same nine values as before the delivery model, counted by the table that holds them now: the two
+    // tokens; the bot key; the extra destination's three credentials and the three signing secrets of the primaries.
+    expect(first.stdout).toContain('sealed 2 account secret(s), 1 bot webhook key(s) and 6 destination credential(s) with key "second"');
+    const [destination] = (
+      await client.query<{ target: string; auth: string; signing_secret: string }>(`SELECT target, auth, signing_secret FROM destinations WHERE account_id = $1 AND id <> 'primary'`, [ids.sealed])
+    ).rows;
     for (const column of Object.values(destination)) expect(column.startsWith('gcm1:second:')).toBe(true);
 
     const secondBox = new SecretBox(readSecretsKeys({ SECRETS_KEY: secondKey }, false, []));

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ClientBase, QueryResultRow } from 'pg';
-import { DataSource, type QueryRunner } from 'typeorm';
+import { DataSource, QueryFailedError, type QueryRunner } from 'typeorm';
 import { GenericPlanPool } from '../generic-plan-pool';
 import type { Statement } from './statement';
 
@@ -11,6 +11,16 @@ async function runOn<R extends object>(client: ClientBase, statement: Statement<
     ? await client.query<QueryResultRow>({ name: statement.name, text: statement.text, values })
     : await client.query<QueryResultRow>(statement.text, values);
   return result.rows as R[];
+}
+
+/**
+ * PostgreSQL's refusal of a statement as TypeORM's error for a query, its query the statement's text and
+ * no values: what the apps' error filter and handlers know, so a log names the statement (verb and first
+ * table, docs/hostile-input.md) as it does for TypeORM's own queries. Other errors (a lost connection) pass.
+ */
+function asQueryFailed(statement: Statement<object, object>, error: unknown): unknown {
+  if (error instanceof QueryFailedError || !(error instanceof Error) || !('severity' in error)) return error;
+  return new QueryFailedError(statement.text, undefined, error);
 }
 
 /**
@@ -26,6 +36,14 @@ export class Sql {
   ) {}
 
   async rows<P extends object, R extends object>(statement: Statement<P, R>, params: P, within?: QueryRunner): Promise<R[]> {
+    try {
+      return await this.run(statement, params, within);
+    } catch (error) {
+      throw asQueryFailed(statement, error);
+    }
+  }
+
+  private async run<P extends object, R extends object>(statement: Statement<P, R>, params: P, within?: QueryRunner): Promise<R[]> {
     const values = statement.values(params);
     if (within) return runOn((await within.connect()) as ClientBase, statement, values, statement.plan !== 'plain');
     if (statement.plan === 'generic') return this.keptPlans.query<R & QueryResultRow>(statement.name, statement.text, values);
