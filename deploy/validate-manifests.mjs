@@ -7,6 +7,9 @@
 //  - a NetworkPolicy egress rule to a datastore port (PostgreSQL, Redis, Sentinel, OTLP) names single
 //    addresses (/32, /128), never a range such as 10.0.0.0/8 or a whole namespace;
 //  - no Deployment or Job reads a Secret meant for another app (its own `<app>-secrets` only);
+//  - every app serves /metrics off its public port: its Deployment sets METRICS_PORT to a port of its
+//    own, declared as the container port `metrics`; its Service carries that port as `metrics`; and
+//    the ServiceMonitor scrapes `metrics`, never `http`;
 //  - `promtool check rules` and `promtool test rules` pass, and so does `promtool check config` on
 //    deploy/prometheus.yml (the compose scrape configuration, which loads the same rules).
 // Usage: node deploy/validate-manifests.mjs [deploy directory]   (default: the one beside this file)
@@ -95,6 +98,39 @@ function checkOwnSecrets(where, object) {
   }
 }
 
+const APPS = ['config-api', 'ingest', 'delivery-worker'];
+
+/** Per overlay: each app's Deployment, Service and the ServiceMonitor agree on a metrics port apart from http. */
+function checkMetricsPorts(where, objects) {
+  const named = (kind, name) => objects.find((object) => object.kind === kind && object.metadata?.name === name);
+  for (const app of APPS) {
+    const container = named('Deployment', app)?.spec?.template?.spec?.containers?.find((candidate) => candidate.name === app);
+    if (!container) {
+      problems.push(`${where}: Deployment ${app}: no container named ${app}`);
+      continue;
+    }
+    const setting = (container.env ?? []).find((variable) => variable.name === 'METRICS_PORT')?.value;
+    const ports = Object.fromEntries((container.ports ?? []).map((port) => [port.name, port.containerPort]));
+    if (!/^[1-9][0-9]*$/.test(setting ?? '')) {
+      problems.push(`${where}: Deployment ${app}: METRICS_PORT is not set to a port, so /metrics is served on its public port`);
+    } else if (ports.metrics !== Number(setting)) {
+      problems.push(`${where}: Deployment ${app}: METRICS_PORT ${setting} is not its container port named metrics (${ports.metrics ?? 'none'})`);
+    } else if (ports.metrics === ports.http) {
+      problems.push(`${where}: Deployment ${app}: its metrics port is its http port`);
+    }
+    const servicePort = named('Service', app)?.spec?.ports?.find((port) => port.name === 'metrics');
+    if (!servicePort || (servicePort.targetPort !== 'metrics' && servicePort.targetPort !== Number(setting))) {
+      problems.push(`${where}: Service ${app}: no port named metrics targeting the container's metrics port`);
+    }
+  }
+  for (const monitor of objects.filter((object) => object.kind === 'ServiceMonitor')) {
+    const scraped = (monitor.spec?.endpoints ?? []).map((endpoint) => endpoint.port);
+    if (scraped.length === 0 || scraped.some((port) => port !== 'metrics')) {
+      problems.push(`${where}: ServiceMonitor ${monitor.metadata.name}: scrapes ${scraped.join(', ') || 'nothing'}; it must scrape the port named metrics only`);
+    }
+  }
+}
+
 const alerts = parse(readFileSync(join(prometheusDir, 'alerts.yml'), 'utf8'));
 const overlays = ['base', ...readdirSync(join(kubernetesDir, 'overlays')).map((overlay) => join('overlays', overlay))];
 for (const overlay of overlays) {
@@ -105,10 +141,12 @@ for (const overlay of overlays) {
   }
   const documents = parseAllDocuments(rendered.output);
   const kinds = new Map();
+  const objects = [];
   for (const document of documents) {
     if (document.errors.length) problems.push(`${overlay}: YAML: ${document.errors.map((error) => error.message).join('; ')}`);
     const object = document.toJS();
     if (object === null) continue;
+    objects.push(object);
     kinds.set(object.kind, (kinds.get(object.kind) ?? 0) + 1);
     validateObject(overlay, object);
     checkDatastoreEgress(overlay, object);
@@ -117,6 +155,7 @@ for (const overlay of overlays) {
       problems.push(`${overlay}: PrometheusRule ${object.metadata.name}: its groups differ from deploy/prometheus/alerts.yml (run node deploy/render-prometheus-rule.mjs)`);
     }
   }
+  checkMetricsPorts(overlay, objects);
   console.log(`${overlay}: ${documents.length} objects (${[...kinds].map(([kind, count]) => `${count} ${kind}`).join(', ')})`);
 }
 

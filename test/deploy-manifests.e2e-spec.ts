@@ -72,6 +72,10 @@ it.each([
   ['an alert that no longer fires as its test expects', 'prometheus/alerts.yml', (text: string) => text.replace('max(callback_backlog_oldest_due_seconds) > 600', 'max(callback_backlog_oldest_due_seconds) > 6000'), /promtool test rules alerts.test.yml: [\s\S]*CallbackDeliveryLate/],
   ['datastore ports open to all of 10/8', 'kubernetes/base/network-policies.yaml', (text: string) => text.replace('cidr: 10.0.0.10/32', 'cidr: 10.0.0.0/8'), /NetworkPolicy datastores: datastore ports open to 10.0.0.0\/8/],
   ['a pod reading another app\'s Secret', 'kubernetes/base/delivery-worker.yaml', (text: string) => text.replace('secretRef: { name: delivery-worker-secrets }', 'secretRef: { name: config-api-secrets }'), /Deployment delivery-worker reads the Secret config-api-secrets/],
+  ['config-api serving /metrics on its public port (no METRICS_PORT)', 'kubernetes/base/config-api.yaml', (text: string) => text.replace('            - { name: METRICS_PORT, value: "9464" }\n', ''), /Deployment config-api: METRICS_PORT is not set to a port, so \/metrics is served on its public port/],
+  ['a METRICS_PORT apart from the declared metrics port', 'kubernetes/base/ingest.yaml', (text: string) => text.replace('{ name: METRICS_PORT, value: "9464" }', '{ name: METRICS_PORT, value: "9465" }'), /Deployment ingest: METRICS_PORT 9465 is not its container port named metrics \(9464\)/],
+  ['a Service without the metrics port', 'kubernetes/base/delivery-worker.yaml', (text: string) => text.replace('    - { name: metrics, port: 9464, targetPort: metrics }\n', ''), /Service delivery-worker: no port named metrics/],
+  ['a ServiceMonitor scraping the public port', 'kubernetes/base/monitoring.yaml', (text: string) => text.replace('    - port: metrics', '    - port: http'), /ServiceMonitor event-callbacks: scrapes http; it must scrape the port named metrics only/],
   ['an alert expression that does not parse', 'prometheus/alerts.yml', (text: string) => text.replace('max(callbacks_endpoints_disabled) > 5', 'max(callbacks_endpoints_disabled > 5'), /promtool check rules alerts.yml: /],
 ])('fails on %s', (_what, file, edit, problem) => {
   const dir = brokenCopy(file, edit);
@@ -124,6 +128,15 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(SHUTDOWN_DEADLINE_MS + (container.lifecycle?.preStop ? 5000 : 0));
     const budgets = ofKind('PodDisruptionBudget').filter((budget) => budget.spec.selector.matchLabels['app.kubernetes.io/name'] === app);
     expect(budgets).toHaveLength(1);
+  });
+
+  it.each(['config-api', 'ingest', 'delivery-worker'])('serves %s metrics on METRICS_PORT, a port of its own that Prometheus alone scrapes', (app) => {
+    const [container] = named('Deployment', app).spec.template.spec.containers;
+    expect(container.env).toContainEqual({ name: 'METRICS_PORT', value: '9464' });
+    expect(container.ports).toEqual(expect.arrayContaining([{ name: 'metrics', containerPort: 9464 }]));
+    expect(container.ports.find((port: { name: string }) => port.name === 'http').containerPort).not.toBe(9464);
+    expect(named('Service', app).spec.ports).toContainEqual({ name: 'metrics', port: 9464, targetPort: 'metrics' });
+    expect(named('ServiceMonitor', 'event-callbacks').spec.endpoints.map((endpoint: { port: string }) => endpoint.port)).toEqual(['metrics']);
   });
 
   it('scales config-api and ingest on CPU, and the worker on the backlog within bounds', () => {

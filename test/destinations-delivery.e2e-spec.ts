@@ -388,9 +388,12 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
 
     const response = await fetch(`${configApi.url}/admin/v1/accounts/${account.id}`, { method: 'DELETE', headers: ADMIN_HEADERS });
     expect(response.status).toBeLessThan(300);
-    // Marked deleted in the deletion's own transaction (the rows then go with the account).
-    const rows = await dataSource.query<{ deleted_at: Date | null }[]>(`SELECT deleted_at FROM destinations WHERE id = $1`, [held.id]);
-    expect(rows.every((row) => row.deleted_at !== null)).toBe(true);
+    // Marked deleted, its credentials gone, in the deletion's own transaction (the rows then go with the account).
+    const rows = await dataSource.query<{ deleted_at: Date | null; credentials: unknown[] }[]>(
+      `SELECT deleted_at, ARRAY[target, target_shown, auth, signing_secret, previous_signing_secret] AS credentials FROM destinations WHERE account_id = $1`,
+      [account.id],
+    );
+    expect(rows.every((row) => row.deleted_at !== null && row.credentials.every((value) => value === null))).toBe(true);
     await waitFor('the account to be gone', async () =>
       (await dataSource.query<unknown[]>(`SELECT 1 FROM accounts WHERE id = $1`, [account.id])).length === 0 ? true : undefined,
     );

@@ -191,3 +191,20 @@ describe('the event view’s deliveries and redelivery per destination', () => {
     expect(invalid.body.details).toEqual([{ path: 'destination_id', problem: expect.any(String) }]);
   });
 });
+
+describe('a deleted destination', () => {
+  it('deletes its credentials at once (sealed target and auth, secrets, shown target), keeping the row its deliveries name', async () => {
+    const credentials = `SELECT target, target_shown, auth, signing_secret, previous_signing_secret, deleted_at IS NOT NULL AS deleted FROM destinations WHERE id = $1`;
+    const account = await createAccount(api);
+    const created = await adminCall(api, 'POST', `/admin/v1/accounts/${account.id}/destinations`, {
+      type: 'webhook',
+      target: 'https://hooks.example.com/T0/B0/secret-path',
+      auth: { type: 'header', name: 'x-api-key', value: 'key-123' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect((await namespace.db.query(credentials, [id])).rows[0]).toMatchObject({ target: expect.any(String), auth: expect.any(String), signing_secret: expect.any(String), deleted: false });
+    expect((await adminCall(api, 'DELETE', `/admin/v1/accounts/${account.id}/destinations/${id}`)).status).toBe(204);
+    expect((await namespace.db.query(credentials, [id])).rows).toEqual([{ target: null, target_shown: null, auth: null, signing_secret: null, previous_signing_secret: null, deleted: true }]);
+  });
+});

@@ -4,6 +4,7 @@ import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount } from './support/fixtures';
 import { openApiCall } from './support/open-api-client';
 import { adminPortalLink, openPortalSession, portalCall, portalToken } from './support/portal-client';
+import { waitFor } from './support/wait-for';
 
 /**
  * CONTRACT §10's limits on the portal, and the token rotation that ends portal access: per account 10 test
@@ -50,6 +51,74 @@ describe('rotate-token', () => {
     expect((await portalCall(configApi, bearer(otherToken), 'GET', 'settings')).status).toBe(200);
     // A link made after the rotation works.
     expect((await portalCall(configApi, bearer(await portalToken(configApi, account.id)), 'GET', 'settings')).status).toBe(200);
+  });
+
+  it('ends a link and a session opened while the rotation runs, whatever the order of their commits', async () => {
+    const account = await createAccount(configApi);
+    const before = await adminPortalLink(configApi, account.id);
+    // Hold the account row, so the rotation has started (its statement is waiting on the row) but not committed.
+    const holder = dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    let released = false;
+    try {
+      // NO KEY UPDATE, the lock the rotation's UPDATE takes (a plain FOR UPDATE would also stop inserts referencing the account).
+      await holder.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [account.id]);
+      const waitingOnAccounts = async (): Promise<number> => {
+        const [{ count }] = await dataSource.query<{ count: number }[]>(
+          `SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+        );
+        return count;
+      };
+      const rotating = fetch(`${configApi.url}/admin/v1/accounts/${account.id}/rotate-token`, { method: 'POST', headers: ADMIN_HEADERS });
+      await waitFor('the rotation waiting on the account row', async () => (await waitingOnAccounts()) >= 1);
+
+      // Opened during the rotation: a link, and a session from a link made before it.
+      const during = await adminPortalLink(configApi, account.id);
+      const sessionDuring = openPortalSession(configApi, before.code);
+      // Either the session opens now (nothing stops it) or it waits on the account row behind the rotation.
+      await Promise.race([sessionDuring, waitFor('the session waiting on the account row', async () => (await waitingOnAccounts()) >= 2)]);
+      await holder.commitTransaction();
+      released = true;
+
+      expect((await rotating).status).toBe(200);
+      const opened = await sessionDuring;
+      if (opened.status === 201) expect((await portalCall(configApi, bearer(opened.body.token as string), 'GET', 'settings')).status).toBe(401);
+      else expect(opened.status).toBe(401);
+      expect((await openPortalSession(configApi, during.code)).status).toBe(401);
+      // Access opened after the rotation committed works.
+      expect((await portalCall(configApi, bearer(await portalToken(configApi, account.id)), 'GET', 'settings')).status).toBe(200);
+    } finally {
+      if (!released) await holder.rollbackTransaction();
+      await holder.release();
+    }
+  });
+});
+
+describe('portal sessions per account', () => {
+  it('keeps at most 10 live: opening an 11th ends the oldest (401 after), the other ten live on', async () => {
+    const account = await createAccount(configApi);
+    const tokens: string[] = [];
+    for (let opened = 0; opened < 11; opened += 1) tokens.push(await portalToken(configApi, account.id));
+    expect((await portalCall(configApi, bearer(tokens[0]), 'GET', 'settings')).status).toBe(401);
+    for (const token of tokens.slice(1)) expect((await portalCall(configApi, bearer(token), 'GET', 'settings')).status).toBe(200);
+    const [{ count }] = await dataSource.query<{ count: number }[]>('SELECT count(*)::int AS count FROM portal_sessions WHERE account_id = $1', [account.id]);
+    expect(count).toBe(10);
+    // A 12th ends the second, and another account's sessions are not touched.
+    const bystander = await portalToken(configApi, (await createAccount(configApi)).id);
+    tokens.push(await portalToken(configApi, account.id));
+    expect((await portalCall(configApi, bearer(tokens[1]), 'GET', 'settings')).status).toBe(401);
+    expect((await portalCall(configApi, bearer(tokens[2]), 'GET', 'settings')).status).toBe(200);
+    expect((await portalCall(configApi, bearer(bystander), 'GET', 'settings')).status).toBe(200);
+  });
+
+  it('keeps at most 10 when many open at once', async () => {
+    const account = await createAccount(configApi);
+    const links = await Promise.all(Array.from({ length: 14 }, () => adminPortalLink(configApi, account.id)));
+    const sessions = await Promise.all(links.map((link) => openPortalSession(configApi, link.code)));
+    expect(sessions.map((session) => session.status)).toEqual(Array.from({ length: 14 }, () => 201));
+    const live = await Promise.all(sessions.map(async (session) => (await portalCall(configApi, bearer(session.body.token as string), 'GET', 'settings')).status));
+    expect(live.filter((status) => status === 200)).toHaveLength(10);
   });
 });
 
@@ -109,6 +178,24 @@ describe('portal calls', () => {
     const limited = await portalAnswer(token, 'GET', 'settings');
     expect({ status: limited.status, error: limited.body.error }).toEqual({ status: 429, error: 'too_many_requests' });
     expect(Number(limited.retryAfter)).toBeGreaterThan(0);
+    expect((await portalAnswer(other, 'GET', 'settings')).status).toBe(200);
+  });
+
+  it('allow 600 a minute per account, its sessions together, so new sessions do not multiply the budget', async () => {
+    const account = await createAccount(configApi);
+    const tokens = await Promise.all(Array.from({ length: 6 }, () => portalToken(configApi, account.id)));
+    // Five sessions spend their 120 each (in parallel batches: the minute must not run out first).
+    for (const token of tokens.slice(0, 5)) {
+      for (let batch = 0; batch < 6; batch += 1) {
+        const answers = await Promise.all(Array.from({ length: 20 }, () => portalAnswer(token, 'GET', 'settings')));
+        expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 20 }, () => 200));
+      }
+    }
+    const limited = await portalAnswer(tokens[5], 'GET', 'settings');
+    expect({ status: limited.status, error: limited.body.error }).toEqual({ status: 429, error: 'too_many_requests' });
+    expect(limited.body.message).toMatch(/more than 600 portal calls a minute for this account/);
+    expect(Number(limited.retryAfter)).toBeGreaterThan(0);
+    const other = await portalToken(configApi, (await createAccount(configApi)).id);
     expect((await portalAnswer(other, 'GET', 'settings')).status).toBe(200);
   });
 });

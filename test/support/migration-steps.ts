@@ -38,9 +38,11 @@ export class MigrationDatabase {
     });
   }
 
-  /** Applies every pending migration; answers their names. */
-  async up(): Promise<string[]> {
-    return this.withDataSource(MIGRATIONS, async (dataSource) => (await dataSource.runMigrations({ transaction: 'each' })).map((migration) => migration.name));
+  /** Applies every pending migration (up to and including `upTo` when given, so later migrations do not change a test of one); answers their names. */
+  async up(upTo?: string): Promise<string[]> {
+    const last = upTo === undefined ? MIGRATIONS.length - 1 : MIGRATIONS.findIndex((migration) => migration.name === upTo);
+    if (last < 0) throw new Error(`no migration ${upTo}`);
+    return this.withDataSource(MIGRATIONS.slice(0, last + 1), async (dataSource) => (await dataSource.runMigrations({ transaction: 'each' })).map((migration) => migration.name));
   }
 
   /** Reverts the last applied migration (its down, in one transaction). */

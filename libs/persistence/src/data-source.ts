@@ -23,6 +23,8 @@ import { BulkRedeliveryDestinations1765200000000 } from './migrations/1765200000
 import { DestinationDeliveryStatuses1765300000000 } from './migrations/1765300000000-destination-delivery-statuses';
 import { StatementsKeepEventBooks1765400000000 } from './migrations/1765400000000-statements-keep-event-books';
 import { OneDeliveryModel1765500000000 } from './migrations/1765500000000-one-delivery-model';
+import { PortalGeneration1765600000000 } from './migrations/1765600000000-portal-generation';
+import { DeletedDestinationCredentials1765700000000 } from './migrations/1765700000000-deleted-destination-credentials';
 
 export const ENTITIES = [Account, CallbackSettings, BotWebhook, BotCall, Destination];
 export const MIGRATIONS = [
@@ -45,6 +47,8 @@ export const MIGRATIONS = [
   DestinationDeliveryStatuses1765300000000,
   StatementsKeepEventBooks1765400000000,
   OneDeliveryModel1765500000000,
+  PortalGeneration1765600000000,
+  DeletedDestinationCredentials1765700000000,
 ];
 
 export interface DataSourceTuning {

@@ -2,7 +2,7 @@ import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource, EntityManager } from 'typeorm';
-import { isDatabaseUnavailable, loggableErrorText, sqlState } from '@app/runtime';
+import { isDatabaseUnavailable, loggableError, loggableErrorText, sqlState } from '@app/runtime';
 
 /** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */
 export const TASK_STALE_AFTER_S = 30;
@@ -21,6 +21,18 @@ export function isTaskId(id: string): boolean {
 /** A database outage or a deadlock/serialization victim: the task waits to be resumed rather than failing. */
 export function isPassingFailure(error: unknown): boolean {
   return isDatabaseUnavailable(error) || (sqlState(error)?.startsWith('40') ?? false);
+}
+
+/** What a task row keeps when an error that is not a database's stopped it (its details go to the log only). */
+export const TASK_FAILURE_TEXT = 'stopped by an unexpected error; the config-api log has the details';
+
+/**
+ * Why a task stopped, as its row keeps it and the admin API shows it: a fixed description, never an
+ * error's own text, which may quote a row's values, a target URL or a credential. A database error is
+ * described by its SQLSTATE and statement name (from the statement's text, never its values).
+ */
+export function describeTaskFailure(error: unknown): string {
+  return 'database_error' in loggableError(error) ? loggableErrorText(error) : TASK_FAILURE_TEXT;
 }
 
 /**
@@ -123,12 +135,11 @@ export abstract class SteppedTaskRunner<Id extends string | number> extends Leas
         }
       }
     } catch (error) {
-      const message = loggableErrorText(error);
-      this.logger.warn(`task ${id} of ${this.table} paused: ${message}`);
+      this.logger.warn(`task ${id} of ${this.table} paused: ${loggableErrorText(error)}`);
       if (isPassingFailure(error)) return;
       // Kept for operators; the stale heartbeat brings the task back to a runner.
       await this.dataSource
-        .query(`UPDATE ${this.table} SET error = $3 WHERE id = $1 AND lease_owner = $2`, [id, this.owner, message.slice(0, 1000)])
+        .query(`UPDATE ${this.table} SET error = $3 WHERE id = $1 AND lease_owner = $2`, [id, this.owner, describeTaskFailure(error)])
         .catch((failure: unknown) => this.logger.warn(`recording why task ${id} paused: ${loggableErrorText(failure)}`));
     }
   }

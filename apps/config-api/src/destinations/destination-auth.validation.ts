@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import type { DestinationAuthInput } from '@app/payloads';
 import type { ErrorDetail } from '@app/runtime';
 import { checkTargetUrl } from '@app/runtime';
@@ -93,6 +93,24 @@ function certificateOf(pem: string, path: string, problems: ErrorDetail[]): X509
   }
 }
 
+/** RSA of 2048 to 4096 bits or EC P-256/P-384 (CONTRACT §11): what TLS clients and servers commonly take. */
+const RSA_BITS = { min: 2048, max: 4096 };
+const EC_CURVES = new Set(['prime256v1', 'secp384r1']);
+const KEY_KINDS = 'an RSA key of 2048 to 4096 bits or an EC key on P-256 or P-384';
+
+/** Null when the key is of an accepted kind and size, else the problem (never quoting the key). */
+function keyKindProblem(key: KeyObject): string | null {
+  const details = key.asymmetricKeyDetails ?? {};
+  if (key.asymmetricKeyType === 'rsa') {
+    const bits = details.modulusLength ?? 0;
+    return bits >= RSA_BITS.min && bits <= RSA_BITS.max ? null : `must be ${KEY_KINDS} (this RSA key has ${bits} bits)`;
+  }
+  if (key.asymmetricKeyType === 'ec') {
+    return EC_CURVES.has(details.namedCurve ?? '') ? null : `must be ${KEY_KINDS} (this EC key is on ${details.namedCurve ?? 'an unnamed curve'})`;
+  }
+  return `must be ${KEY_KINDS} (this key is ${key.asymmetricKeyType ?? 'symmetric'})`;
+}
+
 const checkMtls: Check = (fields, problems) => {
   unknownKeys(fields, ['type', 'certificate', 'private_key', 'ca'], problems);
   const certificate = text(fields, 'certificate', problems, false, PEM_MAX_LENGTH);
@@ -103,7 +121,9 @@ const checkMtls: Check = (fields, problems) => {
   if (privateKey !== undefined) {
     try {
       const key = createPrivateKey(privateKey);
-      if (parsed && !parsed.checkPrivateKey(key)) problems.push({ path: 'auth.private_key', problem: 'does not belong to the certificate' });
+      const kindProblem = keyKindProblem(key);
+      if (kindProblem) problems.push({ path: 'auth.private_key', problem: kindProblem });
+      else if (parsed && !parsed.checkPrivateKey(key)) problems.push({ path: 'auth.private_key', problem: 'does not belong to the certificate' });
     } catch {
       problems.push({ path: 'auth.private_key', problem: 'must be an unencrypted PEM private key (-----BEGIN PRIVATE KEY-----)' });
     }

@@ -172,13 +172,19 @@ export class DestinationsService {
     return this.viewOf(row);
   }
 
-  /** Soft delete: the id stays on its deliveries and attempts; what was still pending ends failed. */
+  /**
+   * Soft delete: the id stays on its deliveries and attempts (listed until retention); what was still
+   * pending ends failed; its credentials (sealed target and auth, signing secrets, and the shown target,
+   * whose path may itself be a secret) are deleted in the same commit (CONTRACT §11).
+   */
   async remove(accountId: number, id: string): Promise<void> {
     knownShapeOrNotFound(id);
     if (id === PRIMARY_DESTINATION_ID) throw new DestinationProblemError([{ path: 'id', problem: 'the primary destination cannot be deleted (pause it, or change it with set_url)' }]);
     const found = await this.dataSource.transaction(async (manager) => {
       const [rows] = await manager.query<[{ id: string }[], number]>(
-        `UPDATE destinations SET deleted_at = now(), version = version + 1, updated_at = now()
+        `UPDATE destinations
+            SET deleted_at = now(), version = version + 1, updated_at = now(),
+                target = NULL, target_shown = NULL, auth = NULL, signing_secret = NULL, previous_signing_secret = NULL, previous_secret_expires_at = NULL
           WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING id`,
         [id, accountId],
       );

@@ -6,6 +6,12 @@ import { ApiError, MinuteLimit, REDIS, type RedisClient, RedisKeys } from '@app/
 
 /** Portal calls a minute per session, and bulk redeliveries a minute per account (CONTRACT §10). */
 export const PORTAL_CALLS_PER_MINUTE = 120;
+/**
+ * Portal calls a minute per account, every session together: new sessions (a link a minute through the
+ * Open API) must not multiply the per-session budget without end. Five sessions' worth, so a user with a
+ * few tabs open never meets it.
+ */
+export const PORTAL_ACCOUNT_CALLS_PER_MINUTE = 5 * PORTAL_CALLS_PER_MINUTE;
 export const BULK_REDELIVERIES_PER_MINUTE = 5;
 
 /** The 429 of the portal, with `Retry-After` on the response. */
@@ -22,6 +28,7 @@ export function portalRateLimited(response: Response, retryAfterSeconds: number,
 @Injectable()
 export class PortalLimits {
   private readonly calls: MinuteLimit;
+  private readonly accountCalls: MinuteLimit;
   private readonly bulkRedeliveries: MinuteLimit;
 
   constructor(
@@ -30,16 +37,22 @@ export class PortalLimits {
     keys: RedisKeys,
   ) {
     this.calls = new MinuteLimit(redis, keys.portalCallsLimit(), PORTAL_CALLS_PER_MINUTE);
+    this.accountCalls = new MinuteLimit(redis, keys.portalAccountCallsLimit(), PORTAL_ACCOUNT_CALLS_PER_MINUTE);
     this.bulkRedeliveries = new MinuteLimit(redis, keys.portalBulkLimit(), BULK_REDELIVERIES_PER_MINUTE);
   }
 
   /**
-   * One call of the session (named by its token's digest, never the token). When Redis cannot count the
-   * call goes on: the portal's reads need only PostgreSQL, and its writes that need Redis refuse anyway.
+   * One call of the session (named by its token's digest, never the token) and of its account. When Redis
+   * cannot count the call goes on: the portal's reads need only PostgreSQL, and its writes that need Redis
+   * refuse anyway.
    */
-  async spendCall(sessionDigest: string, response: Response): Promise<void> {
+  async spendCall(sessionDigest: string, accountId: number, response: Response): Promise<void> {
     const retryAfterSeconds = await this.calls.take(sessionDigest).catch(() => null);
     if (retryAfterSeconds !== null) throw portalRateLimited(response, retryAfterSeconds, `more than ${PORTAL_CALLS_PER_MINUTE} portal calls a minute in this session`);
+    const accountRetryAfter = await this.accountCalls.take(String(accountId)).catch(() => null);
+    if (accountRetryAfter !== null) {
+      throw portalRateLimited(response, accountRetryAfter, `more than ${PORTAL_ACCOUNT_CALLS_PER_MINUTE} portal calls a minute for this account, its sessions together`);
+    }
   }
 
   /**

@@ -11,7 +11,7 @@ type PortalRequest = Request & { portalAccountId?: number };
  * The one place the portal's scope is decided: a live session token binds its account to the request,
  * and every portal handler reads the account only through @PortalAccount() and passes it to queries
  * that filter on it. No token, an expired one, the admin token or anything else: 401. A live session
- * then spends one of its 120 calls a minute (429 past them).
+ * then spends one of its 120 calls a minute, and one of its account's 600 (429 past either).
  */
 @Injectable()
 export class PortalSessionGuard implements CanActivate {
@@ -26,7 +26,7 @@ export class PortalSessionGuard implements CanActivate {
     if (!match) throw new ApiError(401, 'unauthorized', 'missing portal session token');
     const accountId = await this.access.accountOfToken(match[1]);
     if (accountId === null) throw new ApiError(401, 'unauthorized', 'the portal session is expired or unknown; open a new portal link');
-    await this.limits.spendCall(createHash('sha256').update(match[1]).digest('base64url'), context.switchToHttp().getResponse<Response>());
+    await this.limits.spendCall(createHash('sha256').update(match[1]).digest('base64url'), accountId, context.switchToHttp().getResponse<Response>());
     request.portalAccountId = accountId;
     return true;
   }

@@ -1,5 +1,13 @@
 import fc from 'fast-check';
-import { FILTER_MAX_DEPTH, FILTER_MAX_NODES, matchesDestinationFilter, validateDestinationFilter } from './destination-filter';
+import {
+  FILTER_MAX_CONDITIONS,
+  FILTER_MAX_GROUP_DEPTH,
+  FILTER_MAX_LIST_VALUES,
+  FILTER_MAX_LITERAL_DEPTH,
+  FILTER_MAX_WORK_PER_EVENT,
+  matchesDestinationFilter,
+  validateDestinationFilter,
+} from './destination-filter';
 
 const message = { id: 7, name: 'Ann', tags: ['vip', 'eu'], organization: { id: 12, name: 'Acme' }, score: 4.5, deleted: false };
 
@@ -46,13 +54,32 @@ describe('validateDestinationFilter', () => {
     expect(validateDestinationFilter(filter)).toBe(problem);
   });
 
-  it('bounds nesting, conditions and size', () => {
-    let deep: Record<string, unknown> = { id: 7 };
-    for (let level = 0; level <= FILTER_MAX_DEPTH; level += 1) deep = { $and: [deep] };
-    expect(validateDestinationFilter(deep)).toBe(`filter: nested deeper than ${FILTER_MAX_DEPTH} levels`);
-    expect(validateDestinationFilter({ id: { $in: Array.from({ length: FILTER_MAX_NODES }, (_, i) => i) } })).toBe(
-      `filter: more than ${FILTER_MAX_NODES} conditions and values`,
-    );
+  it('takes 4 levels of $and/$or and refuses a 5th, naming it', () => {
+    let nested: Record<string, unknown> = { id: 7 };
+    for (let level = 1; level <= FILTER_MAX_GROUP_DEPTH; level += 1) nested = { [level % 2 ? '$and' : '$or']: [nested, { name: 'Ann' }] };
+    expect(validateDestinationFilter(nested)).toBeNull();
+    expect(validateDestinationFilter({ $or: [nested] })).toBe('filter: $and nested more than 4 levels of $and/$or');
+  });
+
+  it('takes 50 conditions and refuses the 51st, wherever it sits', () => {
+    const conditions = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, { $gte: i }]));
+    expect(validateDestinationFilter(conditions(FILTER_MAX_CONDITIONS))).toBeNull();
+    expect(validateDestinationFilter(conditions(FILTER_MAX_CONDITIONS + 1))).toBe('filter: more than 50 conditions');
+    const spread = { $and: [conditions(25), { $or: [conditions(25), { last: 1 }] }] };
+    expect(validateDestinationFilter(spread)).toBe('filter: more than 50 conditions');
+  });
+
+  it('takes $in/$nin lists of 100 values and refuses 101, naming the operator and path', () => {
+    const values = (count: number) => Array.from({ length: count }, (_, i) => i);
+    expect(validateDestinationFilter({ id: { $in: values(FILTER_MAX_LIST_VALUES) } })).toBeNull();
+    expect(validateDestinationFilter({ id: { $in: values(FILTER_MAX_LIST_VALUES + 1) } })).toBe('filter: $in of "id" has more than 100 values');
+    expect(validateDestinationFilter({ 'a.b': { $nin: values(FILTER_MAX_LIST_VALUES + 1) } })).toBe('filter: $nin of "a.b" has more than 100 values');
+  });
+
+  it('bounds literal nesting and size', () => {
+    let deep: unknown = 1;
+    for (let level = 0; level <= FILTER_MAX_LITERAL_DEPTH; level += 1) deep = [deep];
+    expect(validateDestinationFilter({ id: deep })).toBe('filter: the value of "id" is nested deeper than 8 levels');
     expect(validateDestinationFilter({ name: 'x'.repeat(9000) })).toBe('filter: larger than 8192 bytes');
   });
 });
@@ -73,6 +100,24 @@ describe('matchesDestinationFilter', () => {
     [{ $and: [{ name: 'Ann' }, { deleted: true }] }, false],
   ])('%j on the sample message: %s', (filter, expected) => {
     expect(matchesDestinationFilter(filter, message)).toBe(expected);
+  });
+
+  it('stops a filter past its work budget on a message with long arrays, and takes nothing', () => {
+    // 50 conditions of 20 values on a path through a long array: millions of comparisons unbounded.
+    const paths = Array.from({ length: FILTER_MAX_CONDITIONS }, (_, i) => [`items.v${i}`, { $nin: Array.from({ length: 20 }, (_, j) => -j - 1) }]);
+    const filter = Object.fromEntries(paths) as Record<string, unknown>;
+    expect(validateDestinationFilter(filter)).toBeNull();
+    const small = { items: [{ v0: 1 }] };
+    expect(matchesDestinationFilter(filter, small)).toBe(true);
+    const long = { items: Array.from({ length: 5000 }, (_, i) => Object.fromEntries(paths.map((_p, k) => [`v${k}`, i]))) };
+    const started = process.hrtime.bigint();
+    expect(matchesDestinationFilter(filter, long)).toBe(false);
+    const tookMs = Number(process.hrtime.bigint() - started) / 1e6;
+    // Unbounded, this is 50 × 5,000 × 20 = 5 million comparisons (seconds); the budget stops it early.
+    expect(tookMs).toBeLessThan(200);
+    expect(FILTER_MAX_WORK_PER_EVENT).toBeLessThan(50 * 5000 * 20);
+    // The next event starts with a full budget again.
+    expect(matchesDestinationFilter(filter, small)).toBe(true);
   });
 
   it('takes nothing rather than running an operator the check refuses', () => {

@@ -9,7 +9,8 @@ export interface DestinationRow {
   target: string | null;
   target_shown: string | null;
   auth: string | null;
-  signing_secret: string;
+  /** Null only on a deleted destination. */
+  signing_secret: string | null;
   previous_signing_secret: string | null;
   previous_secret_expires_at: Date | null;
   content_type: string;

@@ -59,9 +59,9 @@ export class Destination {
   @Column({ type: 'boolean', default: false })
   paused!: boolean;
 
-  /** Sealed `whsec_…`: the key of this destination's own signature. */
-  @Column({ name: 'signing_secret', type: 'text' })
-  signingSecret!: string;
+  /** Sealed `whsec_…`: the key of this destination's own signature; null once the destination is deleted. */
+  @Column({ name: 'signing_secret', type: 'text', nullable: true })
+  signingSecret!: string | null;
 
   @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
   failingSince!: Date | null;

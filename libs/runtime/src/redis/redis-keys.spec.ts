@@ -18,6 +18,7 @@ describe('RedisKeys', () => {
     expect(keys.authFailuresLimit()).toBe('callbacks:ratelimit:auth-failures');
     expect(keys.testEventsLimit()).toBe('callbacks:ratelimit:test-events');
     expect(keys.portalCallsLimit()).toBe('callbacks:ratelimit:portal-calls');
+    expect(keys.portalAccountCallsLimit()).toBe('callbacks:ratelimit:portal-account-calls');
     expect(keys.portalBulkLimit()).toBe('callbacks:ratelimit:portal-bulk');
     expect(keys.settingsChannel()).toBe('callbacks:settings-changed');
     expect(keys.botWebhooksStamp(7)).toBe('callbacks:bot-webhooks:7:stamp');

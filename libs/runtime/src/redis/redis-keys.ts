@@ -38,9 +38,14 @@ export class RedisKeys {
     return `${this.rateLimitPrefix()}:test-events`;
   }
 
-  /** Key prefix of the portal's calls per account. */
+  /** Key prefix of the portal's calls per session. */
   portalCallsLimit(): string {
     return `${this.rateLimitPrefix()}:portal-calls`;
+  }
+
+  /** Key prefix of the portal's calls per account (every session of it together). */
+  portalAccountCallsLimit(): string {
+    return `${this.rateLimitPrefix()}:portal-account-calls`;
   }
 
   /** Key prefix of the portal's bulk redeliveries per account. */

@@ -6,7 +6,7 @@ import type { RotatedSecret, RotatedToken } from '@app/payloads';
 import { PRIMARY_DESTINATION_ID } from '@app/persistence';
 import { ApiError, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
-import { endPortalAccessCtes } from '../../portal-access/portal-access.service';
+import { rotateTokenEndingPortalAccess } from '../../portal-access/portal-access.service';
 
 /** How long a rotated-out signing secret keeps signing next to the new one. */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -64,7 +64,9 @@ export class AccountCredentialsService {
   /** The new token, and every portal session and link code of the account ended with the old one. */
   async rotateToken(accountId: number): Promise<RotatedToken> {
     const openApiToken = generateToken(24);
-    await this.updateAccount(accountId, 'open_api_token = $2', [this.secrets.seal(openApiToken)], endPortalAccessCtes('$1'));
+    const sealed = this.secrets.seal(openApiToken);
+    const rotated = await this.dataSource.transaction((manager) => rotateTokenEndingPortalAccess(manager, accountId, sealed));
+    if (!rotated) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
     return { open_api_token: openApiToken };
   }
 
@@ -80,15 +82,6 @@ export class AccountCredentialsService {
         RETURNING d.account_id`,
       [accountId, ...values],
     );
-    if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
-  }
-
-  /** `assignments` uses $2, $3, … for `values`; $1 is the account id. `ctes` run in the same statement. */
-  private async updateAccount(accountId: number, assignments: string, values: unknown[], ctes?: string): Promise<void> {
-    const [rows] = await this.dataSource.query<[unknown[], number]>(`${ctes ? `WITH ${ctes} ` : ''}UPDATE accounts SET ${assignments} WHERE id = $1 AND deleted_at IS NULL RETURNING id`, [
-      accountId,
-      ...values,
-    ]);
     if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
   }
 }

@@ -40,11 +40,15 @@ export class AccountDeletionService {
       for (const table of ['portal_sessions', 'portal_link_codes', 'bot_webhooks', 'callback_settings']) {
         await manager.query(`DELETE FROM ${table} WHERE account_id = $1`, [accountId]);
       }
-      // Its extra destinations stop at once: ingest takes no more deliveries for them and the worker ends
-      // their pending ones without a call; the rows go with the account (ON DELETE CASCADE).
-      await manager.query(`UPDATE destinations SET deleted_at = now(), version = version + 1, updated_at = now() WHERE account_id = $1 AND deleted_at IS NULL`, [
-        accountId,
-      ]);
+      // Its destinations stop at once: ingest takes no more deliveries for them and the worker ends their
+      // pending ones without a call; their credentials go now (CONTRACT §11), the rows with the account (ON DELETE CASCADE).
+      await manager.query(
+        `UPDATE destinations
+            SET deleted_at = now(), version = version + 1, updated_at = now(),
+                target = NULL, target_shown = NULL, auth = NULL, signing_secret = NULL, previous_signing_secret = NULL, previous_secret_expires_at = NULL
+          WHERE account_id = $1 AND deleted_at IS NULL`,
+        [accountId],
+      );
       await manager.query(`INSERT INTO account_deletions (id, lease_owner, heartbeat_at) VALUES ($1, $2, now())`, [accountId, this.runner.owner]);
       return true;
     });

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { RESTART_DELIVERIES, Sql } from '@app/persistence';
 import { type DeliveryJobData, DeliveryProducer, DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, stepOfRow } from '@app/runtime';
 import type { EventFilter } from '@app/payloads';
-import { isPassingFailure, LeasedTaskRunner } from '../leased-task-runner';
+import { describeTaskFailure, isPassingFailure, LeasedTaskRunner } from '../leased-task-runner';
 import { type DeliveryCursor, nextMatching, REDELIVERY_CHUNK } from './matching-deliveries';
 
 export { TASK_STALE_AFTER_S } from '../leased-task-runner';
@@ -52,7 +52,6 @@ export class RedeliveryRunner extends LeasedTaskRunner<string> {
     try {
       while (!this.stopping && (await this.chunk(taskId)));
     } catch (error) {
-      const message = (error as Error).message;
       if (isPassingFailure(error)) {
         // The database is away (or a deadlock/serialization victim): the task stays running and its
         // stale heartbeat lets a process (this one included) resume it from the last committed chunk.
@@ -65,7 +64,7 @@ export class RedeliveryRunner extends LeasedTaskRunner<string> {
         .query(
           `UPDATE redelivery_tasks SET status = 'failed', error = $3, finished_at = now()
             WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
-          [taskId, this.owner, message.slice(0, 1000)],
+          [taskId, this.owner, describeTaskFailure(error)],
         )
         .catch((failure: unknown) => this.logger.warn(`recording the failure of task ${taskId}: ${loggableErrorText(failure)}`));
     }

@@ -199,7 +199,8 @@ export class DestinationSettingsCache implements OnModuleInit, OnApplicationShut
       return {
         url: this.secrets.openNullable(row.target),
         auth: auth === null ? null : (JSON.parse(auth) as DestinationAuth),
-        signingSecret: this.secrets.open(row.signing_secret),
+        // Null only on a deleted destination (its credentials are deleted with it), which never signs.
+        signingSecret: this.secrets.openNullable(row.signing_secret) ?? '',
         previousSigningSecret: this.secrets.openNullable(row.previous_signing_secret),
         problem: null,
       };
