@@ -132,7 +132,7 @@ describe.each(APPS)('%s API documentation', (name, rootModule, info, tokenScheme
 
   it('describes the callback and bot webhook requests the service sends', () => {
     const webhooks = document.webhooks ?? {};
-    expect(Object.keys(webhooks).sort()).toEqual(['bot-message-trigger', 'bot-task-push', 'callback']);
+    expect(Object.keys(webhooks).sort()).toEqual(['Destination_disabled', 'Destination_failing', 'Destination_recovered', 'bot-message-trigger', 'bot-task-push', 'callback']);
 
     const callback = webhooks.callback.post as OperationObject;
     const headers = (callback.parameters as ParameterObject[]).filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);
@@ -150,6 +150,13 @@ describe.each(APPS)('%s API documentation', (name, rootModule, info, tokenScheme
     expect(customer.properties?.id).toMatchObject({ type: 'integer' });
     expect(customer.properties?.description).toMatchObject({ type: ['string', 'null'] });
     expect(customer.properties?.cellphones).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/CellphoneEntry' } });
+
+    const failing = (webhooks.Destination_failing.post as OperationObject).requestBody as { content: Record<string, { schema: { $ref: string } }> };
+    expect(failing.content['application/json'].schema.$ref).toBe('#/components/schemas/OperationalEvent_Destination_failing');
+    expect(schema(document, 'OperationalEvent_Destination_failing').properties?.message).toEqual({ $ref: '#/components/schemas/OperationalEventMessage' });
+    const operational = schema(document, 'OperationalEventMessage');
+    expect(operational.required).toEqual(['destination_id', 'target', 'reason', 'at']);
+    expect(operational.properties?.target).toMatchObject({ type: ['string', 'null'] });
 
     const trigger = webhooks['bot-message-trigger'].post as OperationObject;
     expect((trigger.parameters as ParameterObject[]).map((parameter) => `${parameter.in}:${parameter.name}`)).toEqual(['query:timestamp', 'query:sign']);

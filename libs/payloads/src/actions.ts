@@ -72,6 +72,9 @@ export interface OperationalMessage {
   at: string;
 }
 
+/** Every action an account's event log holds: the seed's events and the service's operational ones (filters accept them all). */
+export const LOGGED_ACTIONS = [...EVENT_ACTIONS, ...OPERATIONAL_ACTIONS] as const;
+
 export function isOperationalAction(value: unknown): value is OperationalAction {
   return typeof value === 'string' && (OPERATIONAL_ACTIONS as readonly string[]).includes(value);
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EVENT_ACTIONS, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
+import { EVENT_ACTIONS, OPERATIONAL_ACTIONS, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
 import { defineStatement, Sql } from '@app/persistence';
 import { OpenApiCode } from './open-api-errors';
 import { type FeedCursor, formatFeedCursor } from './feed-cursor';
@@ -46,9 +46,9 @@ interface PageParams {
  * One page, oldest first after the cursor, of the rows whose inserting transaction is older than every
  * transaction still running (see migration 1764800000000): those can no longer be joined by a row that
  * sorts before them. At most FEED_SCAN_ROWS rows are looked at; `taken` counts the allowed ones among them
- * (test events are allowed whatever the permissions, as they are pushed whatever the permissions), and the
- * page is every row looked at up to the (limit + 1)-th allowed one, which PostgreSQL stops at (the run
- * condition of the window). Rows left out by the permissions come back as their position only.
+ * (test events are allowed whatever the permissions, as they are pushed whatever the permissions; operational
+ * events arrive in `allowed`, as no permission governs them), and the page is every row looked at up to the
+ * (limit + 1)-th allowed one, which PostgreSQL stops at (the run condition of the window). Rows left out by the permissions come back as their position only.
  *
  * Prepared, so each connection plans it once: no partition can be pruned (the order is not seq's), and
  * planning across a month of daily partitions cost several times the scan itself (docs/self-service.md).
@@ -94,9 +94,10 @@ export class EventFeedService {
     return { code: OpenApiCode.ok, message: 'OK', items, next_cursor: formatFeedCursor(last ? { txid: last.txid, seq: last.seq } : after) };
   }
 
+  /** The actions the permissions allow, and the operational ones, which no permission governs (CONTRACT §14). */
   private async allowedActions(accountId: number): Promise<string[]> {
     const row = await this.sql.first(PERMISSIONS, { accountId });
     const permissions = row?.permissions ?? {};
-    return EVENT_ACTIONS.filter((action) => permissions[PERMISSION_KEY_BY_ACTION[action]] === true);
+    return [...EVENT_ACTIONS.filter((action) => permissions[PERMISSION_KEY_BY_ACTION[action]] === true), ...OPERATIONAL_ACTIONS];
   }
 }

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiQuery } from '@nestjs/swagger';
-import { EVENT_ACTIONS } from '@app/payloads';
+import { EVENT_ACTIONS, LOGGED_ACTIONS } from '@app/payloads';
 import type { FeedItem, FeedPage } from './event-feed.service';
 import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT } from './feed-cursor';
 import { OpenApiCode } from './open-api-errors';
@@ -19,10 +19,10 @@ export class FeedItemView implements FeedItem {
   @ApiProperty({ example: 'evt_01JF3Z8W6Q2M4N5P6R7S8T9V0W' })
   event_id!: string;
 
-  @ApiProperty({ enum: EVENT_ACTIONS })
+  @ApiProperty({ enum: LOGGED_ACTIONS, description: 'One of the seed\'s actions, or an operational event about one of the account\'s destinations (`Destination_failing`, `Destination_disabled`, `Destination_recovered`), which no permission governs.' })
   action!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The message as ingest accepted it.' })
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The message as ingest accepted it; for an operational event `{destination_id, target, reason, at}` (the `OperationalEventMessage` schema of the webhooks section).' })
   message!: Record<string, unknown>;
 
   @ApiProperty({ format: 'date-time' })

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { DELIVERY_ORDERINGS, type DeliveryOrdering, EVENT_ACTIONS, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN, PERMISSION_KEYS } from '@app/payloads';
+import { DELIVERY_ORDERINGS, type DeliveryOrdering, EVENT_ACTIONS, LOGGED_ACTIONS, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN, PERMISSION_KEYS } from '@app/payloads';
 import { ListEventsQueryDto } from '../admin/events/admin-events.dto';
 import { BulkRedeliverDto } from '../admin/redeliveries/redelivery-task.dto';
 import { StatsSeriesQueryDto } from '../admin/stats/stats.dto';
@@ -12,9 +12,9 @@ export class PortalEventsQueryDto extends OmitType(ListEventsQueryDto, ['account
 export class PortalHealthQueryDto extends OmitType(StatsSeriesQueryDto, ['account_id'] as const) {}
 
 export class PortalRedeliverDto extends BulkRedeliverDto {
-  @ApiPropertyOptional({ enum: EVENT_ACTIONS })
+  @ApiPropertyOptional({ enum: LOGGED_ACTIONS })
   @IsOptional()
-  @IsIn(EVENT_ACTIONS, { message: `action must be one of ${EVENT_ACTIONS.join(', ')}` })
+  @IsIn(LOGGED_ACTIONS, { message: `action must be one of ${LOGGED_ACTIONS.join(', ')}` })
   action?: string;
 }
 

@@ -28,6 +28,8 @@ export interface DestinationChange {
   auth?: DestinationAuthInput | null;
   ordering?: string;
   max_per_second?: number | null;
+  retry?: { schedule?: string[]; stop_on?: (number | string)[]; disable_on?: (number | string)[] };
+  expire_after?: string | null;
 }
 
 export interface DestinationsClient {

@@ -5,6 +5,7 @@ import { ApiError } from '../api/client';
 import { DESTINATION_FORMATS, DESTINATION_TYPES, type DestinationChange, type DestinationType, type DestinationView } from '../api/destinations';
 import { authChange, type AuthDraft, DestinationAuthFields, initialAuth } from './destination-auth-fields';
 import { ErrorMessage } from './bits';
+import { type RetryDraft, retryChangeOf, retryDraftOf, RetryPolicyFields } from './retry-policy-fields';
 
 interface Draft {
   type: DestinationType;
@@ -16,6 +17,7 @@ interface Draft {
   max_per_second: string;
   filter: string;
   auth: AuthDraft;
+  retry: RetryDraft;
 }
 
 const DEFAULTS: DestinationView = {
@@ -46,6 +48,7 @@ function draftOf(view: DestinationView): Draft {
     max_per_second: view.max_per_second === null ? '' : String(view.max_per_second),
     filter: view.filter === null ? '' : JSON.stringify(view.filter, null, 2),
     auth: initialAuth(view.auth),
+    retry: retryDraftOf(view),
   };
 }
 
@@ -94,7 +97,7 @@ function changeOf(draft: Draft, base: DestinationView, creating: boolean): Desti
   // Brokers take no auth (their credentials ride in the target): a webhook turned broker drops it.
   const auth = draft.type === 'webhook' ? authChange(draft.auth, base.auth !== null) : base.auth !== null ? null : undefined;
   if (auth !== undefined) change.auth = auth;
-  return change;
+  return { ...change, ...retryChangeOf(draft.retry, base, creating) };
 }
 
 /** Whether the API's refusal names `field` (its details' paths), so that input is marked invalid. */
@@ -164,7 +167,7 @@ export function DestinationForm({ current, save, onSaved, onCancel }: {
         <label for="destination-actions">Actions</label>
         <input id="destination-actions" type="text" value={draft.actions} placeholder="every action" aria-invalid={invalid('actions')} onInput={set('actions')} />
       </div>
-      <details class="more-options" open={!creating}>
+      <details class="more-options" open={!creating || (error?.details ?? []).length > 0}>
         <summary>More options</summary>
         <div class="filters">
           {draft.type === 'webhook' && (
@@ -199,6 +202,7 @@ export function DestinationForm({ current, save, onSaved, onCancel }: {
             <label for="destination-filter">Filter</label>
             <textarea id="destination-filter" rows={3} value={draft.filter} placeholder='{"customer.level": "vip"}' aria-invalid={invalid('filter')} onInput={set('filter')} />
           </div>
+          <RetryPolicyFields draft={draft.retry} error={error} idPrefix="destination" creating={creating} onChange={(retry) => setDraft({ ...draft, retry })} />
           {draft.type === 'webhook' && <DestinationAuthFields draft={draft.auth} current={base.auth} invalid={invalid} onChange={(auth) => setDraft({ ...draft, auth })} />}
         </div>
       </details>

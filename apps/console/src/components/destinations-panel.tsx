@@ -4,6 +4,8 @@ import { type DestinationsClient, type DestinationView, MAX_DESTINATIONS_PER_ACC
 import { useLoader } from '../lib/use-loader';
 import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from './bits';
 import { DestinationForm } from './destination-form';
+import { retryPolicyText } from './retry-policy-fields';
+import { RetryPolicyForm } from './retry-policy-form';
 
 /** One word for the list: paused before disabled before the breaker's own state. */
 export function destinationState(view: DestinationView): string {
@@ -55,10 +57,19 @@ function DestinationRow({ view, busy, onEdit, onToggle, onDelete }: {
       <td data-column="actions">{view.actions === null ? <span class="muted">every action</span> : view.actions.join(', ')}</td>
       <td data-column="filter">{view.filter === null ? <span class="muted">every message</span> : <Mono>{JSON.stringify(view.filter)}</Mono>}</td>
       <td class="muted">{optionsText(view)}</td>
+      <td class="muted" data-column="retry">
+        {retryPolicyText(view)}
+      </td>
       <td data-column="state">
         <span data-field="destination-state" data-state={state}>
           <StatusBadge status={state} />
         </span>
+        {view.state.held > 0 && (
+          <span class="muted" data-field="destination-held">
+            {' '}
+            {view.state.held} waiting
+          </span>
+        )}
         {view.state.disabled_at && (
           <span class="muted">
             {' '}
@@ -69,11 +80,9 @@ function DestinationRow({ view, busy, onEdit, onToggle, onDelete }: {
       </td>
       <td class="nowrap">
         <span class="row-actions">
-          {!primary && (
-            <button type="button" class="secondary" disabled={busy} onClick={onEdit}>
-              Edit
-            </button>
-          )}
+          <button type="button" class="secondary" disabled={busy} onClick={onEdit} title={primary ? 'Its retry policy and deadline' : undefined}>
+            Edit
+          </button>
           <button type="button" disabled={busy} onClick={onToggle}>
             {view.paused ? 'Resume' : 'Pause'}
           </button>
@@ -139,7 +148,16 @@ export function DestinationsPanel({ client, scope, primaryNote }: { client: Dest
         state ({extra} of {MAX_DESTINATIONS_PER_ACCOUNT}). {primaryNote}
       </p>
       {created && <NewSecret view={created} onDismiss={() => setCreated(undefined)} />}
-      {form && (
+      {form?.editing?.id === PRIMARY_DESTINATION_ID && (
+        <RetryPolicyForm
+          key={PRIMARY_DESTINATION_ID}
+          current={form.editing}
+          save={(change) => client.update(PRIMARY_DESTINATION_ID, change)}
+          onSaved={saved}
+          onCancel={() => setForm(null)}
+        />
+      )}
+      {form && form.editing?.id !== PRIMARY_DESTINATION_ID && (
         <DestinationForm
           key={form.editing?.id ?? 'new'}
           current={form.editing}
@@ -160,6 +178,7 @@ export function DestinationsPanel({ client, scope, primaryNote }: { client: Dest
               <th>Actions</th>
               <th>Filter</th>
               <th>Options</th>
+              <th>Retry policy</th>
               <th>State</th>
               <th />
             </tr>

@@ -1,4 +1,4 @@
-import { EVENT_ACTIONS } from '@app/payloads/actions';
+import { LOGGED_ACTIONS } from '@app/payloads/actions';
 import { useState } from 'preact/hooks';
 import { listEvents, redeliverMatching } from '../api/admin';
 import type { ApiError } from '../api/client';
@@ -12,7 +12,7 @@ import { link, navigate, type Route, segment, setQuery } from '../router';
 
 const FIELDS: FilterField[] = [
   { name: 'account_id', label: 'Account', kind: 'number', placeholder: 'id' },
-  { name: 'action', label: 'Action', kind: 'select', options: EVENT_ACTIONS },
+  { name: 'action', label: 'Action', kind: 'select', options: LOGGED_ACTIONS },
   { name: 'status', label: 'Status', kind: 'select', options: EVENT_STATUSES },
   { name: 'since', label: 'Since', kind: 'time' },
   { name: 'until', label: 'Until', kind: 'time' },

@@ -1,4 +1,4 @@
-import { EVENT_ACTIONS } from '@app/payloads/actions';
+import { LOGGED_ACTIONS } from '@app/payloads/actions';
 import { EVENT_STATUSES } from '@app/payloads/admin-api.types';
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api/client';
@@ -12,7 +12,7 @@ import { listEvents, redeliverMatching, redeliveryTask } from './portal-api';
 import { portalLink, type PortalRoute } from './portal-router';
 
 const FIELDS: FilterField[] = [
-  { name: 'action', label: 'Action', kind: 'select', options: EVENT_ACTIONS },
+  { name: 'action', label: 'Action', kind: 'select', options: LOGGED_ACTIONS },
   { name: 'status', label: 'Status', kind: 'select', options: EVENT_STATUSES },
   { name: 'since', label: 'Since', kind: 'time' },
   { name: 'until', label: 'Until', kind: 'time' },

@@ -9,6 +9,7 @@ import { ApiErrorBody, OpenApiErrorBody } from './error-bodies';
 import { ADMIN_TOKEN_SCHEME, INGEST_TOKEN_SCHEME, PORTAL_SESSION_SCHEME } from './error-responses';
 import { toOpenApi31Nullability } from './openapi-31';
 import { callbackBodySchemas, OUTGOING_REQUEST_MODELS, OUTGOING_REQUESTS } from './outgoing-requests';
+import { operationalEventSchemas, operationalEventWebhooks } from './operational-events.docs';
 import { loggableError } from '../http/database-errors';
 
 export interface ApiDocsInfo {
@@ -60,7 +61,8 @@ function keepUsedSecuritySchemes(document: OpenAPIObject): void {
 
 /**
  * The app's OpenAPI 3.1 document: every route of its controllers (with their decorators' parameters,
- * bodies and answers), the security schemes it uses, and the requests the service sends as `webhooks`.
+ * bodies and answers), the security schemes it uses, and the requests the service sends as `webhooks` (the
+ * callback, the bot webhooks and the operational events).
  */
 export function buildApiDocument(app: NestExpressApplication, info: ApiDocsInfo): OpenAPIObject {
   const builder = new DocumentBuilder()
@@ -73,8 +75,8 @@ export function buildApiDocument(app: NestExpressApplication, info: ApiDocsInfo)
     extraModels: [ApiErrorBody, OpenApiErrorBody, ...OUTGOING_REQUEST_MODELS],
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
-  document.webhooks = structuredClone(OUTGOING_REQUESTS);
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...callbackBodySchemas() } };
+  document.webhooks = { ...structuredClone(OUTGOING_REQUESTS), ...operationalEventWebhooks() };
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...callbackBodySchemas(), ...operationalEventSchemas() } };
   keepUsedSecuritySchemes(document);
   toOpenApi31Nullability(document);
   return document;

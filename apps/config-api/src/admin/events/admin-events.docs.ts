@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import type { AttemptView, EventDetail, EventListItem, EventPage, EventStatus } from '@app/payloads';
-import { EVENT_ACTIONS } from '@app/payloads';
+import { LOGGED_ACTIONS } from '@app/payloads';
 import { EVENT_STATUSES } from '@app/persistence';
 import { ApiErrorResponses } from '@app/runtime/docs';
 import { ApiAdminOperation } from '../admin.docs';
@@ -15,7 +15,7 @@ export class EventModel implements EventListItem {
   @ApiProperty({ type: 'integer' })
   account_id!: number;
 
-  @ApiProperty({ enum: EVENT_ACTIONS })
+  @ApiProperty({ enum: LOGGED_ACTIONS })
   action!: string;
 
   @ApiProperty({ enum: EVENT_STATUSES, description: 'queued, retrying, delivered, failed (retries exhausted), expired (its destination\'s deadline passed), filtered (permission off), no_endpoint (no push_url).' })
@@ -101,7 +101,7 @@ export class EventDetailModel implements EventDetail {
   @ApiProperty({ type: 'integer' })
   account_id!: number;
 
-  @ApiProperty({ enum: EVENT_ACTIONS })
+  @ApiProperty({ enum: LOGGED_ACTIONS })
   action!: string;
 
   @ApiProperty({ enum: EVENT_STATUSES })

@@ -1,6 +1,6 @@
 import { IsIn, IsOptional } from 'class-validator';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { EVENT_ACTIONS, IsRecordId, MAX_RECORD_ID } from '@app/payloads';
+import { IsRecordId, LOGGED_ACTIONS, MAX_RECORD_ID } from '@app/payloads';
 import { EVENT_STATUSES, type EventStatus } from '@app/persistence';
 import { IsMessageSearch } from './message-search.decorator';
 import { IsTimestamp, TIMESTAMP_TEXT } from '../timestamp';
@@ -20,9 +20,9 @@ export function eventFilterFields(source: 'query' | 'body') {
     @IsRecordId({ fromQuery: source === 'query' })
     account_id?: number;
 
-    @ApiPropertyOptional({ enum: EVENT_ACTIONS })
+    @ApiPropertyOptional({ enum: LOGGED_ACTIONS })
     @IsOptional()
-    @IsIn(EVENT_ACTIONS, { message: `action must be one of ${EVENT_ACTIONS.join(', ')}` })
+    @IsIn(LOGGED_ACTIONS, { message: `action must be one of ${LOGGED_ACTIONS.join(', ')}` })
     action?: string;
 
     /** Inclusive lower bound on created_at. */
