@@ -7,6 +7,7 @@ import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.
 import { AdminEventsModule } from './admin/events/admin-events.module';
 import { DataProtectionModule } from './admin/data-protection/data-protection.module';
 import { AdminDestinationsModule } from './admin/destinations/admin-destinations.module';
+import { IdentityModule } from './admin/identity/identity.module';
 import { EndpointsModule } from './admin/endpoints/endpoints.module';
 import { QueueModule } from './admin/queue/queue.module';
 import { RedeliveriesModule } from './admin/redeliveries/redeliveries.module';
@@ -21,6 +22,7 @@ import { PortalPageModule } from './portal/portal-page.module';
   imports: [
     RuntimeModule,
     PersistenceModule.forRoot('config-api'),
+    IdentityModule,
     OpenApiModule,
     AccountsModule,
     AdminDestinationsModule,

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { AdminTokenGuard } from '@app/runtime';
+import { AdminAccessGuard } from '../identity/admin-access.guard';
+import { Permission } from '../identity/permission.decorator';
 import { IdParamPipe } from '../id-param.pipe';
 import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
 import { AdminBotWebhooksService } from './admin-bot-webhooks.service';
@@ -9,11 +10,12 @@ import { ApiAdminController } from '../admin.docs';
 
 @ApiAdminController('Admin: bot webhooks and calls')
 @Controller('admin/v1/accounts/:id/bot-webhooks')
-@UseGuards(AdminTokenGuard)
+@UseGuards(AdminAccessGuard)
 export class AdminBotWebhooksController {
   constructor(private readonly botWebhooks: AdminBotWebhooksService) {}
 
   @ApiCreateBotWebhook()
+  @Permission('administer')
   @Post()
   @HttpCode(201)
   create(@Param('id', IdParamPipe) accountId: number, @Body() body: CreateBotWebhookDto): Promise<BotWebhookView> {
@@ -21,12 +23,14 @@ export class AdminBotWebhooksController {
   }
 
   @ApiListBotWebhooks()
+  @Permission('read')
   @Get()
   list(@Param('id', IdParamPipe) accountId: number): Promise<{ items: BotWebhookView[] }> {
     return this.botWebhooks.list(accountId);
   }
 
   @ApiRemoveBotWebhook()
+  @Permission('administer')
   @Delete(':bot_id')
   @HttpCode(204)
   async remove(@Param('id', IdParamPipe) accountId: number, @Param('bot_id', IdParamPipe) botId: number): Promise<void> {
@@ -36,11 +40,12 @@ export class AdminBotWebhooksController {
 
 @ApiAdminController('Admin: bot webhooks and calls')
 @Controller('admin/v1/bot-calls')
-@UseGuards(AdminTokenGuard)
+@UseGuards(AdminAccessGuard)
 export class AdminBotCallsController {
   constructor(private readonly botWebhooks: AdminBotWebhooksService) {}
 
   @ApiListBotCalls()
+  @Permission('read')
   @Get()
   list(@Query() query: ListBotCallsQueryDto): Promise<Page<BotCallView>> {
     return this.botWebhooks.listCalls(query);

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
 import type { AccountView } from '@app/payloads';
-import { AdminTokenGuard } from '@app/runtime';
+import { AdminAccessGuard } from '../identity/admin-access.guard';
+import { Permission } from '../identity/permission.decorator';
 import { ApiAdminController } from '../admin.docs';
 import { IdParamPipe } from '../id-param.pipe';
 import { AccountDeletionService, type AccountDeletionStarted } from './account-deletion.service';
@@ -11,7 +12,7 @@ import { RedactionService } from './redaction.service';
 /** CONTRACT §12 on an account: redaction at rest and offboarding. */
 @ApiAdminController('Admin: accounts')
 @Controller('admin/v1/accounts')
-@UseGuards(AdminTokenGuard)
+@UseGuards(AdminAccessGuard)
 export class AccountDataController {
   constructor(
     private readonly deletion: AccountDeletionService,
@@ -19,12 +20,14 @@ export class AccountDataController {
   ) {}
 
   @ApiSetRedaction()
+  @Permission('administer')
   @Put(':id/redaction')
   setRedaction(@Param('id', IdParamPipe) id: number, @Body() body: RedactionDto): Promise<AccountView> {
     return this.redaction.set(id, body.fields);
   }
 
   @ApiDeleteAccount()
+  @Permission('administer')
   @Delete(':id')
   @HttpCode(202)
   delete(@Param('id', IdParamPipe) id: number): Promise<AccountDeletionStarted> {

@@ -1,0 +1,47 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiError, roleCovers } from '@app/runtime';
+import type { AdminIdentity, AdminRequest } from './admin-identity';
+import { AdminTokens } from './admin-tokens';
+import { type AdminPermission, PERMISSION_METADATA, PERMISSION_ROLE } from './permission.decorator';
+
+function bearerOf(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+/**
+ * The one door of the admin API (CONTRACT §15): who is calling (a bearer token, ADMIN_TOKEN or a named
+ * one), then whether their role covers the permission the route declares with @Permission. A route that
+ * declares none is refused: forgetting it must not open a route to every role.
+ */
+@Injectable()
+export class AdminAccessGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly tokens: AdminTokens,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<AdminRequest>();
+    const permission = this.reflector.get<AdminPermission | undefined>(PERMISSION_METADATA, context.getHandler());
+    const identity = this.identify(request);
+    request.adminIdentity = identity;
+    if (permission === undefined) throw new ApiError(403, 'forbidden', 'this route declares no permission, so no role may call it');
+    const needed = PERMISSION_ROLE[permission];
+    if (!roleCovers(identity.role, needed)) {
+      throw new ApiError(403, 'forbidden', `the role ${identity.role} (${identity.actor}) may not do this: it needs the role ${needed}`);
+    }
+    return true;
+  }
+
+  private identify(request: AdminRequest): AdminIdentity {
+    if (!this.tokens.configured) throw new ApiError(401, 'unauthorized', 'ADMIN_TOKEN is not configured on this server');
+    const presented = bearerOf(request.headers.authorization);
+    if (presented === null) throw new ApiError(401, 'unauthorized', 'missing bearer token');
+    const identity = this.tokens.identify(presented);
+    if (identity === null) throw new ApiError(401, 'unauthorized', 'invalid bearer token');
+    return identity;
+  }
+}
