@@ -4,6 +4,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { AdminAccessGuard } from '../apps/config-api/src/admin/identity/admin-access.guard';
 import { PERMISSION_METADATA } from '../apps/config-api/src/admin/identity/permission.decorator';
+import { AUDIT_METADATA } from '../apps/config-api/src/audit/audit.decorator';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, ingestSampleEvent } from './support/fixtures';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
@@ -17,6 +18,7 @@ interface Route {
   method: string;
   path: string;
   permission: unknown;
+  audit: unknown;
   guarded: boolean;
 }
 
@@ -44,6 +46,7 @@ function routesOf(app: RunningApp): Route[] {
           method: RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number],
           path: `/${joinPath(Reflect.getMetadata(PATH_METADATA, controller), Reflect.getMetadata(PATH_METADATA, handler))}`,
           permission: Reflect.getMetadata(PERMISSION_METADATA, handler),
+          audit: Reflect.getMetadata(AUDIT_METADATA, handler),
           guarded: [...classGuards, ...methodGuards].includes(AdminAccessGuard),
         });
       }
@@ -84,6 +87,12 @@ describe('admin roles (CONTRACT §15)', () => {
     expect(admin.filter((route) => route.method !== 'GET' && route.permission === 'read')).toEqual([]);
     // The guard is never on routes outside the admin API (the portal and the Open API have their own).
     expect(routes.filter((route) => route.guarded && !route.path.startsWith('/admin/'))).toEqual([]);
+  });
+
+  it('every write of the admin API, the Open API and the portal names its audit action', () => {
+    const writes = routesOf(api).filter((route) => route.method !== 'GET' && /^\/(admin\/v1|open_api_v1|portal\/v1)\//.test(route.path));
+    expect(writes.length).toBeGreaterThan(40);
+    expect(writes.filter((route) => typeof route.audit !== 'string' || !/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/.test(route.audit))).toEqual([]);
   });
 
   it('a viewer reads, and is refused operator and admin writes with 403 naming the role', async () => {

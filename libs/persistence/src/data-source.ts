@@ -23,6 +23,7 @@ import { BulkRedeliveryDestinations1765200000000 } from './migrations/1765200000
 import { DestinationDeliveryStatuses1765300000000 } from './migrations/1765300000000-destination-delivery-statuses';
 import { StatementsKeepEventBooks1765400000000 } from './migrations/1765400000000-statements-keep-event-books';
 import { OneDeliveryModel1765500000000 } from './migrations/1765500000000-one-delivery-model';
+import { AuditLog1765900000000 } from './migrations/1765900000000-audit-log';
 
 export const ENTITIES = [Account, CallbackSettings, BotWebhook, BotCall, Destination];
 export const MIGRATIONS = [
@@ -45,6 +46,7 @@ export const MIGRATIONS = [
   DestinationDeliveryStatuses1765300000000,
   StatementsKeepEventBooks1765400000000,
   OneDeliveryModel1765500000000,
+  AuditLog1765900000000,
 ];
 
 export interface DataSourceTuning {

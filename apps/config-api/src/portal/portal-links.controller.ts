@@ -9,6 +9,7 @@ import { PortalAccessService, type PortalLink, type PortalSession } from '../por
 import { OpenSessionDto, PortalLinkDto, PortalLinkView, PortalSessionView } from './portal-link.dto';
 import { ApiPortalErrors } from './portal.docs';
 import { LINK_TTL_PROBLEM, parseLinkTtl } from '../portal-access/portal-ttl';
+import { Audit } from '../audit/audit.decorator';
 
 /** An operator's link to an account's portal (CONTRACT §10): what the admin console opens. */
 @ApiAdminController('Admin: accounts')
@@ -21,6 +22,7 @@ export class PortalLinksController {
   @ApiIdParam()
   @ApiBody({ type: PortalLinkDto, required: false })
   @Permission('administer')
+  @Audit('portal_link.create')
   @Post(':id/portal-link')
   @HttpCode(201)
   create(@Param('id', IdParamPipe) accountId: number, @Body() body: PortalLinkDto): Promise<PortalLink> {
@@ -37,6 +39,7 @@ export class PortalSessionController {
   constructor(private readonly access: PortalAccessService) {}
 
   @ApiPortalErrors('Open a portal session', 201, PortalSessionView, 'Trades a portal link\'s code for a session token. A used, expired or unknown code is 401.', { session: false })
+  @Audit('portal.session.open')
   @Post('session')
   @HttpCode(201)
   open(@Body() body: OpenSessionDto): Promise<PortalSession> {

@@ -9,6 +9,7 @@ import { ApiAdminController } from '../admin.docs';
 import { IdParamPipe } from '../id-param.pipe';
 import { ApiSetDeliveryOptions } from './accounts.docs';
 import { AccountsService } from './accounts.service';
+import { Audit } from '../../audit/audit.decorator';
 
 /**
  * `PUT /admin/v1/accounts/:id/delivery-options` (CONTRACT §9): the Open API's check and store, with the
@@ -25,6 +26,7 @@ export class AccountDeliveryOptionsController {
 
   @ApiSetDeliveryOptions()
   @Permission('administer')
+  @Audit('delivery_options.update')
   @Put(':id/delivery-options')
   async set(@Param('id', IdParamPipe) id: number, @Body() body: unknown): Promise<AccountView> {
     const check = checkDeliveryOptions(body);

@@ -17,6 +17,7 @@ import {
   ApiViewAccount,
 } from './accounts.docs';
 import { ApiAdminController } from '../admin.docs';
+import { Audit } from '../../audit/audit.decorator';
 
 @ApiAdminController('Admin: accounts')
 @Controller('admin/v1/accounts')
@@ -29,6 +30,7 @@ export class AccountsController {
 
   @ApiCreateAccount()
   @Permission('administer')
+  @Audit('account.create')
   @Post()
   @HttpCode(201)
   create(@Body() body: CreateAccountDto): Promise<CreatedAccount> {
@@ -51,6 +53,7 @@ export class AccountsController {
 
   @ApiEnableEndpoint()
   @Permission('operate')
+  @Audit('endpoint.enable')
   @Post(':id/endpoint/enable')
   @HttpCode(200)
   enableEndpoint(@Param('id', IdParamPipe) id: number): Promise<AccountView> {
@@ -59,6 +62,7 @@ export class AccountsController {
 
   @ApiRotateSecret()
   @Permission('administer')
+  @Audit('secret.rotate')
   @Post(':id/rotate-secret')
   @HttpCode(200)
   rotate(@Param('id', IdParamPipe) id: number): Promise<RotatedSecret> {
@@ -67,6 +71,7 @@ export class AccountsController {
 
   @ApiRevokePreviousSecret()
   @Permission('administer')
+  @Audit('secret.revoke_previous')
   @Post(':id/revoke-previous-secret')
   @HttpCode(200)
   async revokePreviousSecret(@Param('id', IdParamPipe) id: number): Promise<AccountView> {
@@ -76,6 +81,7 @@ export class AccountsController {
 
   @ApiRotateToken()
   @Permission('administer')
+  @Audit('token.rotate')
   @Post(':id/rotate-token')
   @HttpCode(200)
   rotateToken(@Param('id', IdParamPipe) id: number): Promise<RotatedToken> {

@@ -7,6 +7,7 @@ import { AdminBotWebhooksService } from './admin-bot-webhooks.service';
 import { CreateBotWebhookDto, ListBotCallsQueryDto } from './bot-webhook.dto';
 import { ApiCreateBotWebhook, ApiListBotCalls, ApiListBotWebhooks, ApiRemoveBotWebhook } from './bot-webhooks.docs';
 import { ApiAdminController } from '../admin.docs';
+import { Audit } from '../../audit/audit.decorator';
 
 @ApiAdminController('Admin: bot webhooks and calls')
 @Controller('admin/v1/accounts/:id/bot-webhooks')
@@ -16,6 +17,7 @@ export class AdminBotWebhooksController {
 
   @ApiCreateBotWebhook()
   @Permission('administer')
+  @Audit('bot_webhook.create')
   @Post()
   @HttpCode(201)
   create(@Param('id', IdParamPipe) accountId: number, @Body() body: CreateBotWebhookDto): Promise<BotWebhookView> {
@@ -31,6 +33,7 @@ export class AdminBotWebhooksController {
 
   @ApiRemoveBotWebhook()
   @Permission('administer')
+  @Audit('bot_webhook.delete')
   @Delete(':bot_id')
   @HttpCode(204)
   async remove(@Param('id', IdParamPipe) accountId: number, @Param('bot_id', IdParamPipe) botId: number): Promise<void> {

@@ -8,6 +8,7 @@ import { AccountDeletionService, type AccountDeletionStarted } from './account-d
 import { ApiDeleteAccount, ApiSetRedaction } from './data-protection.docs';
 import { RedactionDto } from './data-protection.dto';
 import { RedactionService } from './redaction.service';
+import { Audit } from '../../audit/audit.decorator';
 
 /** CONTRACT §12 on an account: redaction at rest and offboarding. */
 @ApiAdminController('Admin: accounts')
@@ -21,6 +22,7 @@ export class AccountDataController {
 
   @ApiSetRedaction()
   @Permission('administer')
+  @Audit('redaction.update')
   @Put(':id/redaction')
   setRedaction(@Param('id', IdParamPipe) id: number, @Body() body: RedactionDto): Promise<AccountView> {
     return this.redaction.set(id, body.fields);
@@ -28,6 +30,7 @@ export class AccountDataController {
 
   @ApiDeleteAccount()
   @Permission('administer')
+  @Audit('account.delete')
   @Delete(':id')
   @HttpCode(202)
   delete(@Param('id', IdParamPipe) id: number): Promise<AccountDeletionStarted> {

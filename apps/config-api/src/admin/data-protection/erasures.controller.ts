@@ -6,6 +6,7 @@ import { ApiAdminController } from '../admin.docs';
 import { StartErasureDto } from './data-protection.dto';
 import { ApiErasure, ApiStartErasure, DATA_PROTECTION_TAG } from './data-protection.docs';
 import { ErasuresService } from './erasures.service';
+import { Audit } from '../../audit/audit.decorator';
 
 @ApiAdminController(DATA_PROTECTION_TAG)
 @Controller('admin/v1/erasures')
@@ -15,6 +16,7 @@ export class ErasuresController {
 
   @ApiStartErasure()
   @Permission('administer')
+  @Audit('erasure.create')
   @Post()
   @HttpCode(202)
   start(@Body() body: StartErasureDto): Promise<ErasureStarted> {

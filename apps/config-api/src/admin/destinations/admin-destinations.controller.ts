@@ -12,6 +12,7 @@ import { requireAccount } from '../require-account';
 import { adminAnswered } from './admin-destination-errors';
 import { ADMIN_DESTINATION_PROBLEM, DestinationBody, DestinationList, DestinationModel, DestinationPutBody, DESTINATIONS_DESCRIPTION } from '../../destinations/destinations.docs';
 import { DestinationsService } from '../../destinations/destinations.service';
+import { Audit } from '../../audit/audit.decorator';
 
 const UNKNOWN: [404, string] = [404, 'The account does not exist, or has no destination with this id.'];
 const ApiDestinationId = (): MethodDecorator => ApiParam({ name: 'destination_id', description: 'A destination id (`dst_…`); `primary` for pause and resume.' });
@@ -41,6 +42,7 @@ export class AdminDestinationsController {
   @ApiBody({ type: DestinationBody })
   @ApiErrorResponses([400, ID_PARAM_PROBLEM], [404, 'The account does not exist.'], [422, ADMIN_DESTINATION_PROBLEM])
   @Permission('administer')
+  @Audit('destination.create')
   @Post()
   @HttpCode(201)
   async create(@Param('id', IdParamPipe) accountId: number, @Body() body: unknown): Promise<DestinationView> {
@@ -54,6 +56,7 @@ export class AdminDestinationsController {
   @ApiBody({ type: DestinationPutBody })
   @ApiErrorResponses([400, ID_PARAM_PROBLEM], UNKNOWN, [422, ADMIN_DESTINATION_PROBLEM])
   @Permission('administer')
+  @Audit('destination.update')
   @Put(':destination_id')
   async update(@Param('id', IdParamPipe) accountId: number, @Param('destination_id') id: string, @Body() body: unknown): Promise<DestinationView> {
     await requireAccount(this.dataSource, accountId);
@@ -65,6 +68,7 @@ export class AdminDestinationsController {
   @ApiDestinationId()
   @ApiErrorResponses([400, ID_PARAM_PROBLEM], UNKNOWN, [422, 'The primary cannot be deleted.'])
   @Permission('administer')
+  @Audit('destination.delete')
   @Delete(':destination_id')
   @HttpCode(204)
   async remove(@Param('id', IdParamPipe) accountId: number, @Param('destination_id') id: string): Promise<void> {
@@ -77,6 +81,7 @@ export class AdminDestinationsController {
   @ApiDestinationId()
   @ApiErrorResponses([400, ID_PARAM_PROBLEM], UNKNOWN)
   @Permission('operate')
+  @Audit('destination.pause')
   @Post(':destination_id/pause')
   @HttpCode(200)
   async pause(@Param('id', IdParamPipe) accountId: number, @Param('destination_id') id: string): Promise<DestinationView> {
@@ -89,6 +94,7 @@ export class AdminDestinationsController {
   @ApiDestinationId()
   @ApiErrorResponses([400, ID_PARAM_PROBLEM], UNKNOWN)
   @Permission('operate')
+  @Audit('destination.resume')
   @Post(':destination_id/resume')
   @HttpCode(200)
   async resume(@Param('id', IdParamPipe) accountId: number, @Param('destination_id') id: string): Promise<DestinationView> {

@@ -1,6 +1,9 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError, roleCovers } from '@app/runtime';
+import { setAuditActor } from '../../audit/audit-actor';
+import { AUDIT_METADATA } from '../../audit/audit.decorator';
+import { AuditRecorder } from '../../audit/audit-recorder.service';
 import type { AdminIdentity, AdminRequest } from './admin-identity';
 import { AdminTokens } from './admin-tokens';
 import { type AdminPermission, PERMISSION_METADATA, PERMISSION_ROLE } from './permission.decorator';
@@ -21,16 +24,24 @@ export class AdminAccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: AdminTokens,
+    private readonly audit: AuditRecorder,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AdminRequest>();
     const permission = this.reflector.get<AdminPermission | undefined>(PERMISSION_METADATA, context.getHandler());
     const identity = this.identify(request);
     request.adminIdentity = identity;
+    setAuditActor(request, identity);
     if (permission === undefined) throw new ApiError(403, 'forbidden', 'this route declares no permission, so no role may call it');
     const needed = PERMISSION_ROLE[permission];
     if (!roleCovers(identity.role, needed)) {
+      // A write refused for its role is worth knowing about: recorded like the writes that pass.
+      const action = this.reflector.get<string | undefined>(AUDIT_METADATA, context.getHandler());
+      if (action) {
+        const accountId = /^\/admin\/v1\/accounts\/(\d{1,10})(\/|$)/.exec(request.path)?.[1];
+        await this.audit.record(request, identity, { action, status: 403, accountId: accountId ? Number(accountId) : null });
+      }
       throw new ApiError(403, 'forbidden', `the role ${identity.role} (${identity.actor}) may not do this: it needs the role ${needed}`);
     }
     return true;

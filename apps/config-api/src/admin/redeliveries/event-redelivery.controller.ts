@@ -9,6 +9,7 @@ import { BulkRedeliverDto, FilterRedeliverDto } from './redelivery-task.dto';
 import { readRedeliveryDestination } from './redelivery-destination';
 import { RedeliveryService } from './redelivery.service';
 import { ApiRedeliverAccount, ApiRedeliverEvent, ApiRedeliverMatching } from './redeliveries.docs';
+import { Audit } from '../../audit/audit.decorator';
 
 /** Starting redeliveries: one event, everything a filter matches, an account's events in a status. */
 @ApiAdminController(EVENTS_AND_STATS_TAG)
@@ -19,6 +20,7 @@ export class EventRedeliveryController {
 
   @ApiRedeliverEvent()
   @Permission('operate')
+  @Audit('event.redeliver')
   @Post('events/:event_id/redeliver')
   @HttpCode(202)
   redeliver(@Param('event_id') eventId: string, @Body() body: unknown): Promise<EventRedelivered> {
@@ -27,6 +29,7 @@ export class EventRedeliveryController {
 
   @ApiRedeliverMatching()
   @Permission('operate')
+  @Audit('events.redeliver')
   @Post('events/redeliver')
   @HttpCode(202)
   redeliverMatching(@Body() body: FilterRedeliverDto): Promise<RedeliveryStarted> {
@@ -35,6 +38,7 @@ export class EventRedeliveryController {
 
   @ApiRedeliverAccount()
   @Permission('operate')
+  @Audit('account.redeliver')
   @Post('accounts/:id/redeliver')
   @HttpCode(202)
   redeliverAccount(@Param('id', IdParamPipe) accountId: number, @Body() body: BulkRedeliverDto): Promise<RedeliveryStarted> {
