@@ -6,6 +6,8 @@ export interface AdminIdentity {
   actor: string;
   role: AdminRole;
   via: 'token' | 'oidc';
+  /** A session's CSRF token (single sign-on only). */
+  csrf?: string;
 }
 
 /** The actor recorded for ADMIN_TOKEN, which has no name of its own. */
