@@ -43,7 +43,7 @@ describe('the console signs in with SSO in Chromium (CONTRACT §15)', () => {
     expect(new URL(page.url()).pathname).toBe('/admin');
     expect(await page.getByTestId('signed-in-as').textContent()).toBe('carol@example.com (admin)');
     // The session is a cookie the page's script cannot read.
-    expect(await page.evaluate(() => document.cookie)).not.toContain('admin_session');
+    expect(await page.evaluate('document.cookie')).not.toContain('admin_session');
 
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('heading', { name: 'Audit', exact: true, level: 1 }).waitFor();
