@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { currentSession, endSsoSession } from './api/admin';
-import { currentIdentity, onSessionChange, setIdentity, signOut } from './api/session';
+import { currentSession, endSsoSession, signInOptions } from './api/admin';
+import { currentIdentity, currentToken, onSessionChange, setIdentity, signOut } from './api/session';
 import { Layout } from './components/layout';
 import { RefreshContext } from './lib/use-loader';
 import { AccountDetailPage } from './pages/account-detail';
@@ -48,7 +48,12 @@ export function App() {
   const route = useRoute();
   useEffect(() => onSessionChange(() => setSignedIn(currentIdentity() !== null)), []);
   useEffect(() => {
-    currentSession().then(setIdentity, () => undefined).finally(() => setChecking(false));
+    // Without a token, the cookie is worth asking about only where single sign-on is on.
+    const probe = currentToken() !== null ? Promise.resolve(true) : signInOptions().then((options) => options.sso);
+    probe
+      .then((ask) => (ask ? currentSession().then(setIdentity) : undefined))
+      .catch(() => undefined)
+      .finally(() => setChecking(false));
   }, []);
   if (checking && !signedIn) return <main class="sign-in" aria-busy="true" />;
   if (!signedIn) return <SignInPage />;
