@@ -6,7 +6,12 @@ const aliases = {
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 // Type checking is `npm run typecheck`'s job; tests transpile only, which keeps the suite fast.
-const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] };
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }],
+  // openid-client and its two dependencies are ES modules only: Jest's CommonJS loader needs them transpiled.
+  '^.+/node_modules/(openid-client|oauth4webapi|jose)/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs', target: 'ES2022' } }],
+};
+const transformIgnorePatterns = ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'];
 
 module.exports = {
   // Per-project testTimeout is ignored by Jest; e2e tests wait on real services, so the bound is global.
@@ -17,6 +22,7 @@ module.exports = {
       rootDir: __dirname,
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       moduleNameMapper: aliases,
       testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/examples/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts', '<rootDir>/clients/**/*.spec.ts'],
     },
@@ -25,6 +31,7 @@ module.exports = {
       rootDir: __dirname,
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       moduleNameMapper: aliases,
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
@@ -37,6 +44,7 @@ module.exports = {
       rootDir: __dirname,
       testEnvironment: 'node',
       transform,
+      transformIgnorePatterns,
       moduleNameMapper: aliases,
       testMatch: ['<rootDir>/test/delivery.e2e-spec.ts', '<rootDir>/test/delivery-isolation.e2e-spec.ts', '<rootDir>/test/delivery-crash.e2e-spec.ts', '<rootDir>/test/endpoint-tenants.e2e-spec.ts', '<rootDir>/test/delivery-ordering.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/cluster-global-setup.ts',

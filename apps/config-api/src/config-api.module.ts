@@ -7,6 +7,9 @@ import { AdminBotWebhooksModule } from './admin/bot-webhooks/admin-bot-webhooks.
 import { AdminEventsModule } from './admin/events/admin-events.module';
 import { DataProtectionModule } from './admin/data-protection/data-protection.module';
 import { AdminDestinationsModule } from './admin/destinations/admin-destinations.module';
+import { AuditLogModule } from './admin/audit-log/audit-log.module';
+import { AuditModule } from './audit/audit.module';
+import { IdentityModule } from './admin/identity/identity.module';
 import { EndpointsModule } from './admin/endpoints/endpoints.module';
 import { QueueModule } from './admin/queue/queue.module';
 import { RedeliveriesModule } from './admin/redeliveries/redeliveries.module';
@@ -21,6 +24,9 @@ import { PortalPageModule } from './portal/portal-page.module';
   imports: [
     RuntimeModule,
     PersistenceModule.forRoot('config-api'),
+    AuditModule,
+    IdentityModule,
+    AuditLogModule,
     OpenApiModule,
     AccountsModule,
     AdminDestinationsModule,

@@ -7,7 +7,7 @@ import { type QueryValues, withQuery } from './api/client';
  */
 export const BASE = '/admin';
 
-export type PageName = 'overview' | 'events' | 'event' | 'accounts' | 'account' | 'bot-calls' | 'not-found';
+export type PageName = 'overview' | 'events' | 'event' | 'accounts' | 'account' | 'bot-calls' | 'audit' | 'not-found';
 
 export interface Route {
   page: PageName;
@@ -23,6 +23,7 @@ const PAGES: [RegExp, PageName][] = [
   [/^\/accounts\/?$/, 'accounts'],
   [/^\/accounts\/([^/]+)$/, 'account'],
   [/^\/bot-calls\/?$/, 'bot-calls'],
+  [/^\/audit\/?$/, 'audit'],
 ];
 
 export function parseRoute(pathname: string, search: string): Route {

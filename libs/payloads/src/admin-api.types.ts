@@ -277,3 +277,27 @@ export interface BotCallView {
   duration_ms: number;
   created_at: string;
 }
+
+/** One entry of the audit log (CONTRACT §15). */
+export interface AuditEntryView {
+  id: string;
+  at: string;
+  actor: string;
+  role: 'viewer' | 'operator' | 'admin' | null;
+  via: 'token' | 'oidc' | 'open_api' | 'portal';
+  action: string;
+  account_id: number | null;
+  target: string | null;
+  status: number;
+  ip: string | null;
+  request_id: string | null;
+}
+
+/** GET /admin/v1/session: who the console is signed in as. */
+export interface AdminSessionView {
+  actor: string;
+  role: 'viewer' | 'operator' | 'admin';
+  via: 'token' | 'oidc';
+  /** Sent back as `x-csrf-token` on every write made with the session cookie; null for bearer tokens. */
+  csrf_token: string | null;
+}

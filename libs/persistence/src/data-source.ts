@@ -25,6 +25,7 @@ import { StatementsKeepEventBooks1765400000000 } from './migrations/176540000000
 import { OneDeliveryModel1765500000000 } from './migrations/1765500000000-one-delivery-model';
 import { PortalGeneration1765600000000 } from './migrations/1765600000000-portal-generation';
 import { DeletedDestinationCredentials1765700000000 } from './migrations/1765700000000-deleted-destination-credentials';
+import { AuditLog1765900000000 } from './migrations/1765900000000-audit-log';
 
 export const ENTITIES = [Account, CallbackSettings, BotWebhook, BotCall, Destination];
 export const MIGRATIONS = [
@@ -49,6 +50,7 @@ export const MIGRATIONS = [
   OneDeliveryModel1765500000000,
   PortalGeneration1765600000000,
   DeletedDestinationCredentials1765700000000,
+  AuditLog1765900000000,
 ];
 
 export interface DataSourceTuning {

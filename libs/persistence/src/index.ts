@@ -24,6 +24,8 @@ export * from './partitions/partition-layout';
 export * from './partitions/partition-catalog';
 export * from './partitions/partition-maintenance';
 export * from './partitions/time-window';
+export * from './partitions/audit-partitions';
+export * from './audit/audit.statements';
 export * from './secrets/reseal-secrets';
 export * from './deliveries/restart-deliveries.statement';
 export * from './deliveries/operational-events';

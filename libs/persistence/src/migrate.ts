@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { createDataSource } from './data-source';
 import { DEFAULT_PARTITIONS_AHEAD_DAYS, ensureDailyPartitions } from './partitions/partition-maintenance';
+import { ensureAuditPartitions } from './partitions/audit-partitions';
 
 /** Any fixed number works: it only has to be the same in every process that migrates. */
 export const MIGRATION_LOCK_KEY = 7_263_511_004;
@@ -57,7 +58,7 @@ export async function runMigrations(databaseUrl: string, partitionsAheadDays = D
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       const applied = await dataSource.runMigrations({ transaction: 'each' });
-      const partitionsCreated = await ensureDailyPartitions(runner, partitionsAheadDays);
+      const partitionsCreated = [...(await ensureDailyPartitions(runner, partitionsAheadDays)), ...(await ensureAuditPartitions(runner))];
       return { databaseCreated, applied: applied.map((migration) => migration.name), partitionsCreated };
     } finally {
       await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);

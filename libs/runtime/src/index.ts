@@ -1,6 +1,7 @@
 export * from './config/config.module';
 export * from './config/duration';
 export * from './config/environment';
+export * from './config/identity-settings';
 export * from './config/redis-topology';
 export type { TrustProxy } from './config/network-settings';
 export * from './redis/redis.module';

@@ -9,6 +9,7 @@ import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi, errorResponse, O
 import { DESTINATION_ERRORS, DESTINATION_PUT_ERRORS, DestinationBody, DestinationPutBody, DESTINATIONS_DESCRIPTION } from '../destinations/destinations.docs';
 import { DestinationAnswer, DestinationListAnswer } from './destinations-open-api.docs';
 import { DestinationNotFoundError, DestinationProblemError, DestinationsService } from '../destinations/destinations.service';
+import { Audit } from '../audit/audit.decorator';
 
 type Ok = { code: typeof OpenApiCode.ok; message: 'OK' };
 export type DestinationAnswerBody = Ok & { destination: DestinationView };
@@ -48,6 +49,7 @@ export class DestinationsOpenApiController {
 
   @ApiOpenApiOperation('create_destination', 'Add a destination', DestinationAnswer, `The answer carries its own signing_secret (whsec_…), shown this once. The 21st is refused (2000). ${DESTINATIONS_DESCRIPTION}`)
   @ApiOpenApiBody(DestinationBody, DESTINATION_ERRORS)
+  @Audit('destination.create')
   @Post()
   @HttpCode(200)
   @UseGuards(JsonBodyGuard)
@@ -59,6 +61,7 @@ export class DestinationsOpenApiController {
   @ApiDestinationId(false)
   @ApiOpenApiBody(DestinationPutBody, DESTINATION_PUT_ERRORS)
   @ApiUnknownDestination()
+  @Audit('destination.update')
   @Put(':id')
   @UseGuards(JsonBodyGuard)
   async update(@Caller() caller: OpenApiCaller, @Param('id') id: string, @Body() body: unknown): Promise<DestinationAnswerBody> {
@@ -68,6 +71,7 @@ export class DestinationsOpenApiController {
   @ApiOpenApiOperation('delete_destination', 'Delete a destination', OkAnswer, "From then on nothing more is sent to it: its pending deliveries end failed ('destination deleted').")
   @ApiDestinationId(false)
   @ApiUnknownDestination()
+  @Audit('destination.delete')
   @Delete(':id')
   async remove(@Caller() caller: OpenApiCaller, @Param('id') id: string): Promise<Ok> {
     await answered(() => this.destinations.remove(caller.accountId, id));
@@ -77,6 +81,7 @@ export class DestinationsOpenApiController {
   @ApiOpenApiOperation('pause_destination', 'Pause a destination', DestinationAnswer, 'Deliveries to it wait without spending attempts until resume. `primary` pauses the push_url.')
   @ApiDestinationId(true)
   @ApiUnknownDestination()
+  @Audit('destination.pause')
   @Post(':id/pause')
   @HttpCode(200)
   async pause(@Caller() caller: OpenApiCaller, @Param('id') id: string): Promise<DestinationAnswerBody> {
@@ -86,6 +91,7 @@ export class DestinationsOpenApiController {
   @ApiOpenApiOperation('resume_destination', 'Resume a destination', DestinationAnswer, 'What waited goes in the order ingest accepted it (and in subject order where ordering is subject).')
   @ApiDestinationId(true)
   @ApiUnknownDestination()
+  @Audit('destination.resume')
   @Post(':id/resume')
   @HttpCode(200)
   async resume(@Caller() caller: OpenApiCaller, @Param('id') id: string): Promise<DestinationAnswerBody> {

@@ -18,6 +18,7 @@ import { isAuthFailure, OpenApiAuthFailures } from './open-api-auth-failures';
 import { parseAuthQuery } from './open-api-auth-query';
 import { authFailed, replayedNonce, serviceUnavailable, staleTimestamp } from './open-api-errors';
 import { OpenApiRateLimiter } from './open-api-rate-limiter';
+import { accountActor, setAuditActor } from '../audit/audit-actor';
 
 export interface OpenApiCaller {
   accountId: number;
@@ -67,6 +68,7 @@ export class OpenApiAuthGuard implements CanActivate {
     const response = http.getResponse<Response>();
     try {
       request.openApiCaller = await this.authenticate(request, response);
+      setAuditActor(request, accountActor(request.openApiCaller.accountId, 'open_api'));
       return true;
     } catch (error) {
       if (isAuthFailure(error)) {

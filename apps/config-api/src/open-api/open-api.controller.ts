@@ -23,6 +23,7 @@ import {
   type SetPushContentTypeResponse,
   type SetUrlResponse,
 } from './open-api.service';
+import { Audit } from '../audit/audit.decorator';
 
 /**
  * The signed configuration operations (CONTRACT §2). Bodies are taken as plain values (`unknown`, so
@@ -37,6 +38,7 @@ export class OpenApiController {
 
   @ApiOpenApiOperation('set_url', 'Set the callback URL (push_url)', SetUrlAnswer, 'Re-enables a disabled endpoint. Callbacks go to this URL from now on.')
   @ApiOpenApiBody(SetUrlBody, SET_URL_ERRORS)
+  @Audit('set_url')
   @Post('set_url')
   @HttpCode(200)
   @UseGuards(JsonBodyGuard)
@@ -46,6 +48,7 @@ export class OpenApiController {
 
   @ApiOpenApiOperation('set_push_content_type', 'Set the callback content type', SetPushContentTypeAnswer)
   @ApiOpenApiBody(SetPushContentTypeBody, SET_PUSH_CONTENT_TYPE_ERRORS)
+  @Audit('set_push_content_type')
   @Post('set_push_content_type')
   @HttpCode(200)
   @UseGuards(JsonBodyGuard)
@@ -55,6 +58,7 @@ export class OpenApiController {
 
   @ApiOpenApiOperation('set_permissions', 'Choose which events are delivered', SetPermissionsAnswer, 'Every key is false until set; keys not sent keep their value.')
   @ApiOpenApiBody(SetPermissionsBody, SET_PERMISSIONS_ERRORS)
+  @Audit('set_permissions')
   @Post('set_permissions')
   @HttpCode(200)
   @UseGuards(JsonBodyGuard)

@@ -11,6 +11,7 @@ import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi } from './open-ap
 import { ApiFeedQuery, FeedAnswer, PortalLinkAnswer, SEND_TEST_EVENT_ERRORS, SendTestEventAnswer, SendTestEventBody } from './self-service.docs';
 import { PortalAccessService } from '../portal-access/portal-access.service';
 import { DEFAULT_LINK_TTL, parseLinkTtl } from '../portal-access/portal-ttl';
+import { Audit } from '../audit/audit.decorator';
 
 /** The signed self-service operations of CONTRACT §10: the pull feed, test events and portal links. */
 @ApiSignedOpenApi()
@@ -43,6 +44,7 @@ export class SelfServiceController {
     "The example message of the action, delivered to the push URL like any event (signed, logged, retried) even when the action's permission is off.",
   )
   @ApiOpenApiBody(SendTestEventBody, SEND_TEST_EVENT_ERRORS)
+  @Audit('send_test_event')
   @Post('send_test_event')
   @HttpCode(200)
   @UseGuards(JsonBodyGuard)
@@ -71,6 +73,7 @@ export class SelfServiceController {
     PortalLinkAnswer,
     `A one-time link (\`<PUBLIC_URL>/portal#<code>\`) to this account's portal, valid for ${DEFAULT_LINK_TTL}.`,
   )
+  @Audit('portal_link.create')
   @Post('portal_link')
   @HttpCode(200)
   async portalLink(@Caller() caller: OpenApiCaller): Promise<PortalLinkAnswer> {

@@ -8,6 +8,7 @@ import { Caller, OpenApiAuthGuard, type OpenApiCaller } from './open-api-auth.gu
 import { authFailed, invalidParam, missingParamMessage, OpenApiCode } from './open-api-errors';
 import { JsonBodyGuard } from './json-body.guard';
 import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi, OkAnswer } from './open-api.docs';
+import { Audit } from '../audit/audit.decorator';
 
 export type SetDeliveryOptionsResponse = { code: typeof OpenApiCode.ok; message: 'OK' } & DeliveryOptions;
 
@@ -30,6 +31,7 @@ export class SetDeliveryOptionsController {
     'Fields not sent keep their value; at least one must be sent, and no other key. The answer has both options after the change; the workers apply them to the next call.',
   )
   @ApiOpenApiBody(DeliveryOptionsBody, SET_DELIVERY_OPTIONS_ERRORS)
+  @Audit('set_delivery_options')
   @Post('set_delivery_options')
   @HttpCode(200)
   @UseGuards(JsonBodyGuard)

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '@app/runtime';
 import { PortalAccessService } from './portal-access.service';
 import { PortalLimits } from './portal-limits';
+import { accountActor, setAuditActor } from '../audit/audit-actor';
 
 type PortalRequest = Request & { portalAccountId?: number };
 
@@ -28,6 +29,7 @@ export class PortalSessionGuard implements CanActivate {
     if (accountId === null) throw new ApiError(401, 'unauthorized', 'the portal session is expired or unknown; open a new portal link');
     await this.limits.spendCall(createHash('sha256').update(match[1]).digest('base64url'), accountId, context.switchToHttp().getResponse<Response>());
     request.portalAccountId = accountId;
+    setAuditActor(request, accountActor(accountId, 'portal'));
     return true;
   }
 }

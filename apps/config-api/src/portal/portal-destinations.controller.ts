@@ -6,6 +6,7 @@ import { ApiPortalErrors } from './portal.docs';
 import { portalAnswered } from './portal-destination-errors';
 import { DestinationBody, DestinationList, DestinationModel, DestinationPutBody, DESTINATIONS_DESCRIPTION } from '../destinations/destinations.docs';
 import { DestinationsService } from '../destinations/destinations.service';
+import { Audit } from '../audit/audit.decorator';
 
 const BAD_BODY: [400, string] = [400, 'A field is wrong (the Open API rule and text, code 2000, in `details` naming each field), or the body is not valid JSON.'];
 const UNKNOWN: [404, string] = [404, "No destination of this account has this id (another account's id answers the same)."];
@@ -25,6 +26,7 @@ export class DestinationsPortalController {
 
   @ApiPortalErrors('Add a destination', 201, DestinationModel, 'The answer carries its signing_secret, shown this once.', { errors: [BAD_BODY, 413] })
   @ApiBody({ type: DestinationBody })
+  @Audit('destination.create')
   @Post()
   @HttpCode(201)
   create(@PortalAccount() accountId: number, @Body() body: unknown): Promise<DestinationView> {
@@ -34,6 +36,7 @@ export class DestinationsPortalController {
   @ApiPortalErrors('Change a destination', 200, DestinationModel, 'Fields not sent keep their value.', { errors: [BAD_BODY, UNKNOWN, 413] })
   @ApiDestinationId()
   @ApiBody({ type: DestinationPutBody })
+  @Audit('destination.update')
   @Put(':id')
   update(@PortalAccount() accountId: number, @Param('id') id: string, @Body() body: unknown): Promise<DestinationView> {
     return portalAnswered(() => this.destinations.update(accountId, id, body));
@@ -41,6 +44,7 @@ export class DestinationsPortalController {
 
   @ApiPortalErrors('Delete a destination', 204, null, "Its pending deliveries end failed ('destination deleted').", { errors: [UNKNOWN] })
   @ApiDestinationId()
+  @Audit('destination.delete')
   @Delete(':id')
   @HttpCode(204)
   async remove(@PortalAccount() accountId: number, @Param('id') id: string): Promise<void> {
@@ -49,6 +53,7 @@ export class DestinationsPortalController {
 
   @ApiPortalErrors('Pause a destination', 200, DestinationModel, 'Deliveries wait without spending attempts until resume.', { errors: [UNKNOWN] })
   @ApiDestinationId()
+  @Audit('destination.pause')
   @Post(':id/pause')
   @HttpCode(200)
   pause(@PortalAccount() accountId: number, @Param('id') id: string): Promise<DestinationView> {
@@ -57,6 +62,7 @@ export class DestinationsPortalController {
 
   @ApiPortalErrors('Resume a destination', 200, DestinationModel, 'What waited goes in the order ingest accepted it.', { errors: [UNKNOWN] })
   @ApiDestinationId()
+  @Audit('destination.resume')
   @Post(':id/resume')
   @HttpCode(200)
   resume(@PortalAccount() accountId: number, @Param('id') id: string): Promise<DestinationView> {

@@ -13,6 +13,7 @@ import { PortalAccount, PortalSessionGuard } from '../portal-access/portal-sessi
 import { type PortalSettings, PortalSettingsService } from './portal-settings.service';
 import { PortalHealthQueryDto, PortalSettingsBody, PortalSettingsView, PortalTestEventDto } from './portal.dto';
 import { ApiPortalErrors } from './portal.docs';
+import { Audit } from '../audit/audit.decorator';
 
 class PortalEndpointState extends PickType(AccountModel, ['push_url', 'disabled_at', 'disabled_reason', 'endpoint'] as const) {}
 
@@ -47,12 +48,14 @@ export class PortalEndpointController {
 
   @ApiPortalErrors('Change the callback settings', 200, PortalSettingsView, 'Any of push_url, push_content_type, permissions, under the Open API rules; a wrong field is 400 with the Open API text in `details`, and nothing is stored.', { errors: [[400, 'A field is wrong (the Open API rule and text, code 2000), or the body is not valid JSON.'], 413] })
   @ApiBody({ type: PortalSettingsBody })
+  @Audit('settings.update')
   @Put('settings')
   update(@PortalAccount() accountId: number, @Body() body: unknown): Promise<PortalSettings> {
     return this.settings.update(accountId, body, this.environment.delivery.allowPrivateTargets);
   }
 
   @ApiPortalErrors('Enable the endpoint again', 200, PortalEndpointState, 'Calls resume with a fresh failure clock; events that failed meanwhile stay failed until redelivered.')
+  @Audit('endpoint.enable')
   @Post('endpoint/enable')
   @HttpCode(200)
   async enable(@PortalAccount() accountId: number): Promise<PortalEndpointState> {
@@ -60,6 +63,7 @@ export class PortalEndpointController {
   }
 
   @ApiPortalErrors('Rotate the signing secret', 200, RotatedSecretModel, 'The new secret is shown this once; the previous one keeps signing alongside it for 24 hours.')
+  @Audit('secret.rotate')
   @Post('rotate-secret')
   @HttpCode(200)
   rotate(@PortalAccount() accountId: number): Promise<RotatedSecret> {
@@ -73,6 +77,7 @@ export class PortalEndpointController {
     "The example message of the action, pushed like any event even when the action's permission is off. At most 10 a minute per account, the Open API's `send_test_event` included.",
     { errors: [422, [429, 'The account sent 10 test events this minute; `Retry-After` says when to come back.']] },
   )
+  @Audit('send_test_event')
   @Post('test-event')
   @HttpCode(202)
   async testEvent(@PortalAccount() accountId: number, @Body() body: PortalTestEventDto, @Res({ passthrough: true }) response: Response): Promise<TestEventSentModel> {

@@ -13,6 +13,7 @@ import { PortalAccount, PortalSessionGuard } from '../portal-access/portal-sessi
 import { PortalLimits } from '../portal-access/portal-limits';
 import { PortalEventsQueryDto, PortalRedeliverDto } from './portal.dto';
 import { ApiPortalErrors, ApiPortalEventId, PortalRedeliveryProgress, PortalRedeliveryStarted } from './portal.docs';
+import { Audit } from '../audit/audit.decorator';
 
 /**
  * The delivery log of the session's account (CONTRACT §10), served by the admin services with the
@@ -44,6 +45,7 @@ export class PortalEventsController {
   @ApiPortalErrors('Redeliver one event', 202, EventRedeliveredModel, 'A new attempt series starts now, to every destination that took the event, or only to `{"destination_id"}` when given.', { errors: [404, 422] })
   @ApiBody({ type: RedeliverEventBody, required: false })
   @ApiPortalEventId()
+  @Audit('event.redeliver')
   @Post('events/:event_id/redeliver')
   @HttpCode(202)
   redeliver(@PortalAccount() accountId: number, @Param('event_id') eventId: string, @Body() body: unknown): Promise<EventRedelivered> {
@@ -64,6 +66,7 @@ export class PortalEventsController {
       ],
     },
   )
+  @Audit('events.redeliver')
   @Post('redeliver')
   @HttpCode(202)
   async redeliverMatching(

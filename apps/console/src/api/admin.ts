@@ -1,8 +1,10 @@
 import { del, get, post, put, type QueryValues, request } from './client';
 import { accepted, destinationOf, destinationsOf, type DestinationsClient } from './destinations';
 import type { ErasureStarted, ErasureView } from '@app/payloads/data-protection.types';
+import type { ConsoleIdentity } from './session';
 import type {
   AccountView,
+  AuditEntryView,
   BotCallView,
   BotWebhookView,
   CreatedAccount,
@@ -25,8 +27,15 @@ import type {
 /** Every admin API call the console makes, in one place. Ids go into paths encoded. */
 const id = (value: string | number): string => encodeURIComponent(String(value));
 
-/** Checks a token before keeping it: the cheapest call that needs the admin token. */
-export const checkToken = (token: string): Promise<unknown> => request('GET', '/admin/v1/accounts', { query: { limit: 1 }, token });
+/** Checks a token before keeping it, and says whose it is and its role. */
+export const checkToken = (token: string): Promise<ConsoleIdentity> => request('GET', '/admin/v1/session', { token });
+/** Who the tab is signed in as: its token's, or else the single sign-on cookie's (401 when neither). */
+export const currentSession = (): Promise<ConsoleIdentity> => request('GET', '/admin/v1/session', { keepSignedIn: true });
+/** Whether the server offers single sign-on (asked before anyone is signed in). */
+export const signInOptions = (): Promise<{ sso: boolean }> => request('GET', '/admin/sign-in-options', { keepSignedIn: true });
+/** Ends the single sign-on session on the server (its cookie is HttpOnly: only the server can clear it). */
+export const endSsoSession = (): Promise<unknown> => request('POST', '/admin/logout', { keepSignedIn: true });
+export const listAudit = (query: QueryValues): Promise<Page<AuditEntryView>> => get('/admin/v1/audit', query);
 
 export const listEvents = (query: QueryValues): Promise<EventPage> => get('/admin/v1/events', query);
 export const eventDetail = (eventId: string): Promise<EventDetail> => get(`/admin/v1/events/${id(eventId)}`);

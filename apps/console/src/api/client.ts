@@ -1,4 +1,4 @@
-import { currentToken, refusedMessage, signOut } from './session';
+import { currentIdentity, currentToken, refusedMessage, signOut } from './session';
 
 /** What a 400 says of one wrong field. */
 export interface ErrorDetail {
@@ -44,15 +44,19 @@ async function errorOf(response: Response): Promise<ApiError> {
 
 /**
  * One admin API call with the tab's token as the bearer. `token` overrides it (the sign-in check);
- * a 401 on a signed-in call means the token no longer works, so the tab signs out.
+ * without a token the single sign-on cookie goes instead, writes with its CSRF token. A 401 on a
+ * signed-in call means the token or session no longer works, so the tab signs out.
  */
 export async function request<T>(
   method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
-  options: { query?: QueryValues; body?: unknown; token?: string } = {},
+  options: { query?: QueryValues; body?: unknown; token?: string; keepSignedIn?: boolean } = {},
 ): Promise<T> {
-  const token = options.token ?? currentToken() ?? '';
-  const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}` };
+  const token = options.token ?? currentToken();
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  const csrf = currentIdentity()?.csrf_token;
+  if (token === null && method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
@@ -60,7 +64,8 @@ export async function request<T>(
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      credentials: 'omit',
+      // The session cookie only where no token is sent: a token never travels with a cookie.
+      credentials: token === null ? 'same-origin' : 'omit',
       cache: 'no-store',
     });
   } catch (error) {
@@ -68,7 +73,7 @@ export async function request<T>(
   }
   if (!response.ok) {
     const error = await errorOf(response);
-    if (response.status === 401 && options.token === undefined) signOut(refusedMessage);
+    if (response.status === 401 && options.token === undefined && !options.keepSignedIn) signOut(refusedMessage);
     throw error;
   }
   // A 204 (a destination deleted) has no body to read.

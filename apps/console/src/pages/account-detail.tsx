@@ -12,6 +12,7 @@ import { link } from '../router';
 import { endpointSummary } from './accounts';
 import { AccountCredentials } from './account-credentials';
 import { AccountDataProtection } from './account-data-protection';
+import { roleAllows } from '../api/session';
 
 function EndpointState({ account, onChanged }: { account: AccountView; onChanged: () => void }) {
   const [error, setError] = useState<ApiError>();
@@ -24,7 +25,8 @@ function EndpointState({ account, onChanged }: { account: AccountView; onChanged
     <Section
       title="Endpoint"
       actions={
-        account.disabled_at && (
+        account.disabled_at &&
+        roleAllows('operator') && (
           <button type="button" onClick={enable}>
             Enable endpoint
           </button>
@@ -99,7 +101,7 @@ function BulkRedelivery({ accountId, onFinished }: { accountId: number; onFinish
   return (
     <Section title="Redeliver failed events" actions={<Link href={link('/events', { account_id: accountId, status: 'failed' })}>Failed events</Link>}>
       <p class="muted">Starts a new attempt series for every failed event of this account, in the background.</p>
-      {!started && (
+      {!started && roleAllows('operator') && (
         <button type="button" onClick={start}>
           Redeliver failed events
         </button>
@@ -151,7 +153,7 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
       {account && (
         <>
           <Section title="Settings" actions={<Link href={link('/events', { account_id: account.id })}>Events of this account</Link>}>
-            <PortalLink accountId={account.id} />
+            {roleAllows('admin') && <PortalLink accountId={account.id} />}
             <Fields
               rows={[
                 ['Email', account.email],
@@ -170,13 +172,13 @@ export function AccountDetailPage({ accountId }: { accountId: string }) {
               ))}
             </ul>
           </Section>
-          <AccountCredentials account={account} onChanged={answer.reload} />
+          {roleAllows('admin') && <AccountCredentials account={account} onChanged={answer.reload} />}
           <EndpointState account={account} onChanged={answer.reload} />
-          <DeliveryOptionsPanel current={account} save={(change) => setDeliveryOptions(account.id, change)} onChanged={answer.reload} />
+          {roleAllows('admin') && <DeliveryOptionsPanel current={account} save={(change) => setDeliveryOptions(account.id, change)} onChanged={answer.reload} />}
           <DestinationsPanel client={accountDestinations(account.id)} scope={account.id} />
           <BulkRedelivery accountId={account.id} onFinished={answer.reload} />
           <BotWebhooks accountId={account.id} />
-          <AccountDataProtection account={account} onChanged={answer.reload} />
+          {roleAllows('admin') && <AccountDataProtection account={account} onChanged={answer.reload} />}
         </>
       )}
     </>

@@ -7,6 +7,7 @@ import { FilterForm } from '../components/filter-form';
 import { Link } from '../components/link';
 import { usePaged } from '../lib/use-loader';
 import { link, type Route, segment, setQuery } from '../router';
+import { roleAllows } from '../api/session';
 
 export function endpointSummary(account: Pick<AccountView, 'push_url' | 'endpoint' | 'disabled_at'>): string {
   if (!account.push_url) return 'no push_url';
@@ -123,7 +124,7 @@ export function AccountsPage({ route }: { route: Route }) {
         {!accounts.loading && !accounts.error && accounts.items.length === 0 && <p class="muted">No account matches.</p>}
         <LoadMore hasMore={accounts.hasMore} loading={accounts.loading} onClick={accounts.loadMore} />
       </Section>
-      <CreateAccount onCreated={() => setCreated((value) => value + 1)} />
+      {roleAllows('admin') && <CreateAccount onCreated={() => setCreated((value) => value + 1)} />}
     </>
   );
 }

@@ -9,6 +9,7 @@ import { EventDeliveries } from '../components/event-deliveries';
 import { Link } from '../components/link';
 import { useInterval, useLoader } from '../lib/use-loader';
 import { link, segment } from '../router';
+import { roleAllows } from '../api/session';
 
 const PENDING = ['queued', 'retrying'];
 
@@ -48,9 +49,11 @@ export function EventDetailPage({ eventId, calls = ADMIN_CALLS, showAccount = tr
           <Section
             title="Event"
             actions={
-              <button type="button" onClick={() => redeliver()}>
-                Redeliver
-              </button>
+              roleAllows('operator') && (
+                <button type="button" onClick={() => redeliver()}>
+                  Redeliver
+                </button>
+              )
             }
           >
             <ErrorMessage error={error} />

@@ -9,6 +9,7 @@ import { type FilterField, FilterForm, type FilterValues } from '../components/f
 import { TaskProgress } from '../components/task-progress';
 import { useEventLog, withSearchRange } from '../lib/event-log';
 import { link, navigate, type Route, segment, setQuery } from '../router';
+import { roleAllows } from '../api/session';
 
 const FIELDS: FilterField[] = [
   { name: 'account_id', label: 'Account', kind: 'number', placeholder: 'id' },
@@ -33,7 +34,7 @@ function RedeliverMatching({ filter, onFinished }: { filter: Record<string, stri
   const described = Object.entries(filter).map(([name, value]) => `${name}=${value}`).join(', ');
   return (
     <div class="bulk">
-      {!confirming && !started && (
+      {!confirming && !started && roleAllows('operator') && (
         <button type="button" class="secondary" onClick={() => setConfirming(true)}>
           Redeliver all matching
         </button>

@@ -1,13 +1,17 @@
-import { useState } from 'preact/hooks';
-import { checkToken } from '../api/admin';
+import { useEffect, useState } from 'preact/hooks';
+import { checkToken, signInOptions } from '../api/admin';
 import type { ApiError } from '../api/client';
-import { signIn, signOutReason } from '../api/session';
+import { setIdentity, signIn, signOutReason } from '../api/session';
 
 /** Asks for the admin token and keeps it only after the admin API accepted it. */
 export function SignInPage() {
   const [token, setToken] = useState('');
   const [message, setMessage] = useState<string | null>(signOutReason);
   const [checking, setChecking] = useState(false);
+  const [sso, setSso] = useState(false);
+  useEffect(() => {
+    signInOptions().then((options) => setSso(options.sso), () => undefined);
+  }, []);
   const submit = (event: Event): void => {
     event.preventDefault();
     const candidate = token.trim();
@@ -18,7 +22,10 @@ export function SignInPage() {
     setChecking(true);
     setMessage(null);
     checkToken(candidate).then(
-      () => signIn(candidate),
+      (identity) => {
+        signIn(candidate);
+        setIdentity(identity);
+      },
       (error: ApiError) => {
         setChecking(false);
         setMessage(error.status === 401 ? 'The admin token was refused.' : `Could not check the token: ${error.message}`);
@@ -49,6 +56,14 @@ export function SignInPage() {
         )}
         <p class="muted">The token stays in this browser tab only and is sent as the bearer token of each admin API call.</p>
       </form>
+      {sso && (
+        <p class="sso">
+          {/* A plain link: the server sends the browser on to the identity provider and back. */}
+          <a class="button" href="/admin/login">
+            Sign in with SSO
+          </a>
+        </p>
+      )}
     </main>
   );
 }

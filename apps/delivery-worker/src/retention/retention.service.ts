@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
-import { DAY_MS, dropExpiredPartitions, seqAt } from '@app/persistence';
+import { DAY_MS, dropExpiredAuditPartitions, dropExpiredPartitions, seqAt } from '@app/persistence';
 import { counter, ENVIRONMENT, type Environment, loggableErrorText } from '@app/runtime';
 import { type BatchOutcome, DELETE_EVENT_KEYS_SQL, DELETE_ROLLUPS_SQL, deleteBotCallsSql, deleteEventsSql, existingTables } from './residual-trim';
 import { withAdvisoryLock } from './advisory-lock';
@@ -23,7 +23,7 @@ export const retentionKeptPending = counter(
 );
 
 export interface RetentionResult {
-  /** Daily partitions dropped (events, their attempts and bot calls), oldest first. */
+  /** Daily partitions dropped (events, their attempts and bot calls), oldest first, then the audit log's months past AUDIT_RETENTION_DAYS. */
   droppedPartitions: string[];
   /** Pending events of dropped days, moved to events_default with their attempts. */
   keptPending: number;
@@ -91,7 +91,10 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
       await this.dropEmptyLegacy(runner);
       const eventKeys = await this.deleteInBatches(runner, DELETE_EVENT_KEYS_SQL, seqAt(cutoffMs).toString(), '0', 'event_keys');
       const rollups = await this.deleteInBatches(runner, DELETE_ROLLUPS_SQL, cutoff, '-infinity', 'delivery_rollups');
-      return { droppedPartitions: dropped.map((day) => day.partition), keptPending, events, botCalls, eventKeys, rollups };
+      // The audit log has its own window; its months leave whole, as its trigger refuses row deletes.
+      const auditMonths = await dropExpiredAuditPartitions(runner, Date.now() - this.environment.identity.auditRetentionDays * DAY_MS);
+      retentionDroppedPartitions.inc(auditMonths.length);
+      return { droppedPartitions: [...dropped.map((day) => day.partition), ...auditMonths], keptPending, events, botCalls, eventKeys, rollups };
     });
     if (!result) {
       this.logger.debug('retention skipped: another worker is running it');

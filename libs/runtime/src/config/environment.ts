@@ -4,6 +4,7 @@ import { readTracingSettings, type TracingSettings } from '../tracing/tracing-se
 import { readSecretsKeys, type SecretsKeys } from '../secrets/secrets-keys';
 import type { AddressRange } from '../net/address-ranges';
 import { readBlockedTargetRanges, readTrustProxy, type TrustProxy } from './network-settings';
+import { type IdentitySettings, readAdminTokens, readAuditRetentionDays, readOidcSettings } from './identity-settings';
 import { checkRedisPrefix, type QueueShards, readQueueShards, readRedisTopology, type RedisTopology } from './redis-topology';
 
 export interface Environment {
@@ -28,6 +29,8 @@ export interface Environment {
     adminToken: string | null;
     ingestTokens: string[];
   };
+  /** ADMIN_TOKENS, OIDC_* and AUDIT_RETENTION_DAYS: operators' named tokens, single sign-on, the audit log (CONTRACT §15). */
+  identity: IdentitySettings;
   openApi: { rateLimitPerMinute: number; timestampSkewSeconds: number; nonceTtlSeconds: number };
   /** TRUST_PROXY: whose `X-Forwarded-For` names the client (null: the socket's address is the client's). */
   trustProxy: TrustProxy | null;
@@ -254,6 +257,11 @@ export function loadEnvironment(source: Source = process.env, app?: AppName): En
     metricsPort: source.METRICS_PORT?.trim() ? read.integer('METRICS_PORT', 0, 0, 65535) : null,
     publicUrl: '',
     auth: { adminToken, ingestTokens },
+    identity: {
+      adminTokens: readAdminTokens(source, read.problems),
+      oidc: readOidcSettings(source, read.problems),
+      auditRetentionDays: readAuditRetentionDays(source, read.problems),
+    },
     openApi: {
       rateLimitPerMinute: read.integer('OPEN_API_RATE_LIMIT', 60, 1, 1_000_000),
       timestampSkewSeconds: 300,

@@ -31,7 +31,7 @@ const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
   [ADMIN_TOKEN_SCHEME]: {
     type: 'http',
     scheme: 'bearer',
-    description: "The operators' token on `/admin/v1/*`: `Authorization: Bearer $ADMIN_TOKEN`.",
+    description: "The operators' token on `/admin/v1/*`: `Authorization: Bearer $ADMIN_TOKEN`, or a named token of `ADMIN_TOKENS` with its role.",
   },
   [PORTAL_SESSION_SCHEME]: {
     type: 'http',

@@ -8,11 +8,12 @@ export const ADMIN_TOKEN_SCHEME = 'admin-token';
 export const INGEST_TOKEN_SCHEME = 'ingest-token';
 export const PORTAL_SESSION_SCHEME = 'portal-session';
 
-export type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 429 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 502 | 503 | 504;
 
 const DEFAULT_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: 'The body is not valid JSON.',
   401: 'The bearer token is missing or wrong (or the server has no token configured).',
+  403: 'The caller\'s role does not cover this call (viewer: reads; operator: also redelivery, endpoint enabling, pause and resume; admin: everything), or a signed-in console write came without its `x-csrf-token`; `message` names the role.',
   404: 'The resource does not exist.',
   409: 'Conflicts with an existing resource.',
   413: 'The body is larger than 1 MiB.',
@@ -49,9 +50,9 @@ export function ApiErrorResponses(...specs: ErrorResponseSpec[]): MethodDecorato
   );
 }
 
-/** Admin API controllers: `Authorization: Bearer $ADMIN_TOKEN`, and every route reads the database. */
+/** Admin API controllers: a bearer token (ADMIN_TOKEN or a named one) or the console's session, a role per route, and every route reads the database. */
 export function ApiAdminAuth(): ClassDecorator & MethodDecorator {
-  return applyDecorators(ApiBearerAuth(ADMIN_TOKEN_SCHEME), ApiErrorResponses(401, 503));
+  return applyDecorators(ApiBearerAuth(ADMIN_TOKEN_SCHEME), ApiErrorResponses(401, 403, 503));
 }
 
 /** Ingest controllers: `Authorization: Bearer <one of INGEST_TOKEN>`. */

@@ -45,17 +45,6 @@ abstract class BearerTokenGuard implements CanActivate {
 }
 
 @Injectable()
-export class AdminTokenGuard extends BearerTokenGuard {
-  protected readonly settingName = 'ADMIN_TOKEN';
-  constructor(@Inject(ENVIRONMENT) private readonly environment: Environment) {
-    super();
-  }
-  protected tokens(): readonly string[] {
-    return this.environment.auth.adminToken ? [this.environment.auth.adminToken] : [];
-  }
-}
-
-@Injectable()
 export class IngestTokenGuard extends BearerTokenGuard {
   protected readonly settingName = 'INGEST_TOKEN';
   constructor(@Inject(ENVIRONMENT) private readonly environment: Environment) {

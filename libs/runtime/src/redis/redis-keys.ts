@@ -53,6 +53,16 @@ export class RedisKeys {
     return `${this.rateLimitPrefix()}:portal-bulk`;
   }
 
+  /** A console session made by single sign-on, by the SHA-256 of its cookie (CONTRACT §15); expires with the session. */
+  adminSession(digest: string): string {
+    return `${this.prefix}:admin-session:${digest}`;
+  }
+
+  /** A sign-in under way (state, nonce and PKCE verifier), by the id its browser holds in a cookie; ten minutes at most. */
+  adminSignIn(id: string): string {
+    return `${this.prefix}:admin-signin:${id}`;
+  }
+
   /** Pub/sub channel telling workers an account's callback settings changed (the account id is the message). */
   settingsChannel(): string {
     return `${this.prefix}:settings-changed`;

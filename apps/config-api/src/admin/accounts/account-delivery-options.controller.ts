@@ -1,12 +1,15 @@
 import { Body, Controller, Param, Put, UseGuards } from '@nestjs/common';
 import type { AccountView } from '@app/payloads';
-import { AdminTokenGuard, ApiError, validationFailed } from '@app/runtime';
+import { ApiError, validationFailed } from '@app/runtime';
+import { AdminAccessGuard } from '../identity/admin-access.guard';
+import { Permission } from '../identity/permission.decorator';
 import { DeliveryOptionsService } from '../../destinations/delivery-options.service';
 import { checkDeliveryOptions } from '../../destinations/delivery-options.validation';
 import { ApiAdminController } from '../admin.docs';
 import { IdParamPipe } from '../id-param.pipe';
 import { ApiSetDeliveryOptions } from './accounts.docs';
 import { AccountsService } from './accounts.service';
+import { Audit } from '../../audit/audit.decorator';
 
 /**
  * `PUT /admin/v1/accounts/:id/delivery-options` (CONTRACT §9): the Open API's check and store, with the
@@ -14,7 +17,7 @@ import { AccountsService } from './accounts.service';
  */
 @ApiAdminController('Admin: accounts')
 @Controller('admin/v1/accounts')
-@UseGuards(AdminTokenGuard)
+@UseGuards(AdminAccessGuard)
 export class AccountDeliveryOptionsController {
   constructor(
     private readonly deliveryOptions: DeliveryOptionsService,
@@ -22,6 +25,8 @@ export class AccountDeliveryOptionsController {
   ) {}
 
   @ApiSetDeliveryOptions()
+  @Permission('administer')
+  @Audit('delivery_options.update')
   @Put(':id/delivery-options')
   async set(@Param('id', IdParamPipe) id: number, @Body() body: unknown): Promise<AccountView> {
     const check = checkDeliveryOptions(body);

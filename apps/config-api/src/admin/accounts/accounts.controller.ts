@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { AdminTokenGuard } from '@app/runtime';
+import { AdminAccessGuard } from '../identity/admin-access.guard';
+import { Permission } from '../identity/permission.decorator';
 import { IdParamPipe } from '../id-param.pipe';
 import { CreateAccountDto } from './account.dto';
 import { ListAccountsQueryDto } from './account-list.dto';
@@ -16,10 +17,11 @@ import {
   ApiViewAccount,
 } from './accounts.docs';
 import { ApiAdminController } from '../admin.docs';
+import { Audit } from '../../audit/audit.decorator';
 
 @ApiAdminController('Admin: accounts')
 @Controller('admin/v1/accounts')
-@UseGuards(AdminTokenGuard)
+@UseGuards(AdminAccessGuard)
 export class AccountsController {
   constructor(
     private readonly accounts: AccountsService,
@@ -27,6 +29,8 @@ export class AccountsController {
   ) {}
 
   @ApiCreateAccount()
+  @Permission('administer')
+  @Audit('account.create')
   @Post()
   @HttpCode(201)
   create(@Body() body: CreateAccountDto): Promise<CreatedAccount> {
@@ -34,18 +38,22 @@ export class AccountsController {
   }
 
   @ApiListAccounts()
+  @Permission('read')
   @Get()
   list(@Query() query: ListAccountsQueryDto): Promise<Page<AccountView>> {
     return this.accounts.list(query);
   }
 
   @ApiViewAccount()
+  @Permission('read')
   @Get(':id')
   view(@Param('id', IdParamPipe) id: number): Promise<AccountView> {
     return this.accounts.view(id);
   }
 
   @ApiEnableEndpoint()
+  @Permission('operate')
+  @Audit('endpoint.enable')
   @Post(':id/endpoint/enable')
   @HttpCode(200)
   enableEndpoint(@Param('id', IdParamPipe) id: number): Promise<AccountView> {
@@ -53,6 +61,8 @@ export class AccountsController {
   }
 
   @ApiRotateSecret()
+  @Permission('administer')
+  @Audit('secret.rotate')
   @Post(':id/rotate-secret')
   @HttpCode(200)
   rotate(@Param('id', IdParamPipe) id: number): Promise<RotatedSecret> {
@@ -60,6 +70,8 @@ export class AccountsController {
   }
 
   @ApiRevokePreviousSecret()
+  @Permission('administer')
+  @Audit('secret.revoke_previous')
   @Post(':id/revoke-previous-secret')
   @HttpCode(200)
   async revokePreviousSecret(@Param('id', IdParamPipe) id: number): Promise<AccountView> {
@@ -68,6 +80,8 @@ export class AccountsController {
   }
 
   @ApiRotateToken()
+  @Permission('administer')
+  @Audit('token.rotate')
   @Post(':id/rotate-token')
   @HttpCode(200)
   rotateToken(@Param('id', IdParamPipe) id: number): Promise<RotatedToken> {

@@ -3,7 +3,8 @@ import { ApiBody, ApiParam } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DestinationView } from '@app/payloads';
-import { AdminTokenGuard } from '@app/runtime';
+import { AdminAccessGuard } from '../identity/admin-access.guard';
+import { Permission } from '../identity/permission.decorator';
 import { ApiErrorResponses } from '@app/runtime/docs';
 import { ApiAdminController, ApiAdminOperation, ApiIdParam, ID_PARAM_PROBLEM } from '../admin.docs';
 import { IdParamPipe } from '../id-param.pipe';
@@ -11,6 +12,7 @@ import { requireAccount } from '../require-account';
 import { adminAnswered } from './admin-destination-errors';
 import { ADMIN_DESTINATION_PROBLEM, DestinationBody, DestinationList, DestinationModel, DestinationPutBody, DESTINATIONS_DESCRIPTION } from '../../destinations/destinations.docs';
 import { DestinationsService } from '../../destinations/destinations.service';
+import { Audit } from '../../audit/audit.decorator';
 
 const UNKNOWN: [404, string] = [404, 'The account does not exist, or has no destination with this id.'];
 const ApiDestinationId = (): MethodDecorator => ApiParam({ name: 'destination_id', description: 'A destination id (`dst_…`); `primary` for pause and resume.' });
@@ -18,7 +20,7 @@ const ApiDestinationId = (): MethodDecorator => ApiParam({ name: 'destination_id
 /** Operators' (and the console's) door to an account's destinations (CONTRACT §11). */
 @ApiAdminController('Admin: accounts')
 @Controller('admin/v1/accounts/:id/destinations')
-@UseGuards(AdminTokenGuard)
+@UseGuards(AdminAccessGuard)
 export class AdminDestinationsController {
   constructor(
     private readonly destinations: DestinationsService,
@@ -28,6 +30,7 @@ export class AdminDestinationsController {
   @ApiAdminOperation("List an account's destinations", 200, DestinationList, DESTINATIONS_DESCRIPTION)
   @ApiIdParam()
   @ApiErrorResponses([400, ID_PARAM_PROBLEM], [404, 'The account does not exist.'])
+  @Permission('read')
   @Get()
   async list(@Param('id', IdParamPipe) accountId: number): Promise<{ items: DestinationView[] }> {
     await requireAccount(this.dataSource, accountId);
@@ -38,6 +41,8 @@ export class AdminDestinationsController {
   @ApiIdParam()
   @ApiBody({ type: DestinationBody })
   @ApiErrorResponses([400, ID_PARAM_PROBLEM], [404, 'The account does not exist.'], [422, ADMIN_DESTINATION_PROBLEM])
+  @Permission('administer')
+  @Audit('destination.create')
   @Post()
   @HttpCode(201)
   async create(@Param('id', IdParamPipe) accountId: number, @Body() body: unknown): Promise<DestinationView> {
@@ -50,6 +55,8 @@ export class AdminDestinationsController {
   @ApiDestinationId()
   @ApiBody({ type: DestinationPutBody })
   @ApiErrorResponses([400, ID_PARAM_PROBLEM], UNKNOWN, [422, ADMIN_DESTINATION_PROBLEM])
+  @Permission('administer')
+  @Audit('destination.update')
   @Put(':destination_id')
   async update(@Param('id', IdParamPipe) accountId: number, @Param('destination_id') id: string, @Body() body: unknown): Promise<DestinationView> {
     await requireAccount(this.dataSource, accountId);
@@ -60,6 +67,8 @@ export class AdminDestinationsController {
   @ApiIdParam()
   @ApiDestinationId()
   @ApiErrorResponses([400, ID_PARAM_PROBLEM], UNKNOWN, [422, 'The primary cannot be deleted.'])
+  @Permission('administer')
+  @Audit('destination.delete')
   @Delete(':destination_id')
   @HttpCode(204)
   async remove(@Param('id', IdParamPipe) accountId: number, @Param('destination_id') id: string): Promise<void> {
@@ -71,6 +80,8 @@ export class AdminDestinationsController {
   @ApiIdParam()
   @ApiDestinationId()
   @ApiErrorResponses([400, ID_PARAM_PROBLEM], UNKNOWN)
+  @Permission('operate')
+  @Audit('destination.pause')
   @Post(':destination_id/pause')
   @HttpCode(200)
   async pause(@Param('id', IdParamPipe) accountId: number, @Param('destination_id') id: string): Promise<DestinationView> {
@@ -82,6 +93,8 @@ export class AdminDestinationsController {
   @ApiIdParam()
   @ApiDestinationId()
   @ApiErrorResponses([400, ID_PARAM_PROBLEM], UNKNOWN)
+  @Permission('operate')
+  @Audit('destination.resume')
   @Post(':destination_id/resume')
   @HttpCode(200)
   async resume(@Param('id', IdParamPipe) accountId: number, @Param('destination_id') id: string): Promise<DestinationView> {

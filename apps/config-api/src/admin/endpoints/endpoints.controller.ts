@@ -1,5 +1,6 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { AdminTokenGuard } from '@app/runtime';
+import { AdminAccessGuard } from '../identity/admin-access.guard';
+import { Permission } from '../identity/permission.decorator';
 import { ApiErrorResponses } from '@app/runtime/docs';
 import { ListEndpointsQueryDto } from './endpoints.dto';
 import type { EndpointItem } from '@app/payloads';
@@ -9,12 +10,13 @@ import { TroubledEndpointListModel } from './endpoints.docs';
 
 @ApiAdminController('Admin: queue and endpoints')
 @Controller('admin/v1/endpoints')
-@UseGuards(AdminTokenGuard)
+@UseGuards(AdminAccessGuard)
 export class EndpointsController {
   constructor(private readonly endpoints: EndpointsService) {}
 
   @ApiAdminOperation('Endpoints whose breaker is open or that are disabled', 200, TroubledEndpointListModel)
   @ApiErrorResponses(422)
+  @Permission('read')
   @Get()
   list(@Query() query: ListEndpointsQueryDto): Promise<{ items: EndpointItem[] }> {
     return this.endpoints.list(query);

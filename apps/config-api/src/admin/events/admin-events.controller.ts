@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { AdminTokenGuard } from '@app/runtime';
+import { AdminAccessGuard } from '../identity/admin-access.guard';
+import { Permission } from '../identity/permission.decorator';
 import type { EventDetail, EventPage } from '@app/payloads';
 import { ListEventsQueryDto } from './admin-events.dto';
 import { AdminEventsService } from './admin-events.service';
@@ -9,17 +10,19 @@ import { ApiAdminController, EVENTS_AND_STATS_TAG } from '../admin.docs';
 
 @ApiAdminController(EVENTS_AND_STATS_TAG)
 @Controller('admin/v1')
-@UseGuards(AdminTokenGuard)
+@UseGuards(AdminAccessGuard)
 export class AdminEventsController {
   constructor(private readonly events: AdminEventsService) {}
 
   @ApiListEvents()
+  @Permission('read')
   @Get('events')
   list(@Query() query: ListEventsQueryDto): Promise<EventPage> {
     return this.events.list(query);
   }
 
   @ApiEventDetail()
+  @Permission('read')
   @Get('events/:event_id')
   detail(@Param('event_id') eventId: string): Promise<EventDetail> {
     return this.events.detail(knownShapeOrNotFound(eventId));

@@ -1,5 +1,6 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { AdminTokenGuard } from '@app/runtime';
+import { AdminAccessGuard } from '../identity/admin-access.guard';
+import { Permission } from '../identity/permission.decorator';
 import type { EventStats, StatsSeries } from '@app/payloads';
 import { ApiAdminController, EVENTS_AND_STATS_TAG } from '../admin.docs';
 import { StatsQueryDto, StatsSeriesQueryDto } from './stats.dto';
@@ -9,7 +10,7 @@ import { ApiEventStats, ApiStatsSeries } from './stats.docs';
 
 @ApiAdminController(EVENTS_AND_STATS_TAG)
 @Controller('admin/v1')
-@UseGuards(AdminTokenGuard)
+@UseGuards(AdminAccessGuard)
 export class StatsController {
   constructor(
     private readonly eventStats: EventStatsService,
@@ -17,12 +18,14 @@ export class StatsController {
   ) {}
 
   @ApiEventStats()
+  @Permission('read')
   @Get('stats')
   stats(@Query() query: StatsQueryDto): Promise<EventStats> {
     return this.eventStats.stats(query);
   }
 
   @ApiStatsSeries()
+  @Permission('read')
   @Get('stats/series')
   series(@Query() query: StatsSeriesQueryDto): Promise<StatsSeries> {
     return this.statsSeries.series(query);
