@@ -4,6 +4,7 @@ import { DeliveryQueues, ENVIRONMENT, type Environment, formatDurationMs, REDIS,
 import { openApiSign } from '@app/signing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DestinationSettingsCache } from '../apps/delivery-worker/src/delivery/destinations/destination-settings.cache';
+import { SubjectOrder } from '../apps/delivery-worker/src/delivery/ordering/subject-order';
 import { HeldFeeder } from '../apps/delivery-worker/src/delivery/holding/held-feeder.service';
 import type { Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
@@ -183,7 +184,9 @@ async function feedHeldOnce(): Promise<{ released: number; expired: number }> {
   const keys = api.app.get(RedisKeys);
   const sql = api.app.get(Sql);
   const cache = new DestinationSettingsCache(sql, environment, api.app.get(SecretBox), keys);
-  const feeder = new HeldFeeder(sql, api.app.get(DeliveryQueues, { strict: false }), cache, api.app.get<Redis>(REDIS), keys, environment);
+  const queues = api.app.get(DeliveryQueues, { strict: false });
+  const redis = api.app.get<Redis>(REDIS);
+  const feeder = new HeldFeeder(sql, queues, cache, new SubjectOrder(sql, queues, redis, keys, environment), redis, keys, environment);
   return feeder.feedOnce();
 }
 
