@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { createDataSource, GenericPlanPool, LATENCY_BOUNDS_MS, LATENCY_BUCKETS, runMigrations, Sql } from '@app/persistence';
+import { createDataSource, GenericPlanPool, LATENCY_BOUNDS_MS, LATENCY_BUCKETS, runMigrations, Sql } from '@app/persistence/testing';
 import { type Environment, loadDatabaseSettings } from '@app/runtime';
 import { pageAccountIds } from '../apps/config-api/src/admin/accounts/account-list';
 import { AdminEventsService } from '../apps/config-api/src/admin/events/admin-events.service';

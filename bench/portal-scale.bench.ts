@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { PERMISSION_KEYS } from '@app/payloads';
 import { openApiSign } from '@app/signing';
-import { STORE_EVENTS, storeEventsParams } from '@app/persistence';
+import { STORE_EVENTS, storeEventsParams } from '@app/persistence/testing';
 import { percentiles, startConfigApiProcess, stopProcess, timedGet as timedGetFrom } from './support/config-api-process';
 
 /**

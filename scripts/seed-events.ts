@@ -1,19 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
-import {
-  createDataSource,
-  DAY_MS,
-  dailyPartitionName,
-  dayBounds,
-  listPartitions,
-  overlaps,
-  type PartitionedTable,
-  runMigrations,
-  seqAt,
-  SEQ_COUNTER_BITS,
-  RETALLY_SPAN,
-  utcDayStart,
-} from '@app/persistence';
+import { books, createDataSource, partitions, runMigrations } from '@app/persistence';
 import { EVENT_ACTIONS } from '@app/payloads';
 
 /**
@@ -44,8 +31,8 @@ if (!Number.isInteger(total) || total < 1 || !Number.isInteger(days) || days < 1
   process.exit(1);
 }
 const perDay = Math.ceil(total / days);
-if (BigInt(perDay) > 1n << SEQ_COUNTER_BITS) {
-  process.stderr.write(`seed: at most ${1n << SEQ_COUNTER_BITS} events per day; use more --days\n`);
+if (BigInt(perDay) > 1n << partitions.SEQ_COUNTER_BITS) {
+  process.stderr.write(`seed: at most ${1n << partitions.SEQ_COUNTER_BITS} events per day; use more --days\n`);
   process.exit(1);
 }
 
@@ -90,14 +77,14 @@ async function seedDay(dataSource: DataSource, dayStart: number, count: number, 
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    const tables = ['events', 'deliveries', 'delivery_attempts'] as PartitionedTable[];
+    const tables = ['events', 'deliveries', 'delivery_attempts'] as partitions.PartitionedTable[];
     for (const table of tables) {
-      const existing = await listPartitions(runner, table);
-      const { from, to } = { from: seqAt(dayStart), to: seqAt(dayStart + DAY_MS) };
-      if (existing.some((partition) => overlaps(partition, from, to))) throw new Error(`${table} already has a partition for ${new Date(dayStart).toISOString()}`);
+      const existing = await partitions.listPartitions(runner, table);
+      const { from, to } = { from: partitions.seqAt(dayStart), to: partitions.seqAt(dayStart + partitions.DAY_MS) };
+      if (existing.some((partition) => partitions.overlaps(partition, from, to))) throw new Error(`${table} already has a partition for ${new Date(dayStart).toISOString()}`);
     }
-    const [events, deliveries, attempts] = tables.map((table) => dailyPartitionName(table, dayStart));
-    const stepMs = DAY_MS / count;
+    const [events, deliveries, attempts] = tables.map((table) => partitions.dailyPartitionName(table, dayStart));
+    const stepMs = partitions.DAY_MS / count;
     await runner.query(`SET maintenance_work_mem = '512MB'`);
     await runner.query(`SET synchronous_commit = off`);
     await runner.query(`CREATE TABLE ${events} (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
@@ -108,7 +95,7 @@ async function seedDay(dataSource: DataSource, dayStart: number, count: number, 
       `WITH generated AS (
          SELECT s.seq, i, s.created_at, s.status, s.attempts
            FROM generate_series(0::bigint, $3 - 1) AS i,
-                LATERAL (SELECT (((${dayStart}::bigint + floor(i * ${stepMs})::bigint) << ${SEQ_COUNTER_BITS}) | i) AS seq,
+                LATERAL (SELECT (((${dayStart}::bigint + floor(i * ${stepMs})::bigint) << ${partitions.SEQ_COUNTER_BITS}) | i) AS seq,
                                 to_timestamp((${dayStart} + floor(i * ${stepMs})) / 1000.0) AS created_at,
                                 ${statusSql(pending)} AS status,
                                 CASE WHEN h < 85 THEN 1 WHEN h < 90 THEN 3 WHEN h < 97 THEN 0 WHEN h < 99 THEN ${pending ? 2 : 3} ELSE ${pending ? 0 : 3} END AS attempts
@@ -148,11 +135,11 @@ async function seedDay(dataSource: DataSource, dayStart: number, count: number, 
     await runner.query(`INSERT INTO event_keys (event_id, account_id, event_seq) SELECT event_id, account_id, seq FROM ${events} ORDER BY event_id`);
     // ATTACH builds every index of the parent on the filled table, sorted, once.
     for (const [table, name] of tables.map((table, index) => [table, [events, deliveries, attempts][index]] as const)) {
-      const { from, to } = dayBounds(table, dayStart);
+      const { from, to } = partitions.dayBounds(table, dayStart);
       await runner.query(`ALTER TABLE ${table} ATTACH PARTITION ${name} FOR VALUES FROM (${from}) TO (${to})`);
     }
     // The day is counted into the stats tallies from its rows (no statement of the apps stored them).
-    await runner.query(RETALLY_SPAN.text, RETALLY_SPAN.values({ since: new Date(dayStart), until: new Date(dayStart + DAY_MS) }));
+    await runner.query(books.RETALLY_SPAN.text, books.RETALLY_SPAN.values({ since: new Date(dayStart), until: new Date(dayStart + partitions.DAY_MS) }));
   } finally {
     await runner.release();
   }
@@ -165,15 +152,15 @@ async function main(): Promise<void> {
   await dataSource.initialize();
   try {
     const accounts = await ensureAccounts(dataSource);
-    const today = utcDayStart(Date.now());
+    const today = partitions.utcDayStart(Date.now());
     let seeded = 0;
     for (let day = days; day >= 1; day -= 1) {
       const count = Math.min(perDay, total - seeded);
       if (count <= 0) break;
       const started = Date.now();
-      await seedDay(dataSource, today - day * DAY_MS, count, accounts, day === 1);
+      await seedDay(dataSource, today - day * partitions.DAY_MS, count, accounts, day === 1);
       seeded += count;
-      log(`${new Date(today - day * DAY_MS).toISOString().slice(0, 10)}: ${count} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      log(`${new Date(today - day * partitions.DAY_MS).toISOString().slice(0, 10)}: ${count} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
     await dataSource.query(`ANALYZE events`);
     await dataSource.query(`ANALYZE deliveries`);

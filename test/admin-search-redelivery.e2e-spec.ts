@@ -1,6 +1,6 @@
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { TASK_STALE_AFTER_S } from '../apps/config-api/src/admin/redeliveries/redelivery-runner.service';
-import type { EventStatus } from '@app/persistence';
+import type { EventStatus } from '@app/persistence/testing';
 import { deliveryJobId } from '@app/runtime';
 import { adminCall, expectFieldError, expectQueryError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';

@@ -1,4 +1,4 @@
-import { LATENCY_BOUNDS_MS } from '@app/persistence';
+import { LATENCY_BOUNDS_MS } from '@app/persistence/testing';
 import { adminCall, expectQueryError, type Json } from './support/admin-client';
 import { createAccount, setCallbackSettings } from './support/fixtures';
 import { accountAnswering, settled, useStatsApps } from './support/stats-accounts';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { histogramPercentiles, LATENCY_BOUNDS_MS, LATENCY_BUCKETS, seqAt } from '@app/persistence';
+import { histogramPercentiles, LATENCY_BOUNDS_MS, LATENCY_BUCKETS, seqAt } from '@app/persistence/testing';
 import { BooksFolder } from '../apps/delivery-worker/src/retention/books-folder.service';
 import { adminCall, type Json } from './support/admin-client';
 import { booksAndCounts, expectBooksToMatchRows, unfoldedEntries } from './support/books';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { FOLD_BOOKS } from '@app/persistence';
+import { FOLD_BOOKS } from '@app/persistence/testing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { adminCall } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';

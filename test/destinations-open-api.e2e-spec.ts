@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { Sql } from '@app/persistence';
+import { Sql } from '@app/persistence/testing';
 import { DeliveryQueues, ENVIRONMENT, type Environment, formatDurationMs, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { openApiSign } from '@app/signing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';

@@ -1,6 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import { PERMISSION_KEY_BY_ACTION, SAMPLE_MESSAGES } from '@app/payloads';
-import { LATENCY_BOUNDS_MS, RECORD_OUTCOMES, recordOutcomesParams, Sql, STORE_EVENTS, storeEventsParams, type StepOutcome, TALLIED_BUCKETS } from '@app/persistence';
+import { LATENCY_BOUNDS_MS, RECORD_OUTCOMES, recordOutcomesParams, Sql, STORE_EVENTS, storeEventsParams, type StepOutcome, TALLIED_BUCKETS } from '@app/persistence/testing';
 import { DeliveryLoader } from '../apps/delivery-worker/src/delivery/loading/delivery-loader';
 import { OutcomeStore } from '../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { BooksFolder } from '../apps/delivery-worker/src/retention/books-folder.service';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
-import { createDataSource, DEFAULT_PARTITIONS_AHEAD_DAYS, MIGRATIONS } from '@app/persistence';
+import { createDataSource, DEFAULT_PARTITIONS_AHEAD_DAYS, MIGRATIONS } from '@app/persistence/testing';
 
 interface Run {
   code: number | null;

@@ -11,7 +11,7 @@ import {
   STORE_EVENTS,
   storeEventsParams,
   utcDayStart,
-} from '@app/persistence';
+} from '@app/persistence/testing';
 import { expectBooksToMatchRows } from './support/books';
 import { type Catalog, catalogOf, dataOf } from './support/migration-catalog';
 import { expectOldTalliesToMatchEvents, type OldAccount, oldModel, type WrittenOldModel, writeOldModel } from './support/migration-old-model';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { type AttemptToRecord, ROLLED_UP_BUCKETS, Sql, type StepOutcome } from '@app/persistence';
+import { type AttemptToRecord, ROLLED_UP_BUCKETS, Sql, type StepOutcome } from '@app/persistence/testing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { OutcomeStore } from '../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';

@@ -14,7 +14,7 @@ import {
   Sql,
   type StepOutcome,
   utcDayStart,
-} from '@app/persistence';
+} from '@app/persistence/testing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { OutcomeStore } from '../apps/delivery-worker/src/delivery/outcome/outcome-store';

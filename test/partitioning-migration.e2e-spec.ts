@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions, createDataSource, ensureDatabase, MIGRATIONS, runMigrations, utcDayStart } from '@app/persistence';
+import { buildDataSourceOptions, createDataSource, ensureDatabase, MIGRATIONS, runMigrations, utcDayStart } from '@app/persistence/testing';
 import { loadEnvironment } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { RetentionService } from '../apps/delivery-worker/src/retention/retention.service';

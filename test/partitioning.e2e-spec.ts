@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { createDataSource, DAY_MS, MIGRATION_LOCK_KEY, seqAt, Sql, STORE_EVENTS, storeEventsParams, utcDayStart } from '@app/persistence';
+import { createDataSource, DAY_MS, MIGRATION_LOCK_KEY, seqAt, Sql, STORE_EVENTS, storeEventsParams, utcDayStart } from '@app/persistence/testing';
 import { loadEnvironment } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { PartitionJob } from '../apps/delivery-worker/src/retention/partition-job.service';

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource, defineStatement, GenericPlanPool, Sql } from '@app/persistence';
+import { createDataSource, defineStatement, GenericPlanPool, Sql } from '@app/persistence/testing';
 
 /**
  * The plan modes of the statements (libs/persistence/src/statements/statement.ts) on real PostgreSQL,

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { DAY_MS, LATENCY_BUCKETS, seqAt, utcDayStart } from '@app/persistence';
+import { DAY_MS, LATENCY_BUCKETS, seqAt, utcDayStart } from '@app/persistence/testing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { OutcomeStore } from '../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { PartitionJob } from '../apps/delivery-worker/src/retention/partition-job.service';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { runMigrations } from '@app/persistence';
+import { runMigrations } from '@app/persistence/testing';
 import { readSecretsKeys, SecretBox } from '@app/runtime';
 import { openApiQuery } from '@app/signing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { LOAD_DELIVERIES, RECORD_OUTCOMES, recordOutcomesParams, runMigrations, seqRange, type Statement, STORE_EVENTS, storeEventsParams } from '@app/persistence';
+import { LOAD_DELIVERIES, RECORD_OUTCOMES, recordOutcomesParams, runMigrations, seqRange, type Statement, STORE_EVENTS, storeEventsParams } from '@app/persistence/testing';
 import { ERASED_SQL } from '../../apps/delivery-worker/src/delivery/erasure-check';
 import { procRunMs } from '../support/proc-cpu';
 

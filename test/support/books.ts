@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { LATENCY_BOUNDS_MS, LATENCY_BUCKETS, type StatusTally, TALLIED_BUCKETS } from '@app/persistence';
+import { LATENCY_BOUNDS_MS, LATENCY_BUCKETS, type StatusTally, TALLIED_BUCKETS } from '@app/persistence/testing';
 
 /**
  * The event books as their readers see them (event_tallies plus the book entries not folded yet, read

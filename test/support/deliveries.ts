@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
-import { Sql, STORE_EVENTS, storeEventsParams } from '@app/persistence';
+import { Sql, STORE_EVENTS, storeEventsParams } from '@app/persistence/testing';
 import type { NewTestEvent, StoredTestEvent } from './worker-process';
 
 /**

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { LATENCY_BOUNDS_MS, LATENCY_BUCKETS } from '@app/persistence';
+import { LATENCY_BOUNDS_MS, LATENCY_BUCKETS } from '@app/persistence/testing';
 
 interface TallyRow {
   granularity: string;

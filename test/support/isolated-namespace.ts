@@ -1,6 +1,6 @@
 import type { Job, JobType } from 'bullmq';
 import { Client } from 'pg';
-import { runMigrations } from '@app/persistence';
+import { runMigrations } from '@app/persistence/testing';
 import { DeliveryQueues, loadEnvironment } from '@app/runtime';
 
 /**

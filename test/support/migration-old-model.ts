@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { completePermissions } from '@app/payloads';
-import { LATENCY_BOUNDS_MS, LATENCY_BUCKETS, seqAt } from '@app/persistence';
+import { LATENCY_BOUNDS_MS, LATENCY_BUCKETS, seqAt } from '@app/persistence/testing';
 
 /**
  * An installation as the service wrote it before the one delivery model (migration 1765400000000): the

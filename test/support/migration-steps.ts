@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions, DAY_MS, ensureDatabase, MIGRATIONS, seqAt } from '@app/persistence';
+import { buildDataSourceOptions, DAY_MS, ensureDatabase, MIGRATIONS, seqAt } from '@app/persistence/testing';
 
 /**
  * A database of a suite's own for migrating by hand: built at an older migration, written the way the

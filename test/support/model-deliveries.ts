@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { type EventStatus, type HoldReason, PENDING_EVENT_STATUSES, PRIMARY_DESTINATION_ID } from '@app/persistence';
+import { type EventStatus, type HoldReason, PENDING_EVENT_STATUSES, PRIMARY_DESTINATION_ID } from '@app/persistence/testing';
 
 /**
  * The rows of the delivery model (docs/delivery-model.md) as suites read and write them directly: an

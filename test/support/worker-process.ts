@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { Sql, STORE_EVENTS, type StoredRow, storeEventsParams } from '@app/persistence';
+import { Sql, STORE_EVENTS, type StoredRow, storeEventsParams } from '@app/persistence/testing';
 import type { AttemptView } from '@app/payloads';
 import {
   closeRedisConnection,

@@ -1,31 +1,43 @@
+/*
+ * What the apps use of persistence (docs/delivery-model.md). Statements are grouped by the tables they
+ * work on, one namespace each (`openDeliveries.CLAIM_DUE_OPEN_DELIVERIES`); the delivery vocabulary,
+ * entities and connection pieces are flat. Tests and bench reach every statement and helper through
+ * `@app/persistence/testing`.
+ */
 // Entities (TypeORM repositories of the rows config-api and ingest edit directly).
 export { Account } from './entities/account.entity';
-export { CallbackSettings, type PermissionMap } from './entities/callback-settings.entity';
-export { DESTINATION_FORMATS, DESTINATION_TYPES, type DestinationAuthType, type DestinationFormat, type DestinationType } from './entities/destination.entity';
-export * from './entities/bot-webhook.entity';
-export * from './entities/bot-call.entity';
-// Connection, migrations, plans.
-export * from './data-source';
-export * from './migrate';
-export * from './persistence.module';
+export { CallbackSettings } from './entities/callback-settings.entity';
+export { BOT_WEBHOOK_TYPES, BotWebhook, type BotWebhookType } from './entities/bot-webhook.entity';
+export { BOT_CALL_OUTCOMES, BotCall, type BotCallOutcome } from './entities/bot-call.entity';
+// Connection, migrations, statements.
+export { createDataSource } from './data-source';
+export { MIGRATION_LOCK_KEY, runMigrations } from './migrate';
+export { PersistenceModule } from './persistence.module';
 export { GenericPlanPool } from './generic-plan-pool';
-export { defineStatement, type Statement } from './statements/statement';
+export { defineStatement } from './statements/statement';
 export { Sql } from './statements/sql.service';
-// The delivery model (docs/delivery-model.md).
-export * from './deliveries/delivery-lifecycle';
-export * from './deliveries/store-events.statement';
-export * from './deliveries/delivery-steps.statements';
-export * from './deliveries/open-deliveries.statements';
-export * from './destinations/destination.statements';
-// Books, partitions, secrets.
-export * from './stats/books.statements';
-export { ALL_ACCOUNTS, histogramPercentiles, LATENCY_BUCKETS, LATENCY_BOUNDS_MS } from './stats/delivery-rollup';
-export * from './partitions/partition-layout';
-export * from './partitions/partition-catalog';
-export * from './partitions/partition-maintenance';
-export * from './partitions/time-window';
-export * from './partitions/audit-partitions';
-export * from './audit/audit.statements';
-export * from './secrets/reseal-secrets';
-export * from './deliveries/restart-deliveries.statement';
-export * from './deliveries/operational-events';
+export { resealSecrets } from './secrets/reseal-secrets';
+// The delivery model's words.
+export {
+  DESTINATION_DELETED_ERROR,
+  EVENT_STATUSES,
+  type EventStatus,
+  FINAL_EVENT_STATUSES,
+  type HoldReason,
+  isAtStep,
+  isFinalStatus,
+  PENDING_STATUS_LIST,
+  PRIMARY_DESTINATION_ID,
+} from './deliveries/delivery-lifecycle';
+export type { DeliveryStepRow } from './deliveries/open-deliveries.statements';
+export { RESTART_DELIVERIES } from './deliveries/restart-deliveries.statement';
+export { OperationalEvents } from './deliveries/operational-events';
+// Statements by the tables they work on.
+export * as storeEvents from './deliveries/store-events.statement';
+export * as deliverySteps from './deliveries/delivery-steps.statements';
+export * as openDeliveries from './deliveries/open-deliveries.statements';
+export * as destinationStatements from './destinations/destination.statements';
+export * as books from './stats/books.statements';
+export * as rollups from './stats/delivery-rollup';
+export * as partitions from './partitions';
+export * as audit from './audit/audit.statements';

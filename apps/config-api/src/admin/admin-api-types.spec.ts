@@ -1,5 +1,5 @@
 import * as wire from '@app/payloads';
-import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES, EVENT_STATUSES } from '@app/persistence';
+import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES, EVENT_STATUSES } from '@app/persistence/testing';
 
 /**
  * The admin API's answer types live in @app/payloads so the browser console can bundle them, apart from

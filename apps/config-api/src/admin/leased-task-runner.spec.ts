@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { QueryFailedError } from 'typeorm';
 import type { DeliveryProducer, DeliveryQueues, Environment } from '@app/runtime';
-import type { Sql } from '@app/persistence';
+import type { Sql } from '@app/persistence/testing';
 import { describeTaskFailure, SteppedTaskRunner, TASK_FAILURE_TEXT } from './leased-task-runner';
 import { RedeliveryRunner } from './redeliveries/redelivery-runner.service';
 

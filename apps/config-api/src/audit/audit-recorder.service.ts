@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
-import { type AuditEntryParams, INSERT_AUDIT_ENTRY, Sql } from '@app/persistence';
+import { audit, Sql } from '@app/persistence';
 import { clientAddress, ENVIRONMENT, type Environment, loggableError } from '@app/runtime';
 import type { AuditActor } from './audit-actor';
 
@@ -27,7 +27,7 @@ export class AuditRecorder {
 
   /** Resolves once the entry is stored; rejects when it cannot be (the caller decides what the answer becomes). */
   async record(request: Request, who: AuditActor, facts: AuditFacts): Promise<void> {
-    const entry: AuditEntryParams = {
+    const entry: audit.AuditEntryParams = {
       actor: who.actor.slice(0, MAX_TEXT),
       role: who.role,
       via: who.via,
@@ -39,7 +39,7 @@ export class AuditRecorder {
       requestId: typeof request.id === 'string' || typeof request.id === 'number' ? String(request.id) : null,
     };
     try {
-      await this.sql.rows(INSERT_AUDIT_ENTRY, entry);
+      await this.sql.rows(audit.INSERT_AUDIT_ENTRY, entry);
     } catch (error) {
       this.logger.error({ action: entry.action, status: entry.status, ...loggableError(error) }, 'could not write the audit entry');
       throw error;

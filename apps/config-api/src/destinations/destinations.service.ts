@@ -5,7 +5,7 @@ import type Redis from 'ioredis';
 import { DataSource, type EntityManager } from 'typeorm';
 import { MAX_DESTINATIONS_PER_ACCOUNT, PRIMARY_DESTINATION_ID, type DestinationAuthInput, type DestinationView } from '@app/payloads';
 import { announceStoredSettingsChange, ENVIRONMENT, type Environment, type ErrorDetail, REDIS, RedisKeys, SecretBox } from '@app/runtime';
-import { COUNT_HELD, DESTINATION_DELETED_ERROR, END_DESTINATION_DELIVERIES, Sql } from '@app/persistence';
+import { DESTINATION_DELETED_ERROR, openDeliveries, Sql } from '@app/persistence';
 import { generateSigningSecret } from '@app/signing';
 import { checkDestinationBody, type DestinationSettings, PRIMARY_FIELDS, type StoredDestinationSettings } from './destination-body.validation';
 import { shownTarget } from './destination-target.validation';
@@ -189,7 +189,7 @@ export class DestinationsService {
         [id, accountId],
       );
       if (rows.length === 0) return false;
-      await this.sql.rows(END_DESTINATION_DELIVERIES, { accountId, destinationId: id, why: DESTINATION_DELETED_ERROR }, manager.queryRunner);
+      await this.sql.rows(openDeliveries.END_DESTINATION_DELIVERIES, { accountId, destinationId: id, why: DESTINATION_DELETED_ERROR }, manager.queryRunner);
       return true;
     });
     if (!found) throw new DestinationNotFoundError(id);
@@ -250,7 +250,7 @@ export class DestinationsService {
   private async viewOf(row: Omit<DestinationRow, 'target'>): Promise<DestinationView> {
     const [breaker, held] = await Promise.all([
       row.target_shown === null ? 'closed' : destinationBreakerState(this.redis, this.keys, row.account_id, row.id, row.target_shown),
-      this.sql.rows(COUNT_HELD, { accountId: row.account_id, destinationId: row.id }),
+      this.sql.rows(openDeliveries.COUNT_HELD, { accountId: row.account_id, destinationId: row.id }),
     ]);
     return destinationViewOf(row, { breaker, held: held.reduce((sum, reason) => sum + reason.count, 0), defaultScheduleMs: this.environment.delivery.retryScheduleMs });
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { type EventAction, isEventAction, SAMPLE_MESSAGES } from '@app/payloads';
-import { Sql, STORE_EVENTS, storeEventsParams } from '@app/persistence';
+import { Sql, storeEvents } from '@app/persistence';
 import { DeliveryProducer, firstDeliveryStep, MinuteLimit, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
 
 export const TEST_EVENT_ID_PREFIX = 'test_';
@@ -58,8 +58,8 @@ export class TestEventService {
     // Stored like any event (its key claimed, its primary's delivery decided: a test event passes the
     // permission), only for the primary; when Redis is away the worker's reconciler enqueues it.
     const rows = await this.sql.rows(
-      STORE_EVENTS,
-      storeEventsParams([{ eventId, accountId, action, messageText: JSON.stringify(SAMPLE_MESSAGES[action]), permissionKey: null, test: true, takers: [] }]),
+      storeEvents.STORE_EVENTS,
+      storeEvents.storeEventsParams([{ eventId, accountId, action, messageText: JSON.stringify(SAMPLE_MESSAGES[action]), permissionKey: null, test: true, takers: [] }]),
     );
     const steps = rows.filter((row) => row.kind === 'queued' && row.seq !== null).map((row) => firstDeliveryStep(row.seq as string, accountId));
     await this.producer.enqueue(steps);

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GenericPlanPool, seqRange } from '@app/persistence';
+import { GenericPlanPool, partitions } from '@app/persistence';
 import { Batcher, ENVIRONMENT, type Environment, erasureStamped, REDIS, type RedisClient } from '@app/runtime';
 import type { PendingDelivery } from './loading/delivery-loader';
 import { ErasureStampView } from './erasure-stamp-view';
@@ -36,7 +36,7 @@ export class ErasureCheck {
     this.reads = new Batcher(
       async (seqs) => {
         const unique = [...new Set(seqs)];
-        const rows = await keptPlans.query<{ seq: string }>('delivery-erased-events', ERASED_SQL, [unique, ...seqRange(unique)]);
+        const rows = await keptPlans.query<{ seq: string }>('delivery-erased-events', ERASED_SQL, [unique, ...partitions.seqRange(unique)]);
         const erased = new Set(rows.map((row) => row.seq));
         return seqs.map((seq) => ({ ok: true, value: erased.has(seq) }));
       },

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CLAIM_DUE_OPEN_DELIVERIES, type DeliveryStepRow, READ_SWEEP, seqAt, Sql, SWEEP_FRESH_DELIVERIES, WRITE_SWEEP } from '@app/persistence';
+import { type DeliveryStepRow, openDeliveries, partitions, Sql } from '@app/persistence';
 import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, stepOfRow } from '@app/runtime';
 import { deliveryWorkerOptions } from './delivery.processor';
 import { reconcilerRequeued } from './delivery.metrics';
@@ -72,7 +72,7 @@ export class Reconciler {
   async reconcileOnce(): Promise<number> {
     if (await this.waitingAfterRedisLoss()) return 0;
     const graceMs = reconcileGraceMs(this.environment);
-    const total = (await this.claimDue(new Date(Date.now() - graceMs))) + (await this.sweepFresh(seqAt(Date.now() - graceMs).toString()));
+    const total = (await this.claimDue(new Date(Date.now() - graceMs))) + (await this.sweepFresh(partitions.seqAt(Date.now() - graceMs).toString()));
     if (total > 0) {
       reconcilerRequeued.inc(total);
       this.logger.log(`re-enqueued ${total} overdue deliver${total === 1 ? 'y' : 'ies'}`);
@@ -83,7 +83,7 @@ export class Reconciler {
   private async claimDue(cutoff: Date): Promise<number> {
     let total = 0;
     for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.stopped; batch += 1) {
-      const claimed = await this.sql.rows(CLAIM_DUE_OPEN_DELIVERIES, { cutoff, limit: CLAIM_BATCH });
+      const claimed = await this.sql.rows(openDeliveries.CLAIM_DUE_OPEN_DELIVERIES, { cutoff, limit: CLAIM_BATCH });
       const pending = claimed.filter((row) => row.pending).sort(bySeq);
       // A lost add is not lost work: the rows stay open and become overdue again after the grace period.
       if (pending.length > 0) await this.queues.addBulk(pending.map(stepOfRow));
@@ -101,9 +101,9 @@ export class Reconciler {
    */
   private async sweepFresh(upTo: string): Promise<number> {
     return this.sql.transaction(async (runner) => {
-      const sweep = await this.sql.first(READ_SWEEP, {}, runner);
+      const sweep = await this.sql.first(openDeliveries.READ_SWEEP, {}, runner);
       if (!sweep || BigInt(sweep.position) >= BigInt(upTo)) return 0;
-      const rows = await this.sql.rows(SWEEP_FRESH_DELIVERIES, { after: sweep.position, upTo, budget: SWEEP_BUDGET }, runner);
+      const rows = await this.sql.rows(openDeliveries.SWEEP_FRESH_DELIVERIES, { after: sweep.position, upTo, budget: SWEEP_BUDGET }, runner);
       const last = rows.find((row) => row.kind === 'last')?.event_seq ?? upTo;
       const fresh = rows.filter((row) => row.kind === 'fresh').sort(bySeq);
       let floor = sweep.cycle_floor === null ? null : BigInt(sweep.cycle_floor);
@@ -114,7 +114,7 @@ export class Reconciler {
       }
       const finished = BigInt(last) >= BigInt(upTo);
       await this.sql.rows(
-        WRITE_SWEEP,
+        openDeliveries.WRITE_SWEEP,
         finished ? { position: (floor ?? BigInt(upTo)).toString(), cycleFloor: null } : { position: last, cycleFloor: floor === null ? null : floor.toString() },
         runner,
       );

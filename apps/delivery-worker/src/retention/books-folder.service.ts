@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { FOLD_BOOKS, Sql } from '@app/persistence';
+import { books, Sql } from '@app/persistence';
 import { loggableErrorText } from '@app/runtime';
 
 /** How often each worker folds the book entries: readers add the unfolded ones, so this only bounds the table's size. */
@@ -7,7 +7,7 @@ export const FOLD_INTERVAL_MS = 2_000;
 
 /**
  * Folds the book entries that ingest's, the recorder's and the other writers' statements appended into
- * the event tallies and the delivery rollups (FOLD_BOOKS, docs/delivery-model.md). Several workers may
+ * the event tallies and the delivery rollups (books.FOLD_BOOKS, docs/delivery-model.md). Several workers may
  * fold at once: each statement takes the entries it deletes, and upserts in key order, so they neither
  * count an entry twice nor deadlock.
  */
@@ -33,7 +33,7 @@ export class BooksFolder implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** Folds what is there now; answers how many entries it folded. */
   async foldOnce(): Promise<number> {
-    const row = await this.sql.first(FOLD_BOOKS, {});
+    const row = await this.sql.first(books.FOLD_BOOKS, {});
     return row?.folded ?? 0;
   }
 

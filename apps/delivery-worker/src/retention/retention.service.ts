@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
-import { DAY_MS, dropExpiredAuditPartitions, dropExpiredPartitions, seqAt } from '@app/persistence';
+import { partitions } from '@app/persistence';
 import { counter, ENVIRONMENT, type Environment, loggableErrorText } from '@app/runtime';
 import { type BatchOutcome, DELETE_EVENT_KEYS_SQL, DELETE_ROLLUPS_SQL, deleteBotCallsSql, deleteEventsSql, existingTables } from './residual-trim';
 import { withAdvisoryLock } from './advisory-lock';
@@ -79,20 +79,20 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
 
   /** One round; answers nothing done when another worker holds the lock. */
   async runOnce(): Promise<RetentionResult> {
-    const cutoffMs = Date.now() - this.environment.retention.days * DAY_MS;
+    const cutoffMs = Date.now() - this.environment.retention.days * partitions.DAY_MS;
     const cutoff = new Date(cutoffMs);
     const result = await withAdvisoryLock(this.dataSource, RETENTION_LOCK_KEY, this.logger, async (runner) => {
-      const dropped = await dropExpiredPartitions(runner, cutoffMs);
+      const dropped = await partitions.dropExpiredPartitions(runner, cutoffMs);
       const keptPending = dropped.reduce((sum, day) => sum + day.keptPending, 0);
       retentionDroppedPartitions.inc(dropped.length);
       retentionKeptPending.inc(keptPending);
       const events = await this.trimResidualEvents(runner, cutoff);
       const botCalls = await this.trimResidualBotCalls(runner, cutoff);
       await this.dropEmptyLegacy(runner);
-      const eventKeys = await this.deleteInBatches(runner, DELETE_EVENT_KEYS_SQL, seqAt(cutoffMs).toString(), '0', 'event_keys');
+      const eventKeys = await this.deleteInBatches(runner, DELETE_EVENT_KEYS_SQL, partitions.seqAt(cutoffMs).toString(), '0', 'event_keys');
       const rollups = await this.deleteInBatches(runner, DELETE_ROLLUPS_SQL, cutoff, '-infinity', 'delivery_rollups');
       // The audit log has its own window; its months leave whole, as its trigger refuses row deletes.
-      const auditMonths = await dropExpiredAuditPartitions(runner, Date.now() - this.environment.identity.auditRetentionDays * DAY_MS);
+      const auditMonths = await partitions.dropExpiredAuditPartitions(runner, Date.now() - this.environment.identity.auditRetentionDays * partitions.DAY_MS);
       retentionDroppedPartitions.inc(auditMonths.length);
       return { droppedPartitions: [...dropped.map((day) => day.partition), ...auditMonths], keptPending, events, botCalls, eventKeys, rollups };
     });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EVENT_ID_OWNERS, type EventToStore, Sql, STORE_EVENTS, storeEventsParams } from '@app/persistence';
+import { Sql, storeEvents } from '@app/persistence';
 import { isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
 import { ApiError, type DeliveryJobData, firstDeliveryStep, isDatabaseUnavailable, sqlState } from '@app/runtime';
 import { DestinationDirectory } from './destination-directory';
@@ -37,7 +37,7 @@ export class EventStore {
   ) {}
 
   /**
-   * Stores new events durably with their deliveries (committed when this resolves; STORE_EVENTS) and
+   * Stores new events durably with their deliveries (committed when this resolves; storeEvents.STORE_EVENTS) and
    * says, per event, whether it was accepted (and which of its deliveries need a job), a duplicate of
    * the same account's id, an id owned by another account, or for an unknown account. Within one call
    * the first event carrying an id claims it, like separate requests would.
@@ -45,7 +45,7 @@ export class EventStore {
   async store(events: readonly NewEvent[], test = false): Promise<StoreOutcome[]> {
     if (events.length === 0) return [];
     const takers = test ? null : await this.destinations.takersOf(events);
-    const toStore: EventToStore[] = events.map((event, position) => ({
+    const toStore: storeEvents.EventToStore[] = events.map((event, position) => ({
       eventId: event.eventId,
       accountId: event.accountId,
       action: event.action,
@@ -54,7 +54,7 @@ export class EventStore {
       test,
       takers: takers?.[position] ?? [],
     }));
-    const rows = await this.guarded(() => this.sql.rows(STORE_EVENTS, storeEventsParams(toStore)));
+    const rows = await this.guarded(() => this.sql.rows(storeEvents.STORE_EVENTS, storeEvents.storeEventsParams(toStore)));
 
     const knownAccounts = new Set<number>();
     const inserted = new Map<string, { seq: string; accountId: number }>();
@@ -76,7 +76,7 @@ export class EventStore {
     // snapshot was taken. Rare; one more query for all of them resolves who owns it now.
     const unresolved = events.filter((event) => knownAccounts.has(event.accountId) && !owners.has(event.eventId));
     if (unresolved.length > 0) {
-      const found = await this.guarded(() => this.sql.rows(EVENT_ID_OWNERS, { eventIds: [...new Set(unresolved.map((event) => event.eventId))] }));
+      const found = await this.guarded(() => this.sql.rows(storeEvents.EVENT_ID_OWNERS, { eventIds: [...new Set(unresolved.map((event) => event.eventId))] }));
       for (const row of found) owners.set(row.event_id, row.account_id);
     }
 

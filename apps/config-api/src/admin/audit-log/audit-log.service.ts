@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type AuditRow, LIST_AUDIT_ENTRIES, Sql } from '@app/persistence';
+import { audit, Sql } from '@app/persistence';
 import type { AuditEntryView, Page } from '@app/payloads';
 import { invalidQuery } from '@app/runtime';
 import { parseTimestamp } from '../timestamp';
@@ -8,7 +8,7 @@ import { AUDIT_DEFAULT_LIMIT, type ListAuditQueryDto } from './audit-list.dto';
 const CURSOR_PATTERN = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|(\d{1,18})$/;
 
 /** The last entry of a page, to the microsecond, as an opaque string. */
-function cursorOf(row: AuditRow): string {
+function cursorOf(row: audit.AuditRow): string {
   return Buffer.from(`${row.at_key}|${row.id}`).toString('base64url');
 }
 
@@ -18,7 +18,7 @@ function readCursor(cursor: string): { at: string; id: string } {
   return { at: match[1], id: match[2] };
 }
 
-function toView(row: AuditRow): AuditEntryView {
+function toView(row: audit.AuditRow): AuditEntryView {
   return {
     id: row.id,
     at: row.at.toISOString(),
@@ -42,7 +42,7 @@ export class AuditLogService {
   async list(query: ListAuditQueryDto): Promise<Page<AuditEntryView>> {
     const limit = query.limit ?? AUDIT_DEFAULT_LIMIT;
     const after = query.cursor === undefined ? null : readCursor(query.cursor);
-    const rows = await this.sql.rows(LIST_AUDIT_ENTRIES, {
+    const rows = await this.sql.rows(audit.LIST_AUDIT_ENTRIES, {
       since: query.since === undefined ? null : parseTimestamp(query.since),
       until: query.until === undefined ? null : parseTimestamp(query.until),
       actor: query.actor ?? null,

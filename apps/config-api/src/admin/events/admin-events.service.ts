@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { EventDetail, EventPage } from '@app/payloads';
-import { PRIMARY_DESTINATION_ID, Sql, timeWindowedSelect } from '@app/persistence';
+import { partitions, PRIMARY_DESTINATION_ID, Sql } from '@app/persistence';
 import { ApiError, checkingQuery, ENVIRONMENT, type Environment } from '@app/runtime';
 import { DEFAULT_PAGE_SIZE, type ListEventsQueryDto } from './admin-events.dto';
 import {
@@ -49,9 +49,9 @@ export class AdminEventsService {
     if (query.cursor !== undefined) conditions.add((p) => `events.seq < ${p}::bigint`, decodeCursor(query.cursor));
     const where = conditions.where();
     const limitPlaceholder = conditions.next(limit + 1);
-    // since/until become a seq range too, so only the partitions of that time are read (see timeWindowedSelect).
+    // since/until become a seq range too, so only the partitions of that time are read (see partitions.timeWindowedSelect).
     const { since, until } = checkingQuery(() => timeRange(query.since, query.until));
-    const sql = timeWindowedSelect(
+    const sql = partitions.timeWindowedSelect(
       (extra) => `SELECT ${LISTED_EVENT_COLUMNS} FROM ${WITH_PRIMARY_DELIVERY} ${where ? `${where} AND` : 'WHERE'} ${extra}`,
       (value) => conditions.next(value),
       limitPlaceholder,

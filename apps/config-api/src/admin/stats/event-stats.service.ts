@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { checkingQuery } from '@app/runtime';
 import type { EventStats } from '@app/payloads';
-import { COUNTED_SPAN, EVENT_STATUSES, type EventStatus, histogramPercentiles, Sql, type StatusTally, TALLIED_BUCKETS } from '@app/persistence';
+import { books, EVENT_STATUSES, type EventStatus, rollups, Sql } from '@app/persistence';
 import type { StatsQueryDto } from './stats.dto';
 import { ACCOUNT_LATENCY, ACCOUNT_STATUS_COUNTS } from './stats.statements';
 import { type BookGranularity, firstWhole, HOUR_MS, mergeTallies, MINUTE_MS } from './tally-windows';
@@ -20,8 +20,8 @@ function zeroCounts(): Record<EventStatus, number> {
  * Two ways to the same answer, an event's status being its primary delivery's. For one account, exactly
  * from its rows (its events by (account_id, seq), each with its primary delivery by key), with continuous
  * percentiles. For every account, from the event tallies: exact counts (the folded books plus the book
- * entries not folded yet, TALLIED_BUCKETS) summed over whole hours and the whole minutes before the
- * window's first hour, plus the rows of the part before its first whole minute (COUNTED_SPAN);
+ * entries not folded yet, books.TALLIED_BUCKETS) summed over whole hours and the whole minutes before the
+ * window's first hour, plus the rows of the part before its first whole minute (books.COUNTED_SPAN);
  * percentiles from the tallies' latency histogram, interpolated inside a bucket (the buckets of the
  * stats series, so the two agree).
  */
@@ -41,16 +41,16 @@ export class EventStatsService {
   }
 
   private async allAccounts(since: Date | null): Promise<Pick<EventStats, 'total' | 'counts' | 'delivery_latency_ms'>> {
-    const tallied = (granularity: BookGranularity, from: Date | null, to: Date | null): Promise<StatusTally[]> =>
-      this.sql.rows(TALLIED_BUCKETS, { granularity, since: from ?? '-infinity', until: to });
-    const parts: Promise<StatusTally[]>[] = [];
+    const tallied = (granularity: BookGranularity, from: Date | null, to: Date | null): Promise<books.StatusTally[]> =>
+      this.sql.rows(books.TALLIED_BUCKETS, { granularity, since: from ?? '-infinity', until: to });
+    const parts: Promise<books.StatusTally[]>[] = [];
     if (!since) {
       parts.push(tallied('hour', null, null));
     } else {
       // [since, first whole minute) from rows, then whole minutes up to the first whole hour, then hours.
       const minute = firstWhole(since, MINUTE_MS);
       const hour = firstWhole(since, HOUR_MS);
-      if (since < minute) parts.push(this.sql.rows(COUNTED_SPAN, { since, until: minute }));
+      if (since < minute) parts.push(this.sql.rows(books.COUNTED_SPAN, { since, until: minute }));
       if (minute < hour) parts.push(tallied('minute', minute, hour));
       parts.push(tallied('hour', hour, null));
     }
@@ -67,7 +67,7 @@ export class EventStatsService {
     return {
       total,
       counts,
-      delivery_latency_ms: { count: delivered, ...histogramPercentiles(latencyCounts) },
+      delivery_latency_ms: { count: delivered, ...rollups.histogramPercentiles(latencyCounts) },
     };
   }
 

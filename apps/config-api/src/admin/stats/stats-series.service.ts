@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ALL_ACCOUNTS, histogramPercentiles, LATENCY_BUCKETS, ROLLED_UP_BUCKETS, Sql } from '@app/persistence';
+import { books, rollups, Sql } from '@app/persistence';
 import { checkingQuery, invalidQuery } from '@app/runtime';
 import type { SeriesBucket, StatsSeries } from '@app/payloads';
 import type { StatsSeriesQueryDto } from './stats.dto';
@@ -35,12 +35,12 @@ interface Accumulator {
 }
 
 function emptyAccumulator(): Accumulator {
-  return { delivered: 0, failed: 0, attempts: 0, failedAttempts: 0, latency: new Array<number>(LATENCY_BUCKETS).fill(0) };
+  return { delivered: 0, failed: 0, attempts: 0, failedAttempts: 0, latency: new Array<number>(rollups.LATENCY_BUCKETS).fill(0) };
 }
 
 /**
  * `GET /admin/v1/stats/series`, read from the delivery rollups and the book entries not folded into them
- * yet (ROLLED_UP_BUCKETS; never from events or attempts): a point per bucket (UTC-aligned) from the
+ * yet (books.ROLLED_UP_BUCKETS; never from events or attempts): a point per bucket (UTC-aligned) from the
  * bucket holding `since` up to `until`, empty ones included.
  */
 @Injectable()
@@ -66,9 +66,9 @@ export class StatsSeriesService {
     }
     if (query.account_id !== undefined) await requireAccount(this.dataSource, query.account_id);
 
-    const rows = await this.sql.rows(ROLLED_UP_BUCKETS, {
+    const rows = await this.sql.rows(books.ROLLED_UP_BUCKETS, {
       granularity: spec.granularity,
-      accountId: query.account_id ?? ALL_ACCOUNTS,
+      accountId: query.account_id ?? rollups.ALL_ACCOUNTS,
       since: new Date(first),
       until,
     });
@@ -91,7 +91,7 @@ export class StatsSeriesService {
         failed: point.failed,
         attempts: point.attempts,
         failed_attempts: point.failedAttempts,
-        ...histogramPercentiles(point.latency),
+        ...rollups.histogramPercentiles(point.latency),
       })),
     };
   }

@@ -1,4 +1,4 @@
-import { LATENCY_BUCKETS, type StatusTally } from '@app/persistence';
+import { books, rollups } from '@app/persistence';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
@@ -12,11 +12,11 @@ export function firstWhole(since: Date, stepMs: number): Date {
 }
 
 /** Adds tallies of several windows status by status (histograms element-wise). */
-export function mergeTallies(...parts: readonly StatusTally[][]): Map<string, { events: number; latencyCounts: number[] }> {
+export function mergeTallies(...parts: readonly books.StatusTally[][]): Map<string, { events: number; latencyCounts: number[] }> {
   const merged = new Map<string, { events: number; latencyCounts: number[] }>();
   for (const rows of parts) {
     for (const row of rows) {
-      const entry = merged.get(row.status) ?? { events: 0, latencyCounts: new Array<number>(LATENCY_BUCKETS).fill(0) };
+      const entry = merged.get(row.status) ?? { events: 0, latencyCounts: new Array<number>(rollups.LATENCY_BUCKETS).fill(0) };
       entry.events += Number(row.events);
       row.latency_counts?.forEach((count, index) => (entry.latencyCounts[index] += Number(count)));
       merged.set(row.status, entry);

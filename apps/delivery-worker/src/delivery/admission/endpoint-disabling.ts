@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { DISABLE_AFTER_FAILING, DISABLE_NOW, PRIMARY_DESTINATION_ID, Sql, START_FAILING, STOP_FAILING } from '@app/persistence';
+import { destinationStatements, PRIMARY_DESTINATION_ID, Sql } from '@app/persistence';
 import { ENVIRONMENT, type Environment, formatDurationMs, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
 import { type DestinationSettings, DestinationSettingsCache } from '../destinations/destination-settings.cache';
 import { OperationalEventsService } from '../holding/operational-events.service';
@@ -46,7 +46,7 @@ export class EndpointDisabling {
     if (destination.disabledAt) return destination;
     const { endpointDisableAfterMs } = this.environment.delivery;
     if (destination.failingSince === null || Date.now() - destination.failingSince < endpointDisableAfterMs) return null;
-    const row = await this.sql.first(DISABLE_AFTER_FAILING, {
+    const row = await this.sql.first(destinationStatements.DISABLE_AFTER_FAILING, {
       accountId: destination.accountId,
       destinationId: destination.id,
       afterMs: endpointDisableAfterMs,
@@ -71,7 +71,7 @@ export class EndpointDisabling {
   /** Disables the destination now, for its retry policy's `disable_on` (a no-op when it already is). */
   async disableNow(destination: DestinationSettings, reason: string): Promise<void> {
     try {
-      const row = await this.sql.first(DISABLE_NOW, { accountId: destination.accountId, destinationId: destination.id, reason });
+      const row = await this.sql.first(destinationStatements.DISABLE_NOW, { accountId: destination.accountId, destinationId: destination.id, reason });
       if (!row) return;
       this.cache.patch(destination, { disabledAt: row.disabled_at, disabledReason: row.disabled_reason });
       this.logger.warn(`destination ${destination.id} of account ${destination.accountId} disabled: ${reason}`);
@@ -92,8 +92,8 @@ export class EndpointDisabling {
     this.cache.patch(destination, { failingSince: success ? null : at.getTime() });
     const key = { accountId: destination.accountId, destinationId: destination.id };
     try {
-      if (success) await this.sql.rows(STOP_FAILING, key);
-      else await this.sql.rows(START_FAILING, { ...key, at });
+      if (success) await this.sql.rows(destinationStatements.STOP_FAILING, key);
+      else await this.sql.rows(destinationStatements.START_FAILING, { ...key, at });
       await this.announce(destination.accountId);
     } catch (error) {
       this.cache.invalidate(destination.accountId);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { type DestinationRow, LOAD_ACCOUNT_DESTINATIONS, Sql } from '@app/persistence';
+import { destinationStatements, Sql } from '@app/persistence';
 import { deliveryEncodingOf, type DeliveryEncoding } from '@app/payloads';
 import { Batcher, ChangeSubscription, destinationEndpointKey, ENVIRONMENT, type Environment, RedisKeys, SecretBox, setBounded, type Settled } from '@app/runtime';
 import type { DestinationAuth } from './destination-transport';
@@ -15,7 +15,7 @@ export interface RetryPolicy {
 export interface DestinationSettings {
   accountId: number;
   id: string;
-  type: DestinationRow['type'];
+  type: destinationStatements.DestinationRow['type'];
   /** The opened target; null: the primary without a push URL. */
   url: string | null;
   /** The target as views show it (a password as ***), for attempt rows. */
@@ -144,7 +144,7 @@ export class DestinationSettingsCache implements OnModuleInit, OnApplicationShut
   }
 
   private async loadMany(accountIds: number[]): Promise<Settled<AccountDestinations>[]> {
-    const rows = await this.sql.rows(LOAD_ACCOUNT_DESTINATIONS, { accountIds: [...new Set(accountIds)] });
+    const rows = await this.sql.rows(destinationStatements.LOAD_ACCOUNT_DESTINATIONS, { accountIds: [...new Set(accountIds)] });
     const byAccount = new Map<number, Map<string, DestinationSettings>>();
     for (const row of rows) {
       const destinations = byAccount.get(row.account_id) ?? new Map<string, DestinationSettings>();
@@ -154,7 +154,7 @@ export class DestinationSettingsCache implements OnModuleInit, OnApplicationShut
     return accountIds.map((accountId) => ({ ok: true, value: byAccount.get(accountId) ?? new Map() }));
   }
 
-  private settingsOf(row: DestinationRow): DestinationSettings {
+  private settingsOf(row: destinationStatements.DestinationRow): DestinationSettings {
     const opened = this.open(row);
     const url = opened.url;
     let endpointKey: string | null = null;
@@ -193,7 +193,7 @@ export class DestinationSettingsCache implements OnModuleInit, OnApplicationShut
   }
 
   /** The row's sealed values opened; one destination whose credentials cannot be opened fails alone. */
-  private open(row: DestinationRow): { url: string | null; auth: DestinationAuth | null; signingSecret: string; previousSigningSecret: string | null; problem: string | null } {
+  private open(row: destinationStatements.DestinationRow): { url: string | null; auth: DestinationAuth | null; signingSecret: string; previousSigningSecret: string | null; problem: string | null } {
     try {
       const auth = this.secrets.openNullable(row.auth);
       return {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { EXPIRE_OPEN_DELIVERIES, HELD_DESTINATIONS, type HoldReason, RELEASE_HELD, Sql } from '@app/persistence';
+import { type HoldReason, openDeliveries, Sql } from '@app/persistence';
 import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys, stepOfRow } from '@app/runtime';
 import { type DestinationSettings, DestinationSettingsCache } from '../destinations/destination-settings.cache';
 import { deliveriesReleased } from '../delivery.metrics';
@@ -63,7 +63,7 @@ export class HeldFeeder {
     const lock = await this.redis.set(this.keys.feederLock(), String(process.pid), 'PX', FEED_INTERVAL_MS * 5, 'NX');
     if (lock === null) return { released: 0, expired: 0 };
     try {
-      const ended = await this.sql.rows(EXPIRE_OPEN_DELIVERIES, { limit: EXPIRE_BATCH });
+      const ended = await this.sql.rows(openDeliveries.EXPIRE_OPEN_DELIVERIES, { limit: EXPIRE_BATCH });
       // An expired event releases its subject's next one (CONTRACT §13), which waits for it in the delayed set.
       for (const row of ended) {
         if (row.subject === null) continue;
@@ -71,7 +71,7 @@ export class HeldFeeder {
       }
       const expired = ended.length;
       let released = 0;
-      for (const held of await this.sql.rows(HELD_DESTINATIONS, {})) {
+      for (const held of await this.sql.rows(openDeliveries.HELD_DESTINATIONS, {})) {
         if (this.stopped) break;
         released += await this.feed(held.held, held.account_id, held.destination_id);
       }
@@ -89,7 +89,7 @@ export class HeldFeeder {
     const room = await this.room(accountId);
     const count = Math.min(release.count, room);
     if (count <= 0) return 0;
-    const steps = await this.sql.rows(RELEASE_HELD, { reason, accountId, destinationId, limit: count });
+    const steps = await this.sql.rows(openDeliveries.RELEASE_HELD, { reason, accountId, destinationId, limit: count });
     const pending = steps.filter((row) => row.pending);
     if (pending.length === 0) return 0;
     await this.queues.addBulk(pending.map((row, index) => (release.probe && index === 0 ? { ...stepOfRow(row), probe: true as const } : stepOfRow(row))));

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type EventStatus, LOAD_DELIVERIES, type LoadedDeliveryRow, PRIMARY_DESTINATION_ID, seqRange, Sql } from '@app/persistence';
+import { deliverySteps, type EventStatus, partitions, PRIMARY_DESTINATION_ID, Sql } from '@app/persistence';
 import { Batcher } from '@app/runtime';
 
 /** One delivery at its step as a worker reads it: its own state and what it delivers (`messageText`: the stored JSON, byte for byte). */
@@ -28,7 +28,7 @@ export interface PendingDelivery {
   subject: string | null;
 }
 
-function pendingOf(row: LoadedDeliveryRow): PendingDelivery {
+function pendingOf(row: deliverySteps.LoadedDeliveryRow): PendingDelivery {
   return {
     seq: row.seq,
     destinationId: row.destination_id,
@@ -73,8 +73,8 @@ export class DeliveryLoader {
     this.loader = new Batcher(
       async (keys) => {
         const unique = [...new Map(keys.map((key) => [keyOf(key.seq, key.destinationId), key])).values()];
-        const [lowSeq, highSeq] = seqRange(unique.map((key) => key.seq));
-        const rows = await sql.rows(LOAD_DELIVERIES, {
+        const [lowSeq, highSeq] = partitions.seqRange(unique.map((key) => key.seq));
+        const rows = await sql.rows(deliverySteps.LOAD_DELIVERIES, {
           seqs: unique.map((key) => key.seq),
           destinationIds: unique.map((key) => key.destinationId),
           lowSeq,

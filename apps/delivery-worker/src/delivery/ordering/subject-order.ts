@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { Sql, SUBJECT_AHEAD, SUBJECT_NEXT, type SubjectNeighbourRow } from '@app/persistence';
+import { openDeliveries, Sql } from '@app/persistence';
 import { Batcher, DeliveryQueues, deliveryJobId, deliveryStep, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys } from '@app/runtime';
 import { subjectReleases } from '../delivery.metrics';
 import type { PendingDelivery } from '../loading/delivery-loader';
 
 /** The nearest open delivery of the same destination and subject on one side of a delivery. */
-type PendingNeighbour = Omit<SubjectNeighbourRow, 'i'>;
+type PendingNeighbour = Omit<openDeliveries.SubjectNeighbourRow, 'i'>;
 
 /** A delivery in the order's books: its destination's deliveries of one subject go one at a time. */
 type Ordered = Pick<PendingDelivery, 'seq' | 'destinationId' | 'accountId' | 'series' | 'subject'>;
@@ -74,8 +74,8 @@ export class SubjectOrder {
     @Inject(ENVIRONMENT) environment: Environment,
   ) {
     this.recheckMs = environment.delivery.orderingRecheckMs;
-    this.earlier = neighbourBatcher(sql, SUBJECT_AHEAD);
-    this.next = neighbourBatcher(sql, SUBJECT_NEXT);
+    this.earlier = neighbourBatcher(sql, openDeliveries.SUBJECT_AHEAD);
+    this.next = neighbourBatcher(sql, openDeliveries.SUBJECT_NEXT);
   }
 
   /**
@@ -209,7 +209,7 @@ export class SubjectOrder {
 }
 
 /** Group commit of one side's neighbour questions (Batcher): each delivery gets its own row, or undefined. */
-function neighbourBatcher(sql: Sql, statement: typeof SUBJECT_AHEAD): Batcher<Ordered, PendingNeighbour | undefined> {
+function neighbourBatcher(sql: Sql, statement: typeof openDeliveries.SUBJECT_AHEAD): Batcher<Ordered, PendingNeighbour | undefined> {
   return new Batcher<Ordered, PendingNeighbour | undefined>(
     async (deliveries) => {
       const rows = await sql.rows(statement, {

@@ -1,10 +1,10 @@
-import type { EventStatus, HoldReason, OpenRowChange, StepOutcome } from '@app/persistence';
+import type { deliverySteps, EventStatus, HoldReason } from '@app/persistence';
 import type { PendingDelivery } from '../loading/delivery-loader';
 import type { RetryPolicy } from '../destinations/destination-settings.cache';
 import { computeRetryDelay, describeFailure, type Verdict } from './retry-policy';
 
 /** The part of a step's outcome every change of the delivery carries: which delivery, at which step. */
-export function stepOf(delivery: PendingDelivery): Pick<StepOutcome, 'seq' | 'destinationId' | 'accountId' | 'series' | 'seriesAttempts' | 'createdAt'> {
+export function stepOf(delivery: PendingDelivery): Pick<deliverySteps.StepOutcome, 'seq' | 'destinationId' | 'accountId' | 'series' | 'seriesAttempts' | 'createdAt'> {
   return {
     seq: delivery.seq,
     destinationId: delivery.destinationId,
@@ -16,28 +16,28 @@ export function stepOf(delivery: PendingDelivery): Pick<StepOutcome, 'seq' | 'de
 }
 
 /** The open row of a delivery that ends: removed when it has one. */
-function closing(delivery: PendingDelivery): OpenRowChange {
+function closing(delivery: PendingDelivery): deliverySteps.OpenRowChange {
   return delivery.open ? { kind: 'close' } : { kind: 'unchanged' };
 }
 
 /** The open row of a delivery that waits: due at `dueAt` (a retry) or held, keeping its subject and deadline. */
-function waiting(delivery: PendingDelivery, dueAt: Date | null, held: HoldReason | null): OpenRowChange {
+function waiting(delivery: PendingDelivery, dueAt: Date | null, held: HoldReason | null): deliverySteps.OpenRowChange {
   return { kind: 'keep', dueAt, held, subject: delivery.subject, expiresAt: delivery.expiresAt };
 }
 
 /** The delivery ends now without a call (deleted, disabled, erased, expired, unencodable…). */
-export function endWithoutCall(delivery: PendingDelivery, status: Exclude<EventStatus, 'queued' | 'retrying' | 'delivered'>, why: string): StepOutcome {
+export function endWithoutCall(delivery: PendingDelivery, status: Exclude<EventStatus, 'queued' | 'retrying' | 'delivered'>, why: string): deliverySteps.StepOutcome {
   return { ...stepOf(delivery), status, nextAttemptAt: null, deliveredAt: null, lastError: why, attempt: null, open: closing(delivery) };
 }
 
 /** The delivery waits without a job, a call or a step of its schedule until its hold ends (CONTRACT §5, §11). */
-export function hold(delivery: PendingDelivery, reason: HoldReason, why: string): StepOutcome {
+export function hold(delivery: PendingDelivery, reason: HoldReason, why: string): deliverySteps.StepOutcome {
   return { ...stepOf(delivery), status: null, nextAttemptAt: null, deliveredAt: null, lastError: why, attempt: null, open: waiting(delivery, null, reason) };
 }
 
 /** What one call makes of the delivery (its attempt added by the caller), the retry's delay, and a disabling its policy asks for. */
 export interface PlannedStep {
-  outcome: Omit<StepOutcome, 'attempt'>;
+  outcome: Omit<deliverySteps.StepOutcome, 'attempt'>;
   retryInMs: number | null;
   /** The destination's `disable_on` named this answer: disable it, for this reason. */
   disable: string | null;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type AttemptToRecord, type EventStatus, type HoldReason, PRIMARY_DESTINATION_ID } from '@app/persistence';
+import { deliverySteps, type EventStatus, type HoldReason, PRIMARY_DESTINATION_ID } from '@app/persistence';
 import { Batcher, type DeliveryJobData, DeliveryQueues, deliveryStepData, inSpan, retryStep, traceCarrier, workerStageStamps } from '@app/runtime';
 import { EndpointDisabling } from '../admission';
 import type { DestinationSettings } from '../destinations/destination-settings.cache';
@@ -66,7 +66,7 @@ export class OutcomeRecorder {
   async recordCall(
     delivery: PendingDelivery,
     destination: DestinationSettings,
-    attempt: AttemptToRecord,
+    attempt: deliverySteps.AttemptToRecord,
     verdict: Verdict,
     { countsForHealth }: { countsForHealth: boolean },
   ): Promise<DeliveryResult> {

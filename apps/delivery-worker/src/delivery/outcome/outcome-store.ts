@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { RECORD_OUTCOMES, recordOutcomesParams, Sql, type StepOutcome } from '@app/persistence';
+import { deliverySteps, Sql } from '@app/persistence';
 import { Batcher, loggableErrorText, oneByOneOnFailure } from '@app/runtime';
 
-function stepKey(outcome: Pick<StepOutcome, 'seq' | 'destinationId' | 'series' | 'seriesAttempts'>): string {
+function stepKey(outcome: Pick<deliverySteps.StepOutcome, 'seq' | 'destinationId' | 'series' | 'seriesAttempts'>): string {
   return `${outcome.seq}/${outcome.destinationId}/${outcome.series}/${outcome.seriesAttempts}`;
 }
 
@@ -31,24 +31,24 @@ export async function recordFirstOfEachStep<T>(outcomes: readonly T[], keyOf: (o
 
 /**
  * The worker's record of its outcomes, every destination's alike: written in batches shared by all
- * concurrent jobs (RECORD_OUTCOMES, one statement a batch), so a busy worker makes a few round trips
+ * concurrent jobs (deliverySteps.RECORD_OUTCOMES, one statement a batch), so a busy worker makes a few round trips
  * per batch instead of one per delivery. One statement at a time: outcomes arriving meanwhile form the
  * next, larger batch, so batches grow with the load and no linger is needed.
  */
 @Injectable()
 export class OutcomeStore {
   private readonly logger = new Logger(OutcomeStore.name);
-  private readonly writer: Batcher<StepOutcome, boolean>;
+  private readonly writer: Batcher<deliverySteps.StepOutcome, boolean>;
 
   constructor(private readonly sql: Sql) {
-    const writeMany = oneByOneOnFailure((outcomes: StepOutcome[]) => this.execute(outcomes), {
+    const writeMany = oneByOneOnFailure((outcomes: deliverySteps.StepOutcome[]) => this.execute(outcomes), {
       onSplit: (error, size) => this.logger.warn(`writing ${size} delivery outcomes at once failed (${loggableErrorText(error)}); writing them one by one`),
     });
     this.writer = new Batcher(writeMany, { maxBatch: 200, maxInFlight: 1, lingerMs: 0 });
   }
 
   /** Resolves once the outcome is committed: true when it applied, false when the delivery had moved on. */
-  record(outcome: StepOutcome): Promise<boolean> {
+  record(outcome: deliverySteps.StepOutcome): Promise<boolean> {
     return this.writer.submit(outcome);
   }
 
@@ -57,9 +57,9 @@ export class OutcomeStore {
     await this.writer.drain();
   }
 
-  private execute(outcomes: StepOutcome[]): Promise<boolean[]> {
+  private execute(outcomes: deliverySteps.StepOutcome[]): Promise<boolean[]> {
     return recordFirstOfEachStep(outcomes, stepKey, async (firsts) => {
-      const rows = await this.sql.rows(RECORD_OUTCOMES, recordOutcomesParams(firsts));
+      const rows = await this.sql.rows(deliverySteps.RECORD_OUTCOMES, deliverySteps.recordOutcomesParams(firsts));
       return new Set(rows.map((row) => stepKey({ seq: row.seq, destinationId: row.destination_id, series: row.series, seriesAttempts: row.series_attempts })));
     });
   }
