@@ -39,7 +39,8 @@ function routesOf(app: RunningApp): Route[] {
       if (!controller) continue;
       const classGuards = (Reflect.getMetadata(GUARDS_METADATA, controller) as unknown[] | undefined) ?? [];
       for (const name of Object.getOwnPropertyNames(controller.prototype).filter((key) => key !== 'constructor')) {
-        const handler = (controller.prototype as Record<string, unknown>)[name];
+        // The descriptor's value: reading a getter off the prototype would run it.
+        const handler = Object.getOwnPropertyDescriptor(controller.prototype, name)?.value as unknown;
         if (typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
         const methodGuards = (Reflect.getMetadata(GUARDS_METADATA, handler) as unknown[] | undefined) ?? [];
         routes.push({

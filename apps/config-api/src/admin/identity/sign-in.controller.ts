@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOperation, ApiResponse } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { AdminSessionView } from '@app/payloads';
 import { ApiError } from '@app/runtime';
@@ -19,6 +19,7 @@ import { AdminSessionModel } from './identity.docs';
  * /admin/callback completes the sign-in and sets the session cookie, /admin/logout ends it. Every
  * sign-in, refused sign-in and sign-out is recorded in the audit log before the answer leaves.
  */
+@ApiTags('Admin: identity and audit')
 @Controller('admin')
 export class SignInController {
   constructor(
@@ -36,13 +37,17 @@ export class SignInController {
   }
 
   /** Whether the console offers **Sign in with SSO** (asked before anyone is signed in). */
-  @ApiExcludeEndpoint()
+  @ApiOperation({ summary: 'Sign-in options', description: 'Whether the console offers **Sign in with SSO** (OIDC_ISSUER and OIDC_CLIENT_ID set). No credentials needed.' })
+  @ApiResponse({ status: 200, description: '`{"sso": true|false}`.' })
   @Get('sign-in-options')
   options(): { sso: boolean } {
     return { sso: this.oidc.settings !== null };
   }
 
-  @ApiExcludeEndpoint()
+  @ApiOperation({ summary: 'Start single sign-on', description: 'Redirects the browser to the OIDC issuer (authorization code with PKCE S256, `state` and `nonce`); a page of the console, not an API call.' })
+  @ApiResponse({ status: 302, description: 'To the issuer\'s authorization endpoint; sets the short-lived `admin_signin` cookie tying the sign-in to this browser.' })
+  @ApiResponse({ status: 404, description: 'Single sign-on is not configured.' })
+  @ApiResponse({ status: 503, description: 'The issuer cannot be reached (a page saying so).' })
   @Get('login')
   async login(@Res() response: Response): Promise<void> {
     if (this.oidc.settings === null) throw new ApiError(404, 'not_found', 'single sign-on is not configured on this server (OIDC_ISSUER, OIDC_CLIENT_ID)');
@@ -58,7 +63,10 @@ export class SignInController {
     response.redirect(302, started.url);
   }
 
-  @ApiExcludeEndpoint()
+  @ApiOperation({ summary: 'Complete single sign-on', description: 'Where the issuer sends the browser back: checks `state`, exchanges the code with the PKCE verifier, verifies the ID token and reads the role from OIDC_ROLES_CLAIM. Recorded in the audit log as `signin` or `signin.refused`.' })
+  @ApiResponse({ status: 303, description: 'Signed in: to the console, with the `admin_session` cookie (HttpOnly, SameSite=Lax, Secure under https, at most 8 hours).' })
+  @ApiResponse({ status: 400, description: 'Not the sign-in this browser started (state), expired, or the code or ID token was not accepted: a page saying so.' })
+  @ApiResponse({ status: 403, description: 'The user has no role in the roles claim: a page naming the claim.' })
   @Get('callback')
   async callback(@Req() request: Request, @Res() response: Response): Promise<void> {
     if (this.oidc.settings === null) throw new ApiError(404, 'not_found', 'single sign-on is not configured on this server (OIDC_ISSUER, OIDC_CLIENT_ID)');
@@ -78,7 +86,8 @@ export class SignInController {
     response.redirect(303, this.consoleUrl);
   }
 
-  @ApiExcludeEndpoint()
+  @ApiOperation({ summary: 'Sign out', description: 'Ends the single sign-on session on the server and clears its cookie; recorded as `signout`.' })
+  @ApiResponse({ status: 204, description: 'Signed out (also when there was no session).' })
   @Post('logout')
   @HttpCode(204)
   async logout(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
@@ -95,7 +104,7 @@ export class SignInController {
 @UseGuards(AdminAccessGuard)
 export class SessionController {
   @ApiOperation({ summary: 'Who is calling', description: 'The caller\'s actor, role and how they signed in; `csrf_token` is what a console signed in with single sign-on sends as `x-csrf-token` on every write (null for bearer tokens).' })
-  @ApiResponse({ status: 200, type: AdminSessionModel })
+  @ApiResponse({ status: 200, type: AdminSessionModel, description: 'The caller.' })
   @Permission('read')
   @Get()
   view(@Req() request: Request): AdminSessionView {
