@@ -85,4 +85,26 @@ describe('DELETE /admin/v1/accounts/:id', () => {
     await expectTalliesToMatchEvents(database());
     expect((await adminCall(configApi, 'GET', '/admin/v1/stats')).body).toEqual(stats);
   });
+
+  it('deletes an account whose id was given again after an earlier offboarding (no 500), and the new one only', async () => {
+    const id = 1_900_000_000 + Math.floor(Math.random() * 1_000_000);
+    const deletionOf = async (): Promise<{ status: string; events_deleted: string } | undefined> =>
+      (await namespace.db.query<{ status: string; events_deleted: string }>(`SELECT status, events_deleted FROM account_deletions WHERE id = $1`, [id])).rows[0];
+    const offboard = async (): Promise<void> => {
+      expect((await adminCall(configApi, 'DELETE', `/admin/v1/accounts/${id}`)).status).toBe(202);
+      await waitFor('the deletion to finish', async () => (await deletionOf())?.status === 'done');
+    };
+    expect((await adminCall(configApi, 'POST', '/admin/v1/accounts', { email: `first-${id}@example.com`, id })).status).toBe(201);
+    await insertEvents(configApi.app, id, [{ action: 'Customer_create', message: { id: 1 } }]);
+    await offboard();
+    expect(await deletionOf()).toEqual({ status: 'done', events_deleted: '1' });
+
+    // The same id again (an operator's own ids), with events of its own: its deletion starts afresh.
+    expect((await adminCall(configApi, 'POST', '/admin/v1/accounts', { email: `second-${id}@example.com`, id })).status).toBe(201);
+    const again = await insertEvents(configApi.app, id, [1, 2].map((n) => ({ action: 'Customer_create', message: { id: n } })));
+    await offboard();
+    expect(await deletionOf()).toEqual({ status: 'done', events_deleted: '2' });
+    expect(await rowsOf(again.map((event) => event.seq))).toEqual({ deliveries: 0, open: 0, attempts: 0, events: 0 });
+    expect((await adminCall(configApi, 'GET', `/admin/v1/accounts/${id}`)).status).toBe(404);
+  });
 });

@@ -49,7 +49,16 @@ export class AccountDeletionService {
           WHERE account_id = $1 AND deleted_at IS NULL`,
         [accountId],
       );
-      await manager.query(`INSERT INTO account_deletions (id, lease_owner, heartbeat_at) VALUES ($1, $2, now())`, [accountId, this.runner.owner]);
+      // An id given again after an earlier offboarding (accounts may be created with the operator's own id)
+      // finds that deletion's finished row: this deletion starts it afresh. A running one cannot be there:
+      // the account row it deletes last would have kept the id from being created again.
+      await manager.query(
+        `INSERT INTO account_deletions (id, lease_owner, heartbeat_at) VALUES ($1, $2, now())
+         ON CONFLICT (id) DO UPDATE
+           SET status = 'running', events_deleted = 0, lease_owner = EXCLUDED.lease_owner, heartbeat_at = now(),
+               created_at = now(), finished_at = NULL, error = NULL`,
+        [accountId, this.runner.owner],
+      );
       return true;
     });
     if (!started) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
