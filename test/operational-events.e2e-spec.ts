@@ -171,13 +171,13 @@ describe('operational events through the real worker (CONTRACT §14)', () => {
     expect(disabled.message).toMatchObject({ destination_id: 'primary', target: primary.url });
     expect((await primaryView()).state.disabled_at).not.toBeNull();
 
-    // 3. An operator enables it (config-api emits this one).
+    // 3. An operator enables it (config-api emits this one, before the workers hear of it).
     primary.respondStatus(200);
     const enabled = await adminCall(configApi, 'POST', `/admin/v1/accounts/${account.id}/endpoint/enable`);
     expect(enabled.status).toBe(200);
     const recovered = await watcherGot('Destination_recovered');
     expect(validate('Destination_recovered', recovered)).toEqual([]);
-    expect(recovered.message).toMatchObject({ destination_id: 'primary', reason: 'enabled again (enable)' });
+    expect(recovered.message).toMatchObject({ destination_id: 'primary', target: primary.url, reason: 'enabled again (enable)' });
 
     // 4. Within the 10 minutes it fails again and recovers again: the breaker opens and closes, the account hears nothing more.
     const [again] = await ingestCustomers(1);
