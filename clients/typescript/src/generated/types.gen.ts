@@ -238,9 +238,12 @@ export type FeedAnswer = {
 
 export type FeedItemView = {
     event_id: string;
-    action: 'Customer_create' | 'Customer_update' | 'Customer_destroy' | 'Organization_create' | 'Organization_update' | 'Organization_destroy' | 'ImSubSession_create' | 'ImSubSession_close' | 'ShutQueue_create' | 'AgentNote_update' | 'ImSurveyVote_create';
     /**
-     * The message as ingest accepted it.
+     * One of the seed's actions, or an operational event about one of the account's destinations (`Destination_failing`, `Destination_disabled`, `Destination_recovered`), which no permission governs.
+     */
+    action: 'Customer_create' | 'Customer_update' | 'Customer_destroy' | 'Organization_create' | 'Organization_update' | 'Organization_destroy' | 'ImSubSession_create' | 'ImSubSession_close' | 'ShutQueue_create' | 'AgentNote_update' | 'ImSurveyVote_create' | 'Destination_failing' | 'Destination_disabled' | 'Destination_recovered';
+    /**
+     * The message as ingest accepted it; for an operational event `{destination_id, target, reason, at}` (the `OperationalEventMessage` schema of the webhooks section).
      */
     message: {
         [key: string]: unknown;

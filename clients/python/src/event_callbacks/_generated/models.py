@@ -414,9 +414,14 @@ class FeedItemView:
     """The FeedItemView object of the Open API."""
 
     event_id: str
-    action: Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]
+    action: Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create", "Destination_failing", "Destination_disabled", "Destination_recovered"]
+    """One of the seed's actions, or an operational event about one of the account's destinations
+        (`Destination_failing`, `Destination_disabled`, `Destination_recovered`), which no permission governs.
+    """
     message: dict[str, Any]
-    """The message as ingest accepted it."""
+    """The message as ingest accepted it; for an operational event `{destination_id, target, reason, at}` (the
+        `OperationalEventMessage` schema of the webhooks section).
+    """
     created_at: str
 
     @classmethod
