@@ -11,6 +11,7 @@ import { checkDestinationBody, type DestinationSettings, PRIMARY_FIELDS, type St
 import { shownTarget } from './destination-target.validation';
 import { type DestinationRow, destinationViewOf, VIEW_COLUMNS } from './destination-views';
 import { destinationBreakerState } from './destination-breaker';
+import { OperationalEventsPublisher } from './operational-events.publisher';
 
 /** A body the service refused; each door words it (Open API 2000, portal 400, admin 422). */
 export class DestinationProblemError extends Error {
@@ -60,6 +61,7 @@ export class DestinationsService {
     private readonly keys: RedisKeys,
     private readonly secrets: SecretBox,
     private readonly sql: Sql,
+    private readonly operational: OperationalEventsPublisher,
   ) {}
 
   private get allowPrivateTargets(): boolean {
@@ -126,8 +128,9 @@ export class DestinationsService {
    */
   async update(accountId: number, id: string, body: unknown): Promise<DestinationView> {
     knownShapeOrNotFound(id);
+    let enabled = false;
     const row = await this.dataSource.transaction(async (manager) => {
-      const current = await this.lockedSettings(manager, accountId, id);
+      const { settings: current, disabled } = await this.lockedSettings(manager, accountId, id);
       const check = await checkDestinationBody(body, current, this.allowPrivateTargets, id === PRIMARY_DESTINATION_ID ? PRIMARY_FIELDS : undefined);
       if (check.changes === null) throw new DestinationProblemError(check.problems);
       const { changes } = check;
@@ -143,6 +146,7 @@ export class DestinationsService {
         set('target', this.secrets.seal(changes.target));
         set('target_shown', shownTarget(type, changes.target));
         assignments.push('failing_since = NULL', 'disabled_at = NULL', 'disabled_reason = NULL');
+        enabled = disabled;
       }
       if (changes.actions !== undefined) set('actions', changes.actions, '::text[]');
       if (changes.filter !== undefined) set('filter', changes.filter === null ? null : JSON.stringify(changes.filter), '::jsonb');
@@ -168,6 +172,8 @@ export class DestinationsService {
       );
       return updated[0];
     });
+    // A new target enables a disabled destination (CONTRACT §14): the account hears it before the workers do.
+    if (enabled) await this.operational.enabledAgain(accountId, id, row.target_shown, 'a new target');
     await this.announce(accountId);
     return this.viewOf(row);
   }
@@ -222,13 +228,13 @@ export class DestinationsService {
     return this.viewOf(rows[0]);
   }
 
-  private async lockedSettings(manager: EntityManager, accountId: number, id: string): Promise<StoredDestinationSettings> {
+  private async lockedSettings(manager: EntityManager, accountId: number, id: string): Promise<{ settings: StoredDestinationSettings; disabled: boolean }> {
     const [row] = await manager.query<(DestinationRow & { target: string })[]>(
       `SELECT ${VIEW_COLUMNS}, target FROM destinations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE`,
       [id, accountId],
     );
     if (!row) throw new DestinationNotFoundError(id);
-    return {
+    const settings: StoredDestinationSettings = {
       type: row.type,
       target: row.target === null ? '' : this.secrets.open(row.target),
       actions: row.actions as StoredDestinationSettings['actions'],
@@ -241,6 +247,7 @@ export class DestinationsService {
       retry: { scheduleMs: row.retry_schedule_ms, stopOn: row.stop_on, disableOn: row.disable_on },
       expire_after_ms: row.expire_after_ms === null ? null : Number(row.expire_after_ms),
     };
+    return { settings, disabled: row.disabled_at !== null };
   }
 
   private sealAuth(auth: DestinationAuthInput | null): string | null {

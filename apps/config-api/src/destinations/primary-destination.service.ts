@@ -36,7 +36,13 @@ const READ_PRIMARY = defineStatement<{ accountId: number }, PrimaryRow>(
   (p) => `SELECT ${PRIMARY_COLUMNS} FROM destinations WHERE account_id = ${p.accountId} AND id = ${PRIMARY} AND deleted_at IS NULL`,
 );
 
+/** PRIMARY_COLUMNS of the updated row where another table in the statement has columns of those names. */
+const PRIMARY_COLUMNS_OF_D = PRIMARY_COLUMNS.split(', ').map((column) => `d.${column}`).join(', ');
+
 /**
+ * `before` is joined rather than read in RETURNING: read there it would run after the update, and FOR
+ * UPDATE skips a row the statement itself changed, so it would never say the endpoint was disabled.
+ *
  * A new URL (or the same one again) is a fresh start: it enables a disabled endpoint and restarts the
  * failure clock (CONTRACT §5). Answers whether it was disabled before.
  */
@@ -45,13 +51,14 @@ const SET_PRIMARY_URL = defineStatement<{ accountId: number; sealed: string; sho
   'plain',
   (p) => `
   WITH before AS (
-    SELECT disabled_at FROM destinations WHERE account_id = ${p.accountId} AND id = ${PRIMARY} AND deleted_at IS NULL FOR UPDATE
+    SELECT id, disabled_at FROM destinations WHERE account_id = ${p.accountId} AND id = ${PRIMARY} AND deleted_at IS NULL FOR UPDATE
   )
-  UPDATE destinations
+  UPDATE destinations d
      SET target = ${p.sealed}, target_shown = ${p.shown}, failing_since = NULL, disabled_at = NULL, disabled_reason = NULL,
-         version = version + 1, updated_at = now()
-   WHERE account_id = ${p.accountId} AND id = ${PRIMARY} AND deleted_at IS NULL
-  RETURNING ${PRIMARY_COLUMNS}, (SELECT disabled_at IS NOT NULL FROM before) AS was_disabled`,
+         version = d.version + 1, updated_at = now()
+    FROM before b
+   WHERE d.account_id = ${p.accountId} AND d.id = b.id AND d.deleted_at IS NULL
+  RETURNING ${PRIMARY_COLUMNS_OF_D}, b.disabled_at IS NOT NULL AS was_disabled`,
 );
 
 const SET_PRIMARY_CONTENT_TYPE = defineStatement<{ accountId: number; contentType: string }, PrimaryRow>(

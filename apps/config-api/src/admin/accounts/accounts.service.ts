@@ -129,17 +129,22 @@ export class AccountsService {
    */
   async enableEndpoint(accountId: number): Promise<AccountView> {
     const [rows] = await this.dataSource.query<[{ was_disabled: boolean; target_shown: string | null }[], number]>(
+      // \`before\` is joined, not read in RETURNING: read there it runs after the update, and FOR UPDATE
+      // skips a row this very statement changed, so it would never say the endpoint was disabled.
       `WITH before AS (
-         SELECT disabled_at FROM destinations WHERE account_id = $1 AND id = '${PRIMARY_DESTINATION_ID}' FOR UPDATE
+         SELECT id, disabled_at FROM destinations WHERE account_id = $1 AND id = '${PRIMARY_DESTINATION_ID}' FOR UPDATE
        )
-       UPDATE destinations SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, version = version + 1, updated_at = now()
-        WHERE account_id = $1 AND id = '${PRIMARY_DESTINATION_ID}' AND (disabled_at IS NOT NULL OR failing_since IS NOT NULL)
-        RETURNING (SELECT disabled_at IS NOT NULL FROM before) AS was_disabled, target_shown`,
+       UPDATE destinations d SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, version = d.version + 1, updated_at = now()
+         FROM before b
+        WHERE d.account_id = $1 AND d.id = b.id AND (d.disabled_at IS NOT NULL OR d.failing_since IS NOT NULL)
+        RETURNING b.disabled_at IS NOT NULL AS was_disabled, d.target_shown`,
       [accountId],
     );
+    // The account hears the cause first: told after the workers, a call they make at once could close the
+    // breaker and take the 10 minutes' one Destination_recovered for "a call succeeded".
+    if (rows[0]?.was_disabled) await this.operational.enabledAgain(accountId, PRIMARY_DESTINATION_ID, rows[0].target_shown, 'enable');
     // Stored already; while Redis cannot take the notice the workers' caches are not serving either.
     if (rows.length > 0) await publishSettingsChanged(this.redis, this.keys, accountId).catch(() => undefined);
-    if (rows[0]?.was_disabled) await this.operational.enabledAgain(accountId, PRIMARY_DESTINATION_ID, rows[0].target_shown, 'enable');
     return this.view(accountId);
   }
 }
