@@ -254,7 +254,7 @@ describe('delivery options (CONTRACT §9)', () => {
     }
     expect(Object.keys(open.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429', '503']);
     expect(JSON.stringify(open.responses['400'])).toContain(PACE_TEXT);
-    expect(Object.keys(admin.responses).sort()).toEqual(['200', '400', '401', '404', '413', '422', '503']);
+    expect(Object.keys(admin.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413', '422', '503']);
     const pushSettings = schemaOf(document.paths['/open_api_v1/push_settings'].get.responses['200'].content['application/json'].schema.$ref);
     expect(Object.keys(pushSettings.properties)).toEqual(expect.arrayContaining(['ordering', 'max_per_second']));
   });

@@ -370,6 +370,7 @@ describe('the apps on the migrated rows', () => {
             action: 'Customer_update',
             message_text: '{"id":102}',
             created_at: new Date(seeded.events.find((event) => event.key === 'json-retrying')!.at),
+            accepted_at: expect.any(String),
             test: false,
             erased: false,
             has_open: true,
@@ -388,6 +389,7 @@ describe('the apps on the migrated rows', () => {
             action: 'Customer_create',
             message_text: '{"id":101}',
             created_at: new Date(seeded.events.find((event) => event.key === 'json-queued')!.at),
+            accepted_at: expect.any(String),
             test: false,
             erased: false,
             has_open: true,
@@ -487,7 +489,8 @@ describe('the apps on the migrated rows', () => {
 
   it('goes down after the apps wrote: their book entries are folded first, so the old tallies match the events', async () => {
     expect(Number((await db.query(`SELECT count(*) AS count FROM book_entries`)).rows[0].count)).toBeGreaterThan(0);
-    await database.down();
+    // The later migrations go first, as a rollback of the release would take them.
+    await database.downThrough('OneDeliveryModel1765500000000');
     expect(await catalogOf(db)).toEqual(oldCatalog);
     await expectOldTalliesToMatchEvents(db);
     const { rows: events } = await db.query(

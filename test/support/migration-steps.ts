@@ -50,6 +50,15 @@ export class MigrationDatabase {
     await this.withDataSource(MIGRATIONS, (dataSource) => dataSource.undoLastMigration({ transaction: 'each' }));
   }
 
+  /** Reverts the applied migrations from the last one back to `name`, that one included, each in its own transaction. */
+  async downThrough(name: string): Promise<void> {
+    const index = MIGRATIONS.findIndex((migration) => migration.name === name);
+    if (index < 0) throw new Error(`no migration ${name}`);
+    await this.withDataSource(MIGRATIONS, async (dataSource) => {
+      for (let left = MIGRATIONS.length - index; left > 0; left -= 1) await dataSource.undoLastMigration({ transaction: 'each' });
+    });
+  }
+
   private async withDataSource<T>(migrations: (typeof MIGRATIONS)[number][], work: (dataSource: DataSource) => Promise<T>): Promise<T> {
     const dataSource = new DataSource({ ...buildDataSourceOptions(this.databaseUrl, { poolSize: 1, queryTimeoutMs: 0 }), migrations });
     await dataSource.initialize();

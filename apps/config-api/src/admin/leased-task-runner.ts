@@ -2,7 +2,7 @@ import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource, EntityManager } from 'typeorm';
-import { isDatabaseUnavailable, loggableError, loggableErrorText, sqlState } from '@app/runtime';
+import { ApiError, isDatabaseUnavailable, loggableError, loggableErrorText, sqlState } from '@app/runtime';
 
 /** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */
 export const TASK_STALE_AFTER_S = 30;
@@ -32,6 +32,8 @@ export const TASK_FAILURE_TEXT = 'stopped by an unexpected error; the config-api
  * described by its SQLSTATE and statement name (from the statement's text, never its values).
  */
 export function describeTaskFailure(error: unknown): string {
+  // The service's own refusal (a stored filter it cannot apply, say) names the field and the rule, never a value.
+  if (error instanceof ApiError) return error.message;
   return 'database_error' in loggableError(error) ? loggableErrorText(error) : TASK_FAILURE_TEXT;
 }
 
