@@ -7,7 +7,7 @@ import { EndpointAdmission } from '../apps/delivery-worker/src/delivery/admissio
 import { RECORD_MARGIN_MS } from '../apps/config-api/src/admin/data-protection/erasure-runner.service';
 import { adminCall, expectFieldError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
-import { createAccount, setCallbackSettings } from './support/fixtures';
+import { createAccount, setCallbackSettings, UNCALLED_URL } from './support/fixtures';
 import { openApiCall } from './support/open-api-client';
 import { portalCall, portalToken } from './support/portal-client';
 import { useReceivers } from './support/receiver';
@@ -125,6 +125,8 @@ describe('POST /admin/v1/erasures', () => {
   it('erases every account when no account is given, and not events accepted after it', async () => {
     const first = await createAccount(configApi);
     const second = await createAccount(configApi);
+    // Push URLs, so their events wait for a call (no job is added: they stay pending) rather than end no_endpoint.
+    for (const account of [first, second]) await setCallbackSettings(worker.app, account.id, { pushUrl: UNCALLED_URL, permissions: 'all' });
     const [one] = await insertEvents(worker.app, first.id, [{ action: 'ImSubSession_create', message: { id: 'ss-42', visitor: 'a' } }]);
     const [two] = await insertEvents(worker.app, second.id, [{ action: 'ImSurveyVote_create', message: { sub_session_id: 'ss-42', score: 5 } }]);
     const progress = await erase({ subject: 'sub_session:ss-42' });
@@ -169,6 +171,7 @@ describe('POST /admin/v1/erasures', () => {
 
   it("ends every destination's pending delivery, and is done only after a second pass that clears what a call in flight recorded", async () => {
     const account = await createAccount(configApi);
+    await setCallbackSettings(worker.app, account.id, { pushUrl: UNCALLED_URL, permissions: 'all' });
     const db = worker.app.get(DataSource);
     const [event] = await insertEvents(worker.app, account.id, [{ action: 'Customer_update', message: { id: 4242, cellphone: '13700000000' } }]);
     await setPrimaryStatus(worker.app, [event.seq], 'delivered');
