@@ -49,7 +49,8 @@ export function EventDetailPage({ eventId, calls = ADMIN_CALLS, showAccount = tr
           <Section
             title="Event"
             actions={
-              roleAllows('operator') && (
+              // The portal (its own calls) is the account's own: roles are the operators' console's.
+              (calls !== ADMIN_CALLS || roleAllows('operator')) && (
                 <button type="button" onClick={() => redeliver()}>
                   Redeliver
                 </button>
