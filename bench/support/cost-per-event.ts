@@ -139,7 +139,7 @@ async function read(sources: CostSources, processes: readonly SupervisedProcess[
 
 /**
  * Starts counting the cost of a phase; `stop(events)` answers it per event. PostgreSQL and Redis
- * figures are the bench database's and the Redis server's: see docs/benchmarks-method.md for what
+ * figures are the bench database's and the Redis server's: see docs/benchmarks.md for what
  * they include.
  */
 export async function startCost(sources: CostSources, processes: readonly SupervisedProcess[]): Promise<{ stop(events: number): Promise<CostPerEvent> }> {

@@ -26,7 +26,7 @@ const QUERY_CHARS = 90;
 
 /**
  * The bench database's statements from pg_stat_statements, or null when the server does not load it
- * (`shared_preload_libraries`; docs/benchmarks-method.md says how to turn it on). `db` is connected to
+ * (`shared_preload_libraries`; docs/benchmarks.md says how to turn it on). `db` is connected to
  * the server's `postgres` database, where the view is created when missing.
  */
 export async function readStatements(db: Client, database: string): Promise<Map<string, StatementTotals> | null> {

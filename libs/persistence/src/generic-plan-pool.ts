@@ -68,7 +68,7 @@ export async function keptPlanLines(run: (sql: string) => Promise<PlanRow[]>, te
  * call (`plan_cache_mode = force_generic_plan`), for statements written to be served by one plan. Left
  * to choose, PostgreSQL plans a statement over partitions for its values on every call whenever its
  * statistics make a custom plan look cheaper: the worker's outcome record spent 2.1 ms planning against
- * 1.1 ms running, per statement (docs/benchmarks-history.md). A generic plan prunes partitions when
+ * 1.1 ms running, per statement (measured in the commit that chose it). A generic plan prunes partitions when
  * the executor starts, from scalar parameters (`seq BETWEEN $a AND $b`), not from an array's elements.
  *
  * A pool of its own because the setting holds for a whole connection: on the app's pool it would fix

@@ -24,7 +24,7 @@ const TRIGGERS = [
  * tests). A WHEN on a statement trigger is evaluated when the trigger is queued, so a skipped trigger
  * costs neither its PL/pgSQL call nor its queries. The UPDATE tally trigger is left as it was: the
  * worker's record doing the same in its statement measured no cheaper (the aggregated tally statement
- * costs as much there as in the trigger; docs/benchmarks-history.md).
+ * costs as much there as in the trigger; measured in the commit that chose it).
  */
 export class StatementsKeepEventBooks1765400000000 implements MigrationInterface {
   name = 'StatementsKeepEventBooks1765400000000';

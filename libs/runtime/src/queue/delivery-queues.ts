@@ -26,7 +26,7 @@ export function keepHearingAfterClose(closed: Queue | Worker): void {
 /**
  * Length BullMQ keeps of each shard's event stream (its default is 10,000). BullMQ appends to it on
  * every job state change and nothing in the service reads it: at the default, the eight streams held
- * three quarters of Redis's memory after a few thousand deliveries (docs/benchmarks-method.md). Trimmed
+ * three quarters of Redis's memory after a few thousand deliveries (docs/benchmarks.md). Trimmed
  * with `~`, a few hundred recent entries stay for whoever debugs with `XRANGE`.
  */
 export const EVENTS_STREAM_MAX_LEN = 100;
