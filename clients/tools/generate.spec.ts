@@ -25,14 +25,14 @@ describe('the client generators', () => {
   it('carry a field added to the destination view into both clients', () => {
     const changed = structuredClone(document);
     const schema = changed.components?.schemas?.DestinationModel as { properties: Record<string, unknown> };
-    schema.properties.expire_after = { type: ['string', 'null'], description: 'How long an event may wait.' };
+    schema.properties.paused_reason = { type: ['string', 'null'], description: 'Why it was paused.' };
     generateInto(folder, changed);
     expect(differences(folder)).toEqual([
       'clients/openapi.json',
       join('clients', GENERATED.python, 'models.py'),
       join('clients', GENERATED.typescript, 'types.gen.ts'),
     ]);
-    expect(readFileSync(join(folder, GENERATED.typescript, 'types.gen.ts'), 'utf8')).toContain('expire_after?: string | null;');
-    expect(readFileSync(join(folder, GENERATED.python, 'models.py'), 'utf8')).toContain('expire_after: str | None | Unset = UNSET');
+    expect(readFileSync(join(folder, GENERATED.typescript, 'types.gen.ts'), 'utf8')).toContain('paused_reason?: string | null;');
+    expect(readFileSync(join(folder, GENERATED.python, 'models.py'), 'utf8')).toContain('paused_reason: str | None | Unset = UNSET');
   });
 });
