@@ -2,13 +2,14 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { Webhook } from 'standardwebhooks';
+import { DataSource } from 'typeorm';
 import { OPERATIONAL_ACTIONS, SAMPLE_MESSAGES } from '@app/payloads';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { adminCall, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, INGEST_HEADERS, type TestAccount } from './support/fixtures';
-import { openApiCall } from './support/open-api-client';
+import { openApiCall, signedQuery } from './support/open-api-client';
 import { portalCall, portalToken } from './support/portal-client';
 import { type ReceivedRequest, TestReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
@@ -53,6 +54,7 @@ describe('operational events through the real worker (CONTRACT §14)', () => {
   const bystander = new TestReceiver();
   let watcherId = '';
   let watcherSecret = '';
+  let bystanderId = '';
   let customerId = 0;
 
   /** What the watcher destination was sent, each request's signature checked with its own secret. */
@@ -136,7 +138,7 @@ describe('operational events through the real worker (CONTRACT §14)', () => {
     watcherId = created.destination.id as string;
     watcherSecret = created.destination.signing_secret as string;
     // Every action, named by no list: it takes the customer events and none of the operational ones.
-    await openApi('destinations', { type: 'webhook', target: bystander.url });
+    bystanderId = (await openApi('destinations', { type: 'webhook', target: bystander.url })).destination.id as string;
   });
 
   afterAll(async () => {
@@ -229,5 +231,20 @@ describe('operational events through the real worker (CONTRACT §14)', () => {
     expect((portal.body.items as Json[]).map((item) => item.event_id)).toEqual([items[1].event_id]);
     const portalDetail = await portalCall(configApi, `Bearer ${token}`, 'GET', `events/${items[2].event_id}`);
     expect(portalDetail.body).toMatchObject({ action: 'Destination_recovered', message: { destination_id: 'primary' } });
+  });
+
+  it('tells the watcher when another destination, disabled, is given its target again', async () => {
+    // As the worker leaves a destination it disabled.
+    await configApi.app.get(DataSource).query("UPDATE destinations SET disabled_at = now(), disabled_reason = 'test', failing_since = now() WHERE id = $1", [bystanderId]);
+    const updated = await fetch(`${configApi.url}/open_api_v1/destinations/${bystanderId}?${signedQuery(account).toString()}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ target: bystander.url }),
+    });
+    expect(updated.status).toBe(200);
+    expect(((await updated.json()) as Json).destination.state.disabled_at).toBeNull();
+    const recovered = await waitFor('a Destination_recovered about the bystander', () => watched().find((body) => body.action === 'Destination_recovered' && body.message.destination_id === bystanderId), { timeoutMs: 30_000, intervalMs: 200 });
+    expect(validate('Destination_recovered', recovered)).toEqual([]);
+    expect(recovered.message).toMatchObject({ target: bystander.url, reason: 'enabled again (a new target)' });
   });
 });

@@ -5,9 +5,9 @@ import {
   DESTINATION_AUTH_TYPES,
   DESTINATION_FORMATS,
   DESTINATION_TYPES,
-  EVENT_ACTIONS,
   FILTER_FIELD_OPERATORS,
   FILTER_GROUP_OPERATORS,
+  LOGGED_ACTIONS,
   MAX_DESTINATIONS_PER_ACCOUNT,
 } from '@app/payloads';
 import { ApiMaxPerSecondProperty, ApiOrderingProperty } from './delivery-options.docs';
@@ -69,7 +69,7 @@ export class DestinationBody {
   @ApiProperty({ description: TARGET_DESCRIPTION, example: 'amqps://events:secret@mq.example.com:5671/prod?exchange=callbacks&routing_key=udesk' })
   target!: string;
 
-  @ApiProperty({ required: false, nullable: true, type: [String], enum: [...EVENT_ACTIONS], description: 'null or absent: every action.', example: ['Customer_create', 'Customer_update'] })
+  @ApiProperty({ required: false, nullable: true, type: [String], enum: [...LOGGED_ACTIONS], description: 'null or absent: every action of the seed. The operational actions (`Destination_failing`, `Destination_disabled`, `Destination_recovered`) reach only a destination whose list names them.', example: ['Customer_create', 'Customer_update'] })
   actions?: string[] | null;
 
   @ApiPropertyOptional({ nullable: true, type: 'object', additionalProperties: true, description: `${FILTER_DESCRIPTION} Example: \`{"organization.id": {"$in": [12, 13]}}\`.` })

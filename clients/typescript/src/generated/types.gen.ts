@@ -32,9 +32,9 @@ export type DestinationBody = {
      */
     target: string;
     /**
-     * null or absent: every action.
+     * null or absent: every action of the seed. The operational actions (`Destination_failing`, `Destination_disabled`, `Destination_recovered`) reach only a destination whose list names them.
      */
-    actions?: Array<'Customer_create' | 'Customer_update' | 'Customer_destroy' | 'Organization_create' | 'Organization_update' | 'Organization_destroy' | 'ImSubSession_create' | 'ImSubSession_close' | 'ShutQueue_create' | 'AgentNote_update' | 'ImSurveyVote_create'> | null;
+    actions?: Array<'Customer_create' | 'Customer_update' | 'Customer_destroy' | 'Organization_create' | 'Organization_update' | 'Organization_destroy' | 'ImSubSession_create' | 'ImSubSession_close' | 'ShutQueue_create' | 'AgentNote_update' | 'ImSurveyVote_create' | 'Destination_failing' | 'Destination_disabled' | 'Destination_recovered'> | null;
     /**
      * A MongoDB-style query on the message: `{"<dotted path>": <value> | {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`; any other operator is refused naming it. null: every message. Example: `{"organization.id": {"$in": [12, 13]}}`.
      */
@@ -165,9 +165,9 @@ export type DestinationPutBody = {
      */
     target?: string;
     /**
-     * null or absent: every action.
+     * null or absent: every action of the seed. The operational actions (`Destination_failing`, `Destination_disabled`, `Destination_recovered`) reach only a destination whose list names them.
      */
-    actions?: Array<'Customer_create' | 'Customer_update' | 'Customer_destroy' | 'Organization_create' | 'Organization_update' | 'Organization_destroy' | 'ImSubSession_create' | 'ImSubSession_close' | 'ShutQueue_create' | 'AgentNote_update' | 'ImSurveyVote_create'> | null;
+    actions?: Array<'Customer_create' | 'Customer_update' | 'Customer_destroy' | 'Organization_create' | 'Organization_update' | 'Organization_destroy' | 'ImSubSession_create' | 'ImSubSession_close' | 'ShutQueue_create' | 'AgentNote_update' | 'ImSurveyVote_create' | 'Destination_failing' | 'Destination_disabled' | 'Destination_recovered'> | null;
     /**
      * A MongoDB-style query on the message: `{"<dotted path>": <value> | {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`; any other operator is refused naming it. null: every message. Example: `{"organization.id": {"$in": [12, 13]}}`.
      */

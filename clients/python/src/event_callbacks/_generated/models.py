@@ -86,8 +86,10 @@ class DestinationBody:
         mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless ALLOW_PRIVATE_TARGETS.
         Stored sealed; views show any password as `***`.
     """
-    actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]] | None | Unset = UNSET
-    """null or absent: every action."""
+    actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create", "Destination_failing", "Destination_disabled", "Destination_recovered"]] | None | Unset = UNSET
+    """null or absent: every action of the seed. The operational actions (`Destination_failing`,
+        `Destination_disabled`, `Destination_recovered`) reach only a destination whose list names them.
+    """
     filter: dict[str, Any] | None | Unset = UNSET
     """A MongoDB-style query on the message: `{"<dotted path>": <value> |
         {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`; any
@@ -293,8 +295,10 @@ class DestinationPutBody:
         mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless ALLOW_PRIVATE_TARGETS.
         Stored sealed; views show any password as `***`.
     """
-    actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]] | None | Unset = UNSET
-    """null or absent: every action."""
+    actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create", "Destination_failing", "Destination_disabled", "Destination_recovered"]] | None | Unset = UNSET
+    """null or absent: every action of the seed. The operational actions (`Destination_failing`,
+        `Destination_disabled`, `Destination_recovered`) reach only a destination whose list names them.
+    """
     filter: dict[str, Any] | None | Unset = UNSET
     """A MongoDB-style query on the message: `{"<dotted path>": <value> |
         {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`; any

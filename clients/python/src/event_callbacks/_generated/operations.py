@@ -67,7 +67,7 @@ class OpenApiOperations(Operations):
         *,
         type: Literal["webhook", "rabbitmq", "nats", "mqtt"],
         target: str,
-        actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]] | None | Unset = UNSET,
+        actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create", "Destination_failing", "Destination_disabled", "Destination_recovered"]] | None | Unset = UNSET,
         filter: dict[str, Any] | None | Unset = UNSET,
         content_type: Literal["JSON", "application/x-www-form-urlencoded"] | Unset = UNSET,
         format: Literal["udesk", "cloudevents"] | Unset = UNSET,
@@ -98,7 +98,9 @@ class OpenApiOperations(Operations):
                 never declared); `nats` nats://[user:pass@]host:port/<subject>; `mqtt`
                 mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless
                 ALLOW_PRIVATE_TARGETS. Stored sealed; views show any password as `***`.
-            actions: null or absent: every action.
+            actions: null or absent: every action of the seed. The operational actions (`Destination_failing`,
+                `Destination_disabled`, `Destination_recovered`) reach only a destination whose list names
+                them.
             filter: A MongoDB-style query on the message: `{"<dotted path>": <value> |
                 {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`;
                 any other operator is refused naming it. null: every message. Example: `{"organization.id":
@@ -128,7 +130,7 @@ class OpenApiOperations(Operations):
         *,
         type: Literal["webhook", "rabbitmq", "nats", "mqtt"] | Unset = UNSET,
         target: str | Unset = UNSET,
-        actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create"]] | None | Unset = UNSET,
+        actions: list[Literal["Customer_create", "Customer_update", "Customer_destroy", "Organization_create", "Organization_update", "Organization_destroy", "ImSubSession_create", "ImSubSession_close", "ShutQueue_create", "AgentNote_update", "ImSurveyVote_create", "Destination_failing", "Destination_disabled", "Destination_recovered"]] | None | Unset = UNSET,
         filter: dict[str, Any] | None | Unset = UNSET,
         content_type: Literal["JSON", "application/x-www-form-urlencoded"] | Unset = UNSET,
         format: Literal["udesk", "cloudevents"] | Unset = UNSET,
@@ -150,7 +152,9 @@ class OpenApiOperations(Operations):
                 never declared); `nats` nats://[user:pass@]host:port/<subject>; `mqtt`
                 mqtt(s)://[user:pass@]host:port/<topic>. Private addresses are refused unless
                 ALLOW_PRIVATE_TARGETS. Stored sealed; views show any password as `***`.
-            actions: null or absent: every action.
+            actions: null or absent: every action of the seed. The operational actions (`Destination_failing`,
+                `Destination_disabled`, `Destination_recovered`) reach only a destination whose list names
+                them.
             filter: A MongoDB-style query on the message: `{"<dotted path>": <value> |
                 {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|"$in"|"$nin"|"$exists": …}, "$and": […], "$or": […]}`;
                 any other operator is refused naming it. null: every message. Example: `{"organization.id":
