@@ -3,10 +3,15 @@ import { BrokerConnectionPool, brokerAddress, type BrokerConnection } from './br
 class FakeConnection implements BrokerConnection {
   usable = true;
   closed = false;
+  destroyed = false;
   close(): Promise<void> {
     this.closed = true;
     this.usable = false;
     return Promise.resolve();
+  }
+  destroy(): void {
+    this.destroyed = true;
+    this.usable = false;
   }
 }
 
@@ -25,6 +30,26 @@ describe('BrokerConnectionPool', () => {
     const used = await Promise.all(Array.from({ length: 5 }, () => pool.use('k', connect, 1000, (connection) => Promise.resolve(connection))));
     expect(connects).toBe(1);
     expect(new Set(used).size).toBe(1);
+  });
+
+  it('destroys a silent connection at once, even while another send uses it, and connects anew', async () => {
+    pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 1000 });
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let first: FakeConnection | null = null;
+    const using = pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, async (connection) => {
+      first = connection;
+      await held;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const silent = first as unknown as FakeConnection;
+    pool.destroy('k', silent);
+    expect(silent.destroyed).toBe(true);
+    expect(pool.size).toBe(0);
+    const next = await pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, (connection) => Promise.resolve(connection));
+    expect(next).not.toBe(silent);
+    release();
+    await using;
   });
 
   it('closes a connection left unused for the idle time, and connects anew afterwards', async () => {

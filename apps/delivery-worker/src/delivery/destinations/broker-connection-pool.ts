@@ -6,7 +6,14 @@ import { isPublicAddress } from '@app/runtime';
 /** What a pool needs of a broker client: a way to tell it is still usable and to end it. */
 export interface BrokerConnection {
   readonly usable: boolean;
+  /** Ends it politely (the protocol's close handshake): for idle and shutdown. */
   close(): Promise<void>;
+  /**
+   * Ends it at once, the socket destroyed without a handshake: for a broker that stopped answering,
+   * whose close handshake would hang too. Every publish still pending on it fails, and the bodies it
+   * held are freed.
+   */
+  destroy(): void;
 }
 
 export class BrokerConnectError extends Error {
@@ -108,6 +115,19 @@ export class BrokerConnectionPool<C extends BrokerConnection> {
     this.entries.delete(key);
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.connecting.then((connection) => connection.close()).catch(() => undefined);
+  }
+
+  /**
+   * A connection whose broker stopped acknowledging: out of the pool (if it is still the one pooled) and
+   * destroyed now, even while other sends use it (their publishes wait on the same silent broker).
+   */
+  destroy(key: string, connection: C): void {
+    const entry = this.entries.get(key);
+    if (entry?.connection === connection) {
+      this.entries.delete(key);
+      if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    }
+    connection.destroy();
   }
 
   /** A connection the broker dropped leaves the pool at once (not at its next use), if it is still the one pooled. */
