@@ -1,3 +1,5 @@
+import { createSocket } from 'node:dgram';
+import { configureDns, DEFAULT_DNS_TIMEOUT_MS } from '@app/runtime';
 import { BrokerConnectionPool, brokerAddress, type BrokerConnection } from './broker-connection-pool';
 
 class FakeConnection implements BrokerConnection {
@@ -109,5 +111,22 @@ describe('brokerAddress', () => {
     await expect(brokerAddress('localhost', false)).rejects.toThrow('refused: broker host localhost');
     await expect(brokerAddress('127.0.0.1', true)).resolves.toBe('127.0.0.1');
     await expect(brokerAddress('93.184.216.34', false)).resolves.toBe('93.184.216.34');
+  });
+
+  it('gives up on a broker name whose DNS never answers at DNS_TIMEOUT_MS, private targets allowed or not', async () => {
+    // A DNS server on loopback that takes every question and never answers.
+    const silent = createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    configureDns({ servers: [`127.0.0.1:${(silent.address()).port}`], timeoutMs: 300 });
+    try {
+      for (const allowPrivateTargets of [true, false]) {
+        const started = Date.now();
+        await expect(brokerAddress('broker.slow-dns.example', allowPrivateTargets)).rejects.toThrow('time-out: broker host broker.slow-dns.example did not resolve within 300 ms');
+        expect(Date.now() - started).toBeLessThan(1500);
+      }
+    } finally {
+      configureDns({ servers: null, timeoutMs: DEFAULT_DNS_TIMEOUT_MS });
+      silent.close();
+    }
   });
 });
