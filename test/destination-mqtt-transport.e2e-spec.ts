@@ -83,6 +83,36 @@ it('reconnects on the next send after the connection dropped', async () => {
   await waitFor('the dropped connection to leave the pool', () => (transports.byType.mqtt as MqttTransport).openConnections === 1);
 });
 
+it('destroys a connection whose broker never sends PUBACK, and bounds the publishes waiting on it', async () => {
+  const relay = await new ResettableRelay(1883).start();
+  const bounded = testTransports(redis, PREFIX, log, { maxPendingPublishesPerConnection: 3 });
+  const mqtt = bounded.byType.mqtt as MqttTransport;
+  const url = `mqtt://127.0.0.1:${relay.port}/${TOPIC}-unheard`;
+  try {
+    expect(await send(url, testDelivery(), 5000, bounded)).toMatchObject({ ok: true });
+    expect(relay.openClients).toBe(1);
+    relay.silence();
+    // Five at once on the silent connection: three wait for a PUBACK, two fail at once with no body queued.
+    const sends = Array.from({ length: 5 }, () => send(url, testDelivery(), 1500, bounded));
+    await waitFor('three publishes waiting', () => mqtt.pendingPublishes === 3);
+    const outcomes = await Promise.all(sends);
+    const why = outcomes.map((outcome) => (outcome.ok ? 'ok' : outcome.reason));
+    expect(why.filter((reason) => /^time-out: 3 publishes already wait for the broker's PUBACK on this connection$/.test(reason))).toHaveLength(2);
+    // One waited out its time-out and destroyed the connection; the two others failed with it at once.
+    expect(why.filter((reason) => reason === 'time-out: no PUBACK from the broker within 1500 ms')).toHaveLength(1);
+    expect(why.filter((reason) => reason === 'time-out: no PUBACK from the broker (the connection was destroyed: the broker stopped acknowledging)')).toHaveLength(2);
+    // The silent connection is destroyed, not kept with its pending bodies: its socket closes, nothing waits.
+    await waitFor('the silent connection to close', () => relay.openClients === 0, { timeoutMs: 3000 });
+    expect(mqtt.pendingPublishes).toBe(0);
+    expect(mqtt.openConnections).toBe(0);
+    expect(await send(url, testDelivery(), 5000, bounded)).toMatchObject({ ok: true });
+    expect(relay.accepted).toBe(2);
+  } finally {
+    await bounded.close();
+    await relay.stop();
+  }
+});
+
 it('refuses a private broker unless private targets are allowed', async () => {
   const strict = testTransports(redis, PREFIX, log, { allowPrivateTargets: false });
   try {

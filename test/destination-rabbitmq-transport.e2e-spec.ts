@@ -101,6 +101,38 @@ it('reconnects on the next send after the broker dropped the connection', async 
   }
 });
 
+it('destroys a connection whose broker never confirms, and bounds the publishes waiting on it', async () => {
+  const relay = await new ResettableRelay(5672).start();
+  const bounded = testTransports(redis, PREFIX, log, { maxPendingPublishesPerConnection: 3 });
+  const rabbitmq = bounded.byType.rabbitmq as RabbitMqTransport;
+  // A routing key bound to nothing: confirmed, then dropped by the exchange (the test queue stays clean).
+  const url = `amqp://guest:guest@127.0.0.1:${relay.port}/?exchange=${EXCHANGE}&routing_key=unrouted`;
+  try {
+    expect(await send(url, 5000, bounded)).toMatchObject({ ok: true });
+    expect(relay.openClients).toBe(1);
+    relay.silence();
+    // Five at once on the silent connection: three wait for a confirm, two fail at once with no body queued.
+    const sends = Array.from({ length: 5 }, () => send(url, 1500, bounded));
+    await waitFor('three publishes waiting', () => rabbitmq.pendingPublishes === 3);
+    const outcomes = await Promise.all(sends);
+    const why = outcomes.map((outcome) => (outcome.ok ? 'ok' : outcome.reason));
+    expect(why.filter((reason) => /^time-out: 3 publishes already wait for the broker's confirm on this connection$/.test(reason))).toHaveLength(2);
+    // One waited out its time-out and destroyed the connection; the two others failed with it at once.
+    expect(why.filter((reason) => reason === 'time-out: no confirm from the broker within 1500 ms')).toHaveLength(1);
+    expect(why.filter((reason) => reason === 'time-out: no confirm from the broker (the connection was destroyed: the broker stopped acknowledging)')).toHaveLength(2);
+    // The silent connection is destroyed, not kept with its pending bodies: its socket closes, nothing waits.
+    await waitFor('the silent connection to close', () => relay.openClients === 0, { timeoutMs: 3000 });
+    expect(rabbitmq.pendingPublishes).toBe(0);
+    expect(rabbitmq.openConnections).toBe(0);
+    // The next send connects anew and is confirmed.
+    expect(await send(url, 5000, bounded)).toMatchObject({ ok: true });
+    expect(relay.accepted).toBe(2);
+  } finally {
+    await bounded.close();
+    await relay.stop();
+  }
+});
+
 it('refuses a wrong password without writing it anywhere', async () => {
   const outcome = await send(`amqp://guest:${WRONG_PASSWORD}@127.0.0.1:5672/?exchange=${EXCHANGE}`);
   expect(outcome).toMatchObject({ ok: false, reason: expect.stringContaining('ACCESS_REFUSED') });

@@ -25,10 +25,15 @@ export class HangingPort {
   }
 }
 
-/** A loopback relay to a real broker whose open connections can be reset while it keeps listening. */
+/**
+ * A loopback relay to a real broker whose open connections can be reset while it keeps listening, or
+ * silenced: the broker's answers on them stop reaching the client (a broker that takes publishes and
+ * never acknowledges them), while the client's bytes still go through.
+ */
 export class ResettableRelay {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<{ client: Socket; upstream: Socket }>();
   port = 0;
   accepted = 0;
 
@@ -44,12 +49,30 @@ export class ResettableRelay {
         socket.on('close', () => this.sockets.delete(socket));
       }
       client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
+      const pair = { client, upstream };
+      this.pairs.add(pair);
+      client.on('close', () => {
+        this.pairs.delete(pair);
+        upstream.destroy();
+      });
       upstream.on('close', () => client.destroy());
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
+  }
+
+  /** Client connections open through the relay now (a client that destroyed its socket is gone). */
+  get openClients(): number {
+    return this.pairs.size;
+  }
+
+  /** The broker's bytes on the connections open now stop reaching their clients; new connections are not affected. */
+  silence(): void {
+    for (const { client, upstream } of this.pairs) {
+      upstream.unpipe(client);
+      upstream.on('data', () => undefined);
+    }
   }
 
   /** Every relayed connection is reset, as a broker restart would; new connections still get through. */

@@ -23,6 +23,7 @@ export * from './http/routes-ahead-of-express';
 export * from './http/validation';
 export * from './http/bearer-token.guard';
 export * from './net/target-guard';
+export * from './net/dns-resolution';
 export * from './net/outbound-http.client';
 export * from './metrics/metrics';
 export * from './metrics/metrics-server';

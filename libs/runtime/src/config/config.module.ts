@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { type AppName, type Environment, loadEnvironment } from './environment';
 import { SecretBox } from '../secrets/secret-box';
 import { blockTargetRanges } from '../net/target-guard';
+import { configureDns } from '../net/dns-resolution';
 
 export const ENVIRONMENT = Symbol('ENVIRONMENT');
 
@@ -26,10 +27,11 @@ export function processEnvironment(app?: AppName): Environment {
     { provide: ENVIRONMENT, useFactory: () => processEnvironment() },
     { provide: SecretBox, useFactory: (environment: Environment) => new SecretBox(environment.secrets), inject: [ENVIRONMENT] },
     {
-      // The target guard's DNS hook is process-wide; it takes this app's BLOCKED_TARGET_RANGES as the app starts.
+      // The target guard's DNS hook is process-wide; it takes this app's BLOCKED_TARGET_RANGES, DNS_SERVERS and DNS_TIMEOUT_MS as the app starts.
       provide: BLOCKED_TARGET_RANGES_APPLIED,
       useFactory: (environment: Environment) => {
         blockTargetRanges(environment.delivery.blockedTargetRanges);
+        configureDns(environment.delivery.dns);
         return environment.delivery.blockedTargetRanges;
       },
       inject: [ENVIRONMENT],

@@ -29,6 +29,7 @@ describe('loadEnvironment', () => {
     expect(environment.delivery).toEqual({
       allowPrivateTargets: false,
       blockedTargetRanges: [],
+      dns: { servers: null, timeoutMs: 5000 },
       timeoutMs: 10_000,
       retryScheduleMs: [10_000, 60_000, 300_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000],
       workerConcurrency: 50,
@@ -133,6 +134,15 @@ describe('loadEnvironment', () => {
     expect(loadEnvironment({ TRUST_PROXY: '10.0.0.0/8, fd00::/8' }).trustProxy).toMatchObject({ ranges: [expect.anything(), expect.anything()] });
     expect(problemsOf({ TRUST_PROXY: '0' })).toEqual(['TRUST_PROXY must be a hop count from 1 to 10 or a list of CIDR blocks (got "0")']);
     expect(problemsOf({ TRUST_PROXY: 'true' })[0]).toMatch(/^TRUST_PROXY must be a hop count .*"true" is not an IPv4 or IPv6 CIDR block/);
+  });
+
+  it('reads DNS_SERVERS and DNS_TIMEOUT_MS, and names a bad server list', () => {
+    expect(loadEnvironment({ DNS_SERVERS: '10.0.0.53, 10.0.0.54:5353,[fd00::53]:53', DNS_TIMEOUT_MS: '800' }).delivery.dns).toEqual({
+      servers: ['10.0.0.53', '10.0.0.54:5353', '[fd00::53]:53'],
+      timeoutMs: 800,
+    });
+    expect(problemsOf({ DNS_SERVERS: '10.0.0.53,dns.example.com' })[0]).toMatch(/^DNS_SERVERS must be a comma-separated list of IP addresses/);
+    expect(problemsOf({ DNS_TIMEOUT_MS: '0' })[0]).toMatch(/^DNS_TIMEOUT_MS/);
   });
 
   it('reads BLOCKED_TARGET_RANGES as CIDR blocks, and names a bad one', () => {

@@ -5,6 +5,7 @@ import { readSecretsKeys, type SecretsKeys } from '../secrets/secrets-keys';
 import type { AddressRange } from '../net/address-ranges';
 import { readBlockedTargetRanges, readTrustProxy, type TrustProxy } from './network-settings';
 import { type IdentitySettings, readAdminTokens, readAuditRetentionDays, readOidcSettings } from './identity-settings';
+import { DEFAULT_DNS_TIMEOUT_MS, dnsServersProblem, type DnsSettings } from '../net/dns-resolution';
 import { checkRedisPrefix, type QueueShards, readQueueShards, readRedisTopology, type RedisTopology } from './redis-topology';
 
 export interface Environment {
@@ -38,6 +39,8 @@ export interface Environment {
     allowPrivateTargets: boolean;
     /** BLOCKED_TARGET_RANGES: refused as callback and bot webhook targets like the non-public ranges. */
     blockedTargetRanges: AddressRange[];
+    /** DNS_SERVERS and DNS_TIMEOUT_MS: who resolves target names, and for how long at most. */
+    dns: DnsSettings;
     timeoutMs: number;
     retryScheduleMs: number[];
     workerConcurrency: number;
@@ -152,6 +155,19 @@ class Reader {
   require(name: string, present: boolean, why: string): void {
     if (!present) this.problems.push(`${name} is required ${why}`);
   }
+}
+
+/** DNS_SERVERS (comma-separated, unset: the system's resolver) and DNS_TIMEOUT_MS. */
+function readDns(source: Source, read: Reader): DnsSettings {
+  const timeoutMs = read.integer('DNS_TIMEOUT_MS', DEFAULT_DNS_TIMEOUT_MS, 10, 60_000);
+  const servers = (source.DNS_SERVERS ?? '')
+    .split(',')
+    .map((server) => server.trim())
+    .filter((server) => server !== '');
+  if (servers.length === 0) return { servers: null, timeoutMs };
+  const problem = dnsServersProblem(servers);
+  if (problem) read.problems.push(`DNS_SERVERS ${problem}`);
+  return { servers: problem ? null : servers, timeoutMs };
 }
 
 function readDatabase(read: Reader): Environment['database'] {
@@ -271,6 +287,7 @@ export function loadEnvironment(source: Source = process.env, app?: AppName): En
     delivery: {
       allowPrivateTargets: read.boolean('ALLOW_PRIVATE_TARGETS', false),
       blockedTargetRanges: readBlockedTargetRanges(source, read.problems),
+      dns: readDns(source, read),
       timeoutMs: read.integer('DELIVERY_TIMEOUT_MS', 10_000, 100, 300_000),
       retryScheduleMs,
       workerConcurrency: read.integer('WORKER_CONCURRENCY', 50, 1, 10_000),

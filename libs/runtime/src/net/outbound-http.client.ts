@@ -1,7 +1,7 @@
 import { Agent, type Dispatcher, errors as undiciErrors, request } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
-import { guardedLookup, isPublicAddress, TargetRefusedError } from './target-guard';
+import { boundedLookup, guardedLookup, isPublicAddress, TargetRefusedError } from './target-guard';
 
 export type OutboundFailureKind = 'timeout' | 'refused_target' | 'connection' | 'invalid_url';
 
@@ -62,7 +62,7 @@ export class OutboundHttpClient {
       connections: options.connectionsPerOrigin ?? 64,
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 120_000,
-      connect: options.allowPrivateTargets ? { timeout: 10_000 } : { timeout: 10_000, lookup: guardedLookup },
+      connect: { timeout: 10_000, lookup: options.allowPrivateTargets ? boundedLookup : guardedLookup },
     });
   }
 

@@ -1,12 +1,10 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { promisify } from 'node:util';
+import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import * as ipaddr from 'ipaddr.js';
 import { type AddressRange, inAddressRanges } from './address-ranges';
+import { deadlineLookup, DnsTimeoutError, lookupAddresses } from './dns-resolution';
 
 export const MAX_TARGET_URL_LENGTH = 2048;
-
-const lookupAll = promisify(dnsLookup);
 
 /**
  * Why a target is refused, in one text whatever the reason (a non-public address, or a name that does
@@ -105,30 +103,27 @@ export async function checkTargetUrl(url: unknown, allowPrivateTargets: boolean)
   if (isIP(host)) return null;
   let addresses: LookupAddress[];
   try {
-    addresses = await lookupAll(host, { all: true });
-  } catch {
+    addresses = await lookupAddresses(host);
+  } catch (error) {
+    // Slow DNS is not a verdict on the host: say so, and keep the save from waiting on it.
+    if (error instanceof DnsTimeoutError) return `did not resolve within ${error.timeoutMs} ms; try again later`;
     return TARGET_REFUSED_PROBLEM;
   }
   return addresses.every((entry) => isPublicAddress(entry.address)) ? null : TARGET_REFUSED_PROBLEM;
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
 /**
  * A drop-in for `dns.lookup` given to the socket layer: it refuses non-public answers, so the address
- * actually dialled is the one checked (DNS rebinding between check and connect does not get through).
+ * actually dialled is the one checked (DNS rebinding between check and connect does not get through),
+ * and answers within DNS_TIMEOUT_MS.
  */
-export function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    // The address is not named: the error reaches the attempt log, which API users read.
-    if (!addresses.every((entry) => isPublicAddress(entry.address))) {
-      return callback(new TargetRefusedError(`${hostname} resolves to a non-public address`), []);
-    }
-    if ((options as { all?: boolean }).all) return callback(null, addresses);
-    return callback(null, addresses[0].address, addresses[0].family);
-  });
-}
+export const guardedLookup = deadlineLookup((hostname, addresses) =>
+  // The address is not named: the error reaches the attempt log, which API users read.
+  addresses.every((entry) => isPublicAddress(entry.address)) ? null : new TargetRefusedError(`${hostname} resolves to a non-public address`),
+);
+
+/** `dns.lookup` with DNS_TIMEOUT_MS and DNS_SERVERS, for sockets to targets when private ones are allowed. */
+export const boundedLookup = deadlineLookup();
 
 /**
  * What a log line may carry of a target URL: its origin. The path and query of a push URL often hold the

@@ -1,12 +1,19 @@
+import { createSocket } from 'node:dgram';
+import { configureDns, DEFAULT_DNS_TIMEOUT_MS } from '@app/runtime';
 import { BrokerConnectionPool, brokerAddress, type BrokerConnection } from './broker-connection-pool';
 
 class FakeConnection implements BrokerConnection {
   usable = true;
   closed = false;
+  destroyed = false;
   close(): Promise<void> {
     this.closed = true;
     this.usable = false;
     return Promise.resolve();
+  }
+  destroy(): void {
+    this.destroyed = true;
+    this.usable = false;
   }
 }
 
@@ -25,6 +32,26 @@ describe('BrokerConnectionPool', () => {
     const used = await Promise.all(Array.from({ length: 5 }, () => pool.use('k', connect, 1000, (connection) => Promise.resolve(connection))));
     expect(connects).toBe(1);
     expect(new Set(used).size).toBe(1);
+  });
+
+  it('destroys a silent connection at once, even while another send uses it, and connects anew', async () => {
+    pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 1000 });
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let first: FakeConnection | null = null;
+    const using = pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, async (connection) => {
+      first = connection;
+      await held;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const silent = first as unknown as FakeConnection;
+    pool.destroy('k', silent);
+    expect(silent.destroyed).toBe(true);
+    expect(pool.size).toBe(0);
+    const next = await pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, (connection) => Promise.resolve(connection));
+    expect(next).not.toBe(silent);
+    release();
+    await using;
   });
 
   it('closes a connection left unused for the idle time, and connects anew afterwards', async () => {
@@ -84,5 +111,22 @@ describe('brokerAddress', () => {
     await expect(brokerAddress('localhost', false)).rejects.toThrow('refused: broker host localhost');
     await expect(brokerAddress('127.0.0.1', true)).resolves.toBe('127.0.0.1');
     await expect(brokerAddress('93.184.216.34', false)).resolves.toBe('93.184.216.34');
+  });
+
+  it('gives up on a broker name whose DNS never answers at DNS_TIMEOUT_MS, private targets allowed or not', async () => {
+    // A DNS server on loopback that takes every question and never answers.
+    const silent = createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    configureDns({ servers: [`127.0.0.1:${(silent.address()).port}`], timeoutMs: 300 });
+    try {
+      for (const allowPrivateTargets of [true, false]) {
+        const started = Date.now();
+        await expect(brokerAddress('broker.slow-dns.example', allowPrivateTargets)).rejects.toThrow('time-out: broker host broker.slow-dns.example did not resolve within 300 ms');
+        expect(Date.now() - started).toBeLessThan(1500);
+      }
+    } finally {
+      configureDns({ servers: null, timeoutMs: DEFAULT_DNS_TIMEOUT_MS });
+      silent.close();
+    }
   });
 });

@@ -1,12 +1,19 @@
 import { createHash } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { isPublicAddress } from '@app/runtime';
+import { DnsTimeoutError, isPublicAddress, lookupAddresses } from '@app/runtime';
 
 /** What a pool needs of a broker client: a way to tell it is still usable and to end it. */
 export interface BrokerConnection {
   readonly usable: boolean;
+  /** Ends it politely (the protocol's close handshake): for idle and shutdown. */
   close(): Promise<void>;
+  /**
+   * Ends it at once, the socket destroyed without a handshake: for a broker that stopped answering,
+   * whose close handshake would hang too. Every publish still pending on it fails, and the bodies it
+   * held are freed.
+   */
+  destroy(): void;
 }
 
 export class BrokerConnectError extends Error {
@@ -17,25 +24,27 @@ export class BrokerConnectError extends Error {
 }
 
 /**
- * The address to dial for a broker host, checked against the private-address rule of §2 (and
+ * The address to dial for a broker host, resolved within DNS_TIMEOUT_MS (so the client library never
+ * resolves on its own, unbounded), and checked against the private-address rule of §2 (and
  * BLOCKED_TARGET_RANGES) unless ALLOW_PRIVATE_TARGETS. The checked address is the one dialled, so a DNS
  * answer that changes between check and connect cannot slip past; the reason names only the host written.
  */
 export async function brokerAddress(host: string, allowPrivateTargets: boolean): Promise<string> {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (allowPrivateTargets) return bare;
   const refused = new BrokerConnectError(`refused: broker host ${bare} points to a non-public address or does not resolve`);
   if (isIP(bare)) {
-    if (!isPublicAddress(bare)) throw refused;
+    if (!allowPrivateTargets && !isPublicAddress(bare)) throw refused;
     return bare;
   }
-  let addresses: { address: string }[];
+  let addresses: LookupAddress[];
   try {
-    addresses = await lookup(bare, { all: true });
-  } catch {
+    addresses = await lookupAddresses(bare);
+  } catch (error) {
+    if (error instanceof DnsTimeoutError) throw new BrokerConnectError(`time-out: broker host ${bare} did not resolve within ${error.timeoutMs} ms`);
+    if (allowPrivateTargets) throw new BrokerConnectError(`broker host ${bare} does not resolve`);
     throw refused;
   }
-  if (addresses.length === 0 || !addresses.every((entry) => isPublicAddress(entry.address))) throw refused;
+  if (addresses.length === 0 || (!allowPrivateTargets && !addresses.every((entry) => isPublicAddress(entry.address)))) throw refused;
   return addresses[0].address;
 }
 
@@ -108,6 +117,19 @@ export class BrokerConnectionPool<C extends BrokerConnection> {
     this.entries.delete(key);
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.connecting.then((connection) => connection.close()).catch(() => undefined);
+  }
+
+  /**
+   * A connection whose broker stopped acknowledging: out of the pool (if it is still the one pooled) and
+   * destroyed now, even while other sends use it (their publishes wait on the same silent broker).
+   */
+  destroy(key: string, connection: C): void {
+    const entry = this.entries.get(key);
+    if (entry?.connection === connection) {
+      this.entries.delete(key);
+      if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    }
+    connection.destroy();
   }
 
   /** A connection the broker dropped leaves the pool at once (not at its next use), if it is still the one pooled. */

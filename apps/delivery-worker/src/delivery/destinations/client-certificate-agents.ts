@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import { guardedLookup } from '@app/runtime';
+import { boundedLookup, guardedLookup } from '@app/runtime';
 import { Agent } from 'undici';
 import type { DestinationAuth } from './destination-transport';
 
@@ -61,7 +61,7 @@ export class ClientCertificateAgents {
         cert: auth.certificate,
         key: auth.private_key,
         ...(ca ? { ca } : {}),
-        ...(this.allowPrivateTargets ? {} : { lookup: guardedLookup }),
+        lookup: this.allowPrivateTargets ? boundedLookup : guardedLookup,
       },
     });
     this.agents.set(destinationId, { agent, settings, lastUsedAt: Date.now() });

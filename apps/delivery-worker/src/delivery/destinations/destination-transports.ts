@@ -24,6 +24,8 @@ export interface DestinationTransportsOptions {
   idleCloseMs?: number;
   /** Bound on opening a broker connection (the attempt's own time-out bounds it too). */
   connectTimeoutMs?: number;
+  /** Publishes waiting for a broker's acknowledgement on one connection at most (MAX_PENDING_PUBLISHES_PER_CONNECTION). */
+  maxPendingPublishesPerConnection?: number;
 }
 
 /** Every secret a target holds, to mask in any text that could quote it. */
@@ -59,7 +61,11 @@ export class DestinationTransports implements DestinationTransport {
     this.certificates = new ClientCertificateAgents(options.allowPrivateTargets, idleCloseMs);
     const tokens = new OAuth2TokenCache(options.redis, options.redisPrefix, options.secretBox, http);
     const logger = options.logger ?? new Logger('DestinationTransports');
-    const brokerOptions = { idleMs: idleCloseMs, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 };
+    const brokerOptions = {
+      idleMs: idleCloseMs,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      ...(options.maxPendingPublishesPerConnection !== undefined ? { maxPendingPerConnection: options.maxPendingPublishesPerConnection } : {}),
+    };
     const rabbitmq = new RabbitMqTransport(options.allowPrivateTargets, logger, brokerOptions);
     const nats = new NatsTransport(options.allowPrivateTargets, logger, brokerOptions);
     const mqtt = new MqttTransport(options.allowPrivateTargets, logger, brokerOptions);

@@ -67,6 +67,12 @@ class MqttConnection implements BrokerConnection {
     this.closing = true;
     await this.client.endAsync(true).catch(() => undefined);
   }
+
+  /** Forced end: mqtt.js destroys the stream without waiting for in-flight PUBACKs, which then fail. */
+  destroy(): void {
+    this.closing = true;
+    this.client.end(true);
+  }
 }
 
 /** Opens an MQTT 5 session, answering once: CONNACK, or the first error or close. */

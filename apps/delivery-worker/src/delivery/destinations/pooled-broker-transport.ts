@@ -3,6 +3,16 @@ import type { DestinationTarget, DestinationTransport, OutgoingDelivery, Transpo
 import { elapsedMs, failed, reasonOf, type TransportLogger, withinDeadline } from './transport-outcome';
 
 /** What every broker's parsed target has: the connection it shares with other destinations, and what to mask. */
+/** Publishes waiting for the broker's acknowledgement on one connection at most, by default. */
+export const MAX_PENDING_PUBLISHES_PER_CONNECTION = 256;
+
+export interface BrokerTransportOptions {
+  idleMs: number;
+  connectTimeoutMs: number;
+  /** Publishes waiting for an acknowledgement on one connection at most; past it a send fails at once. */
+  maxPendingPerConnection?: number;
+}
+
 export interface BrokerTarget {
   host: string;
   port: number;
@@ -16,16 +26,27 @@ export interface BrokerTarget {
  * attempt's time-out. Whatever goes wrong (a refused or hanging connection, a dropped one, a broker
  * that says no) is a failed attempt with a reason that holds no credential, never a thrown error or a
  * stuck call. Each broker says how to parse, connect and publish, and what its acknowledgement is called.
+ *
+ * A broker that takes publishes and never acknowledges them must not make the worker hold their bodies:
+ * a send that times out destroys its connection (every publish pending on it fails, the client's buffers
+ * go with the socket, and the next send connects anew), and at most `maxPendingPerConnection` publishes
+ * wait on one connection at a time (a send past that fails at once, without a body queued).
  */
 export abstract class PooledBrokerTransport<Target extends BrokerTarget, Connection extends BrokerConnection> implements DestinationTransport {
   protected readonly pool: BrokerConnectionPool<Connection>;
+  private readonly maxPending: number;
+  private readonly pendingByConnection = new WeakMap<Connection, number>();
+  /** Connections destroyed because their broker stopped acknowledging: the other publishes on them failed for that. */
+  private readonly silenced = new WeakSet<Connection>();
+  private pendingTotal = 0;
 
   constructor(
     protected readonly allowPrivateTargets: boolean,
     protected readonly logger: TransportLogger,
-    options: { idleMs: number; connectTimeoutMs: number },
+    options: BrokerTransportOptions,
   ) {
     this.pool = new BrokerConnectionPool(options);
+    this.maxPending = options.maxPendingPerConnection ?? MAX_PENDING_PUBLISHES_PER_CONNECTION;
   }
 
   /** `rabbitmq`, `nats`, `mqtt`: the prefix of a broker's own error in a reason. */
@@ -49,26 +70,62 @@ export abstract class PooledBrokerTransport<Target extends BrokerTarget, Connect
     return this.pool.size;
   }
 
+  /** Publishes waiting for an acknowledgement now, over every connection. */
+  get pendingPublishes(): number {
+    return this.pendingTotal;
+  }
+
+  /** One publish counted against its connection's bound while it waits for the acknowledgement. */
+  private async publishBounded(connection: Connection, target: Target, delivery: OutgoingDelivery, remainingMs: number): Promise<unknown> {
+    const pending = this.pendingByConnection.get(connection) ?? 0;
+    if (pending >= this.maxPending) {
+      throw new BrokerConnectError(`time-out: ${pending} publishes already wait for the broker's ${this.acknowledgement.replace(/ from the .*$/, '')} on this connection`);
+    }
+    this.pendingByConnection.set(connection, pending + 1);
+    this.pendingTotal += 1;
+    try {
+      return await this.publish(connection, target, delivery, remainingMs);
+    } finally {
+      this.pendingByConnection.set(connection, (this.pendingByConnection.get(connection) ?? 1) - 1);
+      this.pendingTotal -= 1;
+    }
+  }
+
   async send(destination: DestinationTarget, delivery: OutgoingDelivery, timeoutMs: number): Promise<TransportOutcome> {
     const startedAt = performance.now();
     const target = this.parse(destination.url);
     if (typeof target === 'string') return failed(startedAt, target);
     const key = BrokerConnectionPool.keyOf(target.connectionUrl);
+    let publishingOn: Connection | null = null;
     const published = this.pool.use(
       key,
       (connectTimeoutMs) => this.connect(target, key, connectTimeoutMs),
       timeoutMs,
-      (connection) => this.publish(connection, target, delivery, Math.max(1, timeoutMs - elapsedMs(startedAt))),
+      (connection) => {
+        publishingOn = connection;
+        return this.publishBounded(connection, target, delivery, Math.max(1, timeoutMs - elapsedMs(startedAt)));
+      },
     );
     const timedOut = `time-out: no ${this.acknowledgement} within ${timeoutMs} ms`;
     try {
       const outcome = await withinDeadline<TransportOutcome | null>(
         published.then(() => null),
         Math.max(1, timeoutMs - elapsedMs(startedAt)),
-        () => failed(startedAt, timedOut),
+        () => {
+          // Published and never acknowledged: the broker is silent, so its connection goes now.
+          if (publishingOn !== null) {
+            this.silenced.add(publishingOn);
+            this.pool.destroy(key, publishingOn);
+            this.logger.warn(`${this.label}: no ${this.acknowledgement} from ${target.host}:${target.port} within ${timeoutMs} ms; connection destroyed, the next send reconnects`);
+          }
+          return failed(startedAt, timedOut);
+        },
       );
       return outcome ?? { ok: true, durationMs: elapsedMs(startedAt) };
     } catch (error) {
+      if (publishingOn !== null && this.silenced.has(publishingOn)) {
+        return failed(startedAt, `time-out: no ${this.acknowledgement} (the connection was destroyed: the broker stopped acknowledging)`);
+      }
       const text = reasonOf(error, this.credentialsOf(target));
       const own = this.reasonFor(error, text, target, timeoutMs);
       if (own !== null) return failed(startedAt, own);

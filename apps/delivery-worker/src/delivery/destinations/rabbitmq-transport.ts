@@ -103,6 +103,16 @@ class RabbitMqConnection implements BrokerConnection {
     this.closing = true;
     await this.model.close().catch(() => undefined);
   }
+
+  /**
+   * The socket under amqplib's connection, destroyed with an error: amqplib hears the error (not a plain
+   * close, which it misses), ends the connection and fails every confirm pending on its channels.
+   */
+  destroy(): void {
+    this.dropped = true;
+    this.closing = true;
+    (this.model.connection as unknown as { stream?: { destroy(error?: Error): void } }).stream?.destroy(new Error('no confirm from the broker within the time-out'));
+  }
 }
 
 /**
