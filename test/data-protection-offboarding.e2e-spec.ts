@@ -4,7 +4,7 @@ import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { adminCall } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { expectTalliesToMatchEvents } from './support/event-tallies';
-import { createAccount } from './support/fixtures';
+import { createAccount, setCallbackSettings, UNCALLED_URL } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { waitFor } from './support/wait-for';
 import { insertEvents, setPrimaryStatus } from './support/worker-process';
@@ -46,6 +46,8 @@ describe('DELETE /admin/v1/accounts/:id', () => {
   it("deletes every delivery, open row and attempt of the account's events and keeps the tallies exact", async () => {
     const leaving = await createAccount(configApi);
     const staying = await createAccount(configApi);
+    // A push URL, so the event of it left pending stays queued (no worker runs here) rather than ending no_endpoint.
+    await setCallbackSettings(configApi.app, staying.id, { pushUrl: UNCALLED_URL, permissions: 'all' });
     const gone = await insertEvents(configApi.app, leaving.id, [1, 2, 3, 4, 5].map((id) => ({ action: 'Customer_create', message: { id } })));
     const kept = await insertEvents(configApi.app, staying.id, [6, 7].map((id) => ({ action: 'Customer_create', message: { id } })));
     await setPrimaryStatus(configApi.app, [gone[0].seq, gone[1].seq, kept[0].seq], 'delivered');
