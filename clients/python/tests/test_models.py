@@ -17,7 +17,9 @@ DESTINATION = {
     "ordering": "none",
     "max_per_second": None,
     "paused": False,
-    "state": {"breaker": "closed", "disabled_at": None},
+    "retry": {"schedule": ["1m", "5m"], "stop_on": [404], "disable_on": [410]},
+    "expire_after": None,
+    "state": {"breaker": "closed", "disabled_at": None, "held": 0},
 }
 
 
@@ -26,13 +28,14 @@ def test_decodes_nested_nullable_and_optional_fields() -> None:
     destination = answer.destination
     assert destination.auth is not None and destination.auth.type == "header"
     assert destination.actions is None and destination.max_per_second is None
-    assert destination.state.breaker == "closed" and destination.state.disabled_at is None
+    assert destination.state.breaker == "closed" and destination.state.disabled_at is None and destination.state.held == 0
+    assert destination.retry.schedule == ["1m", "5m"] and destination.retry.stop_on == [404] and destination.expire_after is None
     assert destination.filter == {"organization.id": {"$in": [12, 13]}}
     assert destination.signing_secret is UNSET
 
 
 def test_ignores_fields_a_newer_service_adds() -> None:
-    destination = DestinationModel.from_dict({**DESTINATION, "retry": {"attempts": 5}, "expire_after": "1d"})
+    destination = DestinationModel.from_dict({**DESTINATION, "grace_period": "1d", "retry": {**DESTINATION["retry"], "jitter": True}})
     assert destination.id == DESTINATION["id"]
 
 
