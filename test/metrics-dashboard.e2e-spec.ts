@@ -119,11 +119,14 @@ describe('deploy/grafana-dashboard.json', () => {
     expect(missing).toEqual([]);
   });
 
-  it('is scraped from all three apps by deploy/prometheus.yml', () => {
+  it('is scraped from all three apps by deploy/prometheus.yml, on their metrics port', () => {
     const config = readFileSync(join(ROOT, 'deploy', 'prometheus.yml'), 'utf8');
-    for (const [job, port] of [['config-api', 3000], ['ingest', 3001], ['delivery-worker', 3002]] as const) {
-      expect(config).toMatch(new RegExp(`job_name: ${job}\\n[\\s\\S]*?targets: \\['[\\w.-]+:${port}'\\]`));
+    // Every app serves /metrics on METRICS_PORT (9464 in docker-compose.yml), never on its public port.
+    for (const [job, host] of [['config-api', 'config-api'], ['ingest', 'ingest'], ['delivery-worker', 'worker']] as const) {
+      expect(config).toMatch(new RegExp(`job_name: ${job}\\n[\\s\\S]*?targets: \\['${host}:9464'\\]`));
     }
+    // Set once in the environment every app of docker-compose.yml shares.
+    expect(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')).toMatch(/environment: &app-env\n[\s\S]*?METRICS_PORT: "9464"/);
   });
 
   it('finds metric names in PromQL the way Prometheus reads them', () => {
