@@ -1,5 +1,5 @@
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
-import { TASK_STALE_AFTER_S } from '../apps/config-api/src/admin/redeliveries/redelivery-runner.service';
+import { TASK_STALE_AFTER_S } from '../apps/delivery-worker/src/tasks/leased-task-runner';
 import type { EventStatus } from '@app/persistence/testing';
 import { deliveryJobId } from '@app/runtime';
 import { adminCall, expectFieldError, expectQueryError, type Json } from './support/admin-client';

@@ -4,7 +4,7 @@ import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { EndpointAdmission } from '../apps/delivery-worker/src/delivery/admission/endpoint-admission';
-import { RECORD_MARGIN_MS } from '../apps/config-api/src/admin/data-protection/erasure-runner.service';
+import { RECORD_MARGIN_MS } from '../apps/delivery-worker/src/tasks/erasure-runner.service';
 import { adminCall, expectFieldError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';

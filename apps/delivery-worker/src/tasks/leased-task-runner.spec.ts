@@ -4,7 +4,7 @@ import { QueryFailedError } from 'typeorm';
 import type { DeliveryProducer, DeliveryQueues, Environment } from '@app/runtime';
 import type { Sql } from '@app/persistence/testing';
 import { describeTaskFailure, SteppedTaskRunner, TASK_FAILURE_TEXT } from './leased-task-runner';
-import { RedeliveryRunner } from './redeliveries/redelivery-runner.service';
+import { RedeliveryRunner } from './redelivery-runner.service';
 
 /* An error text that quotes what must never reach a task row: a target with its password, a message's value. */
 const LEAKY = new Error('connect to amqp://shop:hunter2@broker.example.com failed for cellphone 13800000000');
@@ -30,6 +30,9 @@ function fakeDataSource(): { dataSource: DataSource; recorded: Recorded[] } {
 class FailingRunner extends SteppedTaskRunner<string> {
   constructor(dataSource: DataSource) {
     super(dataSource, 'erasure_tasks', 'erasure');
+  }
+  protected idOf(text: string): string {
+    return text;
   }
   protected step(): Promise<boolean> {
     return Promise.reject(LEAKY);
@@ -77,7 +80,7 @@ describe('task failures as stored', () => {
     };
     const runner = new RedeliveryRunner(dataSource as unknown as DataSource, {} as DeliveryProducer, {} as DeliveryQueues, {} as Sql, {} as Environment);
     runner.run('5b0c6a5e-0000-4000-8000-000000000002');
-    await runner.onApplicationShutdown();
+    await runner.beforeApplicationShutdown();
     expect(storedErrors(dataSource.recorded)).toEqual([TASK_FAILURE_TEXT]);
   });
 });
