@@ -2,7 +2,7 @@ import { type BeforeApplicationShutdown, Logger, type OnApplicationBootstrap } f
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource, EntityManager } from 'typeorm';
-import { isDatabaseUnavailable, loggableError, loggableErrorText, sqlState } from '@app/runtime';
+import { ApiError, isDatabaseUnavailable, loggableError, loggableErrorText, sqlState } from '@app/runtime';
 
 /** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */
 export const TASK_STALE_AFTER_S = 30;
@@ -22,9 +22,13 @@ export const TASK_FAILURE_TEXT = 'stopped by an unexpected error; the delivery w
 /**
  * Why a task stopped, as its row keeps it and the admin API shows it: a fixed description, never an
  * error's own text, which may quote a row's values, a target URL or a credential. A database error is
- * described by its SQLSTATE and statement name (from the statement's text, never its values).
+ * described by its SQLSTATE and statement name (from the statement's text, never its values); a stored
+ * filter the service refuses (validationFailed) by the fields and the service's own fixed problems.
  */
 export function describeTaskFailure(error: unknown): string {
+  if (error instanceof ApiError && error.code === 'validation_failed' && error.details?.length) {
+    return `the task's filter is refused: ${error.details.map((detail) => `${detail.path}: ${detail.problem}`).join('; ')}`;
+  }
   return 'database_error' in loggableError(error) ? loggableErrorText(error) : TASK_FAILURE_TEXT;
 }
 
