@@ -86,6 +86,8 @@ describe('PUT /admin/v1/accounts/:id/redaction', () => {
 
   it('leaves a pending event whole until it ends, and redacts events that ended before the fields were set', async () => {
     const account = await createAccount(configApi);
+    // A push URL nothing calls (the events get no job): the second event stays pending until the test ends it.
+    await setCallbackSettings(worker.app, account.id, { pushUrl: 'http://127.0.0.1:9/hook', permissions: 'all' });
     const [old] = await insertEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 1, cellphone: '111' } }]);
     const [pending] = await insertEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 2, cellphone: '222' } }]);
     const db = worker.app.get(DataSource);
