@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
-import { isTaskJobData, loggableErrorText, type TaskJobData, TaskQueue } from '@app/runtime';
+import { isTaskJobData, loggableErrorText, type TaskJobData, TaskQueue, within } from '@app/runtime';
 import { AccountDeletionRunner } from './account-deletion-runner.service';
 import { ErasureRunner } from './erasure-runner.service';
 import type { LeasedTaskRunner } from './leased-task-runner';
@@ -9,6 +9,8 @@ import { RedeliveryRunner } from './redelivery-runner.service';
 
 /** Jobs taken at once: each only claims a row and starts its runner, which goes on after the job. */
 const JOB_CONCURRENCY = 4;
+/** The longest a shutdown waits for the tasks queue's worker to close politely. */
+const CLOSE_MS = 1_000;
 
 /**
  * Takes the tasks queue's jobs (ids only, added by config-api when it records a task): the named task's
@@ -35,8 +37,11 @@ export class TaskJobs implements OnApplicationBootstrap, BeforeApplicationShutdo
     this.worker.on('failed', (job, error) => this.logger.warn(`starting ${job?.data.kind ?? 'a'} task ${job?.data.id ?? ''} failed (a worker's poll takes it): ${loggableErrorText(error)}`));
   }
 
+  /** Takes no further job; bounded like the delivery workers' close, so a Redis that is away cannot hold the shutdown. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.worker?.close();
+    const worker = this.worker;
+    if (!worker) return;
+    await within(worker.close(), CLOSE_MS, 'the tasks queue').catch(() => worker.close(true).catch(() => undefined));
   }
 
   /** Answers whether this worker runs the task now (the job's return value, for whoever debugs with the queue). */
