@@ -2,12 +2,17 @@ import { type BeforeApplicationShutdown, Logger, type OnApplicationBootstrap } f
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ApiError, isDatabaseUnavailable, loggableError, loggableErrorText, sqlState } from '@app/runtime';
+import { ApiError, isDatabaseUnavailable, loggableError, loggableErrorText, sqlState, within } from '@app/runtime';
 
 /** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */
 export const TASK_STALE_AFTER_S = 30;
 /** How often each worker looks for tasks nobody runs (recorded while no worker took their job, or abandoned). */
 export const TASK_POLL_MS = 10_000;
+/**
+ * At shutdown (within the process's 8 s deadline, after the delivery pipeline's own bounds): how long the
+ * steps in flight may take to end, and then giving up the leases.
+ */
+export const SHUTDOWN_BOUNDS_MS = { steps: 1_000, release: 500 } as const;
 /** A step that lost a deadlock is taken again at once, this many times in a row at most. */
 const MAX_STEP_RETRIES = 5;
 
@@ -73,10 +78,18 @@ export abstract class LeasedTaskRunner<Id extends string | number> implements On
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
-    await Promise.allSettled([...this.active.values()]);
-    await this.dataSource
-      .query(`UPDATE ${this.table} SET lease_owner = NULL, heartbeat_at = NULL WHERE lease_owner = $1 AND status = 'running'`, [this.owner])
-      .catch((error: unknown) => this.logger.warn(`giving up the ${this.what}s this worker ran: ${loggableErrorText(error)}`));
+    // Bounded: with PostgreSQL away a step waits for a connection, and the process must still exit (the
+    // step's transaction then never commits, and the stale heartbeat brings the task back to a worker).
+    const stopped = await within(Promise.allSettled([...this.active.values()]), SHUTDOWN_BOUNDS_MS.steps, 'the running steps').then(
+      () => true,
+      () => false,
+    );
+    if (!stopped) return;
+    await within(
+      this.dataSource.query(`UPDATE ${this.table} SET lease_owner = NULL, heartbeat_at = NULL WHERE lease_owner = $1 AND status = 'running'`, [this.owner]),
+      SHUTDOWN_BOUNDS_MS.release,
+      'PostgreSQL',
+    ).catch((error: unknown) => this.logger.warn(`giving up the ${this.what}s this worker ran: ${loggableErrorText(error)}`));
   }
 
   /**

@@ -1,4 +1,5 @@
-import { loggableErrorText } from '@app/runtime';
+import { loggableErrorText, within } from '@app/runtime';
+import { SHUTDOWN_BOUNDS_MS } from './leased-task-runner';
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
 import { Sql } from '@app/persistence';
@@ -45,10 +46,11 @@ export class RedactionPass implements OnApplicationBootstrap, BeforeApplicationS
     this.timer.unref();
   }
 
+  /** Bounded like the task runners': a pass waiting for an unreachable PostgreSQL is left (its transaction never commits). */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
-    await this.running;
+    if (this.running) await within(this.running, SHUTDOWN_BOUNDS_MS.steps, 'the redaction pass').catch(() => undefined);
   }
 
   /** Starts a pass now unless one is running. */

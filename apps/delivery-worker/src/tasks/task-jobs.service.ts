@@ -41,7 +41,12 @@ export class TaskJobs implements OnApplicationBootstrap, BeforeApplicationShutdo
   async beforeApplicationShutdown(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    await within(worker.close(), CLOSE_MS, 'the tasks queue').catch(() => worker.close(true).catch(() => undefined));
+    // A close that would wait for Redis is forced (Redis away, or no answer in time), and not waited for either.
+    if (!this.queue.connected) {
+      void worker.close(true).catch(() => undefined);
+      return;
+    }
+    await within(worker.close(), CLOSE_MS, 'the tasks queue').catch(() => void worker.close(true).catch(() => undefined));
   }
 
   /** Answers whether this worker runs the task now (the job's return value, for whoever debugs with the queue). */

@@ -44,6 +44,8 @@ export function isTaskJobData(data: unknown): data is TaskJobData {
 
 /** An announcement may not hold up the call that recorded the task longer than this (the workers' poll finds the row anyway). */
 const ANNOUNCE_TIMEOUT_MS = 1000;
+/** Closing the queue (and the worker's BullMQ worker) waits at most this long for Redis. */
+const CLOSE_TIMEOUT_MS = 1000;
 
 export type TaskQueueRole = 'producer' | 'consumer';
 
@@ -75,6 +77,11 @@ export class TaskQueue implements OnApplicationShutdown {
     return waitForReady(this.connection, timeoutMs);
   }
 
+  /** Whether the queue's connection is up now (a close that would wait for Redis is forced when it is not). */
+  get connected(): boolean {
+    return this.connection.status === 'ready';
+  }
+
   /**
    * Asks a worker to start the task now. The task is already stored: should Redis be away, this logs
    * and answers false, and a worker's poll takes the task within its interval.
@@ -82,7 +89,7 @@ export class TaskQueue implements OnApplicationShutdown {
   async announce(kind: TaskKind, id: string | number): Promise<boolean> {
     const data: TaskJobData = { kind, id: String(id) };
     try {
-      if (this.connection.status !== 'ready') throw new Error('the Redis connection is not ready');
+      if (!this.connected) throw new Error('the Redis connection is not ready');
       await within(
         this.queue.add(TASK_JOB_NAME, data, { jobId: `${kind}-${data.id}`, removeOnComplete: true, removeOnFail: true }),
         ANNOUNCE_TIMEOUT_MS,
@@ -111,9 +118,11 @@ export class TaskQueue implements OnApplicationShutdown {
     await this.close();
   }
 
+  /** Each close bounded: with Redis away, BullMQ's may wait for it without end, and the connection is dropped anyway. */
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.close().catch(() => undefined).finally(() => keepHearingAfterClose(worker))));
-    await this.queue.close().catch(() => undefined).finally(() => keepHearingAfterClose(this.queue));
+    const bounded = (closing: Promise<void>): Promise<void> => within(closing, CLOSE_TIMEOUT_MS, 'Redis').catch(() => undefined);
+    await Promise.all(this.workers.map((worker) => bounded(worker.close()).finally(() => keepHearingAfterClose(worker))));
+    await bounded(this.queue.close()).finally(() => keepHearingAfterClose(this.queue));
     await closeRedisConnection(this.connection);
   }
 }
