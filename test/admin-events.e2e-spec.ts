@@ -2,16 +2,19 @@ import { Client } from 'pg';
 import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from './support/apps';
+import { startTaskWorker } from './support/task-worker';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from './support/fixtures';
 import { waitFor } from './support/wait-for';
 import { HangingPort } from './support/hanging-port';
+import { TASK_POLL_MS } from '../apps/delivery-worker/src/tasks/leased-task-runner';
 import { type SeedEvent, seedPrimaryEvents } from './support/seeded-events';
 
 /**
  * Own database and Redis prefix (inside the run's namespace, removed afterwards): the suite asserts
  * on `queued` rows and waiting jobs, which a delivery worker or reconciler started by another suite
- * of the same run would otherwise consume.
+ * of the same run would otherwise consume. Bulk redeliveries run in a worker's task runners (started
+ * here without the delivery pipeline): config-api only records them.
  */
 const namespace = new IsolatedNamespace('admin-events');
 const ISOLATION = namespace.overrides;
@@ -20,6 +23,7 @@ const ISOLATION = namespace.overrides;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let configApi: RunningApp;
+let tasks: RunningApp;
 let db: Client;
 /** The namespace's delivery queue: jobs by id or state across every shard. */
 let queue: IsolatedNamespace;
@@ -79,9 +83,11 @@ beforeAll(async () => {
   db = namespace.db;
   queue = namespace;
   configApi = await startApp(ConfigApiModule, ISOLATION);
+  tasks = await startTaskWorker(ISOLATION);
 });
 
 afterAll(async () => {
+  await tasks?.close();
   await configApi?.close();
   await namespace.tearDown();
 });
@@ -322,12 +328,16 @@ describe('POST /admin/v1/events/:event_id/redeliver', () => {
   });
 });
 
-/** Bulk redelivery runs as a background task: its events are restarted once the task is done. */
-async function taskDone(taskId: string, app: RunningApp = configApi): Promise<void> {
-  await waitFor(`redelivery task ${taskId} to finish`, async () => {
-    const task = await call('GET', `/admin/v1/redeliveries/${taskId}`, undefined, ADMIN_HEADERS, app);
-    return task.body.status === 'done';
-  });
+/** Bulk redelivery runs as a background task in a worker: its events are restarted once the task is done. */
+async function taskDone(taskId: string, app: RunningApp = configApi, timeoutMs?: number): Promise<void> {
+  await waitFor(
+    `redelivery task ${taskId} to finish`,
+    async () => {
+      const task = await call('GET', `/admin/v1/redeliveries/${taskId}`, undefined, ADMIN_HEADERS, app);
+      return task.body.status === 'done';
+    },
+    { timeoutMs },
+  );
 }
 
 describe('POST /admin/v1/accounts/:id/redeliver', () => {
@@ -504,7 +514,8 @@ describe('redelivery while Redis is unreachable', () => {
     const many = await call('POST', `/admin/v1/accounts/${account.id}/redeliver`, { status: 'filtered' }, ADMIN_HEADERS, offline);
     expect(many.status).toBe(202);
     expect(many.body).toEqual({ count: 2, task_id: expect.any(String) });
-    await taskDone(many.body.task_id as string, offline);
+    // The offline config-api could not add the task's job: a worker's poll (every TASK_POLL_MS) finds the row and runs it.
+    await taskDone(many.body.task_id as string, offline, TASK_POLL_MS + 20_000);
     for (const event of [single, ...bulk]) expect(await eventRow(event.eventId)).toMatchObject({ status: 'queued', series: 1 });
   });
 });

@@ -1,27 +1,32 @@
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
-import { TASK_STALE_AFTER_S } from '../apps/config-api/src/admin/redeliveries/redelivery-runner.service';
+import { TASK_STALE_AFTER_S } from '../apps/delivery-worker/src/tasks/leased-task-runner';
 import type { EventStatus } from '@app/persistence/testing';
 import { deliveryJobId } from '@app/runtime';
 import { adminCall, expectFieldError, expectQueryError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
+import { startTaskWorker } from './support/task-worker';
 import { createAccount } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { insertDeliveryRows, insertEventsWithPrimary, primaryDeliveriesOfAccount } from './support/model-deliveries';
 import { waitFor } from './support/wait-for';
 
 /**
- * Own database and queue, and no worker: redelivered events stay `queued` with their jobs waiting, so
- * the suite can count exactly what a task restarted.
+ * Own database and queue, and a worker's task runners without its delivery pipeline (config-api only
+ * records a task): redelivered events stay `queued` with their jobs waiting, so the suite can count
+ * exactly what a task restarted.
  */
 const namespace = new IsolatedNamespace('admin-search-redelivery');
 let configApi: RunningApp;
+let tasks: RunningApp;
 
 beforeAll(async () => {
   await namespace.setUp();
   configApi = await startApp(ConfigApiModule, namespace.overrides);
+  tasks = await startTaskWorker(namespace.overrides);
 });
 
 afterAll(async () => {
+  await tasks?.close();
   await configApi?.close();
   await namespace.tearDown();
 });
@@ -218,7 +223,7 @@ describe('bulk redelivery tasks', () => {
     expect((await adminCall(configApi, 'GET', `/admin/v1/redeliveries/${none.body.task_id as string}`)).body).toMatchObject({ status: 'done', total: 0, done: 0 });
   });
 
-  it('is resumed by another config-api process when its runner died', async () => {
+  it('is resumed by another worker when its runner died', async () => {
     const account = await createAccount(configApi);
     const events = await seed(account.id, 1200, { status: 'failed' });
     // A task a dead process had started: its heartbeat stopped and it got through the newest 200 events.
@@ -234,10 +239,10 @@ describe('bulk redelivery tasks', () => {
        RETURNING id`,
       [account.id, JSON.stringify({ account_id: account.id, status: 'failed' }), below.toString(), sorted[sorted.length - 1].toString(), TASK_STALE_AFTER_S + 5],
     );
-    const second = await startApp(ConfigApiModule, namespace.overrides);
+    const second = await startTaskWorker(namespace.overrides);
     try {
       const final = await waitFor('the abandoned task to be finished', async () => {
-        const answer = await adminCall(second, 'GET', `/admin/v1/redeliveries/${rows[0].id}`);
+        const answer = await adminCall(configApi, 'GET', `/admin/v1/redeliveries/${rows[0].id}`);
         return answer.body.status === 'done' ? answer.body : undefined;
       });
       expect(final).toMatchObject({ total: 1200, done: 1200, error: null });
@@ -254,10 +259,10 @@ describe('bulk redelivery tasks', () => {
        VALUES ('running', NULL, '{"q": "x", "status": "failed"}', 1, 1, 'dead-host:2:y', now() - interval '1 hour')
        RETURNING id`,
     );
-    const second = await startApp(ConfigApiModule, namespace.overrides);
+    const second = await startTaskWorker(namespace.overrides);
     try {
       const final = await waitFor('the task to fail', async () => {
-        const answer = await adminCall(second, 'GET', `/admin/v1/redeliveries/${rows[0].id}`);
+        const answer = await adminCall(configApi, 'GET', `/admin/v1/redeliveries/${rows[0].id}`);
         return answer.body.status === 'failed' ? answer.body : undefined;
       });
       expect(final).toMatchObject({ done: 0, error: expect.stringContaining('since'), finished_at: expect.any(String) });

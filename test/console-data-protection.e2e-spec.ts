@@ -2,6 +2,8 @@ import { adminCall } from './support/admin-client';
 import { useSignedInConsole } from './support/browser';
 import { createAccount } from './support/fixtures';
 import { insertEvents, setPrimaryStatus, useOwnRedisPrefix } from './support/worker-process';
+import type { RunningApp } from './support/apps';
+import { startTaskWorker } from './support/task-worker';
 
 /**
  * The account page's data protection panels (CONTRACT §12) in a real Chromium against the real
@@ -12,6 +14,14 @@ useOwnRedisPrefix('console-data-protection');
 jest.setTimeout(120_000);
 
 const ui = useSignedInConsole();
+// config-api records the erasure; a worker's task runners do it (a short call time-out: its second pass is due 2 s after the first).
+let tasks: RunningApp | undefined;
+beforeAll(async () => {
+  tasks = await startTaskWorker({ DELIVERY_TIMEOUT_MS: '2000' });
+});
+afterAll(async () => {
+  await tasks?.close();
+});
 
 async function openAccount(accountId: number): Promise<void> {
   await ui.page.goto(`${ui.configApi.url}/admin/accounts/${accountId}`);

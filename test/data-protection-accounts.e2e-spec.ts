@@ -5,7 +5,7 @@ import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worke
 import { IngestModule } from '../apps/ingest/src/ingest.module';
 import { adminCall, expectFieldError, expectQueryError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
-import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings, UNCALLED_URL } from './support/fixtures';
+import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from './support/fixtures';
 import { openApiCall } from './support/open-api-client';
 import { adminPortalLink, openPortalSession, portalCall, portalToken } from './support/portal-client';
 import { useReceivers } from './support/receiver';
@@ -86,8 +86,8 @@ describe('PUT /admin/v1/accounts/:id/redaction', () => {
 
   it('leaves a pending event whole until it ends, and redacts events that ended before the fields were set', async () => {
     const account = await createAccount(configApi);
-    // A push URL, so its events wait for a call (no job is added: they stay pending) rather than end no_endpoint.
-    await setCallbackSettings(worker.app, account.id, { pushUrl: UNCALLED_URL, permissions: 'all' });
+    // A push URL nothing calls (the events get no job): the second event stays pending until the test ends it.
+    await setCallbackSettings(worker.app, account.id, { pushUrl: 'http://127.0.0.1:9/hook', permissions: 'all' });
     const [old] = await insertEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 1, cellphone: '111' } }]);
     const [pending] = await insertEvents(worker.app, account.id, [{ action: 'Customer_create', message: { id: 2, cellphone: '222' } }]);
     const db = worker.app.get(DataSource);

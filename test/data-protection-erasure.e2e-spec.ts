@@ -4,10 +4,11 @@ import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { EndpointAdmission } from '../apps/delivery-worker/src/delivery/admission/endpoint-admission';
-import { RECORD_MARGIN_MS } from '../apps/config-api/src/admin/data-protection/erasure-runner.service';
+import { RECORD_MARGIN_MS } from '../apps/delivery-worker/src/tasks/erasure-runner.service';
 import { adminCall, expectFieldError, type Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
-import { createAccount, setCallbackSettings, UNCALLED_URL } from './support/fixtures';
+import { startTaskWorker } from './support/task-worker';
+import { createAccount, setCallbackSettings } from './support/fixtures';
 import { openApiCall } from './support/open-api-client';
 import { portalCall, portalToken } from './support/portal-client';
 import { useReceivers } from './support/receiver';
@@ -23,16 +24,18 @@ let worker: RunningApp;
 const receiver = useReceivers();
 
 /**
- * What config-api takes for the longest call a worker may have in flight: an erasure is done only that
- * long (and a margin) after its first pass. Shorter than the worker's own, so the hanging call below is
- * still on the wire when the erasure is done.
+ * The longest call a worker may have in flight: the worker that runs an erasure (the delivery worker,
+ * never config-api) makes it done only that long (and a margin) after its first pass. Short, so the
+ * suite's erasures end within seconds.
  */
-const CONFIG_API = { DELIVERY_TIMEOUT_MS: '3000' };
+const DELIVERY_TIMEOUT = { DELIVERY_TIMEOUT_MS: '3000' };
+/** A push URL for accounts whose events the suite stores without a job: their deliveries stay pending. */
+const UNCALLED = 'http://127.0.0.1:9/hook';
 
 beforeAll(async () => {
-  configApi = await startApp(ConfigApiModule, CONFIG_API);
+  configApi = await startApp(ConfigApiModule);
   // One call turn: a second job waits for it after loading its event, in the worker's hands.
-  worker = await startApp(DeliveryWorkerModule, { WORKER_CONCURRENCY: '1', RECONCILE_INTERVAL: '1m' });
+  worker = await startApp(DeliveryWorkerModule, { ...DELIVERY_TIMEOUT, WORKER_CONCURRENCY: '1', RECONCILE_INTERVAL: '1m' });
 });
 
 afterAll(async () => {
@@ -125,8 +128,8 @@ describe('POST /admin/v1/erasures', () => {
   it('erases every account when no account is given, and not events accepted after it', async () => {
     const first = await createAccount(configApi);
     const second = await createAccount(configApi);
-    // Push URLs, so their events wait for a call (no job is added: they stay pending) rather than end no_endpoint.
-    for (const account of [first, second]) await setCallbackSettings(worker.app, account.id, { pushUrl: UNCALLED_URL, permissions: 'all' });
+    // Pending deliveries (a push URL nothing calls here: the events get no job), which the erasure ends.
+    for (const { id } of [first, second]) await setCallbackSettings(worker.app, id, { pushUrl: UNCALLED, permissions: 'all' });
     const [one] = await insertEvents(worker.app, first.id, [{ action: 'ImSubSession_create', message: { id: 'ss-42', visitor: 'a' } }]);
     const [two] = await insertEvents(worker.app, second.id, [{ action: 'ImSurveyVote_create', message: { sub_session_id: 'ss-42', score: 5 } }]);
     const progress = await erase({ subject: 'sub_session:ss-42' });
@@ -158,8 +161,21 @@ describe('POST /admin/v1/erasures', () => {
     const calls = worker.app.get(EndpointAdmission).calls as unknown as { waiting: unknown[] };
     await waitFor("the second job to wait for the worker's call", () => calls.waiting.length === 1);
 
-    expect((await erase({ subject: 'customer:777', account_id: account.id })).events_erased).toBe(1);
+    // The first call is let go once the erasure's first pass committed (well within the worker's call
+    // time-out); the erasure is done only after that call could have ended.
+    const started = await adminCall(configApi, 'POST', '/admin/v1/erasures', { subject: 'customer:777', account_id: account.id });
+    expect(started.status).toBe(202);
+    const db = worker.app.get(DataSource);
+    await waitFor('the first pass to end', async () => {
+      const [task] = await db.query<{ subject: string | null }[]>(`SELECT subject FROM erasure_tasks WHERE id = $1`, [started.body.id]);
+      return task.subject === null;
+    });
     letGo();
+    const erased = await waitFor(`erasure ${started.body.id as string} to finish`, async () => {
+      const progress = await adminCall(configApi, 'GET', `/admin/v1/erasures/${started.body.id as string}`);
+      return progress.body.status === 'done' ? progress.body : undefined;
+    });
+    expect(erased.events_erased).toBe(1);
     await waitFor('the first event to be delivered', async () => (await eventRow(worker.app, first.eventId)).status === 'delivered');
     const queue = deliveryQueueOf(worker.app).queueFor(account.id);
     await waitFor("the second job to end", async () => (await queue.getJob(deliveryJobId({ eventSeq: pending.seq, series: 0, attempt: 0 }))) === undefined);
@@ -171,7 +187,7 @@ describe('POST /admin/v1/erasures', () => {
 
   it("ends every destination's pending delivery, and is done only after a second pass that clears what a call in flight recorded", async () => {
     const account = await createAccount(configApi);
-    await setCallbackSettings(worker.app, account.id, { pushUrl: UNCALLED_URL, permissions: 'all' });
+    await setCallbackSettings(worker.app, account.id, { pushUrl: UNCALLED, permissions: 'all' });
     const db = worker.app.get(DataSource);
     const [event] = await insertEvents(worker.app, account.id, [{ action: 'Customer_update', message: { id: 4242, cellphone: '13700000000' } }]);
     await setPrimaryStatus(worker.app, [event.seq], 'delivered');
@@ -213,6 +229,7 @@ describe('POST /admin/v1/erasures', () => {
     expect(done).toEqual({ id: taskId, status: 'done', events_erased: 1 });
     const [task] = await db.query<{ finished_at: Date }[]>(`SELECT finished_at FROM erasure_tasks WHERE id = $1`, [taskId]);
     expect(task.finished_at.getTime() - (firstPass.finished_at as Date).getTime()).toBeGreaterThanOrEqual(3000 + RECORD_MARGIN_MS);
+    expect(worker.environment.delivery.timeoutMs).toBe(3000);
     const attempts = await attemptRows(worker.app, event.eventId);
     expect(attempts).toHaveLength(2);
     for (const attempt of attempts) expect(attempt).toMatchObject({ request_body: '', response_body: null, response_status: 500 });
@@ -245,9 +262,9 @@ describe('POST /admin/v1/erasures', () => {
        VALUES (NULL, $1, $2, 1, 'gone:1:dead', now() - interval '5 minutes', now() - interval '5 minutes') RETURNING id`,
       [account.id, untouched.seq],
     );
-    const restarted = await startApp(ConfigApiModule, CONFIG_API);
+    const restarted = await startTaskWorker(DELIVERY_TIMEOUT);
     try {
-      await waitFor('the resumed second pass to finish', async () => (await adminCall(restarted, 'GET', `/admin/v1/erasures/${task.id}`)).body.status === 'done', {
+      await waitFor('the resumed second pass to finish', async () => (await adminCall(configApi, 'GET', `/admin/v1/erasures/${task.id}`)).body.status === 'done', {
         timeoutMs: 30_000,
       });
     } finally {
@@ -257,7 +274,7 @@ describe('POST /admin/v1/erasures', () => {
     expect(await attemptRows(worker.app, untouched.eventId)).toEqual([expect.objectContaining({ request_body: 'body', response_body: 'answer' })]);
   });
 
-  it('is resumed by another config-api process after its runner stopped', async () => {
+  it('is resumed by another worker after its runner stopped', async () => {
     const account = await createAccount(configApi);
     const events = await insertEvents(
       worker.app,
@@ -271,10 +288,10 @@ describe('POST /admin/v1/erasures', () => {
        VALUES ('organization:org-5', $1, $2, 'gone:1:dead', now() - interval '5 minutes') RETURNING id`,
       [account.id, events[events.length - 1].seq],
     );
-    const restarted = await startApp(ConfigApiModule, CONFIG_API);
+    const restarted = await startTaskWorker(DELIVERY_TIMEOUT);
     try {
       const done = await waitFor('the resumed erasure to finish', async () => {
-        const progress = await adminCall(restarted, 'GET', `/admin/v1/erasures/${task.id}`);
+        const progress = await adminCall(configApi, 'GET', `/admin/v1/erasures/${task.id}`);
         return progress.body.status === 'done' ? progress.body : undefined;
       });
       expect(done).toEqual({ id: task.id, status: 'done', events_erased: 450 });

@@ -3,8 +3,9 @@ import { FOLD_BOOKS } from '@app/persistence/testing';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { adminCall } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
+import { startTaskWorker } from './support/task-worker';
 import { expectTalliesToMatchEvents } from './support/event-tallies';
-import { createAccount, setCallbackSettings, UNCALLED_URL } from './support/fixtures';
+import { createAccount, setCallbackSettings } from './support/fixtures';
 import { IsolatedNamespace } from './support/isolated-namespace';
 import { waitFor } from './support/wait-for';
 import { insertEvents, setPrimaryStatus } from './support/worker-process';
@@ -13,16 +14,20 @@ import { insertEvents, setPrimaryStatus } from './support/worker-process';
  * Offboarding (CONTRACT §12) on the one delivery model: the account's deliveries to every destination,
  * open rows and attempts go with its events, and the all-account tallies stay exact (no trigger counts a
  * deleted event out: the deletion books it). Own database, so the tallies hold exactly this file's events.
+ * config-api records the deletion; a worker's task runners (without the delivery pipeline) delete the rows.
  */
 const namespace = new IsolatedNamespace('data-protection-offboarding');
 let configApi: RunningApp;
+let tasks: RunningApp;
 
 beforeAll(async () => {
   await namespace.setUp();
   configApi = await startApp(ConfigApiModule, namespace.overrides);
+  tasks = await startTaskWorker(namespace.overrides);
 });
 
 afterAll(async () => {
+  await tasks?.close();
   await configApi?.close();
   await namespace.tearDown();
 });
@@ -46,8 +51,8 @@ describe('DELETE /admin/v1/accounts/:id', () => {
   it("deletes every delivery, open row and attempt of the account's events and keeps the tallies exact", async () => {
     const leaving = await createAccount(configApi);
     const staying = await createAccount(configApi);
-    // A push URL, so the event of it left pending stays queued (no worker runs here) rather than ending no_endpoint.
-    await setCallbackSettings(configApi.app, staying.id, { pushUrl: UNCALLED_URL, permissions: 'all' });
+    // The staying account's events wait for a push URL's call (queued): nothing here delivers them.
+    await setCallbackSettings(configApi.app, staying.id, { pushUrl: 'http://127.0.0.1:9/hook', permissions: 'all' });
     const gone = await insertEvents(configApi.app, leaving.id, [1, 2, 3, 4, 5].map((id) => ({ action: 'Customer_create', message: { id } })));
     const kept = await insertEvents(configApi.app, staying.id, [6, 7].map((id) => ({ action: 'Customer_create', message: { id } })));
     await setPrimaryStatus(configApi.app, [gone[0].seq, gone[1].seq, kept[0].seq], 'delivered');

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { openStoredSecret } from './support/stored-secrets';
 import { type RunningApp, startApp } from './support/apps';
+import { startTaskWorker } from './support/task-worker';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from './support/fixtures';
 import { type PortalAnswer, portalCall, portalToken } from './support/portal-client';
 import { waitFor } from './support/wait-for';
@@ -13,6 +14,7 @@ import { waitFor } from './support/wait-for';
  * which must answer exactly as ids that do not exist.
  */
 let configApi: RunningApp;
+let tasks: RunningApp;
 let dataSource: DataSource;
 let owner: TestAccount;
 let stranger: TestAccount;
@@ -67,6 +69,8 @@ function withoutId(answer: PortalAnswer, id: string): PortalAnswer {
 
 beforeAll(async () => {
   configApi = await startApp(ConfigApiModule);
+  // config-api only records a bulk redelivery; a worker's task runners run it.
+  tasks = await startTaskWorker();
   dataSource = configApi.app.get(DataSource);
   owner = await createAccount(configApi);
   stranger = await createAccount(configApi);
@@ -79,6 +83,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await tasks?.close();
   await configApi?.close();
 });
 

@@ -8,7 +8,7 @@ export interface LockWatch {
   sampleEveryMs: number;
 }
 
-/** The statements of an erasure step (apps/config-api/src/admin/data-protection/erasure-runner.service.ts). */
+/** The statements of an erasure step (apps/delivery-worker/src/tasks/erasure-runner.service.ts). */
 const ERASURE_SQL = `(query LIKE '%callback_subject(action, message) = $1%FOR UPDATE%' OR query LIKE '%SET request_body = ''''%'
                       OR query LIKE '%erased = true%' OR query LIKE '%events_erased = events_erased%')`;
 

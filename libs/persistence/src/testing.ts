@@ -26,3 +26,7 @@ export * from './stats/books.statements';
 export * from './stats/delivery-rollup';
 export * from './partitions';
 export * from './audit/audit.statements';
+export * from './queries/sql-conditions';
+export * from './queries/event-filter';
+export * from './queries/time-range';
+export * from './queries/matching-deliveries';

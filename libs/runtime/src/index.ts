@@ -33,6 +33,8 @@ export * from './health/readiness.service';
 export * from './bootstrap';
 export * from './queue/delivery-queue.module';
 export * from './queue/delivery-producer.service';
+export * from './queue/task-queue';
+export * from './queue/task-queue.module';
 export * from './async/within';
 export * from './async/batcher';
 export * from './collections/bounded-map';

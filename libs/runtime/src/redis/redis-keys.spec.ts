@@ -42,6 +42,7 @@ describe('RedisKeys', () => {
 
   it('keeps the queue, backlog, ordering and index keys', () => {
     expect(keys.deliveryQueuePrefix(3)).toBe('callbacks:{dq3}');
+    expect(keys.taskQueuePrefix()).toBe('callbacks:{tasks}');
     expect(keys.contentsMark()).toBe('callbacks:contents-mark');
     expect(keys.openEndpoints()).toBe('callbacks:endpoints:open');
     expect(keys.accountBacklog(7)).toBe('callbacks:backlog:7');

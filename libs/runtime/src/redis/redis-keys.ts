@@ -119,6 +119,14 @@ export class RedisKeys {
     return `${this.prefix}:{dq${shard}}`;
   }
 
+  /**
+   * BullMQ prefix of the tasks queue (config-api announces a recorded task, the delivery workers take it):
+   * one queue, hash-tagged like the delivery shards so a cluster keeps its keys in one slot.
+   */
+  taskQueuePrefix(): string {
+    return `${this.prefix}:{tasks}`;
+  }
+
   /** A value made once per Redis lifetime: gone when Redis loses its contents (see DeliveryQueues.contentsMark); read alone. */
   contentsMark(): string {
     return `${this.prefix}:contents-mark`;

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { audit, Sql } from '@app/persistence';
+import { audit, parseTimestamp, Sql } from '@app/persistence';
 import type { AuditEntryView, Page } from '@app/payloads';
 import { invalidQuery } from '@app/runtime';
-import { parseTimestamp } from '../timestamp';
 import { AUDIT_DEFAULT_LIMIT, type ListAuditQueryDto } from './audit-list.dto';
 
 const CURSOR_PATTERN = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|(\d{1,18})$/;

@@ -3,10 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
-import { BotCall, BotWebhook } from '@app/persistence';
+import { BotCall, BotWebhook, timeRange } from '@app/persistence';
 import { ApiError, checkingQuery, checkTargetUrl, type Environment, ENVIRONMENT, loggableErrorText, REDIS, RedisKeys, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
 import { requireAccount } from '../require-account';
-import { timeRange } from '../timestamp';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
 
 function toView(webhook: BotWebhook): BotWebhookView {

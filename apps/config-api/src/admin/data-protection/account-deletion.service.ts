@@ -2,9 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { ApiError, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys, SecretBox, stampBotWebhooksChanged } from '@app/runtime';
+import { ApiError, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys, SecretBox, stampBotWebhooksChanged, TaskQueue } from '@app/runtime';
 import { generateToken } from '@app/signing';
-import { AccountDeletionRunner } from './account-deletion-runner.service';
 
 export interface AccountDeletionStarted {
   id: number;
@@ -16,7 +15,8 @@ export interface AccountDeletionStarted {
  * ingest and the portal links refuse it from then on), its Open API token is replaced by one nobody
  * knows (2059: the guard reads the token from PostgreSQL on every call), its portal sessions and link
  * codes, bot webhooks and callback settings are deleted, its destinations marked deleted. Then the other processes are told (the
- * workers' settings caches, ingest's bot webhook lookups) and the rows go in the background.
+ * workers' settings caches, ingest's bot webhook lookups), and the deletion of the rows is recorded as
+ * a task (account_deletions) that a delivery worker runs.
  */
 @Injectable()
 export class AccountDeletionService {
@@ -27,7 +27,7 @@ export class AccountDeletionService {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly secrets: SecretBox,
-    private readonly runner: AccountDeletionRunner,
+    private readonly tasks: TaskQueue,
   ) {}
 
   async delete(accountId: number): Promise<AccountDeletionStarted> {
@@ -53,11 +53,11 @@ export class AccountDeletionService {
       // finds that deletion's finished row: this deletion starts it afresh. A running one cannot be there:
       // the account row it deletes last would have kept the id from being created again.
       await manager.query(
-        `INSERT INTO account_deletions (id, lease_owner, heartbeat_at) VALUES ($1, $2, now())
+        `INSERT INTO account_deletions (id) VALUES ($1)
          ON CONFLICT (id) DO UPDATE
-           SET status = 'running', events_deleted = 0, lease_owner = EXCLUDED.lease_owner, heartbeat_at = now(),
+           SET status = 'running', events_deleted = 0, lease_owner = NULL, heartbeat_at = NULL,
                created_at = now(), finished_at = NULL, error = NULL`,
-        [accountId, this.runner.owner],
+        [accountId],
       );
       return true;
     });
@@ -66,7 +66,7 @@ export class AccountDeletionService {
     await Promise.all([publishSettingsChanged(this.redis, this.keys, accountId), stampBotWebhooksChanged(this.redis, this.keys, accountId)]).catch((error: unknown) => {
       this.logger.warn(`could not announce the deletion of account ${accountId}: ${loggableErrorText(error)}`);
     });
-    this.runner.run(accountId);
+    await this.tasks.announce('account-deletion', accountId);
     return { id: accountId, status: 'deleting' };
   }
 }

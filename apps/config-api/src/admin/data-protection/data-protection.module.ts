@@ -1,18 +1,16 @@
 import { Module } from '@nestjs/common';
+import { TaskQueueModule } from '@app/runtime';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AccountDataController } from './account-data.controller';
-import { AccountDeletionRunner } from './account-deletion-runner.service';
 import { AccountDeletionService } from './account-deletion.service';
-import { ErasureRunner } from './erasure-runner.service';
 import { ErasuresController } from './erasures.controller';
 import { ErasuresService } from './erasures.service';
-import { RedactionPass } from './redaction-pass.service';
 import { RedactionService } from './redaction.service';
 
-/** CONTRACT §12: erasure by subject, redaction at rest, offboarding. */
+/** CONTRACT §12: erasure by subject, redaction at rest, offboarding; recorded here as tasks, run by the delivery workers. */
 @Module({
-  imports: [AccountsModule],
+  imports: [AccountsModule, TaskQueueModule.register('producer')],
   controllers: [ErasuresController, AccountDataController],
-  providers: [ErasuresService, ErasureRunner, AccountDeletionService, AccountDeletionRunner, RedactionService, RedactionPass],
+  providers: [ErasuresService, AccountDeletionService, RedactionService],
 })
 export class DataProtectionModule {}

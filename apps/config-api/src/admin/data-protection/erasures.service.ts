@@ -2,34 +2,31 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { ErasureStarted, ErasureView } from '@app/payloads';
-import { ApiError } from '@app/runtime';
+import { ApiError, isTaskId, TaskQueue } from '@app/runtime';
 import { requireAccount } from '../require-account';
 import type { StartErasureDto } from './data-protection.dto';
-import { ErasureRunner } from './erasure-runner.service';
-import { isTaskId } from '../leased-task-runner';
-
 
 /** The highest seq an event stored before now can have (see next_event_seq()): later events are not part of the erasure. */
 const SEQ_NOW = `((floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint << 20) | 1048575)`;
 
-/** Erasures by subject (CONTRACT §12): stored as tasks and worked through by ErasureRunner. */
+/** Erasures by subject (CONTRACT §12): recorded as tasks here, worked through by a delivery worker's ErasureRunner. */
 @Injectable()
 export class ErasuresService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly runner: ErasureRunner,
+    private readonly tasks: TaskQueue,
   ) {}
 
   async start(body: StartErasureDto): Promise<ErasureStarted> {
     if (body.account_id !== undefined) await requireAccount(this.dataSource, body.account_id);
     // Events from before the partitioned layout have small seqs, far below this bound.
     const [task] = await this.dataSource.query<{ id: string }[]>(
-      `INSERT INTO erasure_tasks (subject, account_id, upper_seq, lease_owner, heartbeat_at)
-       VALUES ($1, $2, ${SEQ_NOW}, $3, now())
+      `INSERT INTO erasure_tasks (subject, account_id, upper_seq)
+       VALUES ($1, $2, ${SEQ_NOW})
        RETURNING id`,
-      [body.subject, body.account_id ?? null, this.runner.owner],
+      [body.subject, body.account_id ?? null],
     );
-    this.runner.run(task.id);
+    await this.tasks.announce('erasure', task.id);
     return { id: task.id, status: 'running' };
   }
 

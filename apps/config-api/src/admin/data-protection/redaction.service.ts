@@ -2,21 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AccountView } from '@app/payloads';
-import { ApiError } from '@app/runtime';
+import { ApiError, TaskQueue } from '@app/runtime';
 import { AccountsService } from '../accounts/accounts.service';
-import { RedactionPass } from './redaction-pass.service';
 
 @Injectable()
 export class RedactionService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly accounts: AccountsService,
-    private readonly pass: RedactionPass,
+    private readonly tasks: TaskQueue,
   ) {}
 
   /**
-   * `PUT /admin/v1/accounts/:id/redaction`: the fields, deduplicated. The pass starts again from the
-   * account's first event, so events that ended before are redacted too.
+   * `PUT /admin/v1/accounts/:id/redaction`: the fields, deduplicated. The delivery workers' redaction
+   * pass starts again from the account's first event, so events that ended before are redacted too; the
+   * announced task wakes a pass at once (the workers also pass every few seconds on their own).
    */
   async set(accountId: number, fields: string[]): Promise<AccountView> {
     const unique = [...new Set(fields)];
@@ -28,7 +28,7 @@ export class RedactionService {
       [accountId, unique],
     );
     if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
-    if (unique.length > 0) this.pass.wake();
+    if (unique.length > 0) await this.tasks.announce('redaction', accountId);
     return this.accounts.view(accountId);
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { EventDetail, EventPage } from '@app/payloads';
-import { partitions, PRIMARY_DESTINATION_ID, Sql } from '@app/persistence';
+import { addEventFilter, Conditions, partitions, PRIMARY_DESTINATION_ID, Sql, timeRange } from '@app/persistence';
 import { ApiError, checkingQuery, ENVIRONMENT, type Environment } from '@app/runtime';
 import { DEFAULT_PAGE_SIZE, type ListEventsQueryDto } from './admin-events.dto';
 import {
@@ -15,9 +15,6 @@ import {
 } from './admin-events.statements';
 import { attemptView, type BodySource } from './attempt-body';
 import { decodeCursor, encodeCursor } from './event-cursor';
-import { addEventFilter } from './event-filter';
-import { Conditions } from '../sql-conditions';
-import { timeRange } from '../timestamp';
 
 function iso(value: Date | null): string | null {
   return value ? value.toISOString() : null;

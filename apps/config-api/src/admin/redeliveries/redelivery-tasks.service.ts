@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiError } from '@app/runtime';
+import { countMatching } from '@app/persistence';
+import { ApiError, isTaskId, TaskQueue } from '@app/runtime';
 import type { EventFilter, RedeliveryStarted, RedeliveryTaskView } from '@app/payloads';
-import { RedeliveryRunner } from './redelivery-runner.service';
-import { isTaskId } from '../leased-task-runner';
-import { countMatching } from './matching-deliveries';
 
 /** The stored row: the view, with its times as the driver reads them. */
 type TaskRow = Omit<RedeliveryTaskView, 'created_at' | 'finished_at'> & { created_at: Date; finished_at: Date | null };
@@ -33,15 +31,15 @@ interface Matched {
 
 /**
  * Bulk redeliveries as stored tasks: the matching deliveries are counted (every destination's alike,
- * CONTRACT §11) and the newest one's event seq taken as
- * the task's upper bound (events arriving later are not part of it); a RedeliveryRunner then works
- * through them in chunks, and any config-api process resumes a task whose runner stopped.
+ * CONTRACT §11) and the newest one's event seq taken as the task's upper bound (events arriving later
+ * are not part of it). config-api only records the task and announces it on the tasks queue; a delivery
+ * worker's RedeliveryRunner works through it in chunks, and any worker resumes a task whose runner stopped.
  */
 @Injectable()
 export class RedeliveryTasks {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly runner: RedeliveryRunner,
+    private readonly tasks: TaskQueue,
   ) {}
 
   async start(given: EventFilter): Promise<RedeliveryStarted> {
@@ -51,12 +49,13 @@ export class RedeliveryTasks {
     const [matched] = await this.dataSource.query<Matched[]>(count.sql, count.parameters);
     const finished = matched.count === 0;
     const [task] = await this.dataSource.query<{ id: string }[]>(
-      `INSERT INTO redelivery_tasks (status, account_id, filter, total, upper_seq, lease_owner, heartbeat_at, finished_at)
-       VALUES (CASE WHEN $1::boolean THEN 'done' ELSE 'running' END, $2, $3::jsonb, $4, $5, $6, now(), CASE WHEN $1::boolean THEN now() END)
+      `INSERT INTO redelivery_tasks (status, account_id, filter, total, upper_seq, finished_at)
+       VALUES (CASE WHEN $1::boolean THEN 'done' ELSE 'running' END, $2, $3::jsonb, $4, $5, CASE WHEN $1::boolean THEN now() END)
        RETURNING id`,
-      [finished, filter.account_id ?? null, JSON.stringify(filter), matched.count, matched.upper ?? 0, finished ? null : this.runner.owner],
+      [finished, filter.account_id ?? null, JSON.stringify(filter), matched.count, matched.upper ?? 0],
     );
-    if (!finished) this.runner.run(task.id);
+    // Unclaimed (no owner, no heartbeat): the worker that takes the job claims it, or a worker's poll does.
+    if (!finished) await this.tasks.announce('redelivery', task.id);
     return { count: matched.count, task_id: task.id };
   }
 

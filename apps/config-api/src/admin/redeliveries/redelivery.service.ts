@@ -46,7 +46,7 @@ export class RedeliveryService {
     return { event_id: eventId, status: 'queued', series: primary?.series ?? 0 };
   }
 
-  /** An account's events in a final status, as a background task (see RedeliveryRunner). */
+  /** An account's events in a final status, as a background task (a delivery worker runs it: RedeliveryRunner). */
   async redeliverAccount(accountId: number, body: BulkRedeliverDto): Promise<RedeliveryStarted> {
     await requireAccount(this.dataSource, accountId);
     return this.tasks.start({ account_id: accountId, status: body.status, since: body.since, until: body.until });

@@ -3,12 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { checkingQuery } from '@app/runtime';
 import type { EventStats } from '@app/payloads';
-import { books, EVENT_STATUSES, type EventStatus, rollups, Sql } from '@app/persistence';
+import { books, EVENT_STATUSES, type EventStatus, rollups, Sql, timeRange } from '@app/persistence';
 import type { StatsQueryDto } from './stats.dto';
 import { ACCOUNT_LATENCY, ACCOUNT_STATUS_COUNTS } from './stats.statements';
 import { type BookGranularity, firstWhole, HOUR_MS, mergeTallies, MINUTE_MS } from './tally-windows';
 import { requireAccount } from '../require-account';
-import { timeRange } from '../timestamp';
 
 type LatencySummary = EventStats['delivery_latency_ms'];
 

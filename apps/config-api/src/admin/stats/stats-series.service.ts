@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { books, rollups, Sql } from '@app/persistence';
+import { books, rollups, Sql, timeRange } from '@app/persistence';
 import { checkingQuery, invalidQuery } from '@app/runtime';
 import type { SeriesBucket, StatsSeries } from '@app/payloads';
 import type { StatsSeriesQueryDto } from './stats.dto';
 import { requireAccount } from '../require-account';
-import { timeRange } from '../timestamp';
 import { type BookGranularity, HOUR_MS } from './tally-windows';
 
 /** Bound on one answer, so a mistyped range cannot make the server build millions of empty points. */

@@ -1,22 +1,20 @@
-import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ApiError, isDatabaseUnavailable, loggableError, loggableErrorText, sqlState } from '@app/runtime';
+import { ApiError, isDatabaseUnavailable, loggableError, loggableErrorText, sqlState, within } from '@app/runtime';
 
 /** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */
 export const TASK_STALE_AFTER_S = 30;
-/** How often each config-api process looks for such tasks. */
-const RESUME_POLL_MS = 10_000;
+/** How often each worker looks for tasks nobody runs (recorded while no worker took their job, or abandoned). */
+export const TASK_POLL_MS = 10_000;
+/**
+ * At shutdown (within the process's 8 s deadline, after the delivery pipeline's own bounds): how long the
+ * steps in flight may take to end, and then giving up the leases.
+ */
+export const SHUTDOWN_BOUNDS_MS = { steps: 1_000, release: 500 } as const;
 /** A step that lost a deadlock is taken again at once, this many times in a row at most. */
 const MAX_STEP_RETRIES = 5;
-
-const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A task id as the tables store them (uuid): anything else is simply not found. */
-export function isTaskId(id: string): boolean {
-  return TASK_ID.test(id);
-}
 
 /** A database outage or a deadlock/serialization victim: the task waits to be resumed rather than failing. */
 export function isPassingFailure(error: unknown): boolean {
@@ -24,26 +22,30 @@ export function isPassingFailure(error: unknown): boolean {
 }
 
 /** What a task row keeps when an error that is not a database's stopped it (its details go to the log only). */
-export const TASK_FAILURE_TEXT = 'stopped by an unexpected error; the config-api log has the details';
+export const TASK_FAILURE_TEXT = 'stopped by an unexpected error; the delivery worker log has the details';
 
 /**
  * Why a task stopped, as its row keeps it and the admin API shows it: a fixed description, never an
  * error's own text, which may quote a row's values, a target URL or a credential. A database error is
- * described by its SQLSTATE and statement name (from the statement's text, never its values).
+ * described by its SQLSTATE and statement name (from the statement's text, never its values); a stored
+ * filter the service refuses (validationFailed) by the fields and the service's own fixed problems.
  */
 export function describeTaskFailure(error: unknown): string {
-  // The service's own refusal (a stored filter it cannot apply, say) names the field and the rule, never a value.
-  if (error instanceof ApiError) return error.message;
+  if (error instanceof ApiError && error.code === 'validation_failed' && error.details?.length) {
+    return `the task's filter is refused: ${error.details.map((detail) => `${detail.path}: ${detail.problem}`).join('; ')}`;
+  }
   return 'database_error' in loggableError(error) ? loggableErrorText(error) : TASK_FAILURE_TEXT;
 }
 
 /**
  * Background work stored as rows of `table` (columns id, status, lease_owner, heartbeat_at,
- * created_at), owned by the process named in `lease_owner` while its heartbeat is fresh, and resumed
- * by any config-api process once it is not (after a restart, for one). Subclasses say how a task is
- * worked through (`work`).
+ * created_at), owned by the worker named in `lease_owner` while its heartbeat is fresh. config-api only
+ * records a row (unclaimed: no owner, no heartbeat) and announces it on the tasks queue; the worker that
+ * takes the job claims the row (`take`), and every worker also claims, every TASK_POLL_MS, rows that
+ * nobody claimed or whose runner stopped beating (`resumeAbandoned`), so neither a lost job nor a
+ * killed worker loses a task. Subclasses say how a task is worked through (`work`).
  */
-export abstract class LeasedTaskRunner<Id extends string | number> implements OnApplicationBootstrap, OnApplicationShutdown {
+export abstract class LeasedTaskRunner<Id extends string | number> implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   protected readonly logger = new Logger(this.constructor.name);
   private readonly active = new Map<Id, Promise<void>>();
@@ -59,16 +61,55 @@ export abstract class LeasedTaskRunner<Id extends string | number> implements On
   /** Works on a task this process owns until it is done, paused, or the process stops. */
   protected abstract work(id: Id): Promise<void>;
 
+  /** The task id a job names, or null when the text cannot be one (a job is only a hint: its row decides). */
+  protected abstract idOf(text: string): Id | null;
+
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.resumeAbandoned(), RESUME_POLL_MS);
+    this.timer = setInterval(() => void this.resumeAbandoned(), TASK_POLL_MS);
     this.timer.unref();
     void this.resumeAbandoned();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Before the connections close (onApplicationShutdown): the step in flight commits or rolls back whole,
+   * then this worker's leases are given up, so another worker's next poll goes on with the tasks at once
+   * rather than once their heartbeat is stale.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
-    await Promise.allSettled([...this.active.values()]);
+    // Bounded: with PostgreSQL away a step waits for a connection, and the process must still exit (the
+    // step's transaction then never commits, and the stale heartbeat brings the task back to a worker).
+    const stopped = await within(Promise.allSettled([...this.active.values()]), SHUTDOWN_BOUNDS_MS.steps, 'the running steps').then(
+      () => true,
+      () => false,
+    );
+    if (!stopped) return;
+    await within(
+      this.dataSource.query(`UPDATE ${this.table} SET lease_owner = NULL, heartbeat_at = NULL WHERE lease_owner = $1 AND status = 'running'`, [this.owner]),
+      SHUTDOWN_BOUNDS_MS.release,
+      'PostgreSQL',
+    ).catch((error: unknown) => this.logger.warn(`giving up the ${this.what}s this worker ran: ${loggableErrorText(error)}`));
+  }
+
+  /**
+   * A job announced the task: claims its row if nobody runs it (just recorded, or its runner stopped
+   * beating) and starts working on it. Answers whether this process runs it now; a task another worker
+   * holds, a finished or unknown one is left alone.
+   */
+  async take(text: string): Promise<boolean> {
+    const id = this.idOf(text);
+    if (id === null || this.stopping) return false;
+    if (this.active.has(id)) return true;
+    const [rows] = await this.dataSource.query<[{ id: Id }[], number]>(
+      `UPDATE ${this.table} SET lease_owner = $2, heartbeat_at = now()
+        WHERE id = $1 AND status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < now() - $3 * interval '1 second')
+       RETURNING id`,
+      [id, this.owner, TASK_STALE_AFTER_S],
+    );
+    if (rows.length === 0) return false;
+    this.run(rows[0].id);
+    return true;
   }
 
   /** Starts working on a task this process owns (no-op when it already is). */
@@ -78,7 +119,7 @@ export abstract class LeasedTaskRunner<Id extends string | number> implements On
     this.active.set(id, work);
   }
 
-  /** Takes over running tasks whose runner stopped beating, one at a time, skipping those another process is taking. */
+  /** Takes over running tasks nobody claimed or whose runner stopped beating, oldest first, one at a time, skipping those another worker is taking. */
   async resumeAbandoned(): Promise<void> {
     try {
       for (;;) {

@@ -1,6 +1,6 @@
 import type { EventFilter } from '@app/payloads';
-import { addEventFilter } from '../events/event-filter';
-import { Conditions } from '../sql-conditions';
+import { addEventFilter } from './event-filter';
+import { Conditions } from './sql-conditions';
 
 /** Deliveries restarted per chunk (and jobs per addBulk) in a bulk redelivery: bounded locks, bounded Redis pipelines. */
 export const REDELIVERY_CHUNK = 1000;

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import { Sql } from '@app/persistence';
-import { checkErasureStamp, ENVIRONMENT, type Environment, REDIS, type RedisClient, stampErasureStep } from '@app/runtime';
-import { SteppedTaskRunner } from '../leased-task-runner';
+import { checkErasureStamp, ENVIRONMENT, type Environment, isTaskId, REDIS, type RedisClient, stampErasureStep } from '@app/runtime';
+import { SteppedTaskRunner } from './leased-task-runner';
 import {
   CLEAR_ATTEMPT_BODIES,
   END_ERASED_DELIVERIES,
@@ -54,7 +54,7 @@ interface TaskMemory {
  * all, after the step cleared the attempts. So the second pass clears the attempts of the same events
  * again once DELIVERY_TIMEOUT_MS and a margin have passed since the first pass ended (kept in
  * finished_at), when every such call has ended and been recorded; only then is the erasure `done`.
- * The process that ran the whole first pass knows its events; one that resumed the task walks the
+ * The worker that ran the whole first pass knows its events; one that resumed the task walks the
  * erased events of its scope instead.
  */
 @Injectable()
@@ -73,6 +73,10 @@ export class ErasureRunner extends SteppedTaskRunner<string> {
     super(dataSource, 'erasure_tasks', 'erasure');
     this.prefix = environment.redis.prefix;
     this.settleMs = environment.delivery.timeoutMs + RECORD_MARGIN_MS;
+  }
+
+  protected idOf(text: string): string | null {
+    return isTaskId(text) ? text : null;
   }
 
   /**

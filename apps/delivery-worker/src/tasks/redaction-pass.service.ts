@@ -1,5 +1,6 @@
-import { loggableErrorText } from '@app/runtime';
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { loggableErrorText, within } from '@app/runtime';
+import { SHUTDOWN_BOUNDS_MS } from './leased-task-runner';
+import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
 import { Sql } from '@app/persistence';
 import { redactJsonText, redactRequestBody } from './redact';
@@ -14,14 +15,15 @@ import {
   STORED_REQUEST_BODIES,
 } from './redaction.statements';
 
-/** How often every config-api process looks for ended events to redact. */
+/** How often every delivery worker looks for ended events to redact. */
 export const REDACTION_PASS_MS = 2_000;
 /** Events read per transaction. */
 const REDACTION_CHUNK = 500;
 
 /**
- * Redaction at rest (CONTRACT §12) runs here, in the background, not on the delivery path: every
- * REDACTION_PASS_MS each config-api process walks, per account with redaction fields, its events in
+ * Redaction at rest (CONTRACT §12) runs here, in the delivery worker's background, not on the delivery
+ * path: config-api only stores the fields (and announces a `redaction` task, which wakes a pass at
+ * once); every REDACTION_PASS_MS each worker walks, per account with redaction fields, its events in
  * seq order from `redacted_through_seq`, rewriting the message of every event whose deliveries have
  * all ended (every destination's, not only the primary's) and the request bodies its attempts stored
  * (attempts without one rebuild it from the message, so they follow). The mark only moves past events
@@ -30,7 +32,7 @@ const REDACTION_CHUNK = 500;
  * make it read the same rows over and over.
  */
 @Injectable()
-export class RedactionPass implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RedactionPass implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RedactionPass.name);
   private readonly scannedTo = new Map<number, string>();
   private timer: NodeJS.Timeout | null = null;
@@ -44,10 +46,11 @@ export class RedactionPass implements OnApplicationBootstrap, OnApplicationShutd
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Bounded like the task runners': a pass waiting for an unreachable PostgreSQL is left (its transaction never commits). */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
-    await this.running;
+    if (this.running) await within(this.running, SHUTDOWN_BOUNDS_MS.steps, 'the redaction pass').catch(() => undefined);
   }
 
   /** Starts a pass now unless one is running. */

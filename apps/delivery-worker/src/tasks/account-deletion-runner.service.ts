@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import { Sql } from '@app/persistence';
-import { SteppedTaskRunner } from '../leased-task-runner';
+import { SteppedTaskRunner } from './leased-task-runner';
 import { ACCOUNT_EVENT_SEQS, DELETE_ATTEMPTS, DELETE_DELIVERIES, DELETE_EVENTS } from './account-deletion.statements';
 
 /** Events (with their attempts) or bot calls per step: short transactions, bounded locks. */
@@ -24,6 +24,11 @@ export class AccountDeletionRunner extends SteppedTaskRunner<number> {
     private readonly sql: Sql,
   ) {
     super(dataSource, 'account_deletions', 'account deletion');
+  }
+
+  /** An account id (an integer column). */
+  protected idOf(text: string): number | null {
+    return /^[1-9]\d{0,9}$/.test(text) && Number(text) <= 2_147_483_647 ? Number(text) : null;
   }
 
   protected async step(manager: EntityManager, accountId: number): Promise<boolean> {

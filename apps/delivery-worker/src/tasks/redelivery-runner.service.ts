@@ -1,13 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { RESTART_DELIVERIES, Sql } from '@app/persistence';
-import { type DeliveryJobData, DeliveryProducer, DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, stepOfRow } from '@app/runtime';
+import { type DeliveryCursor, nextMatching, REDELIVERY_CHUNK, RESTART_DELIVERIES, Sql } from '@app/persistence';
+import { type DeliveryJobData, DeliveryProducer, DeliveryQueues, ENVIRONMENT, type Environment, isTaskId, loggableErrorText, stepOfRow, within } from '@app/runtime';
 import type { EventFilter } from '@app/payloads';
-import { describeTaskFailure, isPassingFailure, LeasedTaskRunner } from '../leased-task-runner';
-import { type DeliveryCursor, nextMatching, REDELIVERY_CHUNK } from './matching-deliveries';
-
-export { TASK_STALE_AFTER_S } from '../leased-task-runner';
+import { describeTaskFailure, isPassingFailure, LeasedTaskRunner } from './leased-task-runner';
 
 interface ClaimedTask {
   filter: EventFilter;
@@ -24,10 +21,12 @@ interface AppliedChunk {
 
 /** How long a task waits for the queue to take its account's jobs before looking again. */
 const ROOM_WAIT_MS = 500;
+/** Measuring the room waits this long for Redis (inside the chunk's transaction, which holds the task row). */
+const ROOM_TIMEOUT_MS = 1_000;
 
 /**
- * Works through bulk redelivery tasks (a LeasedTaskRunner: owned while its heartbeat is fresh, resumed
- * by any process once it is not): the matching deliveries, every destination's alike, newest first below
+ * Works through bulk redelivery tasks (a LeasedTaskRunner: recorded by config-api, owned by a worker
+ * while its heartbeat is fresh, resumed by any worker once it is not): the matching deliveries, every destination's alike, newest first below
  * the task's cursor. Re-queuing is bounded by what it feeds (CONTRACT §10): a chunk restarts no more
  * deliveries than the account may still have in the queue (REQUEUE_MAX_WAITING less its jobs there), and
  * none while Redis is fuller than REQUEUE_MAX_REDIS_MEMORY_PERCENT of its maxmemory; the task waits and
@@ -46,6 +45,10 @@ export class RedeliveryRunner extends LeasedTaskRunner<string> {
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {
     super(dataSource, 'redelivery_tasks', 'redelivery task');
+  }
+
+  protected idOf(text: string): string | null {
+    return isTaskId(text) ? text : null;
   }
 
   protected async work(taskId: string): Promise<void> {
@@ -115,6 +118,17 @@ export class RedeliveryRunner extends LeasedTaskRunner<string> {
    * on its waiting jobs). 0 while Redis is too full.
    */
   private async room(accountId: number | undefined): Promise<number> {
+    // Redis away: no room (the task waits and looks again) rather than a failure, and no wait on a connection that queues commands.
+    if (!this.queues.connected) return 0;
+    try {
+      return await within(this.measureRoom(accountId), ROOM_TIMEOUT_MS, 'Redis');
+    } catch (error) {
+      this.logger.debug(`measuring the queue's room failed: ${loggableErrorText(error)}`);
+      return 0;
+    }
+  }
+
+  private async measureRoom(accountId: number | undefined): Promise<number> {
     const { requeueMaxWaiting, requeueMaxRedisMemory } = this.environment.delivery;
     const share = await this.queues.memoryShare(accountId ?? 0);
     if (share !== null && share >= requeueMaxRedisMemory) return 0;

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { QueryFailedError } from 'typeorm';
-import type { DeliveryProducer, DeliveryQueues, Environment } from '@app/runtime';
+import { ApiError, type DeliveryProducer, type DeliveryQueues, type Environment, validationFailed } from '@app/runtime';
 import type { Sql } from '@app/persistence/testing';
 import { describeTaskFailure, SteppedTaskRunner, TASK_FAILURE_TEXT } from './leased-task-runner';
-import { RedeliveryRunner } from './redeliveries/redelivery-runner.service';
+import { RedeliveryRunner } from './redelivery-runner.service';
 
 /* An error text that quotes what must never reach a task row: a target with its password, a message's value. */
 const LEAKY = new Error('connect to amqp://shop:hunter2@broker.example.com failed for cellphone 13800000000');
@@ -30,6 +30,9 @@ function fakeDataSource(): { dataSource: DataSource; recorded: Recorded[] } {
 class FailingRunner extends SteppedTaskRunner<string> {
   constructor(dataSource: DataSource) {
     super(dataSource, 'erasure_tasks', 'erasure');
+  }
+  protected idOf(text: string): string {
+    return text;
   }
   protected step(): Promise<boolean> {
     return Promise.reject(LEAKY);
@@ -60,6 +63,13 @@ describe('task failures as stored', () => {
     expect(text).not.toContain('ann@example.com');
   });
 
+  it('describes a refused stored filter by its fields and the service\'s own problems', () => {
+    const refused = validationFailed([{ path: 'since', problem: 'since is required with q (a range of at most 31 days)' }]);
+    expect(describeTaskFailure(refused)).toBe("the task's filter is refused: since: since is required with q (a range of at most 31 days)");
+    // Any other ApiError (whose message may quote an id) is described by the fixed text.
+    expect(describeTaskFailure(new ApiError(404, 'not_found', 'event customer-13800000000 does not exist'))).toBe(TASK_FAILURE_TEXT);
+  });
+
   it('a stepped task (erasure, account deletion) stores the fixed text when a step throws', async () => {
     const { dataSource, recorded } = fakeDataSource();
     await new FailingRunner(dataSource).workOn('5b0c6a5e-0000-4000-8000-000000000001');
@@ -77,7 +87,7 @@ describe('task failures as stored', () => {
     };
     const runner = new RedeliveryRunner(dataSource as unknown as DataSource, {} as DeliveryProducer, {} as DeliveryQueues, {} as Sql, {} as Environment);
     runner.run('5b0c6a5e-0000-4000-8000-000000000002');
-    await runner.onApplicationShutdown();
+    await runner.beforeApplicationShutdown();
     expect(storedErrors(dataSource.recorded)).toEqual([TASK_FAILURE_TEXT]);
   });
 });

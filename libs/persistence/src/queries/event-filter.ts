@@ -1,7 +1,7 @@
 import { validationFailed } from '@app/runtime';
 import type { EventFilter } from '@app/payloads';
-import type { Conditions } from '../sql-conditions';
-import { timeRange } from '../timestamp';
+import type { Conditions } from './sql-conditions';
+import { timeRange } from './time-range';
 
 /** The widest range `q` may search: bounded work even for a value that is everywhere. */
 export const MAX_SEARCH_RANGE_MS = 31 * 24 * 60 * 60 * 1000;
