@@ -8,12 +8,6 @@ import type { RunningApp } from './apps';
 export const ADMIN_HEADERS = { authorization: `Bearer ${process.env.ADMIN_TOKEN ?? ''}`, 'content-type': 'application/json' };
 export const INGEST_HEADERS = { authorization: `Bearer ${(process.env.INGEST_TOKEN ?? '').split(',')[0]}`, 'content-type': 'application/json' };
 
-/**
- * A push URL for tests whose events must stay pending: they are stored without a job (insertEvents) and
- * their worker reconciles once a minute, so nothing calls it (port 9 refuses if anything did).
- */
-export const UNCALLED_URL = 'http://127.0.0.1:9/never-called';
-
 /** POSTs one sample Customer_create to ingest for the account, expects 202, and answers its event_id. */
 export async function ingestSampleEvent(ingest: RunningApp, accountId: number): Promise<string> {
   const response = await fetch(`${ingest.url}/v1/events`, {
