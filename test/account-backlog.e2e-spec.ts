@@ -115,4 +115,23 @@ describe('DeliveryQueues, ranks in the account backlog', () => {
     expect(laterJob?.opts.delay).toBe(60_000);
     expect(laterJob?.timestamp).toBeGreaterThanOrEqual(started);
   });
+
+  it("re-adds only the jobs that are gone, so the reconciler's re-adds never inflate the account's count", async () => {
+    const producer = await openQueues('producer');
+    ownProducers.push(producer);
+    const kept = steps(6, 5);
+    await producer.addBulk(kept);
+    // Five still queued, two whose jobs were lost: only those two are added (and counted).
+    expect(await producer.addMissing([...kept, ...steps(6, 2)])).toBe(2);
+    await producer.close();
+    expect(await counter(6)).toBe(7);
+  });
+
+  it("never counts more of an account's jobs than its shard holds, whatever its drifted counter says", async () => {
+    await (await queues.all()[0].client).set(keys.accountBacklog(7), '100000');
+    const before = await queues.accountJobs(7);
+    const inShard = await queues.all()[0].getJobCounts('wait', 'prioritized', 'delayed');
+    expect(before).toBe((inShard.wait ?? 0) + (inShard.prioritized ?? 0) + (inShard.delayed ?? 0));
+    expect(before).toBeLessThan(100_000);
+  });
 });

@@ -86,8 +86,8 @@ export class Reconciler {
       const claimed = await this.sql.rows(openDeliveries.CLAIM_DUE_OPEN_DELIVERIES, { cutoff, limit: CLAIM_BATCH });
       const pending = claimed.filter((row) => row.pending).sort(bySeq);
       // A lost add is not lost work: the rows stay open and become overdue again after the grace period.
-      if (pending.length > 0) await this.queues.addBulk(pending.map(stepOfRow));
-      total += pending.length;
+      // Only jobs that are gone are added: most overdue deliveries of a backlog still have theirs.
+      if (pending.length > 0) total += await this.queues.addMissing(pending.map(stepOfRow));
       if (claimed.length < CLAIM_BATCH) break;
     }
     return total;
@@ -107,10 +107,11 @@ export class Reconciler {
       const last = rows.find((row) => row.kind === 'last')?.event_seq ?? upTo;
       const fresh = rows.filter((row) => row.kind === 'fresh').sort(bySeq);
       let floor = sweep.cycle_floor === null ? null : BigInt(sweep.cycle_floor);
+      let added = 0;
       if (fresh.length > 0) {
         const oldest = BigInt(fresh[0].event_seq) - 1n;
         if (floor === null || oldest < floor) floor = oldest;
-        await this.queues.addBulk(fresh.map(stepOfRow));
+        added = await this.queues.addMissing(fresh.map(stepOfRow));
       }
       const finished = BigInt(last) >= BigInt(upTo);
       await this.sql.rows(
@@ -118,7 +119,7 @@ export class Reconciler {
         finished ? { position: (floor ?? BigInt(upTo)).toString(), cycleFloor: null } : { position: last, cycleFloor: floor === null ? null : floor.toString() },
         runner,
       );
-      return fresh.length;
+      return added;
     });
   }
 

@@ -5,7 +5,7 @@ import type { Environment } from '../config/environment';
 import { closeRedisConnection, createRedisConnection, type RedisClient, waitForReady } from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
 import { AccountBacklog, type BacklogTiming } from './account-backlog';
-import { DELIVERY_QUEUE, deliveryJob, type DeliveryJobData } from './delivery-queue';
+import { DELIVERY_QUEUE, deliveryJob, deliveryJobId, type DeliveryJobData } from './delivery-queue';
 import { loggableErrorText } from '../http/database-errors';
 
 export type DeliveryQueueRole = 'producer' | 'consumer';
@@ -156,8 +156,30 @@ export class DeliveryQueues implements OnApplicationShutdown {
    * comes back without it, so a caller that remembers the last mark sees the loss as a new one.
    */
   /** How many of the account's jobs are in the queue (waiting, delayed or being worked on), as its fair-turn counter keeps them. */
-  accountJobs(accountId: number): Promise<number> {
-    return this.backlog.size(accountId);
+  async accountJobs(accountId: number): Promise<number> {
+    // The backlog counter is a scheduling hint that drifts; the shard's own counts hold every job of the
+    // account (and of the other accounts on it), so the smaller of the two never under-states what the
+    // account has waiting because of an inflated counter, which would stop re-queuing for ever.
+    const [counted, inShard] = await Promise.all([this.backlog.size(accountId), this.queueFor(accountId).getJobCounts('wait', 'prioritized', 'delayed')]);
+    return Math.min(counted, (inShard.wait ?? 0) + (inShard.prioritized ?? 0) + (inShard.delayed ?? 0));
+  }
+
+  /**
+   * Adds the steps whose job is not in the queue now (the reconciler's re-adds, which mostly find their
+   * job still there): a job id that exists would add nothing but still count in the account's backlog.
+   * Answers how many were added.
+   */
+  async addMissing(steps: readonly DeliveryJobData[]): Promise<number> {
+    const present = await Promise.all(
+      steps.map(async (step) => {
+        const queue = this.queueFor(step.accountId);
+        const client = (await queue.client) as unknown as Pick<RedisClient, 'exists'>;
+        return (await client.exists(queue.toKey(deliveryJobId(step)))) === 1;
+      }),
+    );
+    const missing = steps.filter((_, index) => !present[index]);
+    if (missing.length > 0) await this.addBulk(missing);
+    return missing.length;
   }
 
   /**
