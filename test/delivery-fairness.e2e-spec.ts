@@ -2,6 +2,7 @@ import { ConfigApiModule } from '../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings } from './support/fixtures';
+import { IsolatedNamespace } from './support/isolated-namespace';
 import { TestReceiver } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import {
@@ -12,10 +13,14 @@ import {
   insertEvents,
   sendEvents,
   type StoredTestEvent,
-  useOwnRedisPrefix,
 } from './support/worker-process';
 
-useOwnRedisPrefix('delivery-fairness');
+/*
+ * Own database and Redis prefix: a worker started on the run's shared database first works through what
+ * the suites before it left there (fresh deliveries to re-add, held ones, redaction passes), and the
+ * 20,000-event inserts below then ran past the statement time-out in whole-suite runs, never alone.
+ */
+const namespace = new IsolatedNamespace('delivery-fairness');
 jest.setTimeout(180_000);
 
 const FLOOD = 20_000;
@@ -39,8 +44,9 @@ describe('fair turns between accounts', () => {
       setTimeout(() => response.writeHead(200).end('ok'), 40);
     });
     await quick.start();
-    configApi = await startApp(ConfigApiModule);
-    worker = await startApp(DeliveryWorkerModule, { WORKER_CONCURRENCY: '20', ENDPOINT_CONCURRENCY: '4', DELIVERY_TIMEOUT_MS: '10000' });
+    await namespace.setUp();
+    configApi = await startApp(ConfigApiModule, namespace.overrides);
+    worker = await startApp(DeliveryWorkerModule, { ...namespace.overrides, WORKER_CONCURRENCY: '20', ENDPOINT_CONCURRENCY: '4', DELIVERY_TIMEOUT_MS: '10000' });
   });
 
   afterAll(async () => {
@@ -48,6 +54,7 @@ describe('fair turns between accounts', () => {
     await configApi?.close();
     await slow.stop();
     await quick.stop();
+    await namespace.tearDown();
   });
 
   async function accountOn(target: TestReceiver): Promise<number> {
