@@ -4,7 +4,7 @@ import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worke
 import type { Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { createAccount, setCallbackSettings, type TestAccount } from './support/fixtures';
-import { signedQuery } from './support/open-api-client';
+import { openApiCall } from './support/open-api-client';
 import { type TestReceiver, useReceivers } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { eventRows, sendEvents, useOwnRedisPrefix } from './support/worker-process';
@@ -40,14 +40,8 @@ describe('deadlines of held deliveries (CONTRACT §13)', () => {
     await configApi?.close();
   });
 
-  async function signed(account: TestAccount, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-    const response = await fetch(`${configApi.url}/open_api_v1/${path}?${signedQuery(account).toString()}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Json };
-  }
+  const signed = (account: TestAccount, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: Json }> =>
+    openApiCall<Json>(configApi.url, account, method, path, { body });
 
   async function primaryView(account: TestAccount): Promise<Json> {
     const listed = await signed(account, 'GET', 'destinations');

@@ -5,7 +5,7 @@ import { DeliveryWorkerModule } from '../apps/delivery-worker/src/delivery-worke
 import type { Json } from './support/admin-client';
 import { type RunningApp, startApp } from './support/apps';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from './support/fixtures';
-import { signedQuery } from './support/open-api-client';
+import { openApiCall } from './support/open-api-client';
 import { type TestReceiver, useReceivers } from './support/receiver';
 import { waitFor } from './support/wait-for';
 import { attemptRows, eventRow, type EventRow, sendEvents, useOwnRedisPrefix } from './support/worker-process';
@@ -42,14 +42,8 @@ describe('retry policy per destination (CONTRACT §13)', () => {
     await configApi?.close();
   });
 
-  async function putPrimary(account: TestAccount, body: unknown): Promise<{ status: number; body: Json }> {
-    const response = await fetch(`${configApi.url}/open_api_v1/destinations/primary?${signedQuery(account).toString()}`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Json };
-  }
+  const putPrimary = (account: TestAccount, body: unknown): Promise<{ status: number; body: Json }> =>
+    openApiCall<Json>(configApi.url, account, 'PUT', 'destinations/primary', { body });
 
   async function accountWith(target: TestReceiver, policy: Record<string, unknown>): Promise<TestAccount> {
     const account = await createAccount(configApi);

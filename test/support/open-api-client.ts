@@ -41,7 +41,7 @@ export async function signedOpenApiCall(
 export async function openApiCall<T = Record<string, unknown>>(
   baseUrl: string,
   account: Pick<TestAccount, 'email' | 'open_api_token'>,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   operation: string,
   { body, query = {} }: { body?: unknown; query?: Record<string, string> } = {},
 ): Promise<OpenApiAnswer<T>> {
