@@ -65,10 +65,12 @@ export class HeldFeeder {
     try {
       const ended = await this.sql.rows(openDeliveries.EXPIRE_OPEN_DELIVERIES, { limit: EXPIRE_BATCH });
       // An expired event releases its subject's next one (CONTRACT §13), which waits for it in the delayed set.
-      for (const row of ended) {
-        if (row.subject === null) continue;
-        await this.subjectOrder.release({ seq: row.event_seq, destinationId: row.destination_id, accountId: row.account_id, series: row.series, subject: row.subject });
-      }
+      // Together, so the order's neighbour questions go in its batches rather than one round trip each.
+      await Promise.all(
+        ended.flatMap((row) =>
+          row.subject === null ? [] : [this.subjectOrder.release({ seq: row.event_seq, destinationId: row.destination_id, accountId: row.account_id, series: row.series, subject: row.subject })],
+        ),
+      );
       const expired = ended.length;
       let released = 0;
       for (const held of await this.sql.rows(openDeliveries.HELD_DESTINATIONS, {})) {
