@@ -16,6 +16,10 @@ const transformIgnorePatterns = ['/node_modules/(?!(openid-client|oauth4webapi|j
 module.exports = {
   // Per-project testTimeout is ignored by Jest; e2e tests wait on real services, so the bound is global.
   testTimeout: 60000,
+  // On two cores Jest runs every file inside its own main process (one worker means in band), and the suites' leftovers
+  // (Nest apps, undici pools, ts-jest caches) grew that one heap past its 4 GB limit in CI (exit 134 after
+  // 26 minutes). A limit makes Jest use a worker and start a fresh one once a file leaves it above 1.5 GB.
+  workerIdleMemoryLimit: '1.5GB',
   projects: [
     {
       displayName: 'unit',

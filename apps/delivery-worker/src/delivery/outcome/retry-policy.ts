@@ -31,7 +31,10 @@ export interface Verdict {
 
 /** Upper bound on a receiver's Retry-After: a bogus header must not park an event for days. */
 export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
-/** Retry delays are spread by ±this share so endpoints that failed together do not retry in lockstep. */
+/**
+ * Retry delays are stretched by up to this share so endpoints that failed together do not retry in
+ * lockstep. Only upwards: a schedule is the least a receiver waits between calls (CONTRACT §13).
+ */
 export const RETRY_JITTER = 0.15;
 
 /** Judges one attempt: success is any 2xx; everything else is a classified failure. */
@@ -67,7 +70,7 @@ export function judgeAttempt(result: AttemptResult, nowMs: number): Verdict {
 /**
  * Delay before the next attempt of a series, or null when the schedule is exhausted.
  * `attemptsMade` counts the attempts of this series including the one that just failed: the first
- * attempt is immediate, attempt n+1 waits `scheduleMs[n-1]`. Jitter spreads the delay by ±RETRY_JITTER;
+ * attempt is immediate, attempt n+1 waits `scheduleMs[n-1]`. Jitter lengthens the delay by up to RETRY_JITTER;
  * a throttled answer's Retry-After (capped at MAX_RETRY_AFTER_MS) is honoured when longer.
  */
 export function computeRetryDelay(options: {
@@ -80,7 +83,7 @@ export function computeRetryDelay(options: {
   const base = options.scheduleMs[options.attemptsMade - 1];
   if (base === undefined || options.attemptsMade < 1) return null;
   const random = options.random ?? Math.random;
-  const jittered = Math.max(0, Math.round(base * (1 + (random() * 2 - 1) * RETRY_JITTER)));
+  const jittered = Math.max(0, Math.round(base * (1 + random() * RETRY_JITTER)));
   if (options.failureClass === 'throttled' && options.retryAfterMs !== null) {
     return Math.max(jittered, Math.min(options.retryAfterMs, MAX_RETRY_AFTER_MS));
   }
