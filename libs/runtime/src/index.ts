@@ -47,3 +47,4 @@ export * from './tracing/index';
 export * from './secrets/secrets-keys';
 export * from './secrets/secret-box';
 export * from './secrets/local-secrets-key';
+export * from './errors/domain-error';

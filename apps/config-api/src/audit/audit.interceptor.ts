@@ -3,7 +3,7 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { catchError, from, mergeMap, type Observable, throwError } from 'rxjs';
-import { ApiError, isDatabaseUnavailable, OPEN_API_PREFIX, OpenApiError } from '@app/runtime';
+import { ApiError, isDatabaseUnavailable, knownErrorStatus, OPEN_API_PREFIX, OpenApiError } from '@app/runtime';
 import { accountActor, auditActorOf, type AuditActor } from './audit-actor';
 import { AUDIT_METADATA } from './audit.decorator';
 import { AuditRecorder } from './audit-recorder.service';
@@ -11,7 +11,8 @@ import { AuditRecorder } from './audit-recorder.service';
 const ANONYMOUS: AuditActor = { actor: 'anonymous', role: null, via: 'portal' };
 
 function statusOf(error: unknown): number {
-  if (error instanceof HttpException) return error.getStatus();
+  const known = knownErrorStatus(error);
+  if (known !== null) return known;
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status === 'number' && status >= 400 && status < 600) return status;
   return isDatabaseUnavailable(error) ? 503 : 500;

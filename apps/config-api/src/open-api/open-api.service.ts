@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { completePermissions, DEFAULT_PUSH_CONTENT_TYPE, type DeliveryOptions, type Permissions, type PushContentType } from '@app/payloads';
 import { CallbackSettings, PRIMARY_DESTINATION_ID } from '@app/persistence';
-import { announceStoredSettingsChange, ApiError, ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
+import { announceStoredSettingsChange, DomainError, ENVIRONMENT, type Environment, REDIS, RedisKeys } from '@app/runtime';
 import { deliveryOptionsOf, PrimaryDestination, type PrimarySettings } from '../destinations/primary-destination.service';
 import { OperationalEventsPublisher } from '../destinations/operational-events.publisher';
 import { readPermissionChanges, readPushContentType, readPushUrl } from './open-api-body.validation';
@@ -80,7 +80,7 @@ export class OpenApiService {
 
   /** The signed call named an account that was offboarded meanwhile: nothing was changed. */
   private found(accountId: number, settings: PrimarySettings | null): PrimarySettings {
-    if (!settings) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    if (!settings) throw new DomainError('not_found', `account ${accountId} does not exist`);
     return settings;
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { ApiError, ENVIRONMENT, type Environment } from '@app/runtime';
+import { DomainError, ENVIRONMENT, type Environment } from '@app/runtime';
 import { SESSION_TTL_MS } from './portal-ttl';
 
 export interface PortalLink {
@@ -77,7 +77,7 @@ export class PortalAccessService {
        RETURNING expires_at`,
       [digestOf(code), accountId, ttlMs],
     );
-    if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    if (rows.length === 0) throw new DomainError('not_found', `account ${accountId} does not exist`);
     return { url: `${this.environment.publicUrl}/portal#${code}`, expires_at: rows[0].expires_at.toISOString() };
   }
 
@@ -142,7 +142,7 @@ export class PortalAccessService {
   }
 
   /** One answer for used, expired and unknown codes: which one it was is nobody's business. */
-  private refusedCode(): ApiError {
-    return new ApiError(401, 'unauthorized', 'this portal link is used, expired or unknown; ask for a new one');
+  private refusedCode(): DomainError {
+    return new DomainError('unauthorized', 'this portal link is used, expired or unknown; ask for a new one');
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
-import { ApiError, MinuteLimit, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
+import { DomainError, MinuteLimit, REDIS, type RedisClient, RedisKeys } from '@app/runtime';
 
 /** Portal calls a minute per session, and bulk redeliveries a minute per account (CONTRACT §10). */
 export const PORTAL_CALLS_PER_MINUTE = 120;
@@ -15,9 +15,9 @@ export const PORTAL_ACCOUNT_CALLS_PER_MINUTE = 5 * PORTAL_CALLS_PER_MINUTE;
 export const BULK_REDELIVERIES_PER_MINUTE = 5;
 
 /** The 429 of the portal, with `Retry-After` on the response. */
-export function portalRateLimited(response: Response, retryAfterSeconds: number, why: string): ApiError {
+export function portalRateLimited(response: Response, retryAfterSeconds: number, why: string): DomainError {
   response.setHeader('Retry-After', String(retryAfterSeconds));
-  return new ApiError(429, 'too_many_requests', `${why}; retry in ${retryAfterSeconds} s`);
+  return new DomainError('too_many_requests', `${why}; retry in ${retryAfterSeconds} s`);
 }
 
 /**
@@ -65,12 +65,12 @@ export class PortalLimits {
       "SELECT 1 FROM redelivery_tasks WHERE account_id = $1 AND status = 'running' LIMIT 1",
       [accountId],
     );
-    if (running.length > 0) throw new ApiError(409, 'conflict', 'a bulk redelivery is already running for this account; follow it to the end, then ask again');
+    if (running.length > 0) throw new DomainError('conflict', 'a bulk redelivery is already running for this account; follow it to the end, then ask again');
     let retryAfterSeconds: number | null;
     try {
       retryAfterSeconds = await this.bulkRedeliveries.take(String(accountId));
     } catch {
-      throw new ApiError(503, 'service_unavailable', 'the rate limiter is unavailable (Redis is not reachable); try again shortly');
+      throw new DomainError('service_unavailable', 'the rate limiter is unavailable (Redis is not reachable); try again shortly');
     }
     if (retryAfterSeconds !== null) {
       throw portalRateLimited(response, retryAfterSeconds, `more than ${BULK_REDELIVERIES_PER_MINUTE} bulk redeliveries a minute for this account`);

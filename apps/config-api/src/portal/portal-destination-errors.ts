@@ -1,4 +1,4 @@
-import { ApiError } from '@app/runtime';
+import { DomainError } from '@app/runtime';
 import { DestinationNotFoundError, DestinationProblemError } from '../destinations/destinations.service';
 import { OpenApiCode } from '../open-api/open-api-errors';
 
@@ -7,8 +7,8 @@ export async function portalAnswered<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof DestinationProblemError) throw new ApiError(400, 'invalid_param', `code ${OpenApiCode.invalidParam}: ${error.message}`, error.problems);
-    if (error instanceof DestinationNotFoundError) throw new ApiError(404, 'not_found', error.message);
+    if (error instanceof DestinationProblemError) throw new DomainError('invalid_param', `code ${OpenApiCode.invalidParam}: ${error.message}`, error.problems);
+    if (error instanceof DestinationNotFoundError) throw new DomainError('not_found', error.message);
     throw error;
   }
 }

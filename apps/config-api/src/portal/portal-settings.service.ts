@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, type ErrorDetail, OpenApiError } from '@app/runtime';
+import { DomainError, type ErrorDetail, OpenApiError } from '@app/runtime';
 import { DeliveryOptionsService } from '../destinations/delivery-options.service';
 import { checkDeliveryOptions, DELIVERY_OPTION_KEYS } from '../destinations/delivery-options.validation';
 import { OpenApiService, type PushSettingsResponse } from '../open-api/open-api.service';
@@ -57,7 +57,7 @@ export class PortalSettingsService {
     const options = Object.keys(optionFields).length > 0 ? checkDeliveryOptions(optionFields) : null;
     if (options?.changes === null) details.push(...options.problems);
     if (details.length > 0) {
-      throw new ApiError(400, 'invalid_param', `code ${OpenApiCode.invalidParam}: ${details.map((detail) => detail.problem).join('; ')}`, details);
+      throw new DomainError('invalid_param', `code ${OpenApiCode.invalidParam}: ${details.map((detail) => detail.problem).join('; ')}`, details);
     }
     if (given.includes('push_url')) await this.openApi.setUrl(accountId, fields);
     if (given.includes('push_content_type')) await this.openApi.setPushContentType(accountId, fields);

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { QueryFailedError } from 'typeorm';
-import { ApiError, type DeliveryProducer, type DeliveryQueues, type Environment, validationFailed } from '@app/runtime';
+import { type DeliveryProducer, type DeliveryQueues, DomainError, type Environment, validationFailed } from '@app/runtime';
 import type { Sql } from '@app/persistence/testing';
 import { describeTaskFailure, SteppedTaskRunner, TASK_FAILURE_TEXT } from './leased-task-runner';
 import { RedeliveryRunner } from './redelivery-runner.service';
@@ -66,8 +66,8 @@ describe('task failures as stored', () => {
   it('describes a refused stored filter by its fields and the service\'s own problems', () => {
     const refused = validationFailed([{ path: 'since', problem: 'since is required with q (a range of at most 31 days)' }]);
     expect(describeTaskFailure(refused)).toBe("the task's filter is refused: since: since is required with q (a range of at most 31 days)");
-    // Any other ApiError (whose message may quote an id) is described by the fixed text.
-    expect(describeTaskFailure(new ApiError(404, 'not_found', 'event customer-13800000000 does not exist'))).toBe(TASK_FAILURE_TEXT);
+    // Any other DomainError (whose message may quote an id) is described by the fixed text.
+    expect(describeTaskFailure(new DomainError('not_found', 'event customer-13800000000 does not exist'))).toBe(TASK_FAILURE_TEXT);
   });
 
   it('a stepped task (erasure, account deletion) stores the fixed text when a step throws', async () => {

@@ -2,7 +2,7 @@ import { type BeforeApplicationShutdown, Logger, type OnApplicationBootstrap } f
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ApiError, isDatabaseUnavailable, loggableError, loggableErrorText, sqlState, within } from '@app/runtime';
+import { DomainError, isDatabaseUnavailable, loggableError, loggableErrorText, sqlState, within } from '@app/runtime';
 
 /** A running task whose heartbeat is older than this has lost its runner (process died): anyone may take it. */
 export const TASK_STALE_AFTER_S = 30;
@@ -31,7 +31,7 @@ export const TASK_FAILURE_TEXT = 'stopped by an unexpected error; the delivery w
  * filter the service refuses (validationFailed) by the fields and the service's own fixed problems.
  */
 export function describeTaskFailure(error: unknown): string {
-  if (error instanceof ApiError && error.code === 'validation_failed' && error.details?.length) {
+  if (error instanceof DomainError && error.code === 'validation_failed' && error.details?.length) {
     return `the task's filter is refused: ${error.details.map((detail) => `${detail.path}: ${detail.problem}`).join('; ')}`;
   }
   return 'database_error' in loggableError(error) ? loggableErrorText(error) : TASK_FAILURE_TEXT;

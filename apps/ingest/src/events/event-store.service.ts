@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Sql, storeEvents } from '@app/persistence';
 import { isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
-import { ApiError, type DeliveryJobData, firstDeliveryStep, isDatabaseUnavailable, sqlState } from '@app/runtime';
+import { type DeliveryJobData, DomainError, firstDeliveryStep, isDatabaseUnavailable, sqlState } from '@app/runtime';
 import { DestinationDirectory } from './destination-directory';
 
 export interface NewEvent {
@@ -98,11 +98,11 @@ export class EventStore {
       return await run();
     } catch (error) {
       if (isDatabaseUnavailable(error)) {
-        throw new ApiError(503, 'service_unavailable', 'the event store is unavailable; nothing was stored, retry later');
+        throw new DomainError('service_unavailable', 'the event store is unavailable; nothing was stored, retry later');
       }
       if ((sqlState(error) ?? driverSqlState(error)) === '23503') {
         // The account passed the in-statement check and vanished before commit; nothing was stored.
-        throw new ApiError(409, 'conflict', 'an account was removed while its events were being stored; nothing was stored');
+        throw new DomainError('conflict', 'an account was removed while its events were being stored; nothing was stored');
       }
       throw error;
     }

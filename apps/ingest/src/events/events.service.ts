@@ -1,18 +1,7 @@
-import { HttpException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { isPlainObject, type MessageProblem, validateEventMessage } from '@app/payloads';
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  ApiError,
-  DeliveryProducer,
-  type DeliveryJobData,
-  type ErrorDetail,
-  inSpan,
-  requestSpan,
-  stampIngestStages,
-  stampNow,
-  traceCarrier,
-  validationFailed,
-} from '@app/runtime';
+import { type DeliveryJobData, DeliveryProducer, DomainError, type ErrorDetail, knownErrorStatus, inSpan, requestSpan, stampIngestStages, stampNow, traceCarrier, validationFailed } from '@app/runtime';
 import { generateEventId } from './event-id';
 import { EventStore, firstSteps, type NewEvent, type StoreOutcome } from './event-store.service';
 import { GroupCommitService } from './group-commit.service';
@@ -96,7 +85,7 @@ export class EventsService {
       ingestedEvents.inc({ outcome: result.status });
       return result;
     } catch (error) {
-      if (error instanceof HttpException && error.getStatus() < 500) ingestedEvents.inc({ outcome: 'rejected' });
+      if ((knownErrorStatus(error) ?? 500) < 500) ingestedEvents.inc({ outcome: 'rejected' });
       throw error;
     }
   }
@@ -112,9 +101,9 @@ export class EventsService {
       case 'duplicate':
         return { event_id: event.eventId, status: 'duplicate' };
       case 'unknown_account':
-        throw new ApiError(404, 'not_found', `account ${event.accountId} does not exist`);
+        throw new DomainError('not_found', `account ${event.accountId} does not exist`);
       case 'conflict':
-        throw new ApiError(409, 'conflict', `event_id ${event.eventId} is already used by another account`);
+        throw new DomainError('conflict', `event_id ${event.eventId} is already used by another account`);
     }
   }
 

@@ -1,17 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Context } from '@opentelemetry/api';
-import {
-  ApiError,
-  Batcher,
-  captureContext,
-  DeliveryProducer,
-  type DeliveryJobData,
-  oneByOneOnFailure,
-  type Settled,
-  SharedStepSpans,
-  stampIngestStages,
-  stampNow,
-} from '@app/runtime';
+import { Batcher, captureContext, type DeliveryJobData, DeliveryProducer, DomainError, oneByOneOnFailure, type Settled, SharedStepSpans, stampIngestStages, stampNow } from '@app/runtime';
 import { EventStore, firstSteps, type NewEvent, type StoreOutcome } from './event-store.service';
 
 /** Statements in flight at once: enough to keep PostgreSQL busy while the next group forms, few enough to let groups grow. */
@@ -29,7 +18,7 @@ interface Submitted {
 }
 
 function isUnavailable(error: unknown): boolean {
-  return error instanceof ApiError && error.getStatus() === 503;
+  return error instanceof DomainError && error.code === 'service_unavailable';
 }
 
 /**

@@ -1,6 +1,5 @@
-import { HttpException } from '@nestjs/common';
 import { isPlainObject, withoutPrototypeMemberKeys } from '@app/payloads';
-import { createValidationPipe } from '@app/runtime';
+import { createValidationPipe, errorAnswer, knownErrorStatus } from '@app/runtime';
 import { batchEnvelope, ingestEnvelope, itemEnvelope, plainEnvelope } from './ingest-envelope';
 import { IngestBatchDto, IngestEventDto } from './ingest-event.dto';
 
@@ -17,7 +16,8 @@ async function settle(run: () => Promise<unknown>): Promise<{ ok: unknown } | { 
   try {
     return { ok: await run() };
   } catch (error) {
-    return { error: error instanceof HttpException ? { status: error.getStatus(), body: error.getResponse() } : error };
+    const status = knownErrorStatus(error);
+    return { error: status === null ? error : errorAnswer(error, '/v1/events') };
   }
 }
 

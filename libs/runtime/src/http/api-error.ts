@@ -1,10 +1,7 @@
 import { HttpException } from '@nestjs/common';
+import type { ErrorDetail } from '../errors/domain-error';
 
-export interface ErrorDetail {
-  /** Path of the offending field, e.g. `message.cellphones[0].id`. */
-  path: string;
-  problem: string;
-}
+export type { ErrorDetail } from '../errors/domain-error';
 
 /** Admin and ingest error: `{"error": "<code_word>", "message": "<text>", "details"?: [...]}` (CONTRACT §3). */
 export class ApiError extends HttpException {

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { DomainError } from '../errors/domain-error';
 import { ApiError, OpenApiError } from './api-error';
 import { isDatabaseUnavailable, loggableError } from './database-errors';
 
@@ -49,6 +50,13 @@ function bodyParserStatus(error: unknown): { status: number; message: string } |
 
 const logger = new Logger('HttpErrorFilter');
 
+/** The status an error will be answered with, when it is one the APIs know (null: a 500 or a 503 of the filter's choosing). */
+export function knownErrorStatus(error: unknown): number | null {
+  if (error instanceof DomainError) return error.status;
+  if (error instanceof HttpException) return error.getStatus();
+  return null;
+}
+
 export interface ErrorAnswer {
   status: number;
   body: unknown;
@@ -64,6 +72,8 @@ export function errorAnswer(exception: unknown, path: string, request?: { id?: u
   if (exception instanceof ApiError || exception instanceof OpenApiError) {
     return { status: exception.getStatus(), body: exception.getResponse() };
   }
+  // A service's or a store's own error: the same `{error, message, details?}` body on every path.
+  if (exception instanceof DomainError) return { status: exception.status, body: exception.toBody() };
 
   let status = 500;
   let message = 'internal error';

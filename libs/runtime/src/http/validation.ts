@@ -1,6 +1,7 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { withoutPrototypeMemberKeys } from '@app/payloads';
-import { ApiError, type ErrorDetail } from './api-error';
+import { DomainError } from '../errors/domain-error';
+import type { ErrorDetail } from './api-error';
 
 function joinPath(parent: string, property: string): string {
   if (/^\d+$/.test(property)) return `${parent}[${property}]`;
@@ -26,21 +27,21 @@ function summaryOf(details: ErrorDetail[]): string {
     .join('; ');
 }
 
-export function validationFailed(details: ErrorDetail[]): ApiError {
-  return new ApiError(422, 'validation_failed', `request body is invalid: ${summaryOf(details)}`, details);
+export function validationFailed(details: ErrorDetail[]): DomainError {
+  return new DomainError('validation_failed', `request body is invalid: ${summaryOf(details)}`, details);
 }
 
 /**
  * A malformed or out-of-range value in the URL (a query parameter or a path id) is the request's
  * address being wrong, not its body: 400 naming the parameter (CONTRACT §3), where a body answers 422.
  */
-export function invalidQuery(details: ErrorDetail[]): ApiError {
-  return new ApiError(400, 'invalid_query', `query is invalid: ${summaryOf(details)}`, details);
+export function invalidQuery(details: ErrorDetail[]): DomainError {
+  return new DomainError('invalid_query', `query is invalid: ${summaryOf(details)}`, details);
 }
 
 /** A body check's refusal (422 with details) said of query values instead: the same details, 400. */
 export function asQueryError(error: unknown): unknown {
-  return error instanceof ApiError && error.getStatus() === 422 && error.details ? invalidQuery(error.details) : error;
+  return error instanceof DomainError && error.code === 'validation_failed' && error.details ? invalidQuery(error.details) : error;
 }
 
 /** Runs a check shared by bodies and queries (a time range, an event filter) on query values. */

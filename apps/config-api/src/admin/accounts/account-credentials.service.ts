@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RotatedSecret, RotatedToken } from '@app/payloads';
 import { PRIMARY_DESTINATION_ID } from '@app/persistence';
-import { ApiError, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys, SecretBox } from '@app/runtime';
+import { DomainError, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import { rotateTokenEndingPortalAccess } from '../../portal-access/portal-access.service';
 
@@ -53,10 +53,8 @@ export class AccountCredentialsService {
     try {
       await publishSettingsChanged(this.redis, this.keys, accountId);
     } catch {
-      throw new ApiError(
-        503,
-        'service_unavailable',
-        'the previous secret is revoked in the database, but Redis could not tell the workers: they stop signing with it within 30 s',
+      throw new DomainError(
+        'service_unavailable', 'the previous secret is revoked in the database, but Redis could not tell the workers: they stop signing with it within 30 s',
       );
     }
   }
@@ -66,7 +64,7 @@ export class AccountCredentialsService {
     const openApiToken = generateToken(24);
     const sealed = this.secrets.seal(openApiToken);
     const rotated = await this.dataSource.transaction((manager) => rotateTokenEndingPortalAccess(manager, accountId, sealed));
-    if (!rotated) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    if (!rotated) throw new DomainError('not_found', `account ${accountId} does not exist`);
     return { open_api_token: openApiToken };
   }
 
@@ -82,6 +80,6 @@ export class AccountCredentialsService {
         RETURNING d.account_id`,
       [accountId, ...values],
     );
-    if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    if (rows.length === 0) throw new DomainError('not_found', `account ${accountId} does not exist`);
   }
 }

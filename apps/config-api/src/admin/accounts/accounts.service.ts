@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource, IsNull, QueryFailedError } from 'typeorm';
 import { type AccountView, completePermissions, type CreatedAccount, DEFAULT_PUSH_CONTENT_TYPE, type Page } from '@app/payloads';
 import { Account, CallbackSettings, PRIMARY_DESTINATION_ID } from '@app/persistence';
-import { ApiError, DeliveryQueues, endpointKeyOf, publishSettingsChanged, readEndpointPace, readEndpointState, REDIS, RedisKeys, SecretBox } from '@app/runtime';
+import { DeliveryQueues, DomainError, endpointKeyOf, publishSettingsChanged, readEndpointPace, readEndpointState, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { generateSigningSecret, generateToken } from '@app/signing';
 import type { CreateAccountDto } from './account.dto';
 import type { ListAccountsQueryDto } from './account-list.dto';
@@ -59,7 +59,7 @@ export class AccountsService {
       if (isUniqueViolation(error)) {
         const constraint = error.driverError.constraint ?? '';
         const field = constraint.includes('email') ? 'email' : 'id';
-        throw new ApiError(409, 'conflict', `an account with this ${field} already exists`);
+        throw new DomainError('conflict', `an account with this ${field} already exists`);
       }
       throw error;
     }
@@ -67,7 +67,7 @@ export class AccountsService {
 
   async view(accountId: number): Promise<AccountView> {
     const account = await this.dataSource.getRepository(Account).findOneBy({ id: accountId, deletedAt: IsNull() });
-    if (!account) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    if (!account) throw new DomainError('not_found', `account ${accountId} does not exist`);
     const [settings, primary] = await Promise.all([this.dataSource.getRepository(CallbackSettings).findOneBy({ accountId }), this.primary.read(accountId)]);
     const pushUrl = primary?.pushUrl ?? null;
     return {
@@ -113,7 +113,7 @@ export class AccountsService {
         try {
           return await this.view(id);
         } catch (error) {
-          if (error instanceof ApiError && error.code === 'not_found') return null;
+          if (error instanceof DomainError && error.code === 'not_found') return null;
           throw error;
         }
       }),

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
 import { BotCall, BotWebhook, timeRange } from '@app/persistence';
-import { ApiError, checkingQuery, checkTargetUrl, type Environment, ENVIRONMENT, loggableErrorText, REDIS, RedisKeys, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
+import { checkingQuery, checkTargetUrl, DomainError, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
 import { requireAccount } from '../require-account';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
 
@@ -91,10 +91,10 @@ export class AdminBotWebhooksService {
     } catch (error) {
       const code = pgCode(error);
       if (code === '23505') {
-        throw new ApiError(409, 'conflict', `account ${accountId} already has a ${input.type} bot webhook named "${input.name}"`);
+        throw new DomainError('conflict', `account ${accountId} already has a ${input.type} bot webhook named "${input.name}"`);
       }
       // The account was deleted between the check and the insert.
-      if (code === '23503') throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+      if (code === '23503') throw new DomainError('not_found', `account ${accountId} does not exist`);
       throw error;
     }
   }
@@ -108,7 +108,7 @@ export class AdminBotWebhooksService {
   async remove(accountId: number, botId: number): Promise<void> {
     await requireAccount(this.dataSource, accountId);
     const result = await this.dataSource.getRepository(BotWebhook).delete({ id: botId, accountId });
-    if (!result.affected) throw new ApiError(404, 'not_found', `account ${accountId} has no bot webhook ${botId}`);
+    if (!result.affected) throw new DomainError('not_found', `account ${accountId} has no bot webhook ${botId}`);
     await this.announce(accountId);
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { ApiError, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys, SecretBox, stampBotWebhooksChanged, TaskQueue } from '@app/runtime';
+import { DomainError, loggableErrorText, publishSettingsChanged, REDIS, RedisKeys, SecretBox, stampBotWebhooksChanged, TaskQueue } from '@app/runtime';
 import { generateToken } from '@app/signing';
 
 export interface AccountDeletionStarted {
@@ -61,7 +61,7 @@ export class AccountDeletionService {
       );
       return true;
     });
-    if (!started) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    if (!started) throw new DomainError('not_found', `account ${accountId} does not exist`);
     // Stored already: a process that cannot hear it stops within its cache bound (30 s).
     await Promise.all([publishSettingsChanged(this.redis, this.keys, accountId), stampBotWebhooksChanged(this.redis, this.keys, accountId)]).catch((error: unknown) => {
       this.logger.warn(`could not announce the deletion of account ${accountId}: ${loggableErrorText(error)}`);

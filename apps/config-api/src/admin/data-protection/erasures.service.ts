@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { ErasureStarted, ErasureView } from '@app/payloads';
-import { ApiError, isTaskId, TaskQueue } from '@app/runtime';
+import { DomainError, isTaskId, TaskQueue } from '@app/runtime';
 import { requireAccount } from '../require-account';
 import type { StartErasureDto } from './data-protection.dto';
 
@@ -37,7 +37,7 @@ export class ErasuresService {
           [id],
         )
       : [];
-    if (rows.length === 0) throw new ApiError(404, 'not_found', `erasure ${id} does not exist`);
+    if (rows.length === 0) throw new DomainError('not_found', `erasure ${id} does not exist`);
     const [row] = rows;
     return { id: row.id, status: row.status === 'done' ? 'done' : 'running', events_erased: row.events_erased };
   }

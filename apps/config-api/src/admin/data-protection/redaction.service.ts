@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AccountView } from '@app/payloads';
-import { ApiError, TaskQueue } from '@app/runtime';
+import { DomainError, TaskQueue } from '@app/runtime';
 import { AccountsService } from '../accounts/accounts.service';
 
 @Injectable()
@@ -27,7 +27,7 @@ export class RedactionService {
        RETURNING s.account_id`,
       [accountId, unique],
     );
-    if (rows.length === 0) throw new ApiError(404, 'not_found', `account ${accountId} does not exist`);
+    if (rows.length === 0) throw new DomainError('not_found', `account ${accountId} does not exist`);
     if (unique.length > 0) await this.tasks.announce('redaction', accountId);
     return this.accounts.view(accountId);
   }

@@ -1,4 +1,4 @@
-import { ApiError, validationFailed } from '@app/runtime';
+import { DomainError, validationFailed } from '@app/runtime';
 import { DestinationNotFoundError, DestinationProblemError } from '../../destinations/destinations.service';
 
 /** The destinations service's refusals in the admin API's words (422 naming each field, §3); 404 for an id the account does not have. */
@@ -7,7 +7,7 @@ export async function adminAnswered<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof DestinationProblemError) throw validationFailed(error.problems);
-    if (error instanceof DestinationNotFoundError) throw new ApiError(404, 'not_found', error.message);
+    if (error instanceof DestinationNotFoundError) throw new DomainError('not_found', error.message);
     throw error;
   }
 }

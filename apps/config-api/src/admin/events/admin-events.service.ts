@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { EventDetail, EventPage } from '@app/payloads';
 import { addEventFilter, Conditions, partitions, PRIMARY_DESTINATION_ID, Sql, timeRange } from '@app/persistence';
-import { ApiError, checkingQuery, ENVIRONMENT, type Environment } from '@app/runtime';
+import { checkingQuery, DomainError, ENVIRONMENT, type Environment } from '@app/runtime';
 import { DEFAULT_PAGE_SIZE, type ListEventsQueryDto } from './admin-events.dto';
 import {
   EVENT_ATTEMPTS,
@@ -76,7 +76,7 @@ export class AdminEventsService {
   /** `accountId` scopes the lookup (the portal): another account's event is missing, exactly like an unknown id. */
   async detail(eventId: string, accountId?: number): Promise<EventDetail> {
     const event = await this.sql.first(EVENT_DETAIL, { eventId, accountId: accountId ?? null });
-    if (!event) throw new ApiError(404, 'not_found', `event ${eventId} does not exist`);
+    if (!event) throw new DomainError('not_found', `event ${eventId} does not exist`);
     const [attemptRows, deliveryRows] = await Promise.all([
       this.sql.rows(EVENT_ATTEMPTS, { seq: event.seq }),
       this.sql.rows(EVENT_DELIVERIES, { seq: event.seq }),

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { countMatching } from '@app/persistence';
-import { ApiError, isTaskId, TaskQueue } from '@app/runtime';
+import { DomainError, isTaskId, TaskQueue } from '@app/runtime';
 import type { EventFilter, RedeliveryStarted, RedeliveryTaskView } from '@app/payloads';
 
 /** The stored row: the view, with its times as the driver reads them. */
@@ -67,7 +67,7 @@ export class RedeliveryTasks {
           [taskId, accountId ?? null],
         )
       : [];
-    if (rows.length === 0) throw new ApiError(404, 'not_found', `redelivery task ${taskId} does not exist`);
+    if (rows.length === 0) throw new DomainError('not_found', `redelivery task ${taskId} does not exist`);
     return viewOf(rows[0]);
   }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { PRIMARY_DESTINATION_ID, RESTART_DELIVERIES, Sql } from '@app/persistence';
-import { ApiError, DeliveryProducer, stepOfRow } from '@app/runtime';
+import { DeliveryProducer, DomainError, stepOfRow } from '@app/runtime';
 import { RedeliveryTasks } from './redelivery-tasks.service';
 import type { BulkRedeliverDto } from './redelivery-task.dto';
 import type { EventFilter, EventRedelivered, RedeliveryStarted } from '@app/payloads';
@@ -30,14 +30,14 @@ export class RedeliveryService {
           WHERE seq = (SELECT event_seq FROM event_keys WHERE event_id = $1) AND event_id = $1 AND ($2::int IS NULL OR account_id = $2)`,
         [eventId, accountId ?? null],
       )) as { seq: string }[];
-      if (!event) throw new ApiError(404, 'not_found', `event ${eventId} does not exist`);
+      if (!event) throw new DomainError('not_found', `event ${eventId} does not exist`);
       const deliveries = (await runner.query(
         `SELECT destination_id FROM deliveries WHERE event_seq = $1::bigint AND ($2::text IS NULL OR destination_id = $2)`,
         [event.seq, destinationId ?? null],
       )) as { destination_id: string }[];
       const rows = await this.sql.rows(RESTART_DELIVERIES, { seqs: deliveries.map(() => event.seq), destinationIds: deliveries.map((row) => row.destination_id) }, runner);
       if (destinationId !== undefined && rows.length === 0) {
-        throw new ApiError(404, 'not_found', `event ${eventId} has no delivery to destination ${destinationId.slice(0, 64)}`);
+        throw new DomainError('not_found', `event ${eventId} has no delivery to destination ${destinationId.slice(0, 64)}`);
       }
       return rows;
     });
@@ -56,7 +56,7 @@ export class RedeliveryService {
   async redeliverMatching(filter: EventFilter): Promise<RedeliveryStarted> {
     const given = Object.values(filter).some((value) => value !== undefined);
     if (!given) {
-      throw new ApiError(422, 'validation_failed', 'give at least one filter (account_id, action, status, since, until or q)', [
+      throw new DomainError('validation_failed', 'give at least one filter (account_id, action, status, since, until or q)', [
         { path: 'status', problem: 'at least one filter is required' },
       ]);
     }
