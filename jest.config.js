@@ -50,7 +50,7 @@ module.exports = {
       transform,
       transformIgnorePatterns,
       moduleNameMapper: aliases,
-      testMatch: ['<rootDir>/test/delivery.e2e-spec.ts', '<rootDir>/test/delivery-isolation.e2e-spec.ts', '<rootDir>/test/delivery-crash.e2e-spec.ts', '<rootDir>/test/endpoint-tenants.e2e-spec.ts', '<rootDir>/test/delivery-ordering.e2e-spec.ts'],
+      testMatch: ['<rootDir>/test/delivery/delivery.e2e-spec.ts', '<rootDir>/test/tenancy/delivery-isolation.e2e-spec.ts', '<rootDir>/test/resilience/delivery-crash.e2e-spec.ts', '<rootDir>/test/tenancy/endpoint-tenants.e2e-spec.ts', '<rootDir>/test/ordering/delivery-ordering.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/cluster-global-setup.ts',
       globalTeardown: '<rootDir>/test/support/cluster-global-teardown.ts',
       setupFiles: ['reflect-metadata', '<rootDir>/test/support/use-redis-cluster.ts'],

@@ -1,6 +1,6 @@
 // Runs jest while other processes keep CPU cores busy, so a test that depends on the machine's speed
 // (a fixed sleep sized to a timer, a timed assertion) fails here instead of on a slow CI day.
-//   npm run test:busy -- test/account-backlog.e2e-spec.ts      (arguments go to jest unchanged)
+//   npm run test:busy -- test/tenancy/account-backlog.e2e-spec.ts      (arguments go to jest unchanged)
 //   BUSY_CORES=2 npm run test:busy -- --selectProjects e2e      (how many cores to keep busy; default 1)
 // The load is Debian's `stress-ng --cpu N` when installed, else N node busy-loop children. It runs in
 // its own process group, stopped when jest ends, fails, or this script is interrupted.

@@ -4,7 +4,7 @@ import { batches, settleMs } from './measure';
 import { atLeast, atMost, type Figure, type Scenario } from './scenario';
 import { busiestWindow } from '../../test/support/busiest-window';
 
-/** The paces the e2e test (test/delivery-pace-schedule.e2e-spec.ts, 1–50/s) does not reach on a test machine. */
+/** The paces the e2e test (test/ordering/delivery-pace-schedule.e2e-spec.ts, 1–50/s) does not reach on a test machine. */
 const PACES = [200, 1_000] as const;
 /** Calls enough for two 10 s windows after the first tenth. */
 const SECONDS_OF_CALLS = 12;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Python client with its test tools into clients/python/.venv (git-ignored), from the
-# package indexes pip is set up with: what CI and test/client-python.e2e-spec.ts run its tests with.
+# package indexes pip is set up with: what CI and test/clients/client-python.e2e-spec.ts run its tests with.
 # Run again after a change: the package is reinstalled, its dependencies kept.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -1,0 +1,185 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { Client } from 'pg';
+import { createDataSource, DEFAULT_PARTITIONS_AHEAD_DAYS, MIGRATIONS } from '@app/persistence/testing';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const ROOT = resolve(__dirname, '..', '..');
+/**
+ * Each run compiles the script with ts-node first (about 2 s on an idle machine, 25 s and more on a
+ * loaded one: the malformed-setting run, which migrates nothing, took 27 s there), and a test makes up
+ * to two runs; the bound is for a hang, not a speed check.
+ */
+const MIGRATE_TIMEOUT_MS = 180_000;
+
+/** The real `migrate` command, from source (the same script `npm run migrate` runs once built). */
+function migrate(databaseUrl: string, extraEnv: Record<string, string | undefined> = {}): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'scripts/migrate.ts'],
+      { cwd: ROOT, env: { ...process.env, ...extraEnv, DATABASE_URL: databaseUrl, TS_NODE_PROJECT: 'tsconfig.json' } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+async function withMaintenance<T>(databaseUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const maintenance = new URL(databaseUrl);
+  maintenance.pathname = '/postgres';
+  const client = new Client({ connectionString: maintenance.toString() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropDatabase(databaseUrl: string): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  await withMaintenance(databaseUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+/** A database name of its own (under the run's prefix, so the global teardown pattern recognises it). */
+function freshDatabaseUrl(label: string): string {
+  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  url.pathname = `${url.pathname}_${label}`;
+  return url.toString();
+}
+
+async function appliedMigrations(databaseUrl: string): Promise<string[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY id');
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Today, the days ahead and the default partition. */
+const DAYS_AHEAD = DEFAULT_PARTITIONS_AHEAD_DAYS;
+
+async function partitions(databaseUrl: string, table: string): Promise<string[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`,
+      [table],
+    );
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Each index on the partitioned events and delivery_attempts tables and their partitions, as `table: definition` without the index name. */
+async function eventIndexDefinitions(databaseUrl: string): Promise<string[]> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ definition: string }>(
+      `SELECT tablename || ': ' || regexp_replace(indexdef, '^CREATE (UNIQUE )?INDEX \\S+ ON (ONLY )?\\S+ ', '') AS definition
+         FROM pg_indexes WHERE tablename ~ '^(events|delivery_attempts)(_|$)' ORDER BY 1`,
+    );
+    return rows.map((row) => row.definition);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('npm run migrate (scripts/migrate.ts)', () => {
+  const created: string[] = [];
+  afterAll(async () => {
+    for (const databaseUrl of created) await dropDatabase(databaseUrl);
+  });
+
+  it('creates the database and applies the migrations, then says it is up to date', async () => {
+    const databaseUrl = freshDatabaseUrl('migrate_twice');
+    created.push(databaseUrl);
+    await dropDatabase(databaseUrl);
+
+    const first = await migrate(databaseUrl);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toMatch(/created database/);
+    expect(first.stdout).toMatch(/applied InitialSchema\d+/);
+
+    const second = await migrate(databaseUrl);
+    expect(second).toMatchObject({ code: 0, stderr: '' });
+    expect(second.stdout).toMatch(/is up to date/);
+    expect(second.stdout).not.toMatch(/created database|applied/);
+
+    expect(await appliedMigrations(databaseUrl)).toEqual(MIGRATIONS.map((migration) => migration.name));
+    // A fresh install can take events at once: today's partition and the days ahead exist.
+    expect(await partitions(databaseUrl, 'events')).toHaveLength(DAYS_AHEAD + 2);
+  }, MIGRATE_TIMEOUT_MS);
+
+  it('lets two runs at once both succeed and apply each migration once', async () => {
+    const databaseUrl = freshDatabaseUrl('migrate_race');
+    created.push(databaseUrl);
+    await dropDatabase(databaseUrl);
+
+    const runs = await Promise.all([migrate(databaseUrl), migrate(databaseUrl)]);
+    for (const run of runs) expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(runs.filter((run) => /applied InitialSchema/.test(run.stdout))).toHaveLength(1);
+    expect(await appliedMigrations(databaseUrl)).toHaveLength(MIGRATIONS.length);
+    expect(await partitions(databaseUrl, 'events')).toHaveLength(DAYS_AHEAD + 2);
+  }, MIGRATE_TIMEOUT_MS);
+
+  it('needs only the database settings, as a production migrate job has no API tokens', async () => {
+    const databaseUrl = freshDatabaseUrl('migrate_production');
+    created.push(databaseUrl);
+    await dropDatabase(databaseUrl);
+    const run = await migrate(databaseUrl, { NODE_ENV: 'production', ADMIN_TOKEN: undefined, INGEST_TOKEN: undefined, RETRY_SCHEDULE: 'nonsense' });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(await appliedMigrations(databaseUrl)).toHaveLength(MIGRATIONS.length);
+  }, MIGRATE_TIMEOUT_MS);
+
+  it('drops the indexes no query uses (1765000000000), on every partition, and puts them back when reverted', async () => {
+    const databaseUrl = freshDatabaseUrl('migrate_lean_indexes');
+    created.push(databaseUrl);
+    await dropDatabase(databaseUrl);
+    expect(await migrate(databaseUrl)).toMatchObject({ code: 0, stderr: '' });
+    const lean = await eventIndexDefinitions(databaseUrl);
+    const unused = /: USING btree \((event_id|event_seq, attempt|started_at)\)$/;
+    expect(lean.filter((definition) => unused.test(definition))).toEqual([]);
+    // What the lists, search, feed, retention and erasure read stays, on the parent and each partition.
+    for (const kept of ['events: USING btree (seq)', 'events: USING gin (((message)::jsonb))', 'delivery_attempts: USING btree (event_seq, id)']) {
+      expect(lean).toContain(kept);
+    }
+    expect(lean.filter((definition) => definition.endsWith(': USING btree (account_id, seq DESC)'))).toHaveLength(DAYS_AHEAD + 3);
+
+    const dataSource = createDataSource(databaseUrl, { poolSize: 1, queryTimeoutMs: 0 });
+    await dataSource.initialize();
+    // Reverted with every migration after it (their down() runs too).
+    const leanAt = MIGRATIONS.findIndex((migration) => migration.name === 'LeanEventIndexes1765000000000');
+    try {
+      for (let undone = MIGRATIONS.length; undone > leanAt; undone -= 1) await dataSource.undoLastMigration({ transaction: 'each' });
+    } finally {
+      await dataSource.destroy();
+    }
+    const restored = await eventIndexDefinitions(databaseUrl);
+    // The parent and each of its partitions (today, the days ahead, the default) have the three again.
+    expect(restored.filter((definition) => unused.test(definition))).toHaveLength(3 * (DAYS_AHEAD + 3));
+    expect(await appliedMigrations(databaseUrl)).toEqual(MIGRATIONS.slice(0, leanAt).map((migration) => migration.name));
+  }, MIGRATE_TIMEOUT_MS);
+
+  it('stops with exit code 1 and a clear message when the setting is malformed', async () => {
+    const run = await migrate('mysql://127.0.0.1/whatever');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/DATABASE_URL/);
+  }, MIGRATE_TIMEOUT_MS);
+});
