@@ -18,15 +18,16 @@ export const KILL_WINDOW_MS = 5_000;
 const KILL_LANDING_MS = 1_000;
 
 /**
- * The extra deliveries a worker's SIGKILL does not explain. Explained: the event has one recorded call
- * (the first call's outcome was never written), its first delivery came at most KILL_WINDOW_MS before
- * a worker was killed and its second after. Anything else (two recorded calls of one step, a first
- * delivery long before any kill) is a second live job or a race, which at least once does not excuse.
+ * The extra deliveries a worker's SIGKILL does not explain. Explained: one of the event's 2xx calls is
+ * recorded (the first one's outcome was never written; failed calls before it, such as a receiver's
+ * deliberate 500, are recorded and do not count), its first delivery came at most KILL_WINDOW_MS before
+ * a worker was killed and its second after. Anything else (two recorded 2xx calls, a first delivery
+ * long before any kill) is a second live job or a race, which at least once does not excuse.
  */
-export function unexplainedRepeats(repeats: DrillReceiver['repeats'], faults: FaultMark[], recordedCalls: Map<string, number>): DrillReceiver['repeats'] {
+export function unexplainedRepeats(repeats: DrillReceiver['repeats'], faults: FaultMark[], recordedDeliveries: Map<string, number>): DrillReceiver['repeats'] {
   return repeats.filter(
     (repeat) =>
-      recordedCalls.get(repeat.id) !== 1 ||
+      recordedDeliveries.get(repeat.id) !== 1 ||
       !faults.some(
         (fault) => fault.workerKill && fault.at + KILL_LANDING_MS >= repeat.firstAt && fault.at <= repeat.at && fault.at - repeat.firstAt <= KILL_WINDOW_MS,
       ),
@@ -69,22 +70,31 @@ export function attributeRepeats(repeats: DrillReceiver['repeats'], faults: Faul
   });
 }
 
-/** Attempt rows (recorded calls) of each of the given events, and why the recorded calls before the last one failed. */
-export async function recordedCallsOf(stack: DrillStack, eventIds: string[]): Promise<{ calls: Map<string, number>; earlierFailures: string[] }> {
-  const rows = await stack.query<{ event_id: string; error: string | null; last: boolean }>(
-    `SELECT e.event_id, a.error, a.attempt = max(a.attempt) OVER (PARTITION BY e.seq) AS last
+/**
+ * Attempt rows (recorded calls) of each of the given events, those of them answered 2xx (recorded
+ * deliveries), and why the recorded calls before the last one failed.
+ */
+export async function recordedCallsOf(
+  stack: DrillStack,
+  eventIds: string[],
+): Promise<{ calls: Map<string, number>; deliveries: Map<string, number>; earlierFailures: string[] }> {
+  const rows = await stack.query<{ event_id: string; error: string | null; last: boolean; delivered: boolean }>(
+    `SELECT e.event_id, a.error, a.attempt = max(a.attempt) OVER (PARTITION BY e.seq) AS last,
+            COALESCE(a.response_status BETWEEN 200 AND 299, false) AS delivered
        FROM events e JOIN delivery_attempts a ON a.event_seq = e.seq AND a.destination_id = 'primary' WHERE e.event_id = ANY($1)`,
     [eventIds],
   );
   const calls = new Map<string, number>();
+  const deliveries = new Map<string, number>();
   const failures = new Map<string, number>();
   for (const row of rows) {
     calls.set(row.event_id, (calls.get(row.event_id) ?? 0) + 1);
+    if (row.delivered) deliveries.set(row.event_id, (deliveries.get(row.event_id) ?? 0) + 1);
     if (row.last) continue;
     const reason = (row.error ?? 'no error').split(':')[0];
     failures.set(reason, (failures.get(reason) ?? 0) + 1);
   }
-  return { calls, earlierFailures: [...failures].map(([reason, count]) => `${count}× ${reason}`) };
+  return { calls, deliveries, earlierFailures: [...failures].map(([reason, count]) => `${count}× ${reason}`) };
 }
 
 function percentiles(values: number[]): string {

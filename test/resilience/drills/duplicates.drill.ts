@@ -101,7 +101,7 @@ export const duplicatesDrill: Drill = {
     for (const line of attributeRepeats(stack.receiver.repeats, happened, start, recorded.calls)) context.note(line);
     if (recorded.earlierFailures.length > 0) context.note(`recorded calls of duplicated events that failed before the last: ${recorded.earlierFailures.join(', ')}`);
     context.note(await recordLag(stack, stack.receiver));
-    const unexplained = unexplainedRepeats(stack.receiver.repeats, happened, recorded.calls);
+    const unexplained = unexplainedRepeats(stack.receiver.repeats, happened, recorded.deliveries);
     context.note(`${duplicated - unexplained.length} duplicates are calls a SIGKILLed worker had made but not recorded; ${unexplained.length} are not`);
     if (unexplained.length > 0) context.problem(`${unexplained.length} duplicates no worker's SIGKILL explains (e.g. ${unexplained.slice(0, 3).map((repeat) => repeat.id).join(', ')})`);
     if (share > DUPLICATE_BOUND) context.problem(`${duplicated} duplicates are ${(share * 100).toFixed(3)} % of accepted, above ${(DUPLICATE_BOUND * 100).toFixed(2)} %`);
