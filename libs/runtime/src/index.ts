@@ -25,6 +25,7 @@ export * from './http/bearer-token.guard';
 export * from './net/target-guard';
 export * from './net/dns-resolution';
 export * from './net/outbound-http.client';
+export * from './net/utf8-prefix';
 export * from './metrics/metrics';
 export * from './metrics/metrics-server';
 export * from './metrics/stage-stamps';

@@ -1,5 +1,4 @@
 import { appendSignedQuery, buildMessageTriggerCall, buildTaskPushCall, REDACTED } from './bot-call.builder';
-import { cutUtf8 } from './bot-call.recorder';
 
 describe('bot call builder (fixed clock)', () => {
   it('signs a message trigger with the CONTRACT §6 vector and puts it in the query', () => {
@@ -41,11 +40,3 @@ describe('bot call builder (fixed clock)', () => {
   });
 });
 
-describe('cutUtf8', () => {
-  it('keeps short text and cuts long text on a character boundary', () => {
-    expect(cutUtf8('abc', 4)).toBe('abc');
-    expect(cutUtf8('abcdef', 4)).toBe('abcd');
-    expect(cutUtf8('ab对接', 4)).toBe('ab');
-    expect(Buffer.byteLength(cutUtf8('对'.repeat(5000), 4096))).toBeLessThanOrEqual(4096);
-  });
-});

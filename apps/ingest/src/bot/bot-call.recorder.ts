@@ -2,7 +2,7 @@ import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationS
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { BotCall, type BotCallOutcome, type BotWebhookType } from '@app/persistence';
-import { histogram, loggableError } from '@app/runtime';
+import { cutUtf8, histogram, loggableError } from '@app/runtime';
 
 /** Response bodies are kept up to this many bytes in the call log. */
 export const RECORDED_BODY_BYTES = 4096;
@@ -29,16 +29,6 @@ function foreignKeyOf(error: unknown): string | undefined {
   if (!(error instanceof QueryFailedError)) return undefined;
   const driverError = error.driverError as { code?: string; constraint?: string };
   return driverError.code === '23503' ? (driverError.constraint ?? '') : undefined;
-}
-
-/** Cuts text to at most `bytes` UTF-8 bytes without splitting a character. */
-export function cutUtf8(text: string, bytes: number): string {
-  const buffer = Buffer.from(text, 'utf8');
-  if (buffer.length <= bytes) return text;
-  let end = bytes;
-  // Back up over continuation bytes (10xxxxxx) so the cut lands on a character boundary.
-  while (end > 0 && (buffer[end] & 0xc0) === 0x80) end -= 1;
-  return buffer.subarray(0, end).toString('utf8');
 }
 
 /**

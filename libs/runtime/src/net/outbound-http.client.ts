@@ -2,6 +2,7 @@ import { Agent, type Dispatcher, errors as undiciErrors, request } from 'undici'
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { boundedLookup, guardedLookup, isPublicAddress, TargetRefusedError } from './target-guard';
+import { completeUtf8Prefix } from './utf8-prefix';
 
 export type OutboundFailureKind = 'timeout' | 'refused_target' | 'connection' | 'invalid_url';
 
@@ -109,7 +110,7 @@ export class OutboundHttpClient {
       return {
         status: response.statusCode,
         headers: flattenHeaders(response.headers),
-        body: Buffer.concat(chunks).toString('utf8'),
+        body: truncated ? completeUtf8Prefix(Buffer.concat(chunks)) : Buffer.concat(chunks).toString('utf8'),
         truncated,
       };
     } catch (error) {
