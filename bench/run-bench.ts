@@ -11,6 +11,7 @@ import { BenchContext } from './support/bench-context';
 import { STATS_FLUSH_MS } from './support/cost-per-event';
 import { within } from '@app/runtime/async/within';
 import { ProcessSupervisor } from './support/process-supervisor';
+import { tableWritesText } from './support/table-writes';
 
 const USAGE = `npm run bench -- [--quick] [--scenario <name>[,<name>…]] [--env KEY=VALUE]… [--profile <dir>] [--micro] [--out <file.md>] [--list]
   --quick        small sizes and short runs (about 2 minutes of load; reading PostgreSQL's counts adds 21 s per measured phase)
@@ -85,6 +86,7 @@ async function main(): Promise<number> {
   const scenarios = SCENARIOS.filter((scenario) => selected.has(scenario.name));
   const results: ScenarioResult[] = [];
   const failures: string[] = [];
+  let tableWrites = '';
   if (scenarios.length) {
     const supervisor = new ProcessSupervisor();
     try {
@@ -104,6 +106,8 @@ async function main(): Promise<number> {
           write(`\n== ${scenario.name}: FAILED after ${((Date.now() - scenarioStarted) / 1000).toFixed(0)} s: ${error instanceof Error ? error.message : String(error)}\n`);
         }
       }
+      tableWrites = await tableWritesText(bench.environment.databaseUrl).catch((error: unknown) => `table writes not read: ${String(error)}\n`);
+      write(`\n${tableWrites}`);
     } finally {
       write('\nstopping every process and removing the bench database and Redis keys…\n');
       await supervisor.shutdown();
@@ -112,7 +116,7 @@ async function main(): Promise<number> {
   if (results.length) {
     const table = markdownTable(results);
     write(`\n${table}`);
-    if (values.out) writeFileSync(values.out, `${quick ? 'quick' : 'full'} run of ${new Date(started).toISOString()}, ${((Date.now() - started) / 60_000).toFixed(0)} min\nat the start: ${machineAtStart}\nat the end: ${machineText()}\n\n${table}`);
+    if (values.out) writeFileSync(values.out, `${quick ? 'quick' : 'full'} run of ${new Date(started).toISOString()}, ${((Date.now() - started) / 60_000).toFixed(0)} min\nat the start: ${machineAtStart}\nat the end: ${machineText()}\n\n${table}\n${tableWrites}`);
   }
   write(`\ndone in ${((Date.now() - started) / 1000).toFixed(0)} s; ${machineText()}\n`);
   if (failures.length) write(`failed: ${failures.join(', ')}\n`);
