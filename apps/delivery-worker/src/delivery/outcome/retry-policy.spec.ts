@@ -1,4 +1,4 @@
-import { computeRetryDelay, describeFailure, judgeAttempt, MAX_RETRY_AFTER_MS, parseRetryAfter, RETRY_JITTER } from './retry-policy';
+import { computeRetryDelay, describeFailure, judgeAttempt, MAX_RETRY_AFTER_MS, parseRetryAfter, RETRY_JITTER, verdictOf } from './retry-policy';
 
 const NOW = Date.parse('2025-01-01T12:00:00Z');
 const SCHEDULE = [10_000, 60_000, 300_000];
@@ -133,5 +133,29 @@ describe('describeFailure', () => {
       'HTTP 429: too many requests (throttled, Retry-After 30 s); next attempt in 30000 ms',
     );
     expect(describeFailure(response(404), { exhaustedAfter: 3 })).toBe('HTTP 404: rejected (permanent); retries exhausted after 3 attempts');
+  });
+});
+
+describe('verdictOf', () => {
+  it('judges what a transport answered as the retry schedule and the breaker read it', () => {
+    expect(verdictOf({ ok: true, durationMs: 3, status: 202 }, NOW)).toMatchObject({ success: true, breakerSignal: 'success' });
+    expect(verdictOf({ ok: false, durationMs: 3, status: 500, reason: 'HTTP 500: server error' }, NOW)).toMatchObject({
+      failureClass: 'retryable',
+      retryAfterMs: null,
+      error: 'HTTP 500: server error',
+    });
+    expect(verdictOf({ ok: false, durationMs: 3, status: 429, reason: 'HTTP 429: too many requests', retryAfterMs: 120_000 }, NOW)).toMatchObject({
+      failureClass: 'throttled',
+      retryAfterMs: 120_000,
+    });
+    expect(verdictOf({ ok: false, durationMs: 3, status: 410, reason: 'HTTP 410: rejected' }, NOW)).toMatchObject({ failureClass: 'permanent', retryAfterMs: null });
+  });
+
+  it('judges a call without an answer by its kind: the endpoint is to blame for a time-out, not for a refused target', () => {
+    expect(verdictOf({ ok: false, durationMs: 300, reason: 'time-out', failure: 'timeout' }, NOW)).toMatchObject({ failureClass: 'retryable', breakerSignal: 'failure' });
+    expect(verdictOf({ ok: false, durationMs: 1, reason: 'connection failed', failure: 'connection' }, NOW)).toMatchObject({ failureClass: 'retryable', breakerSignal: 'failure' });
+    expect(verdictOf({ ok: false, durationMs: 0, reason: 'invalid target', failure: 'invalid_url' }, NOW)).toMatchObject({ failureClass: 'permanent', breakerSignal: 'neutral' });
+    expect(verdictOf({ ok: false, durationMs: 0, reason: 'refused', failure: 'refused_target' }, NOW)).toMatchObject({ failureClass: 'permanent', breakerSignal: 'neutral' });
+    expect(verdictOf({ ok: false, durationMs: 5, reason: 'broker refused' }, NOW)).toMatchObject({ failureClass: 'retryable', breakerSignal: 'failure', error: 'broker refused' });
   });
 });

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ApiError } from '../http/api-error';
-import { errorAnswer, knownErrorStatus } from '../http/error.filter';
-import { DOMAIN_ERROR_STATUS, DomainError, type DomainErrorCode } from './domain-error';
+import { ApiError } from './api-error';
+import { errorAnswer, knownErrorStatus } from './error.filter';
+import { DOMAIN_ERROR_STATUS, DomainError, type DomainErrorCode } from '../errors/domain-error';
 
 const root = join(__dirname, '../../../..');
 
