@@ -25,7 +25,7 @@ interface Row {
 /**
  * Splits each event's send → arrival at the service's own timestamps: `events.created_at` (the insert's
  * transaction start, so a little before the commit), the first attempt's `started_at`, and
- * `delivered_at` (when the worker's batched write recorded the answer). One clock: every process runs
+ * the primary delivery's `delivered_at` (when the worker's batched write recorded the answer). One clock: every process runs
  * on this machine. The first attempt is the event's lowest attempt number, read from its own index entries
  * (event_seq, attempt): ordered by `started_at`, after the memory soak the planner walked the whole
  * `started_at` index once per event, and the noisy-neighbour scenario's query ran for over ten minutes.
@@ -37,9 +37,10 @@ export async function stageTimings(bench: BenchContext, arrivals: Arrival[], ofA
   try {
     const result = await db.query<Row>(
       `SELECT e.event_id, e.account_id, extract(epoch FROM e.created_at) * 1000 AS written,
-              extract(epoch FROM a.started_at) * 1000 AS started, extract(epoch FROM e.delivered_at) * 1000 AS recorded
+              extract(epoch FROM a.started_at) * 1000 AS started, extract(epoch FROM d.delivered_at) * 1000 AS recorded
          FROM events e
-         JOIN LATERAL (SELECT started_at FROM delivery_attempts WHERE event_seq = e.seq ORDER BY attempt LIMIT 1) a ON true
+         JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
+         JOIN LATERAL (SELECT started_at FROM delivery_attempts WHERE event_seq = e.seq AND destination_id = 'primary' ORDER BY attempt LIMIT 1) a ON true
         WHERE e.event_id = ANY($1::varchar[])`,
       [arrivals.map((arrival) => arrival.id)],
     );
