@@ -107,10 +107,11 @@ export class OutboundHttpClient {
         received += buffer.length;
       }
       if (truncated || received >= outbound.maxResponseBytes) response.body.destroy();
+      const bytes = Buffer.concat(chunks);
       return {
         status: response.statusCode,
         headers: flattenHeaders(response.headers),
-        body: truncated ? completeUtf8Prefix(Buffer.concat(chunks)) : Buffer.concat(chunks).toString('utf8'),
+        body: truncated ? completeUtf8Prefix(bytes) : bytes.toString('utf8'),
         truncated,
       };
     } catch (error) {
