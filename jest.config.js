@@ -1,7 +1,7 @@
 /** @type {import('jest').Config} */
 const aliases = {
-  '^@app/(payloads|signing|persistence|runtime)$': '<rootDir>/libs/$1/src',
-  '^@app/(payloads|signing|persistence|runtime)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  '^@app/(payloads|signing|persistence|runtime|testing)$': '<rootDir>/libs/$1/src',
+  '^@app/(payloads|signing|persistence|runtime|testing)/(.*)$': '<rootDir>/libs/$1/src/$2',
   // The TypeScript client is an ES module package: its relative imports name the built .js file.
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };

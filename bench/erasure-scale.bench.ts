@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { DAY_MS, SEQ_COUNTER_BITS, utcDayStart } from '@app/persistence/testing';
-import { waitFor } from '../test/support/wait-for';
+import { waitFor } from '@app/testing';
 import { BenchContext } from './support/bench-context';
 import { ProcessSupervisor } from './support/process-supervisor';
 import { latencyAtRate } from './scenarios/measure';

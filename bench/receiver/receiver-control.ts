@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ipcCall, waitReady } from '../support/ipc';
 import type { ProcessSupervisor, SupervisedProcess } from '../support/process-supervisor';
-import { waitFor } from '../../test/support/wait-for';
+import { waitFor } from '@app/testing';
 
 /** slow / crawl: 200 after 40 / 400 ms, so an endpoint's capacity is ENDPOINT_CONCURRENCY / 40 ms (or / 400 ms). */
 export type ReceiverMode = 'ok' | 'hang' | 'down' | 'slow' | 'crawl';

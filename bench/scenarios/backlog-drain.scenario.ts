@@ -2,7 +2,7 @@ import type { BenchContext } from '../support/bench-context';
 import { RssSampler } from '../support/rss-sampler';
 import { steadyEndToEnd } from './delivery.scenarios';
 import { batches, cpuMeter, settleMs } from './measure';
-import { atLeast, type Figure, type Scenario } from './scenario';
+import { atLeast, atMost, type Figure, type Scenario } from './scenario';
 
 const MB = 1024 * 1024;
 /** Events per load run while storing: batches() gives one run 5 minutes, and a tag's ids must stay unique. */
@@ -56,6 +56,8 @@ export const backlogDrainScenario: Scenario = {
     const drained = Number.isFinite(first) && last > first ? (total - 1) / ((last - first) / 1000) : null;
     const share = drained === null ? null : drained / steady.deliveredPerSecond;
     const memory = rss.startPeakEnd(bench.worker.process.name);
+    // "Flat" as the memory scenario reads it: peaks, not single samples, so a collection's sawtooth does not decide it.
+    const growth = rss.peakGrowth(bench.worker.process.name, 0);
     const mb = (bytes: number | undefined): number | null => (bytes === undefined ? null : bytes / MB);
     const figures: Figure[] = [
       { label: 'stored with no worker', value: stored.perSecond, unit: 'events/s' },
@@ -64,6 +66,7 @@ export const backlogDrainScenario: Scenario = {
       { label: 'worker RSS at drain start', value: mb(memory?.start), unit: 'MB' },
       { label: 'worker RSS peak', value: mb(memory?.peak), unit: 'MB' },
       { label: 'worker RSS at drain end', value: mb(memory?.end), unit: 'MB' },
+      { label: 'worker RSS peak growth, last third of the drain over the first', value: growth, unit: '%', target: atMost(growth, 10, '≤ 10% (flat, issue 48)') },
       { label: 'worker CPU per event', value: cpuUsPerEvent, unit: 'µs' },
     ];
     return {

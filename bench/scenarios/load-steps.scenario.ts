@@ -1,4 +1,4 @@
-import { waitFor } from '../../test/support/wait-for';
+import { waitFor } from '@app/testing';
 import type { BenchContext } from '../support/bench-context';
 import { type RedisPerDelivery, redisText, withRedisCounts } from '../support/redis-stats';
 import { type StageSplit, stageCount, stageSnapshot, stageSplit, stageSplitText } from '../support/stage-histograms';

@@ -2,7 +2,7 @@ import type { BenchContext } from '../support/bench-context';
 import { jobsWithoutCall } from '../support/metric-scrape';
 import { batches, settleMs } from './measure';
 import { atLeast, atMost, type Figure, type Scenario } from './scenario';
-import { busiestWindow } from '../../test/support/busiest-window';
+import { busiestWindow } from '@app/testing';
 
 /** The paces the e2e test (test/ordering/delivery-pace-schedule.e2e-spec.ts, 1–50/s) does not reach on a test machine. */
 const PACES = [200, 1_000] as const;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { freePort } from '../../test/support/free-port';
+import { freePort } from '@app/testing';
 import type { ProcessSupervisor } from './process-supervisor';
 
 export { freePort };

@@ -2,7 +2,7 @@ import { jetstreamManager, type JetStreamManager, StorageType } from '@nats-io/j
 import type { ConnectionOptions, NatsConnection } from '@nats-io/nats-core';
 import { connect as connectUntyped } from '@nats-io/transport-node';
 import { type Channel, type ChannelModel, connect as connectAmqp } from 'amqplib';
-import { waitFor } from '../../test/support/wait-for';
+import { waitFor } from '@app/testing';
 
 // As in the worker's NATS transport: transport-node's declarations name nats-core's types through a
 // subpath export this tsconfig's module resolution does not read.

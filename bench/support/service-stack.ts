@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { waitFor } from '../../test/support/wait-for';
+import { waitFor } from '@app/testing';
 import { type BenchEnvironment, freePort } from './bench-environment';
 import type { ProcessSupervisor, SupervisedProcess } from './process-supervisor';
 

@@ -4,11 +4,11 @@ import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from '../support/apps';
 import { type BuiltAppProcess, spawnBuiltApp } from '../support/built-app';
-import { freePort } from '../support/free-port';
+import { freePort } from '@app/testing';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { type ReceivedRequest, TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { eventRow, sendEvents, useOwnRedisPrefix } from '../support/worker-process';
 
 /**

@@ -5,7 +5,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { startTaskWorker } from '../support/task-worker';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from '../support/fixtures';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { HangingPort } from '../support/hanging-port';
 import { TASK_POLL_MS } from '../../apps/delivery-worker/src/tasks/leased-task-runner';
 import { type SeedEvent, seedPrimaryEvents } from '../support/seeded-events';

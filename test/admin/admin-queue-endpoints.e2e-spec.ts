@@ -6,7 +6,7 @@ import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { updatePrimaryDestination } from '../support/model-deliveries';
 import { TestReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { enqueueFirstAttempts, insertEvents, sendEvents } from '../support/worker-process';
 
 describe('GET /admin/v1/queue', () => {

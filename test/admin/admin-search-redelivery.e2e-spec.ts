@@ -8,7 +8,7 @@ import { startTaskWorker } from '../support/task-worker';
 import { createAccount } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { insertDeliveryRows, insertEventsWithPrimary, primaryDeliveriesOfAccount } from '../support/model-deliveries';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * Own database and queue, and a worker's task runners without its delivery pipeline (config-api only

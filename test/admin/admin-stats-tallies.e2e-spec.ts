@@ -4,7 +4,7 @@ import { BooksFolder } from '../../apps/delivery-worker/src/retention/books-fold
 import { adminCall, type Json } from '../support/admin-client';
 import { booksAndCounts, expectBooksToMatchRows, unfoldedEntries } from '../support/books';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { accountAnswering, useStatsApps } from '../support/stats-accounts';
 import { eventRows, sendEvents, type StoredTestEvent } from '../support/worker-process';
 

@@ -9,7 +9,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { expectBooksToMatchRows, unfoldedEntries } from '../support/books';
 import { INGEST_HEADERS } from '../support/fixtures';
 import { accountAnswering, useStatsApps } from '../support/stats-accounts';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { customerEvents, eventRows, insertEvents } from '../support/worker-process';
 
 /**

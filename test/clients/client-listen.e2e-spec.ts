@@ -11,9 +11,9 @@ import { verifyWebhook } from '../../clients/typescript/src';
 import { type RunningApp, startApp } from '../support/apps';
 import { codeBlocks, requireBuiltClient, ROOT, run } from '../support/client-examples';
 import { createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '@app/testing';
 import { type TestReceiver, useReceivers } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * `event-callbacks listen` and `replay` (CONTRACT §14) as a developer runs them: the built command line

@@ -10,7 +10,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { codeBlocks, requireBuiltClient, ROOT, run } from '../support/client-examples';
 import { createAccount, type TestAccount } from '../support/fixtures';
 import { useReceivers } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { useOwnRedisPrefix } from '../support/worker-process';
 
 /**

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { adminCall } from '../support/admin-client';
 import { useSignedInConsole } from '../support/browser';
 import { createAccount, type TestAccount } from '../support/fixtures';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * The account page's delivery options (CONTRACT §9) in a real Chromium against config-api serving the

@@ -4,7 +4,7 @@ import { ensureConsoleBuilt } from '../support/console-build';
 import { ConsoleScenario, XSS, XSS_EVENT_ID } from '../support/console-scenario';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { updatePrimaryDestination } from '../support/model-deliveries';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * The operators' console in a real Chromium against the real apps (config-api serving the built console,

@@ -9,7 +9,7 @@ import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } fro
 import { openApiCall } from '../support/open-api-client';
 import { adminPortalLink, openPortalSession, portalCall, portalToken } from '../support/portal-client';
 import { useReceivers } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { attemptRows, deliveryQueueOf, enqueueFirstAttempts, eventRow, insertEvents, sendEvents, setPrimaryStatus, useOwnRedisPrefix } from '../support/worker-process';
 
 useOwnRedisPrefix('data-protection-accounts');

@@ -12,7 +12,7 @@ import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { openApiCall } from '../support/open-api-client';
 import { portalCall, portalToken } from '../support/portal-client';
 import { useReceivers } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { attemptRows, deliveryQueueOf, eventRow, insertEvents, sendEvents, setPrimaryStatus, useOwnRedisPrefix } from '../support/worker-process';
 
 useOwnRedisPrefix('data-protection-erasure');

@@ -7,7 +7,7 @@ import { startTaskWorker } from '../support/task-worker';
 import { expectTalliesToMatchEvents } from '../support/event-tallies';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { insertEvents, setPrimaryStatus } from '../support/worker-process';
 
 /**

@@ -3,7 +3,7 @@ import { openApiQuery } from '@app/signing';
 import { type BuiltAppProcess, jsonLogLines, spawnBuiltApp } from '../support/built-app';
 import type { Json } from '../support/admin-client';
 import { ADMIN_HEADERS, INGEST_HEADERS, type TestAccount } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '@app/testing';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 
 /**

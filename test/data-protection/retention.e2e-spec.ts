@@ -8,7 +8,7 @@ import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-wo
 import { type RunningApp, startApp } from '../support/apps';
 import { expectBooksToMatchRows } from '../support/books';
 import { createAccount } from '../support/fixtures';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { announceSettingsChange, useOwnRedisPrefix } from '../support/worker-process';
 
 useOwnRedisPrefix('retention');

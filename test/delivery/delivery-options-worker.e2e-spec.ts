@@ -6,7 +6,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { createAccount } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { signedOpenApiCall } from '../support/open-api-client';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * A delivery options change reaches a running worker (CONTRACT §9: the options apply to the next call):

@@ -9,7 +9,7 @@ import { createAccount, type TestAccount } from '../support/fixtures';
 import { signedOpenApiCall } from '../support/open-api-client';
 import { primaryDestinationOf } from '../support/model-deliveries';
 import { listenForSettingsChanges } from '../support/settings-changes';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 const ORDERING_TEXT = 'ordering must be "none" or "subject"';
 const PACE_TEXT = 'max_per_second must be an integer from 1 to 10000, or null for no limit';

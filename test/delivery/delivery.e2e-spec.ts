@@ -6,7 +6,7 @@ import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-wo
 import { type RunningApp, startApp } from '../support/apps';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { type ReceivedRequest, TestReceiver, useReceivers } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import {
   attemptRows,
   deliveryQueueOf,

@@ -22,7 +22,7 @@ import { ERASED_SQL } from '../../apps/delivery-worker/src/delivery/erasure-chec
 import { type RunningApp, startApp } from '../support/apps';
 import { deliveryRowsOf } from '../support/deliveries';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { attemptRows, customerEvents, eventRow, insertEvents, type StoredTestEvent, useOwnRedisPrefix } from '../support/worker-process';
 
 useOwnRedisPrefix('outcome-record-plan');

@@ -6,7 +6,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { TestReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { customerEvents, eventRows, sendEvents, type StoredTestEvent } from '../support/worker-process';
 
 /**

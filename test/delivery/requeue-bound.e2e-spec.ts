@@ -8,7 +8,7 @@ import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { insertEventsWithPrimary } from '../support/model-deliveries';
 import { useReceivers } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { eventRows, sendEvents } from '../support/worker-process';
 
 /*

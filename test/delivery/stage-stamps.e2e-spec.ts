@@ -5,7 +5,7 @@ import { IngestModule } from '../../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from '../support/apps';
 import { createAccount, ingestSampleEvent, setCallbackSettings } from '../support/fixtures';
 import { TestReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { eventRows, useOwnRedisPrefix } from '../support/worker-process';
 
 useOwnRedisPrefix('stage-stamps');

@@ -10,7 +10,7 @@ import { createAccount } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { insertEventsWithPrimary } from '../support/model-deliveries';
 import { startTaskWorker } from '../support/task-worker';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process';
 
 /**

@@ -2,10 +2,10 @@ import { connectAsync, type IPublishPacket, type MqttClient } from 'mqtt';
 import type Redis from 'ioredis';
 import type { DestinationTransports } from '../../apps/delivery-worker/src/delivery/destinations/destination-transports';
 import type { MqttTransport } from '../../apps/delivery-worker/src/delivery/destinations/mqtt-transport';
-import { freePort } from '../support/free-port';
+import { freePort } from '@app/testing';
 import { HangingPort, ResettableRelay } from '../support/hanging-port';
 import { CapturedLog, expectNoCredential, testDelivery, testRedis, testTransports } from '../support/transport-fixtures';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 const PREFIX = `${process.env.REDIS_PREFIX ?? 'cbtest'}:mqtt-transport-spec`;
 const TOPIC = `cbtest/destinations/${process.pid}-${Date.now()}`;

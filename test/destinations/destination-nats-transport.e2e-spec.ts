@@ -4,10 +4,10 @@ import { connect } from '@nats-io/transport-node';
 import type Redis from 'ioredis';
 import type { DestinationTransports } from '../../apps/delivery-worker/src/delivery/destinations/destination-transports';
 import type { NatsTransport } from '../../apps/delivery-worker/src/delivery/destinations/nats-transport';
-import { freePort } from '../support/free-port';
+import { freePort } from '@app/testing';
 import { HangingPort, ResettableRelay } from '../support/hanging-port';
 import { CapturedLog, expectNoCredential, testDelivery, testRedis, testTransports } from '../support/transport-fixtures';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 const PREFIX = `${process.env.REDIS_PREFIX ?? 'cbtest'}:nats-transport-spec`;
 const STREAM = `cbtest_destinations_${process.pid}_${Date.now()}`;

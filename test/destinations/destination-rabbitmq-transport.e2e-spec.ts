@@ -2,10 +2,10 @@ import { type Channel, type ChannelModel, connect, type GetMessage } from 'amqpl
 import type Redis from 'ioredis';
 import type { DestinationTransports } from '../../apps/delivery-worker/src/delivery/destinations/destination-transports';
 import type { RabbitMqTransport } from '../../apps/delivery-worker/src/delivery/destinations/rabbitmq-transport';
-import { freePort } from '../support/free-port';
+import { freePort } from '@app/testing';
 import { HangingPort, ResettableRelay } from '../support/hanging-port';
 import { CapturedLog, expectNoCredential, testDelivery, testRedis, testTransports } from '../support/transport-fixtures';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 const PREFIX = `${process.env.REDIS_PREFIX ?? 'cbtest'}:rabbitmq-transport-spec`;
 const BROKER = 'amqp://guest:guest@127.0.0.1:5672';

@@ -11,7 +11,7 @@ import { IngestModule } from '../../apps/ingest/src/ingest.module';
 import { adminCall } from '../support/admin-client';
 import { type RunningApp, startApp } from '../support/apps';
 import { createAccount, INGEST_HEADERS, setCallbackSettings } from '../support/fixtures';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { useOwnRedisPrefix } from '../support/worker-process';
 
 /**

@@ -13,7 +13,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { storeEventsFor } from '../support/deliveries';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { type ReceivedRequest, TestReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { announceSettingsChange, deliveryQueueOf, eventRows, useOwnRedisPrefix } from '../support/worker-process';
 
 useOwnRedisPrefix('destinations-delivery');

@@ -8,7 +8,7 @@ import { createAccount, ingestSampleEvent } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { openApiCall } from '../support/open-api-client';
 import { type ReceivedRequest, TestReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /*
  * Destinations end to end with the real ingest and worker (CONTRACT §11): an event reaches a webhook

@@ -15,7 +15,7 @@ import { signedQuery } from '../support/open-api-client';
 import { listenForSettingsChanges } from '../support/settings-changes';
 import { openStoredSecret } from '../support/stored-secrets';
 import { makeCertificateAuthority } from '../support/test-certificates';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /*
  * Destinations through the signed Open API (CONTRACT §11, §2): the routes, every validation answer

@@ -1,7 +1,7 @@
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from '../support/apps';
 import { ADMIN_HEADERS } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '@app/testing';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider';
 import { SsoBrowser } from '../support/sso-browser';
 

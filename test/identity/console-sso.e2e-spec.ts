@@ -2,7 +2,7 @@ import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from '../support/apps';
 import { launchBrowser, signIntoConsole, type TestBrowser } from '../support/browser';
 import { ensureConsoleBuilt } from '../support/console-build';
-import { freePort } from '../support/free-port';
+import { freePort } from '@app/testing';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider';
 
 const CLIENT_ID = 'console-in-chromium';

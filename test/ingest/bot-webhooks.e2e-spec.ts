@@ -9,7 +9,7 @@ import { createBotWebhookServer } from '../../examples/bot-webhook/bot-webhook.s
 import { type RunningApp, startApp } from '../support/apps';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS } from '../support/fixtures';
 import { TestReceiver, useReceivers } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /** The JSON bodies these endpoints answer with, loosely: each test reads the fields it asserts. */
 interface ReplyBody {

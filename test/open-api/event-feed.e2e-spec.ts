@@ -9,7 +9,7 @@ import { createAccount, INGEST_HEADERS, type TestAccount } from '../support/fixt
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { openApiCall } from '../support/open-api-client';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * The pull feed (CONTRACT §10): in accepted order, permission filtered, and never skipping an event

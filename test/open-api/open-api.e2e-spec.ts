@@ -10,7 +10,7 @@ import { createAccount, type TestAccount } from '../support/fixtures';
 import { primaryDestinationOf } from '../support/model-deliveries';
 import { listenForSettingsChanges } from '../support/settings-changes';
 import { fetchFrom } from '../support/open-api-client';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 interface SignOverrides {
   email?: string;

@@ -12,7 +12,7 @@ import { createAccount, INGEST_HEADERS, type TestAccount } from '../support/fixt
 import { openApiCall, signedQuery } from '../support/open-api-client';
 import { portalCall, portalToken } from '../support/portal-client';
 import { type ReceivedRequest, TestReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { spawnWorker, useOwnRedisPrefix, type WorkerProcess } from '../support/worker-process';
 
 useOwnRedisPrefix('operational-events');

@@ -6,7 +6,7 @@ import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } f
 import { openApiCall } from '../support/open-api-client';
 import { TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { useOwnRedisPrefix } from '../support/worker-process';
 
 useOwnRedisPrefix('test-events');

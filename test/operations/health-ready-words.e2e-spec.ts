@@ -4,7 +4,7 @@ import { REDIS } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from '../support/apps';
 import { createAccount } from '../support/fixtures';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * CONTRACT §1: /health/ready says which dependency is down in words of its own, never a driver's

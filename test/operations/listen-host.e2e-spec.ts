@@ -1,5 +1,5 @@
 import { type BuiltAppProcess, spawnBuiltApp } from '../support/built-app';
-import { freePort } from '../support/free-port';
+import { freePort } from '@app/testing';
 
 /** The built config API as a process, bound by LISTEN_HOST to one loopback address only. */
 jest.setTimeout(60_000);

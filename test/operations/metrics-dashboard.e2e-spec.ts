@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { IsolatedNamespace } from '../support/isolated-namespace';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * The Grafana dashboard only helps if every metric it queries is really exported. The three apps run

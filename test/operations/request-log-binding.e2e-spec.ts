@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BuiltAppProcess, jsonLogLines, spawnBuiltApp } from '../support/built-app';
 import { INGEST_HEADERS } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '@app/testing';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 
 /**

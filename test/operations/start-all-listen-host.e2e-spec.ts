@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { childEnvironment } from '../support/child-environment';
-import { freePort } from '../support/free-port';
-import { waitFor } from '../support/wait-for';
+import { freePort } from '@app/testing';
+import { waitFor } from '@app/testing';
 
 /** `npm start` (the built scripts/start-all.js) listens on loopback only unless LISTEN_HOST says otherwise (CONTRACT §1). */
 jest.setTimeout(120_000);

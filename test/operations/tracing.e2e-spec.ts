@@ -6,7 +6,7 @@ import { type BuiltAppProcess, spawnBuiltApp } from '../support/built-app';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from '../support/fixtures';
 import { TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { useOwnRedisPrefix } from '../support/worker-process';
 
 /**

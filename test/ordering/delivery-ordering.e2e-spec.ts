@@ -7,7 +7,7 @@ import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { updatePrimaryDestination } from '../support/model-deliveries';
 import { TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { eventRows, type NewTestEvent, sendEvents, spawnWorker, useOwnRedisPrefix, type WorkerProcess } from '../support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('delivery-ordering');

@@ -3,9 +3,9 @@ import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-wo
 import { type RunningApp, startApp } from '../support/apps';
 import { pacedAccount } from '../support/fixtures';
 import { TestReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { customerEvents, eventRows, sendEvents, type StoredTestEvent, useOwnRedisPrefix } from '../support/worker-process';
-import { busiestWindow } from '../support/busiest-window';
+import { busiestWindow } from '@app/testing';
 
 useOwnRedisPrefix('delivery-pace-schedule');
 jest.setTimeout(120_000);

@@ -5,7 +5,7 @@ import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-wo
 import { type RunningApp, startApp } from '../support/apps';
 import { ADMIN_HEADERS, pacedAccount } from '../support/fixtures';
 import { TestReceiver, useReceivers } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { customerEvents, eventRows, sendEvents, type StoredTestEvent, useOwnRedisPrefix } from '../support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('delivery-pace');

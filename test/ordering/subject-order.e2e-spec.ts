@@ -7,7 +7,7 @@ import { DeliveryLoader, type PendingDelivery } from '../../apps/delivery-worker
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import { type RunningApp, startApp } from '../support/apps';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { storeEventsFor } from '../support/deliveries';
 import { announceSettingsChange, insertEvents, type NewTestEvent, useOwnRedisPrefix } from '../support/worker-process';
 

@@ -10,7 +10,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { expectBooksToMatchRows } from '../support/books';
 import { ADMIN_HEADERS, INGEST_HEADERS, setCallbackSettings } from '../support/fixtures';
 import { TestReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * An installation from before partitioning: the migrations up to the previous one, data written into

@@ -5,7 +5,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { ADMIN_HEADERS, createAccount } from '../support/fixtures';
 import { openApiCall } from '../support/open-api-client';
 import { adminPortalLink, openPortalSession, portalCall } from '../support/portal-client';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /** Portal links and sessions (CONTRACT §10): one-time codes in the fragment, traded for a session. */
 const PUBLIC_URL = 'https://callbacks.example.test/base';

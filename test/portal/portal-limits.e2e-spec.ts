@@ -4,7 +4,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { ADMIN_HEADERS, createAccount } from '../support/fixtures';
 import { openApiCall } from '../support/open-api-client';
 import { adminPortalLink, openPortalSession, portalCall, portalToken } from '../support/portal-client';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * CONTRACT §10's limits on the portal, and the token rotation that ends portal access: per account 10 test

@@ -11,7 +11,7 @@ import { IsolatedNamespace } from '../support/isolated-namespace';
 import { adminPortalLink } from '../support/portal-client';
 import { TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { eventRows, sendEvents } from '../support/worker-process';
 
 /**

@@ -6,7 +6,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { startTaskWorker } from '../support/task-worker';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from '../support/fixtures';
 import { type PortalAnswer, portalCall, portalToken } from '../support/portal-client';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * The portal API answers for its session's account only (CONTRACT §10): every route is tried with no

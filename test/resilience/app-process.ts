@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { cleanup } from './cleanup-stack';
 
 export type AppName = 'config-api' | 'ingest' | 'delivery-worker';

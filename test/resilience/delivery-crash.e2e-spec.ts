@@ -4,7 +4,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import {
   attemptRows,
   eventRows,

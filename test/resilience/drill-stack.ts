@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { Pool } from 'pg';
 import { PERMISSION_KEYS } from '@app/payloads/actions';
 import { openApiQuery } from '@app/signing/open-api.signature';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { type AppName, AppProcess, REPOSITORY_ROOT } from './app-process';
 import { DrillReceiver } from './drill-receiver';
 import { ADMIN_TOKEN, appEnvironment, HANG_MS, INGEST_TOKEN } from './drill-settings';

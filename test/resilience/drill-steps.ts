@@ -1,4 +1,4 @@
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import type { AppProcess } from './app-process';
 import type { DrillContext } from './drill';
 import type { DrillStack, StatusCounts } from './drill-stack';

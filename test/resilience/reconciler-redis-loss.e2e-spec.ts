@@ -7,7 +7,7 @@ import { RedisKeys } from '@app/runtime';
 import { type RunningApp, startApp } from '../support/apps';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { TestReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { customerEvents, eventRows, insertEvents, type StoredTestEvent, useOwnRedisPrefix } from '../support/worker-process';
 
 const prefix = useOwnRedisPrefix('reconciler-redis-loss');

@@ -6,7 +6,7 @@ import { createAccount, ingestSampleEvent, setCallbackSettings } from '../suppor
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { TestReceiver } from '../support/receiver';
 import { type RedisClusterHandle, startRedisCluster } from '../support/redis-deployments';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * A Redis Cluster whose nodes require a password (requirepass and masterauth): with REDIS_PASSWORD the

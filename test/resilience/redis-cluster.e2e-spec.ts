@@ -9,7 +9,7 @@ import { createAccount, INGEST_HEADERS, setCallbackSettings } from '../support/f
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { type RedisClusterHandle, startRedisCluster } from '../support/redis-deployments';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * The service on a three-master Redis Cluster of this file's own (so DBSIZE counts only its keys):

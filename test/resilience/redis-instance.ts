@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { freePort } from './app-process';
 import { cleanup } from './cleanup-stack';
 

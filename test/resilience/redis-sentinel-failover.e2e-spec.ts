@@ -10,7 +10,7 @@ import { primaryDeliveriesOfAccount } from '../support/model-deliveries';
 import { TestReceiver } from '../support/receiver';
 import { type SentinelDeploymentHandle, startSentinelDeployment } from '../support/redis-deployments';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * Failover drill: ingest, config API and worker talk to Redis through three sentinels; the primary is

@@ -7,7 +7,7 @@ import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { TcpProxy } from '../support/tcp-proxy';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { adminCall } from '../support/admin-client';
 import { attemptRows, deliveryQueueOf, eventRow, sendEvents, useOwnRedisPrefix } from '../support/worker-process';
 import { storeEventsFor } from '../support/deliveries';

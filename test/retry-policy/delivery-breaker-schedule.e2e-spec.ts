@@ -9,7 +9,7 @@ import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } fro
 import { type PrimaryDeliveryRow, primaryDeliveries } from '../support/model-deliveries';
 import { type TestReceiver, useReceivers } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { attemptRows, eventRows, useOwnRedisPrefix } from '../support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('breaker-schedule');

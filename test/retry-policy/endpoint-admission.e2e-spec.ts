@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { loadEnvironment, RedisKeys } from '@app/runtime';
 import { EndpointAdmission, REUSE_WINDOW_MS, STUCK_CALL_MS } from '../../apps/delivery-worker/src/delivery/admission/endpoint-admission';
 import { redisNowMs, untilRedisPasses } from '../support/redis-clock';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { deleteKeysUnder, useOwnRedisPrefix } from '../support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('endpoint-admission');

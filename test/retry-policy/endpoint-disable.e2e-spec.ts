@@ -9,7 +9,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { TestReceiver, useReceivers } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { eventRow, type EventRow, sendEvents, useOwnRedisPrefix } from '../support/worker-process';
 
 useOwnRedisPrefix('endpoint-disable');

@@ -7,7 +7,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { openApiCall } from '../support/open-api-client';
 import { type TestReceiver, useReceivers } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { attemptRows, eventRow, type EventRow, sendEvents, useOwnRedisPrefix } from '../support/worker-process';
 
 useOwnRedisPrefix('retry-policy');

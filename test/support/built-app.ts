@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { childEnvironment } from './child-environment';
-import { waitFor } from './wait-for';
+import { waitFor } from '@app/testing';
 
 export type BuiltAppName = 'config-api' | 'ingest' | 'delivery-worker';
 

@@ -6,7 +6,7 @@ import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings, type
 import type { IsolatedNamespace } from './isolated-namespace';
 import { TestReceiver } from './receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from './wait-for';
+import { waitFor } from '@app/testing';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

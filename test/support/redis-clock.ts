@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { waitFor } from './wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * Redis's own clock (epoch ms): the endpoint scripts measure lease expiries, breaker cooldowns and paces

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { waitFor } from './wait-for';
+import { waitFor } from '@app/testing';
 
 /**
  * Real Redis deployments on loopback for the tests: a Redis Cluster of three masters and a Sentinel

@@ -4,7 +4,7 @@ import { IsolatedNamespace } from './isolated-namespace';
 import { type RunningApp, startApp } from './apps';
 import { createAccount, setCallbackSettings } from './fixtures';
 import { TestReceiver } from './receiver';
-import { waitFor } from './wait-for';
+import { waitFor } from '@app/testing';
 import type { StoredTestEvent } from './worker-process';
 
 /** A new account whose endpoint is a receiver answering `status` to every call; the receiver joins `receivers` for the caller to stop. */

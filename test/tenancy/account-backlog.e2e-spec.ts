@@ -1,6 +1,6 @@
 import { deliveryJobId, DeliveryQueues, firstDeliveryStep, loadEnvironment, RedisKeys } from '@app/runtime';
 import { FIFO_RANKS } from '../../libs/runtime/src/queue/account-backlog';
-import { waitForValue } from '../support/wait-for';
+import { waitForValue } from '@app/testing';
 import { deleteKeysUnder, useOwnRedisPrefix } from '../support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('account-backlog');

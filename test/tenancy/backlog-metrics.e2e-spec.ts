@@ -9,7 +9,7 @@ import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { eventRows, sendEvents } from '../support/worker-process';
 
 /**

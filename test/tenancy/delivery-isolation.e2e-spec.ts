@@ -9,7 +9,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { TestReceiver, useReceivers } from '../support/receiver';
 import { untilRedisPasses } from '../support/redis-clock';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { primaryDeliveries } from '../support/model-deliveries';
 import {
   attemptRows,

@@ -8,7 +8,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { primaryDestinationOf } from '../support/model-deliveries';
 import { TestReceiver } from '../support/receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '@app/testing';
 import { customerEvents, eventRows, sendEvents, type StoredTestEvent, useOwnRedisPrefix } from '../support/worker-process';
 
 const PREFIX = useOwnRedisPrefix('endpoint-tenants');
