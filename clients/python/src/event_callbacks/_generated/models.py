@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._runtime import UNSET, Unset, _bool, _dict, _encode_fields, _enum, _first_of, _float, _int, _list, _nullable, _object, _required, _str
+from .._runtime import UNSET, Unset, _bool, _dict, _encode_fields, _enum, _first_of, _float, _int, _list, _nullable, _object, _required, _str
 
 __all__ = ["DeliveryOptionsBody", "DestinationAnswer", "DestinationAuthView", "DestinationBody", "DestinationHeaderAuth", "DestinationListAnswer", "DestinationModel", "DestinationMtlsAuth", "DestinationOauth2Auth", "DestinationPutBody", "DestinationRetryModel", "DestinationStateModel", "FeedAnswer", "FeedItemView", "OkAnswer", "OpenApiErrorBody", "OpenApiExceptionBody", "PermissionsChange", "PermissionsMap", "PortalLinkAnswer", "PushSettingsAnswer", "SendTestEventAnswer", "SendTestEventBody", "SetDeliveryOptionsAnswer", "SetPermissionsAnswer", "SetPermissionsBody", "SetPushContentTypeAnswer", "SetPushContentTypeBody", "SetUrlAnswer", "SetUrlBody"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ._runtime import UNSET, Operations, Unset
+from .._runtime import UNSET, Operations, Unset
 from .models import (
     DestinationAnswer,
     DestinationHeaderAuth,
