@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DelayedError } from 'bullmq';
-import { DESTINATION_DELETED_ERROR, isAtStep, isFinalStatus } from '@app/persistence';
+import { isAtStep, isFinalStatus } from '@app/persistence';
 import { type DeliveryBody, encodeDeliveryBody } from '@app/payloads';
-import { deliveryJobId, destinationOfStep, ENVIRONMENT, type Environment, formatDurationMs, inSpan, isDatabaseUnavailable, loggableErrorText } from '@app/runtime';
+import { deliveryJobId, destinationOfStep, ENVIRONMENT, type Environment, inSpan, isDatabaseUnavailable, loggableErrorText } from '@app/runtime';
 import { AdmissionDoor, disabledEndpointError, EndpointDisabling, type Lease } from './admission';
 import { type DestinationSettings, DestinationSettingsCache } from './destinations/destination-settings.cache';
 import { deliveryDatabaseWaits, deliveryJobsWithoutCall } from './delivery.metrics';
 import type { DeliveryJob } from './delivery-job';
+import { type Decision, DESTINATION_DELETED, ERASED, standingDecision } from './delivery-decision';
 import { ErasedEventError, ErasureCheck } from './erasure-check';
 import { OperationalEventsService } from './holding/operational-events.service';
 import { DeliveryLoader, type PendingDelivery } from './loading/delivery-loader';
@@ -22,11 +23,6 @@ const DATABASE_WAIT_MS = 5_000;
 /** A manual redelivery (single or bulk) starts a new series; its first attempt always makes its call. */
 function isRedeliveryStart(delivery: PendingDelivery): boolean {
   return delivery.series > 0 && delivery.seriesAttempts === 0;
-}
-
-/** The last_error of a delivery whose deadline passed (CONTRACT §13). */
-function expiredError(destination: DestinationSettings | null): string {
-  return destination?.expireAfterMs ? `expired after ${formatDurationMs(destination.expireAfterMs)}` : 'expired after its deadline';
 }
 
 /** The breaker's words for a held delivery's last_error: open until when, after how many failures, the last one. */
@@ -105,7 +101,8 @@ export class DeliveryPipeline {
         deliveryJobsWithoutCall.inc({ reason: 'stale' });
         return 'stale';
       }
-      const result = await this.decide(job, token, delivery, destination, loadStartedAt);
+      const decision = await this.decide(step, delivery, destination);
+      const result = await this.carryOut(job, token, delivery, decision, loadStartedAt);
       // The delivery ended (not merely retrying or held), so the next one of its subject goes now.
       if (destination?.ordering === 'subject' && isFinalStatus(result)) await this.order.release(delivery);
       return result;
@@ -114,47 +111,52 @@ export class DeliveryPipeline {
     }
   }
 
-  private async decide(
-    job: DeliveryJob,
-    token: string | undefined,
-    delivery: PendingDelivery,
-    destination: DestinationSettings | null,
-    loadStartedAt: number,
-  ): Promise<DeliveryResult> {
-    if (!destination || destination.deleted) return this.recorder.endWithoutCall(delivery, 'failed', DESTINATION_DELETED_ERROR, 'destination_deleted');
-    if (delivery.erased) return this.recorder.endWithoutCall(delivery, 'failed', 'erased', 'erased');
-    if (delivery.expiresAt && delivery.expiresAt.getTime() <= Date.now()) return this.recorder.endWithoutCall(delivery, 'expired', expiredError(destination), 'expired');
-    if (destination.paused) return this.recorder.hold(delivery, 'paused', 'paused');
-    if (destination.unopenable) return this.recorder.endWithoutCall(delivery, 'failed', destination.unopenable, 'unsignable');
-    if (destination.url === null) return this.recorder.endWithoutCall(delivery, 'no_endpoint', 'no push_url is set', 'no_endpoint');
+  /**
+   * What this step does with the delivery, in the order the checks are owed: decided first, carried out
+   * in one place (carryOut), so every way a step can go is read in one function.
+   */
+  private async decide(step: DeliveryJob['data'], delivery: PendingDelivery, destination: DestinationSettings | null): Promise<Decision> {
+    if (!destination) return DESTINATION_DELETED;
+    const standing = standingDecision(delivery, destination, Date.now());
+    if (standing) return standing;
     // A disabled destination is never called, a manual redelivery included: the operator enables it first.
     const disabled = await this.disabling.disabled(destination);
-    if (disabled) return this.recorder.endWithoutCall(delivery, 'failed', disabledEndpointError(disabled), 'endpoint_disabled');
+    if (disabled) return { kind: 'end', status: 'failed', why: disabledEndpointError(disabled), reason: 'endpoint_disabled' };
     const redelivery = isRedeliveryStart(delivery);
     // Ordering "subject": an earlier delivery of the subject still open holds this one (no attempt spent); a manual redelivery goes at once.
     if (destination.ordering === 'subject' && !redelivery) {
       const holdMs = await this.order.holdMs(delivery);
-      if (holdMs !== null) return this.postpone(job, token, holdMs, 'held_by_subject', delivery);
+      if (holdMs !== null) return { kind: 'postpone', ms: holdMs, reason: 'held_by_subject' };
     }
     let body: DeliveryBody;
     try {
       body = encodeDeliveryBody(destination.encoding, { ...delivery, acceptedAt: delivery.createdAt, source: this.environment.publicUrl });
     } catch (error) {
       // No attempt could ever encode it: the delivery ends failed and says why, instead of failing its job for ever (CONTRACT §5).
-      const why = `cannot encode the ${destination.encoding} body: ${loggableErrorText(error)}`;
-      return this.recorder.endWithoutCall(delivery, 'failed', why, 'unencodable');
+      return { kind: 'end', status: 'failed', why: `cannot encode the ${destination.encoding} body: ${loggableErrorText(error)}`, reason: 'unencodable' };
     }
     const entry = await this.admission.admit({
-      job: deliveryJobId(job.data),
+      job: deliveryJobId(step),
       endpointKey: destination.endpointKey,
       force: redelivery,
-      probe: job.data.probe === true,
+      probe: step.probe === true,
       maxPerSecond: destination.maxPerSecond,
     });
-    if (entry.kind === 'wait') return this.postpone(job, token, entry.ms, entry.reason, delivery);
+    if (entry.kind === 'wait') return { kind: 'postpone', ms: entry.ms, reason: entry.reason };
     // The breaker holds it (CONTRACT §5): no call, no attempt, no step of its schedule; a probe or the breaker's close sends it again.
-    if (entry.kind === 'open') return this.recorder.hold(delivery, 'breaker', circuitOpenText(entry));
-    return this.attempt(delivery, destination, body, entry.lease, loadStartedAt);
+    if (entry.kind === 'open') return { kind: 'hold', hold: 'breaker', why: circuitOpenText(entry) };
+    return { kind: 'call', destination, body, lease: entry.lease };
+  }
+
+  private carryOut(job: DeliveryJob, token: string | undefined, delivery: PendingDelivery, decision: Decision, loadStartedAt: number): Promise<DeliveryResult> {
+    switch (decision.kind) {
+      case 'postpone':
+        return this.postpone(job, token, decision.ms, decision.reason, delivery);
+      case 'call':
+        return this.attempt(delivery, decision.destination, decision.body, decision.lease, loadStartedAt);
+      default:
+        return this.recorder.withoutCall(delivery, decision);
+    }
   }
 
   /**
@@ -179,8 +181,8 @@ export class DeliveryPipeline {
     } catch (error) {
       // The send itself never throws (failures are outcomes); a bug before it must not strand the lease.
       await this.admission.release(lease, { signal: 'neutral', error: null, durationMs: null, slowDown: null });
-      if (error instanceof ErasedEventError) return this.recorder.endWithoutCall(delivery, 'failed', 'erased', 'erased');
-      if (error instanceof UnsignableCallbackError) return this.recorder.endWithoutCall(delivery, 'failed', error.message, 'unsignable');
+      if (error instanceof ErasedEventError) return this.recorder.withoutCall(delivery, ERASED);
+      if (error instanceof UnsignableCallbackError) return this.recorder.withoutCall(delivery, { kind: 'end', status: 'failed', why: error.message, reason: 'unsignable' });
       throw error;
     }
     const { startedAt, requestHeaders, outcome, abandoned } = exchange;

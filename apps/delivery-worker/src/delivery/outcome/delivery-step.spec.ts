@@ -1,6 +1,6 @@
 import type { RetryPolicy } from '../destinations/destination-settings.cache';
 import type { PendingDelivery } from '../loading/delivery-loader';
-import { endWithoutCall, hold, planAfterCall, stepOf } from './delivery-step';
+import { planAfterCall, stepOf, withoutCall } from './delivery-step';
 import { judgeAttempt, RETRY_JITTER, type Verdict } from './retry-policy';
 
 const NOW = new Date('2025-01-01T12:00:00Z');
@@ -169,8 +169,8 @@ describe('the steps without a call', () => {
     expect(stepOf(delivery({ series: 3, seriesAttempts: 2 }))).toEqual({ ...STEP, series: 3, seriesAttempts: 2 });
   });
 
-  it('endWithoutCall ends the delivery with its reason and no attempt', () => {
-    expect(endWithoutCall(delivery(), 'expired', 'expired before it could be delivered')).toEqual({
+  it('an end without a call ends the delivery with its reason and no attempt', () => {
+    expect(withoutCall(delivery(), { kind: 'end', status: 'expired', why: 'expired before it could be delivered', reason: 'expired' })).toEqual({
       ...STEP,
       status: 'expired',
       nextAttemptAt: null,
@@ -179,11 +179,11 @@ describe('the steps without a call', () => {
       attempt: null,
       open: { kind: 'close' },
     });
-    expect(endWithoutCall(delivery({ open: false }), 'no_endpoint', 'no push_url is set').open).toEqual({ kind: 'unchanged' });
+    expect(withoutCall(delivery({ open: false }), { kind: 'end', status: 'no_endpoint', why: 'no push_url is set', reason: 'no_endpoint' }).open).toEqual({ kind: 'unchanged' });
   });
 
-  it('hold keeps the status and parks the open row, not due, with its subject and deadline', () => {
-    expect(hold(delivery({ status: 'retrying' }), 'breaker', 'circuit open')).toEqual({
+  it('a hold keeps the status and parks the open row, not due, with its subject and deadline', () => {
+    expect(withoutCall(delivery({ status: 'retrying' }), { kind: 'hold', hold: 'breaker', why: 'circuit open' })).toEqual({
       ...STEP,
       status: null,
       nextAttemptAt: null,

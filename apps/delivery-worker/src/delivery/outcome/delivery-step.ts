@@ -25,14 +25,19 @@ function waiting(delivery: PendingDelivery, dueAt: Date | null, held: HoldReason
   return { kind: 'keep', dueAt, held, subject: delivery.subject, expiresAt: delivery.expiresAt };
 }
 
-/** The delivery ends now without a call (deleted, disabled, erased, expired, unencodable…). */
-export function endWithoutCall(delivery: PendingDelivery, status: Exclude<EventStatus, 'queued' | 'retrying' | 'delivered'>, why: string): deliverySteps.StepOutcome {
-  return { ...stepOf(delivery), status, nextAttemptAt: null, deliveredAt: null, lastError: why, attempt: null, open: closing(delivery) };
-}
+/**
+ * A step that makes no call: the delivery ends (deleted, disabled, erased, expired, unencodable…), or it
+ * waits without a job, a call or a step of its schedule until its hold ends (CONTRACT §5, §11).
+ * `reason` names why for the jobs-without-call metric.
+ */
+export type WithoutCall =
+  | { kind: 'end'; status: Exclude<EventStatus, 'queued' | 'retrying' | 'delivered'>; why: string; reason: string }
+  | { kind: 'hold'; hold: HoldReason; why: string };
 
-/** The delivery waits without a job, a call or a step of its schedule until its hold ends (CONTRACT §5, §11). */
-export function hold(delivery: PendingDelivery, reason: HoldReason, why: string): deliverySteps.StepOutcome {
-  return { ...stepOf(delivery), status: null, nextAttemptAt: null, deliveredAt: null, lastError: why, attempt: null, open: waiting(delivery, null, reason) };
+/** What a step without a call makes of the delivery: ended with its reason, or held (status kept, open row parked). */
+export function withoutCall(delivery: PendingDelivery, change: WithoutCall): deliverySteps.StepOutcome {
+  const open = change.kind === 'end' ? closing(delivery) : waiting(delivery, null, change.hold);
+  return { ...stepOf(delivery), status: change.kind === 'end' ? change.status : null, nextAttemptAt: null, deliveredAt: null, lastError: change.why, attempt: null, open };
 }
 
 /** What one call makes of the delivery (its attempt added by the caller), the retry's delay, and a disabling its policy asks for. */

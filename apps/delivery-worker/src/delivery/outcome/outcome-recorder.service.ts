@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { deliverySteps, type EventStatus, type HoldReason, PRIMARY_DESTINATION_ID } from '@app/persistence';
+import { deliverySteps, type EventStatus, PRIMARY_DESTINATION_ID } from '@app/persistence';
 import { Batcher, type DeliveryJobData, DeliveryQueues, deliveryStepData, inSpan, retryStep, traceCarrier, workerStageStamps } from '@app/runtime';
 import { EndpointDisabling } from '../admission';
 import type { DestinationSettings } from '../destinations/destination-settings.cache';
 import { deliveryAttemptDuration, deliveryAttempts, deliveryEventsSettled, deliveryJobsWithoutCall, deliveryLatency } from '../delivery.metrics';
 import type { PendingDelivery } from '../loading/delivery-loader';
-import { endWithoutCall, hold, planAfterCall } from './delivery-step';
+import { planAfterCall, withoutCall, type WithoutCall } from './delivery-step';
 import { OutcomeStore } from './outcome-store';
 import type { Verdict } from './retry-policy';
 
@@ -44,19 +44,16 @@ export class OutcomeRecorder {
     );
   }
 
-  /** Ends the delivery without a call: `reason` names why for the jobs-without-call metric. */
-  async endWithoutCall(delivery: PendingDelivery, status: 'failed' | 'expired' | 'no_endpoint', why: string, reason: string): Promise<DeliveryResult> {
-    if (!(await this.store.record(endWithoutCall(delivery, status, why)))) return 'superseded';
-    deliveryJobsWithoutCall.inc({ reason });
-    deliveryEventsSettled.inc({ status });
-    return status;
-  }
-
-  /** The delivery waits without a job: its open row says why, and what ends the hold sends it again. */
-  async hold(delivery: PendingDelivery, reason: HoldReason, why: string): Promise<DeliveryResult> {
-    if (!(await this.store.record(hold(delivery, reason, why)))) return 'superseded';
-    deliveryJobsWithoutCall.inc({ reason: reason === 'breaker' ? 'breaker_open' : reason });
-    return 'held';
+  /** A step without a call: the delivery ends, or waits without a job; its open row says why, and what ends a hold sends it again. */
+  async withoutCall(delivery: PendingDelivery, change: WithoutCall): Promise<DeliveryResult> {
+    if (!(await this.store.record(withoutCall(delivery, change)))) return 'superseded';
+    if (change.kind === 'hold') {
+      deliveryJobsWithoutCall.inc({ reason: change.hold === 'breaker' ? 'breaker_open' : change.hold });
+      return 'held';
+    }
+    deliveryJobsWithoutCall.inc({ reason: change.reason });
+    deliveryEventsSettled.inc({ status: change.status });
+    return change.status;
   }
 
   /**
