@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api/client';
-import { DELIVERY_ORDERINGS, type DeliveryOptions, type DeliveryOrdering, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN } from '@app/payloads/admin-api.types';
+import { DELIVERY_ORDERINGS, type DeliveryOptions, type DeliveryOrdering } from '@app/payloads/admin-api.types';
 import { ErrorMessage, Fields, Section } from './bits';
+import { PaceField, SelectField, SubmitRow } from './form-fields';
 
 const ORDERING_MEANING: Record<DeliveryOrdering, string> = {
   none: 'none (events are called as soon as they can be)',
@@ -47,32 +48,9 @@ export function DeliveryOptionsPanel({
         ]}
       />
       <form class="filters" onSubmit={save} aria-label="Delivery options">
-        <div class="field">
-          <label for="delivery-ordering">Ordering</label>
-          <select id="delivery-ordering" value={ordering} onChange={(event) => setOrdering(event.currentTarget.value)}>
-            {DELIVERY_ORDERINGS.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="delivery-max-per-second">Max per second</label>
-          <input
-            id="delivery-max-per-second"
-            type="number"
-            min={MAX_PER_SECOND_MIN}
-            max={MAX_PER_SECOND_MAX}
-            step={1}
-            placeholder="no limit"
-            value={pace}
-            onInput={(event) => setPace(event.currentTarget.value)}
-          />
-        </div>
-        <div class="field buttons">
-          <button type="submit">Save delivery options</button>
-        </div>
+        <SelectField id="delivery-ordering" label="Ordering" value={ordering} values={DELIVERY_ORDERINGS} onChange={(event) => setOrdering(event.currentTarget.value)} />
+        <PaceField id="delivery-max-per-second" value={pace} onInput={(event) => setPace(event.currentTarget.value)} />
+        <SubmitRow label="Save delivery options" />
       </form>
       {saved && (
         <p class="muted" role="status">

@@ -1,10 +1,10 @@
 import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON } from '@app/payloads/actions';
-import { DELIVERY_ORDERINGS, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN } from '@app/payloads/admin-api.types';
+import { DELIVERY_ORDERINGS } from '@app/payloads/admin-api.types';
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api/client';
 import { DESTINATION_FORMATS, DESTINATION_TYPES, type DestinationChange, type DestinationType, type DestinationView } from '../api/destinations';
 import { authChange, type AuthDraft, DestinationAuthFields, initialAuth } from './destination-auth-fields';
-import { ErrorMessage } from './bits';
+import { PaceField, SaveOrCancel, SelectField, useSaving } from './form-fields';
 import { type RetryDraft, retryChangeOf, retryDraftOf, RetryPolicyFields } from './retry-policy-fields';
 
 interface Draft {
@@ -115,8 +115,7 @@ export function DestinationForm({ current, save, onSaved, onCancel }: {
   const creating = current === undefined;
   const base = current ?? DEFAULTS;
   const [draft, setDraft] = useState<Draft>(() => draftOf(base));
-  const [error, setError] = useState<ApiError>();
-  const [saving, setSaving] = useState(false);
+  const { error, setError, saving, send } = useSaving(save, onSaved);
   const set = (field: keyof Draft) => (event: { currentTarget: { value: string } }) => setDraft({ ...draft, [field]: event.currentTarget.value });
   const invalid = (field: string): boolean => namedIn(error, field);
 
@@ -134,31 +133,12 @@ export function DestinationForm({ current, save, onSaved, onCancel }: {
       onSaved(base);
       return;
     }
-    setSaving(true);
-    save(change).then(
-      (view) => {
-        setSaving(false);
-        onSaved(view);
-      },
-      (refusal: unknown) => {
-        setSaving(false);
-        setError(refusal instanceof ApiError ? refusal : new ApiError(0, 'error', String(refusal)));
-      },
-    );
+    send(change);
   };
 
   return (
     <form class="filters destination-form" onSubmit={submit} aria-label={creating ? 'New destination' : `Edit destination ${base.id}`}>
-      <div class="field">
-        <label for="destination-type">Type</label>
-        <select id="destination-type" value={draft.type} aria-invalid={invalid('type')} onChange={set('type')}>
-          {DESTINATION_TYPES.map((type) => (
-            <option key={type} value={type}>
-              {type}
-            </option>
-          ))}
-        </select>
-      </div>
+      <SelectField id="destination-type" label="Type" value={draft.type} values={DESTINATION_TYPES} invalid={invalid('type')} onChange={set('type')} />
       <div class="field wide">
         <label for="destination-target">Target</label>
         <input id="destination-target" type="text" required value={draft.target} placeholder={placeholderOf(draft.type)} aria-invalid={invalid('target')} onInput={set('target')} />
@@ -171,33 +151,18 @@ export function DestinationForm({ current, save, onSaved, onCancel }: {
         <summary>More options</summary>
         <div class="filters">
           {draft.type === 'webhook' && (
-            <div class="field">
-              <label for="destination-content-type">Content type</label>
-              <select id="destination-content-type" value={draft.content_type} aria-invalid={invalid('content_type')} onChange={set('content_type')}>
-                {[CONTENT_TYPE_JSON, CONTENT_TYPE_FORM].map((type) => (
-                  <option key={type} value={type}>
-                    {type}
-                  </option>
-                ))}
-              </select>
-            </div>
-          )}
-          <Choice id="destination-format" label="Format" value={draft.format} values={DESTINATION_FORMATS} invalid={invalid('format')} onChange={set('format')} />
-          <Choice id="destination-ordering" label="Ordering" value={draft.ordering} values={DELIVERY_ORDERINGS} invalid={invalid('ordering')} onChange={set('ordering')} />
-          <div class="field">
-            <label for="destination-max-per-second">Max per second</label>
-            <input
-              id="destination-max-per-second"
-              type="number"
-              min={MAX_PER_SECOND_MIN}
-              max={MAX_PER_SECOND_MAX}
-              step={1}
-              placeholder="no limit"
-              value={draft.max_per_second}
-              aria-invalid={invalid('max_per_second')}
-              onInput={set('max_per_second')}
+            <SelectField
+              id="destination-content-type"
+              label="Content type"
+              value={draft.content_type}
+              values={[CONTENT_TYPE_JSON, CONTENT_TYPE_FORM]}
+              invalid={invalid('content_type')}
+              onChange={set('content_type')}
             />
-          </div>
+          )}
+          <SelectField id="destination-format" label="Format" value={draft.format} values={DESTINATION_FORMATS} invalid={invalid('format')} onChange={set('format')} />
+          <SelectField id="destination-ordering" label="Ordering" value={draft.ordering} values={DELIVERY_ORDERINGS} invalid={invalid('ordering')} onChange={set('ordering')} />
+          <PaceField id="destination-max-per-second" value={draft.max_per_second} invalid={invalid('max_per_second')} onInput={set('max_per_second')} />
           <div class="field wide">
             <label for="destination-filter">Filter</label>
             <textarea id="destination-filter" rows={3} value={draft.filter} placeholder='{"customer.level": "vip"}' aria-invalid={invalid('filter')} onInput={set('filter')} />
@@ -206,38 +171,8 @@ export function DestinationForm({ current, save, onSaved, onCancel }: {
           {draft.type === 'webhook' && <DestinationAuthFields draft={draft.auth} current={base.auth} invalid={invalid} onChange={(auth) => setDraft({ ...draft, auth })} />}
         </div>
       </details>
-      <div class="field buttons">
-        <button type="submit" disabled={saving}>
-          Save
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-      <ErrorMessage error={error} />
+      <SaveOrCancel saving={saving} error={error} onCancel={onCancel} />
     </form>
-  );
-}
-
-function Choice({ id, label, value, values, invalid, onChange }: {
-  id: string;
-  label: string;
-  value: string;
-  values: readonly string[];
-  invalid: boolean;
-  onChange: (event: { currentTarget: { value: string } }) => void;
-}) {
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <select id={id} value={value} aria-invalid={invalid} onChange={onChange}>
-        {values.map((option) => (
-          <option key={option} value={option}>
-            {option}
-          </option>
-        ))}
-      </select>
-    </div>
   );
 }
 

@@ -3,6 +3,7 @@ import { ApiError } from '../api/client';
 import { type DestinationsClient, type DestinationView, MAX_DESTINATIONS_PER_ACCOUNT, PRIMARY_DESTINATION_ID } from '../api/destinations';
 import { useLoader } from '../lib/use-loader';
 import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from './bits';
+import { type Column, DataTable, ListOrEmpty } from './data-table';
 import { DestinationForm } from './destination-form';
 import { retryPolicyText } from './retry-policy-fields';
 import { RetryPolicyForm } from './retry-policy-form';
@@ -36,65 +37,69 @@ function NewSecret({ view, onDismiss }: { view: DestinationView; onDismiss: () =
   );
 }
 
-function DestinationRow({ view, busy, onEdit, onToggle, onDelete }: {
-  view: DestinationView;
-  busy: boolean;
-  onEdit: () => void;
-  onToggle: () => void;
-  onDelete: () => void;
-}) {
-  const primary = view.id === PRIMARY_DESTINATION_ID;
+function stateCell(view: DestinationView) {
   const state = destinationState(view);
   return (
-    <tr data-destination-id={view.id}>
-      <td class="mono" data-column="id">
-        {view.id}
-      </td>
-      <td data-column="type">{view.type}</td>
-      <td class="mono clip" data-column="target" title={view.target ?? undefined}>
-        {view.target ?? <span class="muted">no push URL</span>}
-      </td>
-      <td data-column="actions">{view.actions === null ? <span class="muted">every action</span> : view.actions.join(', ')}</td>
-      <td data-column="filter">{view.filter === null ? <span class="muted">every message</span> : <Mono>{JSON.stringify(view.filter)}</Mono>}</td>
-      <td class="muted">{optionsText(view)}</td>
-      <td class="muted" data-column="retry">
-        {retryPolicyText(view)}
-      </td>
-      <td data-column="state">
-        <span data-field="destination-state" data-state={state}>
-          <StatusBadge status={state} />
+    <>
+      <span data-field="destination-state" data-state={state}>
+        <StatusBadge status={state} />
+      </span>
+      {view.state.held > 0 && (
+        <span class="muted" data-field="destination-held">
+          {' '}
+          {view.state.held} waiting
         </span>
-        {view.state.held > 0 && (
-          <span class="muted" data-field="destination-held">
-            {' '}
-            {view.state.held} waiting
-          </span>
-        )}
-        {view.state.disabled_at && (
-          <span class="muted">
-            {' '}
-            since <Time iso={view.state.disabled_at} />
-            {!primary && '; saving its target again (Edit, Save) enables it'}
-          </span>
-        )}
-      </td>
-      <td class="nowrap">
-        <span class="row-actions">
-          <button type="button" class="secondary" disabled={busy} onClick={onEdit} title={primary ? 'Its retry policy and deadline' : undefined}>
-            Edit
-          </button>
-          <button type="button" disabled={busy} onClick={onToggle}>
-            {view.paused ? 'Resume' : 'Pause'}
-          </button>
-          {!primary && (
-            <button type="button" class="secondary" disabled={busy} onClick={onDelete}>
-              Delete
-            </button>
-          )}
+      )}
+      {view.state.disabled_at && (
+        <span class="muted">
+          {' '}
+          since <Time iso={view.state.disabled_at} />
+          {view.id !== PRIMARY_DESTINATION_ID && '; saving its target again (Edit, Save) enables it'}
         </span>
-      </td>
-    </tr>
+      )}
+    </>
   );
+}
+
+/** The list's columns; the last holds a row's buttons, disabled while `busy` names its destination. */
+function destinationColumns({ busy, onEdit, onToggle, onDelete }: {
+  busy: string | undefined;
+  onEdit: (view: DestinationView) => void;
+  onToggle: (view: DestinationView) => void;
+  onDelete: (view: DestinationView) => void;
+}): Column<DestinationView>[] {
+  return [
+    { head: 'ID', class: 'mono', column: 'id', cell: (view) => view.id },
+    { head: 'Type', column: 'type', cell: (view) => view.type },
+    { head: 'Target', class: 'mono clip', column: 'target', title: (view) => view.target ?? undefined, cell: (view) => view.target ?? <span class="muted">no push URL</span> },
+    { head: 'Actions', column: 'actions', cell: (view) => (view.actions === null ? <span class="muted">every action</span> : view.actions.join(', ')) },
+    { head: 'Filter', column: 'filter', cell: (view) => (view.filter === null ? <span class="muted">every message</span> : <Mono>{JSON.stringify(view.filter)}</Mono>) },
+    { head: 'Options', class: 'muted', cell: optionsText },
+    { head: 'Retry policy', class: 'muted', column: 'retry', cell: retryPolicyText },
+    { head: 'State', column: 'state', cell: stateCell },
+    {
+      head: '',
+      class: 'nowrap',
+      cell: (view) => {
+        const primary = view.id === PRIMARY_DESTINATION_ID;
+        return (
+          <span class="row-actions">
+            <button type="button" class="secondary" disabled={busy === view.id} onClick={() => onEdit(view)} title={primary ? 'Its retry policy and deadline' : undefined}>
+              Edit
+            </button>
+            <button type="button" disabled={busy === view.id} onClick={() => onToggle(view)}>
+              {view.paused ? 'Resume' : 'Pause'}
+            </button>
+            {!primary && (
+              <button type="button" class="secondary" disabled={busy === view.id} onClick={() => onDelete(view)}>
+                Delete
+              </button>
+            )}
+          </span>
+        );
+      },
+    },
+  ];
 }
 
 /**
@@ -126,6 +131,15 @@ export function DestinationsPanel({ client, scope, primaryNote }: { client: Dest
       },
     );
   };
+  const columns = destinationColumns({
+    busy,
+    onEdit: (view) => {
+      setCreated(undefined);
+      setForm({ editing: view });
+    },
+    onToggle: (view) => act(view, view.paused ? client.resume : client.pause),
+    onDelete: (view) => act(view, client.remove),
+  });
   const saved = (view: DestinationView): void => {
     if (!form?.editing) setCreated(view.signing_secret ? view : undefined);
     setForm(null);
@@ -167,39 +181,9 @@ export function DestinationsPanel({ client, scope, primaryNote }: { client: Dest
         />
       )}
       <ErrorMessage error={answer.error ?? error} />
-      {answer.data && items.length === 0 && <p class="muted">No destination.</p>}
-      {items.length > 0 && (
-        <table class="grid destinations">
-          <thead>
-            <tr>
-              <th>ID</th>
-              <th>Type</th>
-              <th>Target</th>
-              <th>Actions</th>
-              <th>Filter</th>
-              <th>Options</th>
-              <th>Retry policy</th>
-              <th>State</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((view) => (
-              <DestinationRow
-                key={view.id}
-                view={view}
-                busy={busy === view.id}
-                onEdit={() => {
-                  setCreated(undefined);
-                  setForm({ editing: view });
-                }}
-                onToggle={() => act(view, view.paused ? client.resume : client.pause)}
-                onDelete={() => act(view, client.remove)}
-              />
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListOrEmpty loaded={answer.data !== undefined} count={items.length} empty="No destination.">
+        <DataTable class="grid destinations" columns={columns} items={items} rowKey={(view) => view.id} idAttribute="data-destination-id" />
+      </ListOrEmpty>
     </Section>
   );
 }

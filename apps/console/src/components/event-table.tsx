@@ -1,5 +1,6 @@
 import type { EventListItem } from '@app/payloads/admin-api.types';
 import { Mono, StatusBadge, Time } from './bits';
+import { type Column, DataTable } from './data-table';
 import { Link } from './link';
 
 /**
@@ -11,53 +12,41 @@ export function EventTable({ items, eventHref, accountHref }: {
   eventHref: (eventId: string) => string;
   accountHref?: (accountId: number) => string;
 }) {
-  return (
-    <table class="grid">
-      <thead>
-        <tr>
-          <th>Event ID</th>
-          {accountHref && <th>Account</th>}
-          <th>Action</th>
-          <th>Status</th>
-          <th class="num">Attempts</th>
-          <th>Created</th>
-          <th>Delivered</th>
-          <th>Last error</th>
-        </tr>
-      </thead>
-      <tbody>
-        {items.map((event) => (
-          <tr key={event.event_id} data-event-id={event.event_id}>
-            <td>
-              <Link class="mono" href={eventHref(event.event_id)}>
-                {event.event_id}
+  const columns: Column<EventListItem>[] = [
+    {
+      head: 'Event ID',
+      cell: (event) => (
+        <Link class="mono" href={eventHref(event.event_id)}>
+          {event.event_id}
+        </Link>
+      ),
+    },
+    ...(accountHref
+      ? [
+          {
+            head: 'Account',
+            cell: (event: EventListItem) => (
+              <Link href={accountHref(event.account_id)}>
+                <Mono>{event.account_id}</Mono>
               </Link>
-            </td>
-            {accountHref && (
-              <td>
-                <Link href={accountHref(event.account_id)}>
-                  <Mono>{event.account_id}</Mono>
-                </Link>
-              </td>
-            )}
-            <td data-column="action">{event.action}</td>
-            <td>
-              <StatusBadge status={event.status} />
-              {event.erased && <span class="muted" data-field="erased"> erased</span>}
-            </td>
-            <td class="num">{event.attempts}</td>
-            <td>
-              <Time iso={event.created_at} />
-            </td>
-            <td>
-              <Time iso={event.delivered_at} />
-            </td>
-            <td class="clip" title={event.last_error ?? undefined}>
-              {event.last_error ?? ''}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+            ),
+          },
+        ]
+      : []),
+    { head: 'Action', column: 'action', cell: (event) => event.action },
+    {
+      head: 'Status',
+      cell: (event) => (
+        <>
+          <StatusBadge status={event.status} />
+          {event.erased && <span class="muted" data-field="erased"> erased</span>}
+        </>
+      ),
+    },
+    { head: 'Attempts', num: true, cell: (event) => event.attempts },
+    { head: 'Created', cell: (event) => <Time iso={event.created_at} /> },
+    { head: 'Delivered', cell: (event) => <Time iso={event.delivered_at} /> },
+    { head: 'Last error', class: 'clip', title: (event) => event.last_error ?? undefined, cell: (event) => event.last_error ?? '' },
+  ];
+  return <DataTable columns={columns} items={items} rowKey={(event) => event.event_id} idAttribute="data-event-id" />;
 }

@@ -12,6 +12,12 @@ export interface FilterField {
 
 export type FilterValues = Record<string, string>;
 
+/** The time-range filters of every log, under the names the APIs take. */
+export const TIME_RANGE: FilterField[] = [
+  { name: 'since', label: 'Since', kind: 'time' },
+  { name: 'until', label: 'Until', kind: 'time' },
+];
+
 /** Form values as the inputs show them (times in local time) from URL values (times in ISO-8601 UTC). */
 function toInputs(fields: FilterField[], values: FilterValues): FilterValues {
   return Object.fromEntries(fields.map((field) => [field.name, field.kind === 'time' ? isoToLocalInput(values[field.name] ?? '') : (values[field.name] ?? '')]));

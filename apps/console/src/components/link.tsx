@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { navigate } from '../router';
+import { link, navigate, segment } from '../router';
+import { Mono } from './bits';
 
 /** An ordinary link (open in a new tab works) that navigates inside the page on a plain click. */
 export function Link({ href, children, class: className }: { href: string; children: ComponentChildren; class?: string }) {
@@ -12,5 +13,14 @@ export function Link({ href, children, class: className }: { href: string; child
     <a href={href} class={className} onClick={onClick}>
       {children}
     </a>
+  );
+}
+
+/** An account's id, linked to its page in the console. */
+export function AccountLink({ id }: { id: number }) {
+  return (
+    <Link href={link(`/accounts/${segment(id)}`)}>
+      <Mono>{id}</Mono>
+    </Link>
   );
 }

@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from '../api/client';
 import type { DestinationChange, DestinationView } from '../api/destinations';
-import { ErrorMessage } from './bits';
+import { SaveOrCancel, useSaving } from './form-fields';
 import { type RetryDraft, retryChangeOf, retryDraftOf, RetryPolicyFields } from './retry-policy-fields';
 
 /**
@@ -16,8 +15,7 @@ export function RetryPolicyForm({ current, save, onSaved, onCancel }: {
   onCancel: () => void;
 }) {
   const [draft, setDraft] = useState<RetryDraft>(() => retryDraftOf(current));
-  const [error, setError] = useState<ApiError>();
-  const [saving, setSaving] = useState(false);
+  const { error, setError, saving, send } = useSaving(save, onSaved);
 
   const submit = (event: Event): void => {
     event.preventDefault();
@@ -27,31 +25,13 @@ export function RetryPolicyForm({ current, save, onSaved, onCancel }: {
       onSaved(current);
       return;
     }
-    setSaving(true);
-    save(change).then(
-      (view) => {
-        setSaving(false);
-        onSaved(view);
-      },
-      (refusal: unknown) => {
-        setSaving(false);
-        setError(refusal instanceof ApiError ? refusal : new ApiError(0, 'error', String(refusal)));
-      },
-    );
+    send(change);
   };
 
   return (
     <form class="filters destination-form" onSubmit={submit} aria-label={`Retry policy of ${current.id}`}>
       <RetryPolicyFields draft={draft} error={error} idPrefix="primary-retry" onChange={setDraft} />
-      <div class="field buttons">
-        <button type="submit" disabled={saving}>
-          Save
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-      <ErrorMessage error={error} />
+      <SaveOrCancel saving={saving} error={error} onCancel={onCancel} />
     </form>
   );
 }

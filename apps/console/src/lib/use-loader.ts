@@ -1,6 +1,6 @@
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from '../api/client';
+import { ApiError, type QueryValues } from '../api/client';
 import type { Page } from '@app/payloads/admin-api.types';
 
 /** Bumped by the Refresh button: every loader on the page reloads. */
@@ -76,6 +76,21 @@ export function usePaged<T>(loadPage: (cursor: string | undefined) => Promise<Pa
     loadMore: () => state.cursor !== null && fetchPage(state.cursor, true),
     reload: () => fetchPage(undefined, false),
   };
+}
+
+/**
+ * A paged list whose filters live in the URL: the applied filters (`names` read from `query`), a key that
+ * changes with them, and the pages loaded through `list`.
+ */
+export function useFilteredPages<T>(query: URLSearchParams, names: readonly string[], list: (query: QueryValues) => Promise<Page<T>>) {
+  const filter: Record<string, string> = {};
+  for (const name of names) {
+    const value = query.get(name);
+    if (value) filter[name] = value;
+  }
+  const key = JSON.stringify(filter);
+  const page = usePaged((cursor) => list({ ...filter, cursor, limit: 50 }), [key]);
+  return { filter, key, page };
 }
 
 /** Calls `tick` every `intervalMs` while `active`. */

@@ -4,6 +4,7 @@ import type { ApiError } from '../api/client';
 import type { AccountView } from '@app/payloads/admin-api.types';
 import { SUBJECT_KINDS } from '@app/payloads/data-protection.types';
 import { ErrorMessage, Mono, Section } from '../components/bits';
+import { SubmitRow } from '../components/form-fields';
 import { useInterval, useLoader } from '../lib/use-loader';
 import { link, navigate } from '../router';
 
@@ -52,9 +53,7 @@ function EraseSubject({ accountId }: { accountId: number }) {
           <label for="erase-subject">Subject</label>
           <input id="erase-subject" placeholder="customer:10086" value={subject} onInput={(event) => setSubject(event.currentTarget.value)} />
         </div>
-        <div class="field buttons">
-          <button type="submit">Erase subject</button>
-        </div>
+        <SubmitRow label="Erase subject" />
       </form>
       {confirming !== undefined && (
         <div class="confirm" role="alertdialog" aria-label="Erase subject">
@@ -103,9 +102,7 @@ function RedactionFields({ account, onChanged }: { account: AccountView; onChang
           <label for="redaction-fields">Key names (comma-separated)</label>
           <input id="redaction-fields" placeholder="cellphone, email" value={text} onInput={(event) => setText(event.currentTarget.value)} />
         </div>
-        <div class="field buttons">
-          <button type="submit">Save redaction fields</button>
-        </div>
+        <SubmitRow label="Save redaction fields" />
       </form>
       {saved && (
         <p class="muted" role="status">

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { accountDestinations, accountDetail, botWebhooks, enableEndpoint, portalLink, redeliverAccount, setDeliveryOptions } from '../api/admin';
 import type { ApiError } from '../api/client';
-import type { AccountView, RedeliveryStarted } from '@app/payloads/admin-api.types';
+import type { AccountView, BotWebhookView, RedeliveryStarted } from '@app/payloads/admin-api.types';
 import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from '../components/bits';
+import { type Column, DataTable, ListOrEmpty } from '../components/data-table';
 import { DeliveryOptionsPanel } from '../components/delivery-options-panel';
 import { DestinationsPanel } from '../components/destinations-panel';
 import { Link } from '../components/link';
@@ -52,41 +53,24 @@ function EndpointState({ account, onChanged }: { account: AccountView; onChanged
   );
 }
 
+const WEBHOOK_COLUMNS: Column<BotWebhookView>[] = [
+  { head: 'ID', class: 'mono', cell: (webhook) => webhook.id },
+  { head: 'Name', cell: (webhook) => webhook.name },
+  { head: 'Type', cell: (webhook) => webhook.type },
+  { head: 'URL', class: 'mono', cell: (webhook) => webhook.url },
+  { head: 'Time-out', num: true, cell: (webhook) => `${webhook.timeout_ms} ms` },
+  { head: 'Created', cell: (webhook) => <Time iso={webhook.created_at} /> },
+];
+
 function BotWebhooks({ accountId }: { accountId: number }) {
   const answer = useLoader(() => botWebhooks(accountId), [accountId]);
   const items = answer.data?.items ?? [];
   return (
     <Section title="Bot webhooks" actions={<Link href={link('/bot-calls', { account_id: accountId })}>Bot calls of this account</Link>}>
       <ErrorMessage error={answer.error} />
-      {answer.data && items.length === 0 && <p class="muted">No bot webhook.</p>}
-      {items.length > 0 && (
-        <table class="grid">
-          <thead>
-            <tr>
-              <th>ID</th>
-              <th>Name</th>
-              <th>Type</th>
-              <th>URL</th>
-              <th class="num">Time-out</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((webhook) => (
-              <tr key={webhook.id}>
-                <td class="mono">{webhook.id}</td>
-                <td>{webhook.name}</td>
-                <td>{webhook.type}</td>
-                <td class="mono">{webhook.url}</td>
-                <td class="num">{webhook.timeout_ms} ms</td>
-                <td>
-                  <Time iso={webhook.created_at} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListOrEmpty loaded={answer.data !== undefined} count={items.length} empty="No bot webhook.">
+        <DataTable columns={WEBHOOK_COLUMNS} items={items} rowKey={(webhook) => webhook.id} />
+      </ListOrEmpty>
     </Section>
   );
 }

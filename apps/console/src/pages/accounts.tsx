@@ -2,8 +2,10 @@ import { useState } from 'preact/hooks';
 import { createAccount, listAccounts } from '../api/admin';
 import type { ApiError } from '../api/client';
 import type { AccountView, CreatedAccount } from '@app/payloads/admin-api.types';
-import { ErrorMessage, Fields, LoadMore, Mono, Section, StatusBadge, Time } from '../components/bits';
+import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from '../components/bits';
+import { type Column, DataTable, PagedList } from '../components/data-table';
 import { FilterForm } from '../components/filter-form';
+import { SubmitRow } from '../components/form-fields';
 import { Link } from '../components/link';
 import { usePaged } from '../lib/use-loader';
 import { link, type Route, segment, setQuery } from '../router';
@@ -65,15 +67,29 @@ function CreateAccount({ onCreated }: { onCreated: () => void }) {
           <label for="new-id">ID (optional)</label>
           <input id="new-id" type="number" min={1} value={fields.id} onInput={set('id')} />
         </div>
-        <div class="field buttons">
-          <button type="submit">Create account</button>
-        </div>
+        <SubmitRow label="Create account" />
       </form>
       <ErrorMessage error={error} />
       {created && <CreatedSecrets account={created} />}
     </Section>
   );
 }
+
+const COLUMNS: Column<AccountView>[] = [
+  {
+    head: 'ID',
+    cell: (account) => (
+      <Link class="mono" href={link(`/accounts/${segment(account.id)}`)}>
+        {account.id}
+      </Link>
+    ),
+  },
+  { head: 'Email', cell: (account) => account.email },
+  { head: 'Name', cell: (account) => account.name ?? '' },
+  { head: 'Push URL', class: 'mono clip', cell: (account) => account.push_url ?? '—' },
+  { head: 'Endpoint', cell: (account) => <StatusBadge status={endpointSummary(account)} /> },
+  { head: 'Created', cell: (account) => <Time iso={account.created_at} /> },
+];
 
 export function AccountsPage({ route }: { route: Route }) {
   const search = route.query.get('search') ?? '';
@@ -88,41 +104,9 @@ export function AccountsPage({ route }: { route: Route }) {
         onApply={(values) => setQuery(values)}
       />
       <Section title="Accounts, newest first">
-        <ErrorMessage error={accounts.error} />
-        <table class="grid">
-          <thead>
-            <tr>
-              <th>ID</th>
-              <th>Email</th>
-              <th>Name</th>
-              <th>Push URL</th>
-              <th>Endpoint</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {accounts.items.map((account) => (
-              <tr key={account.id} data-account-id={account.id}>
-                <td>
-                  <Link class="mono" href={link(`/accounts/${segment(account.id)}`)}>
-                    {account.id}
-                  </Link>
-                </td>
-                <td>{account.email}</td>
-                <td>{account.name ?? ''}</td>
-                <td class="mono clip">{account.push_url ?? '—'}</td>
-                <td>
-                  <StatusBadge status={endpointSummary(account)} />
-                </td>
-                <td>
-                  <Time iso={account.created_at} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {!accounts.loading && !accounts.error && accounts.items.length === 0 && <p class="muted">No account matches.</p>}
-        <LoadMore hasMore={accounts.hasMore} loading={accounts.loading} onClick={accounts.loadMore} />
+        <PagedList page={accounts} empty="No account matches.">
+          <DataTable columns={COLUMNS} items={accounts.items} rowKey={(account) => account.id} idAttribute="data-account-id" />
+        </PagedList>
       </Section>
       {roleAllows('admin') && <CreateAccount onCreated={() => setCreated((value) => value + 1)} />}
     </>

@@ -1,75 +1,43 @@
 import { listAudit } from '../api/admin';
-import { ErrorMessage, LoadMore, Mono, Section, Time } from '../components/bits';
+import type { AuditEntryView } from '@app/payloads/admin-api.types';
+import { Section, Time } from '../components/bits';
+import { type Column, DataTable, PagedList } from '../components/data-table';
 import { type FilterField, FilterForm } from '../components/filter-form';
-import { Link } from '../components/link';
-import { usePaged } from '../lib/use-loader';
-import { link, type Route, segment, setQuery } from '../router';
+import { AccountLink } from '../components/link';
+import { useFilteredPages } from '../lib/use-loader';
+import { type Route, setQuery } from '../router';
 
 const FIELDS: FilterField[] = [
   { name: 'actor', label: 'Actor', kind: 'text' },
   { name: 'action', label: 'Action', kind: 'text', placeholder: 'account.create' },
   { name: 'account_id', label: 'Account', kind: 'number', placeholder: 'id' },
 ];
+const FILTERS = FIELDS.map((field) => field.name);
+
+const COLUMNS: Column<AuditEntryView>[] = [
+  { head: 'Time', cell: (entry) => <Time iso={entry.at} /> },
+  { head: 'Actor', cell: (entry) => entry.actor },
+  { head: 'Role', cell: (entry) => entry.role ?? '—' },
+  { head: 'Via', cell: (entry) => entry.via },
+  { head: 'Action', class: 'mono', cell: (entry) => entry.action },
+  { head: 'Account', cell: (entry) => (entry.account_id === null ? '—' : <AccountLink id={entry.account_id} />) },
+  { head: 'Target', class: 'mono', cell: (entry) => entry.target ?? '—' },
+  { head: 'Status', num: true, cell: (entry) => entry.status },
+  { head: 'Address', class: 'mono', cell: (entry) => entry.ip ?? '—' },
+  { head: 'Request', class: 'mono muted', cell: (entry) => entry.request_id ?? '—' },
+];
 
 /** The audit log (admins): who did what, newest first; every value is shown as text. */
 export function AuditPage({ route }: { route: Route }) {
-  const filter: Record<string, string> = {};
-  for (const field of FIELDS) {
-    const value = route.query.get(field.name);
-    if (value) filter[field.name] = value;
-  }
-  const key = JSON.stringify(filter);
-  const entries = usePaged((cursor) => listAudit({ ...filter, cursor, limit: 50 }), [key]);
+  const { filter, page: entries } = useFilteredPages(route.query, FILTERS, listAudit);
   return (
     <>
       <h1>Audit</h1>
       <FilterForm fields={FIELDS} values={filter} onApply={(values) => setQuery(values)} />
       <Section title="Audit log, newest first">
-        <ErrorMessage error={entries.error} />
-        <table class="grid">
-          <thead>
-            <tr>
-              <th>Time</th>
-              <th>Actor</th>
-              <th>Role</th>
-              <th>Via</th>
-              <th>Action</th>
-              <th>Account</th>
-              <th>Target</th>
-              <th class="num">Status</th>
-              <th>Address</th>
-              <th>Request</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.items.map((entry) => (
-              <tr key={entry.id} data-audit-id={entry.id}>
-                <td>
-                  <Time iso={entry.at} />
-                </td>
-                <td>{entry.actor}</td>
-                <td>{entry.role ?? '—'}</td>
-                <td>{entry.via}</td>
-                <td class="mono">{entry.action}</td>
-                <td>
-                  {entry.account_id === null ? (
-                    '—'
-                  ) : (
-                    <Link href={link(`/accounts/${segment(entry.account_id)}`)}>
-                      <Mono>{entry.account_id}</Mono>
-                    </Link>
-                  )}
-                </td>
-                <td class="mono">{entry.target ?? '—'}</td>
-                <td class="num">{entry.status}</td>
-                <td class="mono">{entry.ip ?? '—'}</td>
-                <td class="mono muted">{entry.request_id ?? '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {!entries.loading && !entries.error && entries.items.length === 0 && <p class="muted">No entry matches these filters.</p>}
-        <LoadMore hasMore={entries.hasMore} loading={entries.loading} onClick={entries.loadMore} />
+        <PagedList page={entries} empty="No entry matches these filters.">
+          <DataTable columns={COLUMNS} items={entries.items} rowKey={(entry) => entry.id} idAttribute="data-audit-id" />
+        </PagedList>
       </Section>
     </>
   );

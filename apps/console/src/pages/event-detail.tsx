@@ -6,9 +6,8 @@ import type { ComponentChildren } from 'preact';
 import { AttemptSection } from '../components/attempt-section';
 import { ErrorMessage, Fields, Json, Mono, Section, StatusBadge, Time } from '../components/bits';
 import { EventDeliveries } from '../components/event-deliveries';
-import { Link } from '../components/link';
+import { AccountLink } from '../components/link';
 import { useInterval, useLoader } from '../lib/use-loader';
-import { link, segment } from '../router';
 import { roleAllows } from '../api/session';
 
 const PENDING = ['queued', 'retrying'];
@@ -61,7 +60,7 @@ export function EventDetailPage({ eventId, calls = ADMIN_CALLS, showAccount = tr
             <Fields
               rows={[
                 ['Status', <span data-field="status"><StatusBadge status={data.status} /></span>],
-                ...(showAccount ? [['Account', <Link href={link(`/accounts/${segment(data.account_id)}`)}><Mono>{data.account_id}</Mono></Link>] as [string, ComponentChildren]] : []),
+                ...(showAccount ? [['Account', <AccountLink id={data.account_id} />] as [string, ComponentChildren]] : []),
                 ['Action', data.action],
                 ['Attempts', `${data.attempt_count} (series ${data.series})`],
                 ['Created', <Time iso={data.created_at} />],

@@ -3,11 +3,13 @@ import { useState } from 'preact/hooks';
 import { listEvents, redeliverMatching } from '../api/admin';
 import type { ApiError } from '../api/client';
 import { EVENT_STATUSES, type RedeliveryStarted } from '@app/payloads/admin-api.types';
-import { ErrorMessage, LoadMore, Section } from '../components/bits';
+import { ErrorMessage, Section } from '../components/bits';
+import { PagedList } from '../components/data-table';
 import { EventTable } from '../components/event-table';
-import { type FilterField, FilterForm, type FilterValues } from '../components/filter-form';
+import { type FilterField, FilterForm, type FilterValues, TIME_RANGE } from '../components/filter-form';
 import { TaskProgress } from '../components/task-progress';
-import { useEventLog, withSearchRange } from '../lib/event-log';
+import { withSearchRange } from '../lib/event-log';
+import { useFilteredPages } from '../lib/use-loader';
 import { link, navigate, type Route, segment, setQuery } from '../router';
 import { roleAllows } from '../api/session';
 
@@ -15,8 +17,7 @@ const FIELDS: FilterField[] = [
   { name: 'account_id', label: 'Account', kind: 'number', placeholder: 'id' },
   { name: 'action', label: 'Action', kind: 'select', options: LOGGED_ACTIONS },
   { name: 'status', label: 'Status', kind: 'select', options: EVENT_STATUSES },
-  { name: 'since', label: 'Since', kind: 'time' },
-  { name: 'until', label: 'Until', kind: 'time' },
+  ...TIME_RANGE,
   { name: 'q', label: 'Message contains', kind: 'text', placeholder: 'a value, e.g. 12345', wide: true },
   { name: 'event_id', label: 'Event ID', kind: 'text', placeholder: 'opens the event', wide: true },
 ];
@@ -58,7 +59,7 @@ function RedeliverMatching({ filter, onFinished }: { filter: Record<string, stri
 }
 
 export function EventsPage({ route }: { route: Route }) {
-  const { filter, key, events } = useEventLog(route.query, FILTERS, listEvents);
+  const { filter, key, page: events } = useFilteredPages(route.query, FILTERS, listEvents);
 
   const apply = (values: FilterValues): void => {
     if (values.event_id) {
@@ -73,14 +74,13 @@ export function EventsPage({ route }: { route: Route }) {
       <h1>Events</h1>
       <FilterForm fields={FIELDS} values={filter} onApply={apply} />
       <Section title="Events, newest first" actions={<RedeliverMatching key={key} filter={filter} onFinished={events.reload} />}>
-        <ErrorMessage error={events.error} />
-        <EventTable
-          items={events.items}
-          eventHref={(eventId) => link(`/events/${segment(eventId)}`)}
-          accountHref={(accountId) => link(`/accounts/${segment(accountId)}`)}
-        />
-        {!events.loading && !events.error && events.items.length === 0 && <p class="muted">No event matches these filters.</p>}
-        <LoadMore hasMore={events.hasMore} loading={events.loading} onClick={events.loadMore} />
+        <PagedList page={events} empty="No event matches these filters.">
+          <EventTable
+            items={events.items}
+            eventHref={(eventId) => link(`/events/${segment(eventId)}`)}
+            accountHref={(accountId) => link(`/accounts/${segment(accountId)}`)}
+          />
+        </PagedList>
       </Section>
     </>
   );

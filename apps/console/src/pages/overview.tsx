@@ -1,11 +1,12 @@
 import { queueState, series, stats, troubledEndpoints } from '../api/admin';
-import { EVENT_STATUSES } from '@app/payloads/admin-api.types';
+import { type EndpointItem, EVENT_STATUSES } from '@app/payloads/admin-api.types';
 import { RANGES, RangeCharts, rangeOf } from '../charts/range-charts';
-import { ErrorMessage, Fields, Mono, Section, StatusBadge, Time } from '../components/bits';
-import { Link } from '../components/link';
+import { ErrorMessage, Fields, Section, StatusBadge, Time } from '../components/bits';
+import { type Column, DataTable, ListOrEmpty } from '../components/data-table';
+import { AccountLink, Link } from '../components/link';
 import { formatAge, formatCount, formatMs } from '../lib/format';
 import { useLoader } from '../lib/use-loader';
-import { link, type Route, segment, setQuery } from '../router';
+import { link, type Route, setQuery } from '../router';
 
 function StatusCounts({ range }: { range: string }) {
   const since = new Date(Date.now() - RANGES[range].hours * 3_600_000).toISOString();
@@ -69,56 +70,42 @@ function Queue() {
   );
 }
 
+const ENDPOINT_COLUMNS: Column<EndpointItem>[] = [
+  {
+    head: 'Account',
+    class: 'nowrap',
+    cell: (item) => (
+      <>
+        <AccountLink id={item.account_id} /> {item.email}
+      </>
+    ),
+  },
+  { head: 'Endpoint', class: 'mono', cell: (item) => item.push_url },
+  { head: 'State', cell: (item) => <StatusBadge status={item.disabled_at ? 'disabled' : item.breaker} /> },
+  { head: 'Failures', num: true, cell: (item) => item.consecutive_failures },
+  { head: 'Retry at', cell: (item) => <Time iso={item.retry_at} /> },
+  {
+    head: 'Problem',
+    cell: (item) =>
+      item.disabled_at ? (
+        <>
+          disabled since <Time iso={item.disabled_at} />: {item.disabled_reason}
+        </>
+      ) : (
+        (item.last_error ?? '—')
+      ),
+  },
+];
+
 function Endpoints() {
   const answer = useLoader(troubledEndpoints, []);
   const items = answer.data?.items ?? [];
   return (
     <Section title="Endpoints in trouble">
       <ErrorMessage error={answer.error} />
-      {answer.data && items.length === 0 && <p class="muted">Every endpoint is healthy: no open breaker, none disabled.</p>}
-      {items.length > 0 && (
-        <table class="grid">
-          <thead>
-            <tr>
-              <th>Account</th>
-              <th>Endpoint</th>
-              <th>State</th>
-              <th class="num">Failures</th>
-              <th>Retry at</th>
-              <th>Problem</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((item) => (
-              <tr key={`${item.account_id}`}>
-                <td class="nowrap">
-                  <Link href={link(`/accounts/${segment(item.account_id)}`)}>
-                    <Mono>{item.account_id}</Mono>
-                  </Link>{' '}
-                  {item.email}
-                </td>
-                <td class="mono">{item.push_url}</td>
-                <td>
-                  <StatusBadge status={item.disabled_at ? 'disabled' : item.breaker} />
-                </td>
-                <td class="num">{item.consecutive_failures}</td>
-                <td>
-                  <Time iso={item.retry_at} />
-                </td>
-                <td>
-                  {item.disabled_at ? (
-                    <>
-                      disabled since <Time iso={item.disabled_at} />: {item.disabled_reason}
-                    </>
-                  ) : (
-                    (item.last_error ?? '—')
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListOrEmpty loaded={answer.data !== undefined} count={items.length} empty="Every endpoint is healthy: no open breaker, none disabled.">
+        <DataTable columns={ENDPOINT_COLUMNS} items={items} rowKey={(item) => item.account_id} />
+      </ListOrEmpty>
     </Section>
   );
 }

@@ -2,11 +2,13 @@ import { LOGGED_ACTIONS } from '@app/payloads/actions';
 import { EVENT_STATUSES } from '@app/payloads/admin-api.types';
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api/client';
-import { ErrorMessage, LoadMore, Section } from '../components/bits';
+import { ErrorMessage, Section } from '../components/bits';
+import { PagedList } from '../components/data-table';
 import { EventTable } from '../components/event-table';
-import { type FilterField, FilterForm, type FilterValues } from '../components/filter-form';
+import { type FilterField, FilterForm, type FilterValues, TIME_RANGE } from '../components/filter-form';
 import { TaskProgress } from '../components/task-progress';
-import { useEventLog, withSearchRange } from '../lib/event-log';
+import { withSearchRange } from '../lib/event-log';
+import { useFilteredPages } from '../lib/use-loader';
 import { navigate } from '../router';
 import { listEvents, redeliverMatching, redeliveryTask } from './portal-api';
 import { portalLink, type PortalRoute } from './portal-router';
@@ -14,8 +16,7 @@ import { portalLink, type PortalRoute } from './portal-router';
 const FIELDS: FilterField[] = [
   { name: 'action', label: 'Action', kind: 'select', options: LOGGED_ACTIONS },
   { name: 'status', label: 'Status', kind: 'select', options: EVENT_STATUSES },
-  { name: 'since', label: 'Since', kind: 'time' },
-  { name: 'until', label: 'Until', kind: 'time' },
+  ...TIME_RANGE,
   { name: 'q', label: 'Search', kind: 'text', placeholder: 'a value in the message, e.g. 12345', wide: true },
 ];
 const FILTERS = ['action', 'status', 'since', 'until', 'q'] as const;
@@ -44,17 +45,16 @@ function RedeliverFailed({ filter, onFinished }: { filter: Record<string, string
 }
 
 export function DeliveriesPage({ route }: { route: PortalRoute }) {
-  const { filter, key, events } = useEventLog(route.query, FILTERS, listEvents);
+  const { filter, key, page: events } = useFilteredPages(route.query, FILTERS, listEvents);
   const apply = (values: FilterValues): void => navigate(portalLink('deliveries', withSearchRange(values)));
   return (
     <>
       <h1>Deliveries</h1>
       <FilterForm fields={FIELDS} values={filter} onApply={apply} />
       <Section title="Events, newest first" actions={<RedeliverFailed key={key} filter={filter} onFinished={events.reload} />}>
-        <ErrorMessage error={events.error} />
-        <EventTable items={events.items} eventHref={(id) => portalLink('event', { id })} />
-        {!events.loading && !events.error && events.items.length === 0 && <p class="muted">No event matches these filters.</p>}
-        <LoadMore hasMore={events.hasMore} loading={events.loading} onClick={events.loadMore} />
+        <PagedList page={events} empty="No event matches these filters.">
+          <EventTable items={events.items} eventHref={(id) => portalLink('event', { id })} />
+        </PagedList>
       </Section>
     </>
   );

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../api/client';
 import { ErrorMessage, Fields, Mono, Section, Time } from '../components/bits';
 import { DeliveryOptionsPanel } from '../components/delivery-options-panel';
+import { SelectField, SubmitRow } from '../components/form-fields';
 import { Link } from '../components/link';
 import { useLoader } from '../lib/use-loader';
 import { enableEndpoint, health, type PortalSettings, rotateSecret, saveSettings, sendTestEvent, settings } from './portal-api';
@@ -41,16 +42,13 @@ function SettingsForm({ current, onSaved }: { current: PortalSettings; onSaved: 
         <label for="push-url">Push URL</label>
         <input id="push-url" type="url" value={draft.push_url ?? ''} placeholder="https://…" onInput={(event) => setDraft({ ...draft, push_url: event.currentTarget.value })} />
       </div>
-      <div class="field">
-        <label for="content-type">Content type</label>
-        <select id="content-type" value={draft.push_content_type} onChange={(event) => setDraft({ ...draft, push_content_type: event.currentTarget.value })}>
-          {CONTENT_TYPES.map((type) => (
-            <option key={type} value={type}>
-              {type}
-            </option>
-          ))}
-        </select>
-      </div>
+      <SelectField
+        id="content-type"
+        label="Content type"
+        value={draft.push_content_type}
+        values={CONTENT_TYPES}
+        onChange={(event) => setDraft({ ...draft, push_content_type: event.currentTarget.value })}
+      />
       <fieldset class="permissions">
         <legend>Events to receive</legend>
         {PERMISSION_KEYS.map((key) => (
@@ -65,10 +63,7 @@ function SettingsForm({ current, onSaved }: { current: PortalSettings; onSaved: 
           </label>
         ))}
       </fieldset>
-      <div class="field buttons">
-        <button type="submit">Save settings</button>
-        {saved && <span class="ok" role="status">Saved.</span>}
-      </div>
+      <SubmitRow label="Save settings">{saved && <span class="ok" role="status">Saved.</span>}</SubmitRow>
       <ErrorMessage error={error} />
     </form>
   );
@@ -138,19 +133,8 @@ function TestEvent() {
   return (
     <Section title="Test event">
       <form class="filters" onSubmit={send}>
-        <div class="field">
-          <label for="test-action">Action</label>
-          <select id="test-action" value={action} onChange={(event) => setAction(event.currentTarget.value)}>
-            {EVENT_ACTIONS.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field buttons">
-          <button type="submit">Send test event</button>
-        </div>
+        <SelectField id="test-action" label="Action" value={action} values={EVENT_ACTIONS} onChange={(event) => setAction(event.currentTarget.value)} />
+        <SubmitRow label="Send test event" />
       </form>
       <ErrorMessage error={error} />
       {sent && (
