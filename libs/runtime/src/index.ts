@@ -38,6 +38,7 @@ export * from './queue/task-queue';
 export * from './queue/task-queue.module';
 export * from './async/within';
 export * from './async/batcher';
+export * from './async/repeating-run';
 export * from './collections/bounded-map';
 export * from './http/database-errors';
 export { accountIdOfEndpoint, destinationEndpointKey, endpointKeyOf } from './endpoint/endpoint-keys';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type DeliveryStepRow, openDeliveries, partitions, Sql } from '@app/persistence';
-import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, stepOfRow } from '@app/runtime';
+import { DeliveryQueues, ENVIRONMENT, type Environment, RepeatingRun, stepOfRow } from '@app/runtime';
 import { deliveryWorkerOptions } from './delivery.processor';
 import { reconcilerRequeued } from './delivery.metrics';
 
@@ -43,9 +43,7 @@ function bySeq(a: DeliveryStepRow, b: DeliveryStepRow): number {
 @Injectable()
 export class Reconciler {
   private readonly logger = new Logger(Reconciler.name);
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly loop: RepeatingRun;
   /** The contents mark last seen (null before the first run), and until when re-enqueueing waits after it changed. */
   private lastMark: string | null = null;
   private holdUntil = 0;
@@ -54,18 +52,16 @@ export class Reconciler {
     private readonly sql: Sql,
     private readonly queues: DeliveryQueues,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
-  ) {}
-
-  start(): void {
-    if (this.stopped || this.timer || this.running) return;
-    this.tick();
+  ) {
+    this.loop = new RepeatingRun(() => this.reconcileOnce(), { intervalMs: environment.delivery.reconcileIntervalMs, what: 'reconciling', logger: this.logger });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Re-enqueues overdue deliveries; returns how many (0 while waiting after a loss of Redis's contents). */
@@ -82,7 +78,7 @@ export class Reconciler {
 
   private async claimDue(cutoff: Date): Promise<number> {
     let total = 0;
-    for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.stopped; batch += 1) {
+    for (let batch = 0; batch < MAX_BATCHES_PER_RUN && !this.loop.isStopped; batch += 1) {
       const claimed = await this.sql.rows(openDeliveries.CLAIM_DUE_OPEN_DELIVERIES, { cutoff, limit: CLAIM_BATCH });
       const pending = claimed.filter((row) => row.pending).sort(bySeq);
       // A lost add is not lost work: the rows stay open and become overdue again after the grace period.
@@ -132,17 +128,5 @@ export class Reconciler {
     }
     this.lastMark = mark;
     return Date.now() < this.holdUntil;
-  }
-
-  private tick(): void {
-    this.running = this.reconcileOnce()
-      .then(
-        () => undefined,
-        (error: unknown) => this.logger.warn(`reconciling failed: ${loggableErrorText(error)}`),
-      )
-      .finally(() => {
-        this.running = null;
-        if (!this.stopped) this.timer = setTimeout(() => this.tick(), this.environment.delivery.reconcileIntervalMs);
-      });
   }
 }

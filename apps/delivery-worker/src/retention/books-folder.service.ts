@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { books, Sql } from '@app/persistence';
-import { loggableErrorText } from '@app/runtime';
+import { RepeatingRun } from '@app/runtime';
 
 /** How often each worker folds the book entries: readers add the unfolded ones, so this only bounds the table's size. */
 export const FOLD_INTERVAL_MS = 2_000;
@@ -14,41 +14,21 @@ export const FOLD_INTERVAL_MS = 2_000;
 @Injectable()
 export class BooksFolder implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(BooksFolder.name);
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly loop = new RepeatingRun(() => this.foldOnce(), { intervalMs: FOLD_INTERVAL_MS, what: 'folding the books', logger: this.logger });
 
   constructor(private readonly sql: Sql) {}
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.loop.start(FOLD_INTERVAL_MS);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Folds what is there now; answers how many entries it folded. */
   async foldOnce(): Promise<number> {
     const row = await this.sql.first(books.FOLD_BOOKS, {});
     return row?.folded ?? 0;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.foldOnce()
-        .then(
-          () => undefined,
-          (error: unknown) => this.logger.warn(`folding the books failed: ${loggableErrorText(error)}`),
-        )
-        .finally(() => {
-          this.running = null;
-          this.schedule();
-        });
-    }, FOLD_INTERVAL_MS);
   }
 }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { MIGRATION_LOCK_KEY, partitions } from '@app/persistence';
 import { withAdvisoryLock } from './advisory-lock';
-import { loggableErrorText } from '@app/runtime';
+import { RepeatingRun } from '@app/runtime';
 
 const RUN_INTERVAL_MS = 3_600_000;
 
@@ -16,21 +16,16 @@ const RUN_INTERVAL_MS = 3_600_000;
 @Injectable()
 export class PartitionJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(PartitionJob.name);
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly loop = new RepeatingRun(() => this.runOnce(), { intervalMs: RUN_INTERVAL_MS, what: 'creating partitions ahead', logger: this.logger });
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   onApplicationBootstrap(): void {
-    this.tick();
+    this.loop.start();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Creates what is missing; null when another process holds the lock. */
@@ -41,17 +36,5 @@ export class PartitionJob implements OnApplicationBootstrap, BeforeApplicationSh
     ]);
     if (created?.length) this.logger.log(`created partitions ${created.join(', ')}`);
     return created;
-  }
-
-  private tick(): void {
-    this.running = this.runOnce()
-      .then(
-        () => undefined,
-        (error: unknown) => this.logger.warn(`creating partitions ahead failed: ${loggableErrorText(error)}`),
-      )
-      .finally(() => {
-        this.running = null;
-        if (!this.stopped) this.timer = setTimeout(() => this.tick(), RUN_INTERVAL_MS);
-      });
   }
 }

@@ -2,7 +2,7 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnAppl
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { partitions } from '@app/persistence';
-import { counter, ENVIRONMENT, type Environment, loggableErrorText } from '@app/runtime';
+import { counter, ENVIRONMENT, type Environment, RepeatingRun } from '@app/runtime';
 import { type BatchOutcome, DELETE_EVENT_KEYS_SQL, DELETE_ROLLUPS_SQL, deleteBotCallsSql, deleteEventsSql, existingTables } from './residual-trim';
 import { withAdvisoryLock } from './advisory-lock';
 
@@ -50,9 +50,7 @@ const NOTHING: RetentionResult = { droppedPartitions: [], keptPending: 0, events
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RetentionService.name);
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly loop = new RepeatingRun(() => this.runOnce(), { intervalMs: RUN_INTERVAL_MS, what: 'retention', logger: this.logger });
   private pause: { timer: NodeJS.Timeout; resolve: () => void } | null = null;
 
   constructor(
@@ -61,20 +59,18 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedule(FIRST_RUN_DELAY_MS);
+    this.loop.start(FIRST_RUN_DELAY_MS);
   }
 
   /** Runs before the DataSource closes: a round in progress stops after its current step and lets go of the lock. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    const stopped = this.loop.stop();
     if (this.pause) {
       clearTimeout(this.pause.timer);
       this.pause.resolve();
       this.pause = null;
     }
-    await this.running;
+    await stopped;
   }
 
   /** One round; answers nothing done when another worker holds the lock. */
@@ -143,7 +139,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   private async deleteInBatches(runner: QueryRunner, sql: string, cutoff: Date | string, start: string, table: string): Promise<number> {
     let total = 0;
     let from = start;
-    while (!this.stopped) {
+    while (!this.loop.isStopped) {
       const [batch] = (await runner.query(sql, [cutoff, from, RETENTION_BATCH_SIZE])) as BatchOutcome[];
       total += batch.deleted;
       retentionDeletedRows.inc({ table }, batch.deleted);
@@ -164,21 +160,5 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
         resolve,
       };
     });
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.runOnce()
-        .then(
-          () => undefined,
-          (error: unknown) => this.logger.warn(`retention failed: ${loggableErrorText(error)}`),
-        )
-        .finally(() => {
-          this.running = null;
-          this.schedule(RUN_INTERVAL_MS);
-        });
-    }, delayMs);
   }
 }

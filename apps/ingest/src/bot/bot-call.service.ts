@@ -36,12 +36,17 @@ interface Outcome {
   response?: OutboundResponse;
 }
 
-interface CallSpec<T> {
+/** What both bot calls name: whose webhook, and which one. */
+interface BotCallRequest {
+  account_id: number;
+  integration_name: string;
+}
+
+/** What tells the two bot calls apart; the rest of a call (lookup, limits, exchange, record) is the same. */
+interface BotCallKind<R extends BotCallRequest> {
   type: BotWebhookType;
-  accountId: number;
-  integrationName: string;
-  prepare(target: BotWebhookTarget, timestamp: number): PreparedBotCall;
-  validate(parsed: unknown): BotAnswerCheck<T>;
+  prepare(target: BotWebhookTarget, request: R, timestamp: number): PreparedBotCall;
+  validate(parsed: unknown): BotAnswerCheck<unknown>;
   /** The body of a failed call: message trigger and task push answer failures in different shapes. */
   failureBody(status: number, message: string): unknown;
 }
@@ -50,6 +55,20 @@ interface CallSpec<T> {
 function requestError(status: number, message: string): { error: string; message: string } {
   return { error: errorCodeWord(status), message };
 }
+
+const MESSAGE_TRIGGER: BotCallKind<MessageTriggerRequestDto> = {
+  type: 'message_trigger',
+  prepare: buildMessageTriggerCall,
+  validate: validateMessageTriggerAnswer,
+  failureBody: requestError,
+};
+
+const TASK_PUSH: BotCallKind<TaskPushRequestDto> = {
+  type: 'task_push',
+  prepare: buildTaskPushCall,
+  validate: validateTaskPushAnswer,
+  failureBody: (_status, message) => ({ resCode: -1, resError: message }),
+};
 
 /**
  * Calls API users' bot webhooks for the platform's bot, synchronously: one attempt bounded by the
@@ -67,40 +86,25 @@ export class BotCallService {
   ) {}
 
   messageTrigger(request: MessageTriggerRequestDto): Promise<BotReply> {
-    return this.call({
-      type: 'message_trigger',
-      accountId: request.account_id,
-      integrationName: request.integration_name,
-      prepare: (target, timestamp) => buildMessageTriggerCall(target, request, timestamp),
-      validate: validateMessageTriggerAnswer,
-      failureBody: (status, message) => requestError(status, message),
-    });
+    return this.call(MESSAGE_TRIGGER, request);
   }
 
   taskPush(request: TaskPushRequestDto): Promise<BotReply> {
-    return this.call({
-      type: 'task_push',
-      accountId: request.account_id,
-      integrationName: request.integration_name,
-      prepare: (target, timestamp) => buildTaskPushCall(target, request, timestamp),
-      validate: validateTaskPushAnswer,
-      failureBody: (_status, message) => ({ resCode: -1, resError: message }),
-    });
+    return this.call(TASK_PUSH, request);
   }
 
-  private async call<T>(spec: CallSpec<T>): Promise<BotReply> {
+  private async call<R extends BotCallRequest>(kind: BotCallKind<R>, request: R): Promise<BotReply> {
     const started = performance.now();
-    const target = await this.directory.find(spec.accountId, spec.type, spec.integrationName);
+    const { account_id: accountId, integration_name: integrationName } = request;
+    const target = await this.directory.find(accountId, kind.type, integrationName);
     if (!target) {
-      const accountExists = await this.directory.accountExists(spec.accountId);
-      const message = accountExists
-        ? `account ${spec.accountId} has no ${spec.type} bot webhook named "${spec.integrationName}"`
-        : `account ${spec.accountId} does not exist`;
+      const accountExists = await this.directory.accountExists(accountId);
+      const message = accountExists ? `account ${accountId} has no ${kind.type} bot webhook named "${integrationName}"` : `account ${accountId} does not exist`;
       const reply = { status: 404, body: requestError(404, message) };
       const durationMs = Math.round(performance.now() - started);
       if (accountExists) {
         await this.recorder.record({
-          ...this.baseRecord(spec, null),
+          ...this.baseRecord(kind.type, request, null),
           requestBody: null,
           responseStatus: null,
           responseBody: null,
@@ -111,16 +115,16 @@ export class BotCallService {
         });
       } else {
         // bot_calls rows belong to an account, so a call naming an unknown one is only counted.
-        this.recorder.observe(spec.type, 'not_found', durationMs);
+        this.recorder.observe(kind.type, 'not_found', durationMs);
       }
       return reply;
     }
 
-    const prepared = spec.prepare(target, unixSeconds(this.clock.now()));
-    const result = await this.exchange(target, prepared, spec);
-    const body = result.outcome === 'ok' ? result.answer : spec.failureBody(result.status, result.error ?? 'the webhook call failed');
+    const prepared = kind.prepare(target, request, unixSeconds(this.clock.now()));
+    const result = await this.exchange(target, prepared, kind.validate);
+    const body = result.outcome === 'ok' ? result.answer : kind.failureBody(result.status, result.error ?? 'the webhook call failed');
     await this.recorder.record({
-      ...this.baseRecord(spec, target),
+      ...this.baseRecord(kind.type, request, target),
       requestBody: prepared.recordedBody,
       responseStatus: result.response?.status ?? null,
       responseBody: result.response?.body ?? null,
@@ -132,12 +136,12 @@ export class BotCallService {
     return { status: result.status, body };
   }
 
-  private baseRecord(spec: CallSpec<unknown>, target: BotWebhookTarget | null) {
-    return { accountId: spec.accountId, botWebhookId: target?.id ?? null, type: spec.type, integrationName: spec.integrationName, url: target?.url ?? null };
+  private baseRecord(type: BotWebhookType, request: BotCallRequest, target: BotWebhookTarget | null) {
+    return { accountId: request.account_id, botWebhookId: target?.id ?? null, type, integrationName: request.integration_name, url: target?.url ?? null };
   }
 
   /** One HTTP exchange and the verdict on its answer. */
-  private async exchange<T>(target: BotWebhookTarget, prepared: PreparedBotCall, spec: CallSpec<T>): Promise<Outcome> {
+  private async exchange(target: BotWebhookTarget, prepared: PreparedBotCall, validate: (parsed: unknown) => BotAnswerCheck<unknown>): Promise<Outcome> {
     const origin = new URL(target.url).origin;
     if (!this.limiter.tryAcquire(origin)) {
       return {
@@ -177,7 +181,7 @@ export class BotCallService {
     } catch {
       return { outcome: 'invalid_answer', status: 502, error: "the webhook's answer is not valid JSON", response };
     }
-    const verdict = spec.validate(parsed);
+    const verdict = validate(parsed);
     if (!verdict.ok) {
       return { outcome: 'invalid_answer', status: 502, error: `invalid answer from the webhook: ${describeAnswerProblems(verdict.problems)}`, response };
     }

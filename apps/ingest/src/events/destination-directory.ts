@@ -1,8 +1,8 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { type DestinationFilter, isEventAction, matchesDestinationFilter, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
-import { ChangeSubscription, ENVIRONMENT, type Environment, RedisKeys, setBounded } from '@app/runtime';
+import { ChangeFollowingCache, ENVIRONMENT, type Environment, RedisKeys, setBounded } from '@app/runtime';
 
 /** What ingest needs to know of one extra destination to decide whether it takes an event. */
 interface Taker {
@@ -55,31 +55,19 @@ interface TakerRow {
  * per TTL or change.
  */
 @Injectable()
-export class DestinationDirectory implements OnModuleInit, OnApplicationShutdown {
+export class DestinationDirectory extends ChangeFollowingCache {
   private accounts: { ids: ReadonlySet<number>; expiresAt: number } | null = null;
   private readonly entries = new Map<number, AccountTakers>();
   /** Accounts announced as changed since the set was read: looked up on their next event (one query), then known again. */
   private readonly changed = new Map<number, true>();
   /** Bumped by every invalidation, so a load that raced one is not cached. */
   private epoch = 0;
-  private readonly subscription: ChangeSubscription;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(ENVIRONMENT) environment: Environment,
   ) {
-    this.subscription = new ChangeSubscription(environment, new RedisKeys(environment.redis.prefix).settingsChannel(), 'ingest-destinations', {
-      onAccount: (accountId) => this.invalidate(accountId),
-      onResync: () => this.invalidateAll(),
-    });
-  }
-
-  onModuleInit(): void {
-    this.subscription.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.subscription.close();
+    super(environment, new RedisKeys(environment.redis.prefix).settingsChannel(), 'ingest-destinations');
   }
 
   /**

@@ -103,6 +103,11 @@ function documented(kind: Presence, schema: ApiPropertyOptions): PropertyDecorat
   return ApiProperty({ ...schema, required: kind === 'required', ...(kind === 'nullable' ? { nullable: true } : {}) } as ApiPropertyOptions);
 }
 
+/** A listed field: how it may be absent, the rule its value must pass, and its documented schema. */
+function field(kind: Presence, rule: PropertyDecorator, schema: ApiPropertyOptions): PropertyDecorator {
+  return compose(presence(kind), rule, documented(kind, schema));
+}
+
 const SEED_TIMESTAMP = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$', example: '2024-05-01 12:30:00' } as const;
 
 function expected(what: string, kind: Presence): string {
@@ -110,39 +115,39 @@ function expected(what: string, kind: Presence): string {
 }
 
 export function IntegerField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsInt({ message: expected('an integer', kind) }), documented(kind, { type: 'integer' }));
+  return field(kind, IsInt({ message: expected('an integer', kind) }), { type: 'integer' });
 }
 
 export function NumberField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsNumber({ allowNaN: false, allowInfinity: false }, { message: expected('a number', kind) }), documented(kind, { type: 'number' }));
+  return field(kind, IsNumber({ allowNaN: false, allowInfinity: false }, { message: expected('a number', kind) }), { type: 'number' });
 }
 
 export function StringField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsString({ message: expected('a string', kind) }), documented(kind, { type: 'string' }));
+  return field(kind, IsString({ message: expected('a string', kind) }), { type: 'string' });
 }
 
 export function BooleanField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsBoolean({ message: expected('a boolean', kind) }), documented(kind, { type: 'boolean' }));
+  return field(kind, IsBoolean({ message: expected('a boolean', kind) }), { type: 'boolean' });
 }
 
 /** A free-form object (e.g. the close entry's customer_custom_fields, typed only as "object"). */
 export function ObjectField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsObject({ message: expected('an object', kind) }), documented(kind, { type: 'object', additionalProperties: true }));
+  return field(kind, IsObject({ message: expected('an object', kind) }), { type: 'object', additionalProperties: true });
 }
 
 export function StringArrayField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), check('isStringArray', isStringArray, expected('an array of strings', kind)), documented(kind, { type: 'string', isArray: true }));
+  return field(kind, check('isStringArray', isStringArray, expected('an array of strings', kind)), { type: 'string', isArray: true });
 }
 
 export function IntegerArrayField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), check('isIntegerArray', isIntegerArray, expected('an array of integers', kind)), documented(kind, { type: 'integer', isArray: true }));
+  return field(kind, check('isIntegerArray', isIntegerArray, expected('an array of integers', kind)), { type: 'integer', isArray: true });
 }
 
 /** `allowEmpty` is for send_status, which the seed says may be empty. */
 export function OneOfField(values: readonly string[], kind: Presence = 'optional', options: { allowEmpty?: boolean } = {}): PropertyDecorator {
   const allowed = options.allowEmpty ? [...values, ''] : [...values];
   const message = `must be one of ${values.join(', ')}${options.allowEmpty ? ' or an empty string' : ''}`;
-  return compose(presence(kind), IsIn(allowed, { message }), documented(kind, { type: 'string', enum: allowed }));
+  return field(kind, IsIn(allowed, { message }), { type: 'string', enum: allowed });
 }
 
 export function IsSeedTimestamp(): PropertyDecorator {
@@ -150,40 +155,36 @@ export function IsSeedTimestamp(): PropertyDecorator {
 }
 
 export function TimestampField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsSeedTimestamp(), documented(kind, SEED_TIMESTAMP));
+  return field(kind, IsSeedTimestamp(), SEED_TIMESTAMP);
 }
 
 export function ZonedTimestampField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(
-    presence(kind),
+  return field(
+    kind,
     check('isSeedZonedTimestamp', isSeedZonedTimestamp, 'must be a timestamp YYYY-MM-DD HH:MM:SS +ZZZZ'),
-    documented(kind, { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} [+-]\\d{4}$', example: '2024-05-01 12:30:00 +0800' }),
+    { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} [+-]\\d{4}$', example: '2024-05-01 12:30:00 +0800' },
   );
 }
 
 export function DurationSecondsField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(
-    presence(kind),
-    check('isDurationSeconds', isDurationSeconds, 'must be a duration in seconds like 90s'),
-    documented(kind, { type: 'string', pattern: '^\\d+s$', example: '90s' }),
-  );
+  return field(kind, check('isDurationSeconds', isDurationSeconds, 'must be a duration in seconds like 90s'), { type: 'string', pattern: '^\\d+s$', example: '90s' });
 }
 
 /** The close entry's queue_seconds: an integer, or a string when the customer was not queued. */
 export function IntegerOrStringField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(
-    presence(kind),
+  return field(
+    kind,
     check('isIntegerOrString', (value) => Number.isInteger(value) || typeof value === 'string', 'must be an integer or a string'),
-    documented(kind, { oneOf: [{ type: 'integer' }, { type: 'string' }] }),
+    { oneOf: [{ type: 'integer' }, { type: 'string' }] },
   );
 }
 
 /** "null or scalar" in the seed: present `null` is a normal value here, so only absence is skipped. */
 export function ScalarOrNullField(): PropertyDecorator {
-  return compose(
-    presence('optional'),
+  return field(
+    'optional',
     check('isScalarOrNull', isScalarOrNull, 'must be null, a string, a number or a boolean'),
-    documented('optional', { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] }),
+    { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] },
   );
 }
 
@@ -192,14 +193,14 @@ export function IsCustomFieldMap(): PropertyDecorator {
 }
 
 export function CustomFieldMapField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(
-    presence(kind),
+  return field(
+    kind,
     IsCustomFieldMap(),
-    documented(kind, {
+    {
       type: 'object',
       description: 'Custom fields: keys `SelectField_<n>` or `TextField_<n>`, values a string or an array of strings.',
       additionalProperties: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
-    }),
+    },
   );
 }
 
@@ -208,15 +209,11 @@ export function IsChangesMap(): PropertyDecorator {
 }
 
 export function ChangesField(kind: Presence = 'required'): PropertyDecorator {
-  return compose(
-    presence(kind),
-    IsChangesMap(),
-    documented(kind, { type: 'object', description: 'Each changed field → `[old, new]`.', additionalProperties: { type: 'array', minItems: 2, maxItems: 2 } }),
-  );
+  return field(kind, IsChangesMap(), { type: 'object', description: 'Each changed field → `[old, new]`.', additionalProperties: { type: 'array', minItems: 2, maxItems: 2 } });
 }
 
 export function StringMapField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), keyedCheck('isStringMap'), documented(kind, { type: 'object', additionalProperties: { type: 'string' } }));
+  return field(kind, keyedCheck('isStringMap'), { type: 'object', additionalProperties: { type: 'string' } });
 }
 
 export function IsJsonObjectString(): PropertyDecorator {
@@ -228,7 +225,7 @@ export function IsJsonObjectString(): PropertyDecorator {
 }
 
 export function JsonObjectStringField(kind: Presence = 'optional'): PropertyDecorator {
-  return compose(presence(kind), IsJsonObjectString(), documented(kind, { type: 'string', description: 'A JSON object, as text.' }));
+  return field(kind, IsJsonObjectString(), { type: 'string', description: 'A JSON object, as text.' });
 }
 
 /**
@@ -258,26 +255,17 @@ function NestedEntry(entry: () => new () => object): PropertyDecorator {
 
 /** An array of nested entries; `@Type` makes class-transformer build the instances whose rules apply. */
 export function NestedArrayField(entry: () => new () => object, kind: Presence = 'optional'): PropertyDecorator {
-  return compose(
-    presence(kind),
-    IsArray({ message: expected('an array', kind) }),
-    ValidateNested({ each: true, message: 'must be an object' }),
-    Type(entry),
-    NestedEntry(entry),
-    NonObjectElementsAsNull(),
-    documented(kind, { type: () => [entry()] }),
+  return field(
+    kind,
+    compose(IsArray({ message: expected('an array', kind) }), ValidateNested({ each: true, message: 'must be an object' }), Type(entry), NestedEntry(entry), NonObjectElementsAsNull()),
+    { type: () => [entry()] },
   );
 }
 
 export function NestedObjectField(entry: () => new () => object, kind: Presence = 'optional'): PropertyDecorator {
-  return compose(
-    presence(kind),
-    IsObject({ message: expected('an object', kind) }),
-    ValidateNested({ message: 'must be an object' }),
-    Type(entry),
-    NestedEntry(entry),
-    documented(kind, { type: () => entry() }),
-  );
+  return field(kind, compose(IsObject({ message: expected('an object', kind) }), ValidateNested({ message: 'must be an object' }), Type(entry), NestedEntry(entry)), {
+    type: () => entry(),
+  });
 }
 
 /** ShutQueue_create: with queue_type `company`, queue_name and queue_id carry the literal `company`. */

@@ -33,29 +33,18 @@ describe('seed formats', () => {
     expect(isSeedTimestamp(value)).toBe(false);
   });
 
-  it('zoned timestamps need a real date and a +ZZZZ / -ZZZZ offset', () => {
-    expect(isSeedZonedTimestamp('2024-03-15 09:29:37 +0800')).toBe(true);
-    expect(isSeedZonedTimestamp('2024-03-15 09:29:37 -0530')).toBe(true);
-    expect(isSeedZonedTimestamp('2024-03-15 09:29:37')).toBe(false);
-    expect(isSeedZonedTimestamp('2024-03-15 09:29:37 +08:00')).toBe(false);
-    expect(isSeedZonedTimestamp('2024-03-15 09:29:37 0800')).toBe(false);
-    expect(isSeedZonedTimestamp('2024-03-15 09:29:37 +1560')).toBe(false);
-    expect(isSeedZonedTimestamp('2024-02-30 09:29:37 +0800')).toBe(false);
-  });
-
-  it('durations are <n>s', () => {
-    expect(isDurationSeconds('90s')).toBe(true);
-    expect(isDurationSeconds('0s')).toBe(true);
-    expect(isDurationSeconds('90')).toBe(false);
-    expect(isDurationSeconds('1.5s')).toBe(false);
-    expect(isDurationSeconds('-3s')).toBe(false);
-    expect(isDurationSeconds('90 s')).toBe(false);
-    expect(isDurationSeconds(90)).toBe(false);
-  });
-
-  it('scalars or null', () => {
-    for (const value of [null, 'x', 0, 1.5, true]) expect(isScalarOrNull(value)).toBe(true);
-    for (const value of [undefined, {}, [], Number.NaN]) expect(isScalarOrNull(value)).toBe(false);
+  it.each<[string, (value: unknown) => boolean, unknown[], unknown[]]>([
+    [
+      'zoned timestamps need a real date and a +ZZZZ / -ZZZZ offset',
+      isSeedZonedTimestamp,
+      ['2024-03-15 09:29:37 +0800', '2024-03-15 09:29:37 -0530'],
+      ['2024-03-15 09:29:37', '2024-03-15 09:29:37 +08:00', '2024-03-15 09:29:37 0800', '2024-03-15 09:29:37 +1560', '2024-02-30 09:29:37 +0800'],
+    ],
+    ['durations are <n>s', isDurationSeconds, ['90s', '0s'], ['90', '1.5s', '-3s', '90 s', 90]],
+    ['scalars or null', isScalarOrNull, [null, 'x', 0, 1.5, true], [undefined, {}, [], Number.NaN]],
+  ])('%s', (_rule, accepts, accepted, refused) => {
+    for (const value of accepted) expect(accepts(value)).toBe(true);
+    for (const value of refused) expect(accepts(value)).toBe(false);
   });
 
   it('custom field maps name each bad key', () => {

@@ -1,3 +1,4 @@
+import type { AuditEntryView } from '@app/payloads';
 import { defineStatement } from '../statements/statement';
 
 /** One audit entry as written: who, how, what, on which account and object, and the status answered. */
@@ -33,19 +34,10 @@ export interface AuditListParams {
   limit: number;
 }
 
-export interface AuditRow {
-  id: string;
+/** An entry as the admin API shows it (the table's checks hold role and via to the view's values), with `at` as read and to the microsecond for the cursor. */
+export interface AuditRow extends Omit<AuditEntryView, 'at'> {
   at: Date;
   at_key: string;
-  actor: string;
-  role: string | null;
-  via: string;
-  action: string;
-  account_id: number | null;
-  target: string | null;
-  status: number;
-  ip: string | null;
-  request_id: string | null;
 }
 
 /**

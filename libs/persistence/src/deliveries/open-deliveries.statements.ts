@@ -13,6 +13,28 @@ export interface DeliveryStepRow {
 const STEP_COLUMNS = `d.event_seq::text AS event_seq, d.account_id, d.destination_id, d.series, d.series_attempts`;
 
 /**
+ * The part both the reconciler's claim and the feeder's release end with: `picked` (a CTE of open rows'
+ * keys, locked) gets `set`, and the statement answers those deliveries' steps, removing the open rows
+ * whose delivery ended meanwhile (they have nothing left to find).
+ */
+function takeOpenRows(set: string): string {
+  return `
+  taken AS (
+    UPDATE open_deliveries o SET ${set} FROM picked
+     WHERE o.event_seq = picked.event_seq AND o.destination_id = picked.destination_id
+    RETURNING o.event_seq, o.destination_id
+  ),
+  steps AS (
+    SELECT ${STEP_COLUMNS}, d.status::text IN ${PENDING_STATUS_LIST} AS pending
+      FROM taken t JOIN deliveries d ON d.event_seq = t.event_seq AND d.destination_id = t.destination_id
+  ),
+  ended AS (
+    DELETE FROM open_deliveries o USING steps s
+     WHERE NOT s.pending AND o.event_seq = s.event_seq::bigint AND o.destination_id = s.destination_id
+  )`;
+}
+
+/**
  * The reconciler's claim of open deliveries whose due time passed the grace period (a retry whose job
  * Redis lost, an ordered delivery never attempted): each is given a new due time (now), so it is
  * re-enqueued at most once a grace period, and workers reconciling at once claim disjoint rows (SKIP
@@ -22,26 +44,13 @@ export const CLAIM_DUE_OPEN_DELIVERIES = defineStatement<{ cutoff: Date; limit: 
   'claim-due-open-deliveries',
   'plain',
   (p) => `
-  WITH due AS (
+  WITH picked AS (
     SELECT event_seq, destination_id FROM open_deliveries
      WHERE held IS NULL AND due_at < ${p.cutoff}
      ORDER BY due_at
      LIMIT ${p.limit}
        FOR UPDATE SKIP LOCKED
-  ),
-  claimed AS (
-    UPDATE open_deliveries o SET due_at = now() FROM due
-     WHERE o.event_seq = due.event_seq AND o.destination_id = due.destination_id
-    RETURNING o.event_seq, o.destination_id
-  ),
-  steps AS (
-    SELECT ${STEP_COLUMNS}, d.status::text IN ${PENDING_STATUS_LIST} AS pending
-      FROM claimed c JOIN deliveries d ON d.event_seq = c.event_seq AND d.destination_id = c.destination_id
-  ),
-  ended AS (
-    DELETE FROM open_deliveries o USING steps s
-     WHERE NOT s.pending AND o.event_seq = s.event_seq::bigint AND o.destination_id = s.destination_id
-  )
+  ),${takeOpenRows('due_at = now()')}
   SELECT * FROM steps`,
 );
 
@@ -117,20 +126,7 @@ export const RELEASE_HELD = defineStatement<
      ORDER BY event_seq
      LIMIT ${p.limit}
        FOR UPDATE SKIP LOCKED
-  ),
-  released AS (
-    UPDATE open_deliveries o SET held = NULL, due_at = now() FROM picked
-     WHERE o.event_seq = picked.event_seq AND o.destination_id = picked.destination_id
-    RETURNING o.event_seq, o.destination_id
-  ),
-  steps AS (
-    SELECT ${STEP_COLUMNS}, d.status::text IN ${PENDING_STATUS_LIST} AS pending
-      FROM released r JOIN deliveries d ON d.event_seq = r.event_seq AND d.destination_id = r.destination_id
-  ),
-  ended AS (
-    DELETE FROM open_deliveries o USING steps s
-     WHERE NOT s.pending AND o.event_seq = s.event_seq::bigint AND o.destination_id = s.destination_id
-  )
+  ),${takeOpenRows('held = NULL, due_at = now()')}
   SELECT * FROM steps ORDER BY event_seq::bigint`,
 );
 

@@ -1,5 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { FOLD_BOOKS } from '../stats/books.statements';
+import { CLAIM_EVENT_KEYS_FUNCTION } from './1764500000000-event-keys-per-statement';
 
 /**
  * One delivery model (docs/delivery-model.md), in place and reversible:
@@ -228,26 +229,7 @@ export class OneDeliveryModel1765500000000 implements MigrationInterface {
        WHERE status IN ('queued', 'retrying') AND series = 0`);
     // The triggers are those of migrations 1764400000000 and 1764500000000 as 1765400000000 left them.
     // claim_event_keys() exactly as 1764500000000 wrote it (a taken id is refused as `event_id … is already taken` on event_keys_pkey).
-    await q(`
-      CREATE FUNCTION claim_event_keys() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE
-        missing boolean;
-        taken varchar;
-      BEGIN
-        -- EXECUTE: planned for this statement's row count each time, never a plan cached for another size.
-        EXECUTE 'SELECT bool_or(k.event_id IS NULL), min(n.event_id) FILTER (WHERE k.event_seq <> n.seq)
-                   FROM new_rows n LEFT JOIN event_keys k ON k.event_id = n.event_id' INTO missing, taken;
-        IF missing THEN
-          INSERT INTO event_keys (event_id, account_id, event_seq)
-          SELECT n.event_id, n.account_id, n.seq FROM new_rows n ORDER BY n.seq
-              ON CONFLICT (event_id) DO NOTHING;
-          EXECUTE 'SELECT min(n.event_id) FROM new_rows n JOIN event_keys k ON k.event_id = n.event_id WHERE k.event_seq <> n.seq' INTO taken;
-        END IF;
-        IF taken IS NOT NULL THEN
-          RAISE unique_violation USING MESSAGE = format('event_id %s is already taken', taken), CONSTRAINT = 'event_keys_pkey';
-        END IF;
-        RETURN NULL;
-      END $$`);
+    await q(CLAIM_EVENT_KEYS_FUNCTION);
     const skip = `WHEN (current_setting('app.event_books_kept_at', true) IS DISTINCT FROM statement_timestamp()::text)`;
     await q(`CREATE TRIGGER events_claim_event_keys AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT ${skip} EXECUTE FUNCTION claim_event_keys()`);
     await q(`CREATE TRIGGER events_tally_insert AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT ${skip} EXECUTE FUNCTION tally_event_changes()`);

@@ -1,4 +1,5 @@
 import type { QueryRunner } from 'typeorm';
+import { boundTimestampMs, readPartitionBounds } from './partition-bounds';
 
 /**
  * The audit log (CONTRACT §15) is partitioned by month of `at`: an append-only table can only shrink by
@@ -33,16 +34,10 @@ interface AuditPartition {
 }
 
 async function auditPartitions(runner: QueryRunner): Promise<AuditPartition[]> {
-  await runner.query(`SELECT set_config('TimeZone', 'UTC', true)`);
-  const rows = (await runner.query(
-    `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
-       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      WHERE i.inhparent = $1::regclass`,
-    [AUDIT_TABLE],
-  )) as { name: string; bound: string }[];
+  const rows = await readPartitionBounds(runner, AUDIT_TABLE);
   return rows.map((row) => {
     const match = /TO \('([^']+)'\)/.exec(row.bound);
-    return { name: row.name, to: match ? Date.parse(match[1].replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')) : null };
+    return { name: row.name, to: match ? boundTimestampMs(match[1]) : null };
   });
 }
 

@@ -31,44 +31,6 @@ export function latencyBucketSql(deliveredAt: string, createdAt: string): string
 export type RollupGranularity = 'minute' | 'hour';
 
 /**
- * A data-modifying WITH part for the worker's RECORD_SQL. `changed` must return, per event row it
- * changed: account_id, status (the new one, null when unchanged), attempted (0|1), delivered_at and
- * created_at. An attempt is any recorded step that counted one (an HTTP call, or a breaker-open attempt
- * made without a call); it failed unless it delivered. filtered/no_endpoint record no attempt and are
- * not deliveries, so they add nothing. Rows are upserted in key order, so concurrent batches (which all
- * touch the all-accounts rows) wait on each other instead of deadlocking.
- */
-export function deliveryRollupCte(changed: string): string {
-  const histogram = Array.from(
-    { length: LATENCY_BUCKETS },
-    (_, index) => `count(*) FILTER (WHERE o.delivered = 1 AND o.latency_bucket = ${index})`,
-  ).join(', ');
-  return `
-  rolled_up AS (
-    INSERT INTO delivery_rollups AS r (granularity, account_id, bucket_start, delivered, failed, attempts, failed_attempts, latency_counts)
-    SELECT g.granularity, s.account_id, date_trunc(g.granularity, now(), 'UTC'),
-           sum(o.delivered), sum(o.failed), sum(o.attempted), sum(o.failed_attempt), ARRAY[${histogram}]::bigint[]
-      FROM (SELECT c.account_id, c.attempted,
-                   COALESCE(c.status = 'delivered', false)::int AS delivered,
-                   COALESCE(c.status = 'failed', false)::int AS failed,
-                   (c.attempted = 1 AND c.status IS DISTINCT FROM 'delivered')::int AS failed_attempt,
-                   ${latencyBucketSql('c.delivered_at', 'c.created_at')} AS latency_bucket
-              FROM ${changed} c
-             WHERE c.attempted = 1 OR c.status IN ('delivered', 'failed')) AS o
-     CROSS JOIN LATERAL (VALUES (o.account_id), (${ALL_ACCOUNTS})) AS s(account_id)
-     CROSS JOIN (VALUES ('minute'), ('hour')) AS g(granularity)
-     GROUP BY 1, 2, 3
-     ORDER BY 1, 2, 3
-    ON CONFLICT (granularity, account_id, bucket_start) DO UPDATE
-       SET delivered = r.delivered + excluded.delivered,
-           failed = r.failed + excluded.failed,
-           attempts = r.attempts + excluded.attempts,
-           failed_attempts = r.failed_attempts + excluded.failed_attempts,
-           latency_counts = ARRAY(SELECT a + b FROM unnest(r.latency_counts, excluded.latency_counts) AS t(a, b))
-  )`;
-}
-
-/**
  * The q-quantile of a latency histogram, interpolating linearly inside the bucket that holds it (as
  * Prometheus' histogram_quantile does); the open top bucket answers its lower bound. null when empty.
  */

@@ -1,16 +1,6 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { freePort } from '@app/testing';
 import type { Environment } from '../config/environment';
 import { createRedisConnection, type RedisClient } from './redis-connection';
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function until(description: string, condition: () => boolean): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -36,7 +26,7 @@ describe('createRedisConnection', () => {
     const printed = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     const environment = {
       redis: { url: 'redis://127.0.0.1:6379', prefix: 'test' },
-      redisTopology: { kind: 'cluster', nodes: [{ host: '127.0.0.1', port: await closedPort() }], auth: {} },
+      redisTopology: { kind: 'cluster', nodes: [{ host: '127.0.0.1', port: await freePort() }], auth: {} },
     } as unknown as Pick<Environment, 'redis' | 'redisTopology'>;
     const client = createRedisConnection(environment, 'blocking', 'spec');
     clients.push(client);

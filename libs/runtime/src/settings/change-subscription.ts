@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Environment } from '../config/environment';
 import { loggableErrorText } from '../http/database-errors';
 import { createRedisConnection, type RedisClient } from '../redis/redis-connection';
@@ -71,5 +71,33 @@ export class ChangeSubscription {
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+/**
+ * A process-local cache that follows one change channel for as long as its module runs: an account's
+ * notice drops that account's entries (`invalidate`), a (re)connect or a notice naming no account drops
+ * everything (`invalidateAll`). While `subscription.listening` is false it must not serve from memory.
+ */
+export abstract class ChangeFollowingCache implements OnModuleInit, OnApplicationShutdown {
+  protected readonly subscription: ChangeSubscription;
+
+  protected constructor(environment: Pick<Environment, 'redis' | 'redisTopology'>, channel: string, connectionName: string) {
+    this.subscription = new ChangeSubscription(environment, channel, connectionName, {
+      onAccount: (accountId) => this.invalidate(accountId),
+      onResync: () => this.invalidateAll(),
+    });
+  }
+
+  abstract invalidate(accountId: number): void;
+
+  abstract invalidateAll(): void;
+
+  onModuleInit(): void {
+    this.subscription.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.subscription.close();
   }
 }

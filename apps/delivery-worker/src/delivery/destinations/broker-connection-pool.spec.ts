@@ -1,24 +1,11 @@
 import { createSocket } from 'node:dgram';
 import { configureDns, DEFAULT_DNS_TIMEOUT_MS } from '@app/runtime';
-import { BrokerConnectionPool, brokerAddress, type BrokerConnection } from './broker-connection-pool';
+import { BrokerConnectionPool, brokerAddress } from './broker-connection-pool';
+import { FakeBrokerConnection } from '../../../test/broker-connection.fakes';
 
-class FakeConnection implements BrokerConnection {
-  usable = true;
-  closed = false;
-  destroyed = false;
-  close(): Promise<void> {
-    this.closed = true;
-    this.usable = false;
-    return Promise.resolve();
-  }
-  destroy(): void {
-    this.destroyed = true;
-    this.usable = false;
-  }
-}
 
 describe('BrokerConnectionPool', () => {
-  let pool: BrokerConnectionPool<FakeConnection>;
+  let pool: BrokerConnectionPool<FakeBrokerConnection>;
   afterEach(() => pool.closeAll());
 
   it('shares one connect between concurrent sends of one key', async () => {
@@ -27,7 +14,7 @@ describe('BrokerConnectionPool', () => {
     const connect = async () => {
       connects += 1;
       await new Promise((resolve) => setImmediate(resolve));
-      return new FakeConnection();
+      return new FakeBrokerConnection();
     };
     const used = await Promise.all(Array.from({ length: 5 }, () => pool.use('k', connect, 1000, (connection) => Promise.resolve(connection))));
     expect(connects).toBe(1);
@@ -38,17 +25,17 @@ describe('BrokerConnectionPool', () => {
     pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 1000 });
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
-    let first: FakeConnection | null = null;
-    const using = pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, async (connection) => {
+    let first: FakeBrokerConnection | null = null;
+    const using = pool.use('k', () => Promise.resolve(new FakeBrokerConnection()), 1000, async (connection) => {
       first = connection;
       await held;
     });
     await new Promise((resolve) => setImmediate(resolve));
-    const silent = first as unknown as FakeConnection;
+    const silent = first as unknown as FakeBrokerConnection;
     pool.destroy('k', silent);
     expect(silent.destroyed).toBe(true);
     expect(pool.size).toBe(0);
-    const next = await pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, (connection) => Promise.resolve(connection));
+    const next = await pool.use('k', () => Promise.resolve(new FakeBrokerConnection()), 1000, (connection) => Promise.resolve(connection));
     expect(next).not.toBe(silent);
     release();
     await using;
@@ -58,7 +45,7 @@ describe('BrokerConnectionPool', () => {
     jest.useFakeTimers();
     try {
       pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 1000 });
-      const first = await pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, (connection) => Promise.resolve(connection));
+      const first = await pool.use('k', () => Promise.resolve(new FakeBrokerConnection()), 1000, (connection) => Promise.resolve(connection));
       jest.advanceTimersByTime(59_000);
       expect(first.closed).toBe(false);
       jest.advanceTimersByTime(1_000);
@@ -72,20 +59,20 @@ describe('BrokerConnectionPool', () => {
 
   it('replaces a connection found unusable', async () => {
     pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 1000 });
-    const first = await pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, (connection) => Promise.resolve(connection));
+    const first = await pool.use('k', () => Promise.resolve(new FakeBrokerConnection()), 1000, (connection) => Promise.resolve(connection));
     first.usable = false;
-    const second = await pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, (connection) => Promise.resolve(connection));
+    const second = await pool.use('k', () => Promise.resolve(new FakeBrokerConnection()), 1000, (connection) => Promise.resolve(connection));
     expect(second).not.toBe(first);
     expect(first.closed).toBe(true);
   });
 
   it('gives up connecting after the bound and closes the late connection', async () => {
     pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 20 });
-    let late: FakeConnection | undefined;
+    let late: FakeBrokerConnection | undefined;
     let finish: () => void = () => undefined;
     const connect = () =>
-      new Promise<FakeConnection>((resolve) => {
-        finish = () => resolve((late = new FakeConnection()));
+      new Promise<FakeBrokerConnection>((resolve) => {
+        finish = () => resolve((late = new FakeBrokerConnection()));
       });
     await expect(pool.use('k', connect, 1000, () => Promise.resolve())).rejects.toThrow('time-out: no connection to the broker within 20 ms');
     finish();
@@ -96,10 +83,10 @@ describe('BrokerConnectionPool', () => {
 
   it('refuses new sends once closed', async () => {
     pool = new BrokerConnectionPool({ idleMs: 60_000, connectTimeoutMs: 20 });
-    const connection = await pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, (opened) => Promise.resolve(opened));
+    const connection = await pool.use('k', () => Promise.resolve(new FakeBrokerConnection()), 1000, (opened) => Promise.resolve(opened));
     await pool.closeAll();
     expect(connection.closed).toBe(true);
-    await expect(pool.use('k', () => Promise.resolve(new FakeConnection()), 1000, () => Promise.resolve())).rejects.toThrow('shutting down');
+    await expect(pool.use('k', () => Promise.resolve(new FakeBrokerConnection()), 1000, () => Promise.resolve())).rejects.toThrow('shutting down');
   });
 });
 

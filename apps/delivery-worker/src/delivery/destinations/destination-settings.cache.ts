@@ -1,7 +1,7 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { destinationStatements, Sql } from '@app/persistence';
 import { deliveryEncodingOf, type DeliveryEncoding } from '@app/payloads';
-import { Batcher, ChangeSubscription, destinationEndpointKey, ENVIRONMENT, type Environment, RedisKeys, SecretBox, setBounded, type Settled } from '@app/runtime';
+import { Batcher, ChangeFollowingCache, destinationEndpointKey, ENVIRONMENT, type Environment, RedisKeys, SecretBox, setBounded, type Settled } from '@app/runtime';
 import type { DestinationAuth } from './destination-transport';
 
 /** A destination's retry policy as its deliveries follow it (CONTRACT §13). */
@@ -69,13 +69,12 @@ interface Entry {
  * (re)connect drops everything, and while the subscription is down nothing is served from memory.
  */
 @Injectable()
-export class DestinationSettingsCache implements OnModuleInit, OnApplicationShutdown {
+export class DestinationSettingsCache extends ChangeFollowingCache {
   private readonly entries = new Map<number, Entry>();
   /** Bumped by every invalidation, so a load that raced one is not cached. */
   private readonly generations = new Map<number, number>();
   private epoch = 0;
   private readonly loader: Batcher<number, AccountDestinations>;
-  private readonly subscription: ChangeSubscription;
 
   constructor(
     private readonly sql: Sql,
@@ -83,19 +82,8 @@ export class DestinationSettingsCache implements OnModuleInit, OnApplicationShut
     private readonly secrets: SecretBox,
     keys: RedisKeys,
   ) {
+    super(environment, keys.settingsChannel(), 'delivery-destinations');
     this.loader = new Batcher((ids) => this.loadMany(ids), { maxBatch: 500, maxInFlight: 2, lingerMs: 0 });
-    this.subscription = new ChangeSubscription(environment, keys.settingsChannel(), 'delivery-destinations', {
-      onAccount: (accountId) => this.invalidate(accountId),
-      onResync: () => this.invalidateAll(),
-    });
-  }
-
-  onModuleInit(): void {
-    this.subscription.start();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.subscription.close();
   }
 
   /** The destination, or null when the account has no destination of that id (or no longer exists). */

@@ -2,29 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { type BrokerConnection, brokerAddress } from './broker-connection-pool';
 import type { OutgoingDelivery } from './destination-transport';
-import { PooledBrokerTransport } from './pooled-broker-transport';
+import { type BrokerTarget, parseBrokerUrl, PooledBrokerTransport } from './pooled-broker-transport';
 import { redactCredentials } from './transport-outcome';
 
 /** An MQTT destination's URL, parsed: `mqtt(s)://[user:pass@]host:port/<topic>`. */
-export interface MqttTarget {
+export interface MqttTarget extends BrokerTarget {
   secure: boolean;
-  host: string;
-  port: number;
   username: string;
-  password: string;
   topic: string;
-  connectionUrl: string;
 }
 
 export function parseMqttTarget(url: string): MqttTarget | string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'target is not a valid URL';
-  }
-  if (parsed.protocol !== 'mqtt:' && parsed.protocol !== 'mqtts:') return 'target must use mqtt or mqtts';
-  if (!parsed.hostname) return 'target has no host';
+  const parsed = parseBrokerUrl(url, ['mqtt', 'mqtts'], false);
+  if (typeof parsed === 'string') return parsed;
   // A raw `#` ends the URL's path (it starts the fragment): `…/events/#` must not publish to `events/`.
   const topic = url.includes('#') ? '#' : decodeURIComponent(parsed.pathname.slice(1));
   // A publish names one topic: the wildcards are for subscribers only (MQTT 5 §4.7.1).
@@ -104,14 +94,7 @@ function openClient(options: IClientOptions): Promise<MqttClient> {
 export class MqttTransport extends PooledBrokerTransport<MqttTarget, MqttConnection> {
   protected readonly label = 'mqtt';
   protected readonly acknowledgement = 'PUBACK from the broker';
-
-  protected parse(url: string): MqttTarget | string {
-    return parseMqttTarget(url);
-  }
-
-  protected credentialsOf(broker: MqttTarget): (string | undefined)[] {
-    return [broker.password, broker.connectionUrl];
-  }
+  protected readonly parse = parseMqttTarget;
 
   protected async publish(connection: MqttConnection, broker: MqttTarget, delivery: OutgoingDelivery): Promise<void> {
     const puback = await connection.client.publishAsync(broker.topic, Buffer.from(delivery.body, 'utf8'), {

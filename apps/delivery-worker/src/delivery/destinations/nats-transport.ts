@@ -7,30 +7,18 @@ import { connect as connectUntyped } from '@nats-io/transport-node';
 const connect = connectUntyped as unknown as (options: ConnectionOptions) => Promise<NatsConnection>;
 import { type BrokerConnection, brokerAddress } from './broker-connection-pool';
 import type { OutgoingDelivery } from './destination-transport';
-import { PooledBrokerTransport } from './pooled-broker-transport';
+import { type BrokerTarget, parseBrokerUrl, PooledBrokerTransport } from './pooled-broker-transport';
 import { redactCredentials } from './transport-outcome';
 
 /** A NATS destination's URL, parsed: `nats://[user:pass@]host:port/<subject>`. */
-export interface NatsTarget {
-  host: string;
-  port: number;
+export interface NatsTarget extends BrokerTarget {
   username: string;
-  password: string;
   subject: string;
-  connectionUrl: string;
 }
 
 export function parseNatsTarget(url: string): NatsTarget | string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'target is not a valid URL';
-  }
-  if (parsed.protocol !== 'nats:') return 'target must use nats';
-  // A raw `#` starts the URL's fragment and would silently cut the rest off.
-  if (url.includes('#')) return 'target must not contain a raw # (write %23)';
-  if (!parsed.hostname) return 'target has no host';
+  const parsed = parseBrokerUrl(url, ['nats'], true);
+  if (typeof parsed === 'string') return parsed;
   const subject = decodeURIComponent(parsed.pathname.slice(1));
   // JetStream publishes go to one literal subject: no wildcard, no empty token, no whitespace.
   if (!/^[^\s.*>]+(\.[^\s.*>]+)*$/.test(subject)) return 'target must name one subject after the host (nats://host:port/<subject>)';
@@ -85,13 +73,10 @@ class NatsBrokerConnection implements BrokerConnection {
 export class NatsTransport extends PooledBrokerTransport<NatsTarget, NatsBrokerConnection> {
   protected readonly label = 'nats';
   protected readonly acknowledgement = 'ack from the stream';
-
-  protected parse(url: string): NatsTarget | string {
-    return parseNatsTarget(url);
-  }
+  protected readonly parse = parseNatsTarget;
 
   /** `nats://<token>@host` carries its token where a user name would be. */
-  protected credentialsOf(server: NatsTarget): (string | undefined)[] {
+  protected override credentialsOf(server: NatsTarget): (string | undefined)[] {
     return [server.password, server.password ? undefined : server.username, server.connectionUrl];
   }
 

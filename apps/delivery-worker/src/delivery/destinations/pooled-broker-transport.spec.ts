@@ -1,4 +1,4 @@
-import type { BrokerConnection } from './broker-connection-pool';
+import { FakeBrokerConnection } from '../../../test/broker-connection.fakes';
 import type { OutgoingDelivery, TransportOutcome } from './destination-transport';
 import { type BrokerTarget, type BrokerTransportOptions, PooledBrokerTransport } from './pooled-broker-transport';
 import { redactCredentials, type TransportLogger } from './transport-outcome';
@@ -6,7 +6,6 @@ import { redactCredentials, type TransportLogger } from './transport-outcome';
 const PASSWORD = 's3cret-broker-pw';
 
 interface MemoryTarget extends BrokerTarget {
-  password: string;
   topic: string;
 }
 
@@ -21,17 +20,16 @@ class MemoryBroker {
 }
 
 /** Holds every unacknowledged body, as a client library's buffers would, until acknowledged or destroyed. */
-class MemoryConnection implements BrokerConnection {
-  usable = true;
-  closed = false;
-  destroyed = false;
+class MemoryConnection extends FakeBrokerConnection {
   readonly pending: { body: string; reject(error: Error): void }[] = [];
 
   constructor(
     private readonly broker: MemoryBroker,
     readonly connectionUrl: string,
     private readonly onDrop: (why: string) => void,
-  ) {}
+  ) {
+    super();
+  }
 
   publish(topic: string, body: string): Promise<void> {
     if (this.broker.publishFailure) return Promise.reject(this.broker.publishFailure);
@@ -49,15 +47,8 @@ class MemoryConnection implements BrokerConnection {
     this.onDrop(error.message);
   }
 
-  close(): Promise<void> {
-    this.closed = true;
-    this.usable = false;
-    return Promise.resolve();
-  }
-
-  destroy(): void {
-    this.destroyed = true;
-    this.usable = false;
+  override destroy(): void {
+    super.destroy();
     for (const publish of this.pending.splice(0)) publish.reject(new Error('connection destroyed'));
   }
 }
@@ -75,16 +66,12 @@ class MemoryTransport extends PooledBrokerTransport<MemoryTarget, MemoryConnecti
     super(true, logger, options);
   }
 
-  protected parse(url: string): MemoryTarget | string {
+  protected readonly parse = (url: string): MemoryTarget | string => {
     const parsed = URL.canParse(url) ? new URL(url) : null;
     if (parsed?.protocol !== 'mem:' || !parsed.pathname.slice(1)) return 'target must be mem://host:port/<topic>';
     const password = decodeURIComponent(parsed.password);
     return { host: parsed.hostname, port: Number(parsed.port), password, topic: parsed.pathname.slice(1), connectionUrl: `mem://${parsed.username}:${parsed.password}@${parsed.host}` };
-  }
-
-  protected credentialsOf(target: MemoryTarget): (string | undefined)[] {
-    return [target.password, target.connectionUrl];
-  }
+  };
 
   protected connect(target: MemoryTarget, key: string): Promise<MemoryConnection> {
     this.broker.connects += 1;

@@ -2,7 +2,6 @@ import { BrokerConnectError, type BrokerConnection, BrokerConnectionPool } from 
 import type { DestinationTarget, DestinationTransport, OutgoingDelivery, TransportOutcome } from './destination-transport';
 import { elapsedMs, failed, reasonOf, type TransportLogger, withinDeadline } from './transport-outcome';
 
-/** What every broker's parsed target has: the connection it shares with other destinations, and what to mask. */
 /** Publishes waiting for the broker's acknowledgement on one connection at most, by default. */
 export const MAX_PENDING_PUBLISHES_PER_CONNECTION = 256;
 
@@ -13,11 +12,31 @@ export interface BrokerTransportOptions {
   maxPendingPerConnection?: number;
 }
 
+/** What every broker's parsed target has: the connection it shares with other destinations, and what to mask. */
 export interface BrokerTarget {
   host: string;
   port: number;
+  password: string;
   /** Everything that picks the connection (not the exchange, subject or topic): the pool's key. */
   connectionUrl: string;
+}
+
+/**
+ * The checks every broker's target URL passes before its own: a URL, one of the broker's `schemes`, and a
+ * host. `refuseFragment`: a raw `#` would start the URL's fragment and silently cut the rest off (MQTT
+ * reads it as its wildcard instead, and refuses it in its topic check).
+ */
+export function parseBrokerUrl(url: string, schemes: readonly string[], refuseFragment: boolean): URL | string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'target is not a valid URL';
+  }
+  if (!schemes.some((scheme) => parsed.protocol === `${scheme}:`)) return `target must use ${schemes.join(' or ')}`;
+  if (refuseFragment && url.includes('#')) return 'target must not contain a raw # (write %23)';
+  if (!parsed.hostname) return 'target has no host';
+  return parsed;
 }
 
 /**
@@ -53,12 +72,16 @@ export abstract class PooledBrokerTransport<Target extends BrokerTarget, Connect
   protected abstract readonly label: string;
   /** What the broker's acknowledgement is, for the time-out's reason (`confirm from the broker`). */
   protected abstract readonly acknowledgement: string;
-  protected abstract parse(url: string): Target | string;
-  /** The values a reason must never show (password, token, the connection URL). */
-  protected abstract credentialsOf(target: Target): (string | undefined)[];
+  /** The destination's URL read as this broker's target, or why it cannot be one. */
+  protected abstract readonly parse: (url: string) => Target | string;
   protected abstract connect(target: Target, key: string, connectTimeoutMs: number): Promise<Connection>;
   /** Resolves once the broker acknowledged the message; `remainingMs` is what is left of the attempt's time-out. */
   protected abstract publish(connection: Connection, target: Target, delivery: OutgoingDelivery, remainingMs: number): Promise<unknown>;
+
+  /** The values a reason must never show (password, token, the connection URL). */
+  protected credentialsOf(target: Target): (string | undefined)[] {
+    return [target.password, target.connectionUrl];
+  }
 
   /** A broker's own reading of an error (e.g. NATS's "no stream"); null: the common one. */
   protected reasonFor(_error: unknown, _text: string, _target: Target, _timeoutMs: number): string | null {

@@ -1,34 +1,24 @@
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
 import { type BrokerConnection, brokerAddress } from './broker-connection-pool';
 import type { OutgoingDelivery } from './destination-transport';
-import { PooledBrokerTransport } from './pooled-broker-transport';
+import { type BrokerTarget, parseBrokerUrl, PooledBrokerTransport } from './pooled-broker-transport';
 import { redactCredentials } from './transport-outcome';
 
-/** A RabbitMQ destination's URL, parsed: `amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K`. */
-export interface RabbitMqTarget {
+/**
+ * A RabbitMQ destination's URL, parsed: `amqp(s)://user:pass@host:port/vhost?exchange=X&routing_key=K`.
+ * Its connectionUrl is everything but exchange and routing key: the connection is shared by the destinations it serves.
+ */
+export interface RabbitMqTarget extends BrokerTarget {
   secure: boolean;
-  host: string;
-  port: number;
   username: string;
-  password: string;
   vhost: string;
   exchange: string;
   routingKey: string;
-  /** Everything but exchange and routing key: the connection is shared by the destinations it serves. */
-  connectionUrl: string;
 }
 
 export function parseRabbitMqTarget(url: string): RabbitMqTarget | string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'target is not a valid URL';
-  }
-  if (parsed.protocol !== 'amqp:' && parsed.protocol !== 'amqps:') return 'target must use amqp or amqps';
-  // A raw `#` starts the URL's fragment and would silently cut the rest off.
-  if (url.includes('#')) return 'target must not contain a raw # (write %23)';
-  if (!parsed.hostname) return 'target has no host';
+  const parsed = parseBrokerUrl(url, ['amqp', 'amqps'], true);
+  if (typeof parsed === 'string') return parsed;
   const secure = parsed.protocol === 'amqps:';
   const vhost = parsed.pathname.length > 1 ? decodeURIComponent(parsed.pathname.slice(1)) : '/';
   return {
@@ -123,14 +113,7 @@ class RabbitMqConnection implements BrokerConnection {
 export class RabbitMqTransport extends PooledBrokerTransport<RabbitMqTarget, RabbitMqConnection> {
   protected readonly label = 'rabbitmq';
   protected readonly acknowledgement = 'confirm from the broker';
-
-  protected parse(url: string): RabbitMqTarget | string {
-    return parseRabbitMqTarget(url);
-  }
-
-  protected credentialsOf(broker: RabbitMqTarget): (string | undefined)[] {
-    return [broker.password, broker.connectionUrl];
-  }
+  protected readonly parse = parseRabbitMqTarget;
 
   protected async publish(connection: RabbitMqConnection, broker: RabbitMqTarget, delivery: OutgoingDelivery): Promise<void> {
     const exchange = connection.confirmChannel(broker.exchange);

@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import { OutboundHttpClient, SecretBox } from '@app/runtime';
+import { freePort } from '@app/testing';
 import { ClientCertificateAgents } from './client-certificate-agents';
 import type { DestinationAuth, OutgoingDelivery, TransportOutcome } from './destination-transport';
 import { OAuth2TokenCache } from './oauth2-token-cache';
@@ -40,15 +41,6 @@ class Receiver {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
-}
-
-/** A loopback port nothing listens on: bound once, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function delivery(body = '{"action":"Customer_create","message":{"id":7,"n":1.50}}', contentType = 'application/json'): OutgoingDelivery {
@@ -222,7 +214,7 @@ describe('WebhookTransport: no answer', () => {
   });
 
   it('fails a refused connection without a status', async () => {
-    const outcome = await send({ to: `http://127.0.0.1:${await closedPort()}/hook` });
+    const outcome = await send({ to: `http://127.0.0.1:${await freePort()}/hook` });
     expect(outcome).toMatchObject({ ok: false, failure: 'connection', reason: expect.stringMatching(/^connection failed: .*ECONNREFUSED/) });
     expect(outcome.status).toBeUndefined();
     expect(outcome.responseBody).toBeUndefined();

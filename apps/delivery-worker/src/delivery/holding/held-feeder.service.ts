@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { type HoldReason, openDeliveries, Sql } from '@app/persistence';
-import { DeliveryQueues, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys, stepOfRow } from '@app/runtime';
+import { DeliveryQueues, ENVIRONMENT, type Environment, REDIS, RedisKeys, RepeatingRun, stepOfRow } from '@app/runtime';
 import { type DestinationSettings, DestinationSettingsCache } from '../destinations/destination-settings.cache';
 import { deliveriesReleased } from '../delivery.metrics';
 import { SubjectOrder } from '../ordering/subject-order';
@@ -32,9 +32,7 @@ interface Release {
 @Injectable()
 export class HeldFeeder {
   private readonly logger = new Logger(HeldFeeder.name);
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly loop = new RepeatingRun(() => this.feedOnce(), { intervalMs: FEED_INTERVAL_MS, what: 'feeding held deliveries', logger: this.logger });
 
   constructor(
     private readonly sql: Sql,
@@ -47,15 +45,11 @@ export class HeldFeeder {
   ) {}
 
   start(): void {
-    if (this.stopped || this.timer || this.running) return;
-    this.tick();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One look: returns how many held deliveries went back to the queue and how many expired. */
@@ -74,7 +68,7 @@ export class HeldFeeder {
       const expired = ended.length;
       let released = 0;
       for (const held of await this.sql.rows(openDeliveries.HELD_DESTINATIONS, {})) {
-        if (this.stopped) break;
+        if (this.loop.isStopped) break;
         released += await this.feed(held.held, held.account_id, held.destination_id);
       }
       if (released > 0) deliveriesReleased.inc(released);
@@ -119,17 +113,5 @@ export class HeldFeeder {
     const share = await this.queues.memoryShare(accountId);
     if (share !== null && share >= requeueMaxRedisMemory) return 0;
     return requeueMaxWaiting - (await this.queues.accountJobs(accountId));
-  }
-
-  private tick(): void {
-    this.running = this.feedOnce()
-      .then(
-        () => undefined,
-        (error: unknown) => this.logger.warn(`feeding held deliveries failed: ${loggableErrorText(error)}`),
-      )
-      .finally(() => {
-        this.running = null;
-        if (!this.stopped) this.timer = setTimeout(() => this.tick(), FEED_INTERVAL_MS);
-      });
   }
 }

@@ -104,25 +104,15 @@ describe('judgeAttempt', () => {
   });
 
   it('classes transport failures', () => {
-    expect(judgeAttempt({ kind: 'error', failure: 'timeout', message: 'no answer within 500 ms' }, NOW)).toMatchObject({
-      failureClass: 'retryable',
-      breakerSignal: 'failure',
-      error: 'time-out: no answer within 500 ms',
-    });
-    expect(judgeAttempt({ kind: 'error', failure: 'connection', message: 'ECONNREFUSED: connect' }, NOW)).toMatchObject({
-      failureClass: 'retryable',
-      breakerSignal: 'failure',
-      error: 'connection failed: ECONNREFUSED: connect',
-    });
-    expect(judgeAttempt({ kind: 'error', failure: 'refused_target', message: 'refused: 10.0.0.1 is not a public address' }, NOW)).toMatchObject({
-      failureClass: 'permanent',
-      breakerSignal: 'neutral',
-      error: 'refused: 10.0.0.1 is not a public address',
-    });
-    expect(judgeAttempt({ kind: 'error', failure: 'invalid_url', message: 'the URL is not valid' }, NOW)).toMatchObject({
-      failureClass: 'permanent',
-      breakerSignal: 'neutral',
-    });
+    const failures = [
+      ['timeout', 'no answer within 500 ms', { failureClass: 'retryable', breakerSignal: 'failure', error: 'time-out: no answer within 500 ms' }],
+      ['connection', 'ECONNREFUSED: connect', { failureClass: 'retryable', breakerSignal: 'failure', error: 'connection failed: ECONNREFUSED: connect' }],
+      ['refused_target', 'refused: 10.0.0.1 is not a public address', { failureClass: 'permanent', breakerSignal: 'neutral', error: 'refused: 10.0.0.1 is not a public address' }],
+      ['invalid_url', 'the URL is not valid', { failureClass: 'permanent', breakerSignal: 'neutral' }],
+    ] as const;
+    for (const [failure, message, judged] of failures) {
+      expect(judgeAttempt({ kind: 'error', failure, message }, NOW)).toMatchObject(judged);
+    }
   });
 });
 
