@@ -1,8 +1,8 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { BreakerState } from '@app/payloads';
+import type { BreakerState, Page } from '@app/payloads';
 import { MAX_RECORD_ID } from '@app/payloads';
-import { ApiAdminAuth } from '@app/runtime/docs';
+import { ApiAdminAuth, ApiErrorResponses, type ErrorResponseSpec } from '@app/runtime/docs';
 
 /* Shared pieces of the admin API's documentation (CONTRACT §3 and the console additions). */
 
@@ -50,6 +50,27 @@ export function ApiIdParam(name = 'id'): MethodDecorator {
 export const TIMESTAMP_DESCRIPTION = 'An ISO 8601 date-time, e.g. `2026-01-31T12:00:00Z`.';
 export const ID_PARAM_PROBLEM = 'A path id that is not an integer from 1 to 2147483647 (`details` names it).';
 export const BODY_FIELD_PROBLEM = 'A body field is invalid (`details` names it).';
+export const NEXT_PAGE_CURSOR = 'Pass as `cursor` for the next page; null on the last page.';
+
+/**
+ * An operation on the account its path's `:id` names: 404 when there is none, 400 for an id that is
+ * not one, then the route's own errors (applied after a body's 400, so the id's text is the one shown).
+ */
+export function ApiAccountOperation(operation: MethodDecorator, ...errors: ErrorResponseSpec[]): MethodDecorator {
+  return applyDecorators(ApiIdParam(), operation, ApiErrorResponses([404, 'The account does not exist.'], [400, ID_PARAM_PROBLEM], ...errors));
+}
+
+/** The answer of a paged admin list (`Page<T>`): one page of `item` and the cursor of the next one. */
+export function CursorPageModel<T>(item: Type<unknown>, nextCursorDescription?: string): Type<Page<T>> {
+  class CursorPage implements Page<T> {
+    @ApiProperty({ type: [item] })
+    items!: T[];
+
+    @ApiProperty({ type: 'string', nullable: true, description: nextCursorDescription })
+    next_cursor!: string | null;
+  }
+  return CursorPage;
+}
 
 /** A breaker's state as the workers keep it in Redis. */
 export class EndpointStateModel implements BreakerState {

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { queryInteger } from '@app/payloads';
+import { IsRecordId, MAX_RECORD_ID, queryInteger } from '@app/payloads';
 
 /** `limit` of a paged admin list: an integer from 1 to `max` read from the query string. */
 export function PageLimit(max: number, defaultSize: number): PropertyDecorator {
@@ -25,4 +25,9 @@ export function PageCursor(): PropertyDecorator {
     IsString({ message: 'cursor must be a string' }),
     MaxLength(64, { message: 'cursor must be a next_cursor value returned by this API' }),
   );
+}
+
+/** An optional `account_id` filter: a record id, converted from text when it comes in the query string. */
+export function AccountIdFilter(fromQuery = true): PropertyDecorator {
+  return applyDecorators(ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID }), IsOptional(), IsRecordId({ fromQuery }));
 }

@@ -1,4 +1,6 @@
-import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
+import { IsOptional, ValidateBy, type ValidationOptions } from 'class-validator';
 import { parseTimestamp } from '@app/persistence';
 
 /** How since/until are read (documentation). */
@@ -15,4 +17,9 @@ export function IsTimestamp(options?: ValidationOptions): PropertyDecorator {
     },
     options,
   );
+}
+
+/** An optional `since`/`until` filter, documented with `options`: anything but a timestamp is refused naming it. */
+export function TimestampFilter(options: ApiPropertyOptions): PropertyDecorator {
+  return applyDecorators(ApiPropertyOptional(options), IsOptional(), IsTimestamp());
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
 import type { DestinationView } from '@app/payloads';
 import { OpenApiError } from '@app/runtime';
@@ -33,6 +33,17 @@ const ApiDestinationId = (primary: boolean): MethodDecorator =>
 
 const ApiUnknownDestination = (): MethodDecorator =>
   errorResponse(404, 'No destination of this account has this id (code 2000).', { unknown: openApiError(OpenApiCode.invalidParam, 'Unknown error', DESTINATION_PUT_ERRORS.unknown) });
+
+/** Pause and resume: the same switch on one destination (or the primary), `<verb>_destination`, recorded as `destination.<verb>`. */
+const DestinationSwitch = (verb: 'pause' | 'resume', summary: string, description: string): MethodDecorator =>
+  applyDecorators(
+    ApiOpenApiOperation(`${verb}_destination`, summary, DestinationAnswer, description),
+    ApiDestinationId(true),
+    ApiUnknownDestination(),
+    Audit(`destination.${verb}`),
+    Post(`:id/${verb}`),
+    HttpCode(200),
+  );
 
 /** Destinations (CONTRACT §11), signed like every Open API call. */
 @ApiSignedOpenApi()
@@ -78,22 +89,12 @@ export class DestinationsOpenApiController {
     return OK;
   }
 
-  @ApiOpenApiOperation('pause_destination', 'Pause a destination', DestinationAnswer, 'Deliveries to it wait without spending attempts until resume. `primary` pauses the push_url.')
-  @ApiDestinationId(true)
-  @ApiUnknownDestination()
-  @Audit('destination.pause')
-  @Post(':id/pause')
-  @HttpCode(200)
+  @DestinationSwitch('pause', 'Pause a destination', 'Deliveries to it wait without spending attempts until resume. `primary` pauses the push_url.')
   async pause(@Caller() caller: OpenApiCaller, @Param('id') id: string): Promise<DestinationAnswerBody> {
     return { ...OK, destination: await answered(() => this.destinations.pause(caller.accountId, id)) };
   }
 
-  @ApiOpenApiOperation('resume_destination', 'Resume a destination', DestinationAnswer, 'What waited goes in the order ingest accepted it (and in subject order where ordering is subject).')
-  @ApiDestinationId(true)
-  @ApiUnknownDestination()
-  @Audit('destination.resume')
-  @Post(':id/resume')
-  @HttpCode(200)
+  @DestinationSwitch('resume', 'Resume a destination', 'What waited goes in the order ingest accepted it (and in subject order where ordering is subject).')
   async resume(@Caller() caller: OpenApiCaller, @Param('id') id: string): Promise<DestinationAnswerBody> {
     return { ...OK, destination: await answered(() => this.destinations.resume(caller.accountId, id)) };
   }

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, UseGuards } from '@nestjs/common';
 import { Caller, OpenApiAuthGuard, type OpenApiCaller } from './open-api-auth.guard';
-import { JsonBodyGuard } from './json-body.guard';
+import { OpenApiJsonCall } from './open-api-call.decorator';
 import {
   ApiOpenApiBody,
   ApiOpenApiOperation,
@@ -23,7 +23,6 @@ import {
   type SetPushContentTypeResponse,
   type SetUrlResponse,
 } from './open-api.service';
-import { Audit } from '../audit/audit.decorator';
 
 /**
  * The signed configuration operations (CONTRACT §2). Bodies are taken as plain values (`unknown`, so
@@ -38,30 +37,21 @@ export class OpenApiController {
 
   @ApiOpenApiOperation('set_url', 'Set the callback URL (push_url)', SetUrlAnswer, 'Re-enables a disabled endpoint. Callbacks go to this URL from now on.')
   @ApiOpenApiBody(SetUrlBody, SET_URL_ERRORS)
-  @Audit('set_url')
-  @Post('set_url')
-  @HttpCode(200)
-  @UseGuards(JsonBodyGuard)
+  @OpenApiJsonCall('set_url')
   setUrl(@Caller() caller: OpenApiCaller, @Body() body: unknown): Promise<SetUrlResponse> {
     return this.openApi.setUrl(caller.accountId, body);
   }
 
   @ApiOpenApiOperation('set_push_content_type', 'Set the callback content type', SetPushContentTypeAnswer)
   @ApiOpenApiBody(SetPushContentTypeBody, SET_PUSH_CONTENT_TYPE_ERRORS)
-  @Audit('set_push_content_type')
-  @Post('set_push_content_type')
-  @HttpCode(200)
-  @UseGuards(JsonBodyGuard)
+  @OpenApiJsonCall('set_push_content_type')
   setPushContentType(@Caller() caller: OpenApiCaller, @Body() body: unknown): Promise<SetPushContentTypeResponse> {
     return this.openApi.setPushContentType(caller.accountId, body);
   }
 
   @ApiOpenApiOperation('set_permissions', 'Choose which events are delivered', SetPermissionsAnswer, 'Every key is false until set; keys not sent keep their value.')
   @ApiOpenApiBody(SetPermissionsBody, SET_PERMISSIONS_ERRORS)
-  @Audit('set_permissions')
-  @Post('set_permissions')
-  @HttpCode(200)
-  @UseGuards(JsonBodyGuard)
+  @OpenApiJsonCall('set_permissions')
   setPermissions(@Caller() caller: OpenApiCaller, @Body() body: unknown): Promise<SetPermissionsResponse> {
     return this.openApi.setPermissions(caller.accountId, body);
   }

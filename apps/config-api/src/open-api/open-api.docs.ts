@@ -60,22 +60,31 @@ export class SetPermissionsAnswer extends OkAnswer implements SetPermissionsResp
   permissions!: Permissions;
 }
 
-export class PushSettingsAnswer extends OkAnswer implements PushSettingsResponse {
-  @ApiProperty({ type: 'string', nullable: true, description: 'null until set_url.' })
-  push_url!: string | null;
+/**
+ * An account's callback settings, as push_settings and the admin account view both show them, added
+ * after `Base`'s properties (the documents list them in that order).
+ */
+export function WithPushSettings<TBase extends Type<object>>(Base: TBase, pushUrlDescription: string) {
+  class PushSettings extends Base {
+    @ApiProperty({ type: 'string', nullable: true, description: pushUrlDescription })
+    push_url!: string | null;
 
-  @ApiProperty({ enum: [CONTENT_TYPE_JSON, CONTENT_TYPE_FORM] })
-  push_content_type!: string;
+    @ApiProperty({ enum: [CONTENT_TYPE_JSON, CONTENT_TYPE_FORM] })
+    push_content_type!: string;
 
-  @ApiProperty({ type: PermissionsMap })
-  permissions!: Permissions;
+    @ApiProperty({ type: PermissionsMap })
+    permissions!: Permissions;
 
-  @ApiOrderingProperty()
-  ordering!: DeliveryOrdering;
+    @ApiOrderingProperty()
+    ordering!: DeliveryOrdering;
 
-  @ApiMaxPerSecondProperty()
-  max_per_second!: number | null;
+    @ApiMaxPerSecondProperty()
+    max_per_second!: number | null;
+  }
+  return PushSettings;
 }
+
+export class PushSettingsAnswer extends WithPushSettings(OkAnswer, 'null until set_url.') implements PushSettingsResponse {}
 
 export function openApiError(code: number, message: string, exception: string): { code: number; message: string; exception: { message: string } } {
   return { code, message, exception: { message: exception } };

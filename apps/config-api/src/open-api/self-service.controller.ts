@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Query, Res, UseGuards } from '@n
 import type { Response } from 'express';
 import { LimitUnavailableError } from '@app/runtime';
 import { Caller, OpenApiAuthGuard, type OpenApiCaller } from './open-api-auth.guard';
-import { JsonBodyGuard } from './json-body.guard';
+import { OpenApiJsonCall } from './open-api-call.decorator';
 import { EventFeedService, type FeedPage } from './event-feed.service';
 import { parseFeedCursor, parseFeedLimit } from './feed-cursor';
 import { invalidParam, OpenApiCode, rateLimited, serviceUnavailable } from './open-api-errors';
@@ -44,10 +44,7 @@ export class SelfServiceController {
     "The example message of the action, delivered to the push URL like any event (signed, logged, retried) even when the action's permission is off.",
   )
   @ApiOpenApiBody(SendTestEventBody, SEND_TEST_EVENT_ERRORS)
-  @Audit('send_test_event')
-  @Post('send_test_event')
-  @HttpCode(200)
-  @UseGuards(JsonBodyGuard)
+  @OpenApiJsonCall('send_test_event')
   async sendTestEvent(
     @Caller() caller: OpenApiCaller,
     @Body() body: unknown,

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, UseGuards } from '@nestjs/common';
 import { IntersectionType } from '@nestjs/swagger';
 import type { DeliveryOptions } from '@app/payloads';
 import { DeliveryOptionsBody, DeliveryOptionsModel, SET_DELIVERY_OPTIONS_ERRORS } from '../destinations/delivery-options.docs';
@@ -6,9 +6,8 @@ import { DeliveryOptionsService } from '../destinations/delivery-options.service
 import { checkDeliveryOptions, describeProblems, EITHER_OPTION } from '../destinations/delivery-options.validation';
 import { Caller, OpenApiAuthGuard, type OpenApiCaller } from './open-api-auth.guard';
 import { authFailed, invalidParam, missingParamMessage, OpenApiCode } from './open-api-errors';
-import { JsonBodyGuard } from './json-body.guard';
+import { OpenApiJsonCall } from './open-api-call.decorator';
 import { ApiOpenApiBody, ApiOpenApiOperation, ApiSignedOpenApi, OkAnswer } from './open-api.docs';
-import { Audit } from '../audit/audit.decorator';
 
 export type SetDeliveryOptionsResponse = { code: typeof OpenApiCode.ok; message: 'OK' } & DeliveryOptions;
 
@@ -31,10 +30,7 @@ export class SetDeliveryOptionsController {
     'Fields not sent keep their value; at least one must be sent, and no other key. The answer has both options after the change; the workers apply them to the next call.',
   )
   @ApiOpenApiBody(DeliveryOptionsBody, SET_DELIVERY_OPTIONS_ERRORS)
-  @Audit('set_delivery_options')
-  @Post('set_delivery_options')
-  @HttpCode(200)
-  @UseGuards(JsonBodyGuard)
+  @OpenApiJsonCall('set_delivery_options')
   async setDeliveryOptions(@Caller() caller: OpenApiCaller, @Body() body: unknown): Promise<SetDeliveryOptionsResponse> {
     const check = checkDeliveryOptions(body);
     if (check.changes === null) throw invalidParam(check.nothingSent ? missingParamMessage(EITHER_OPTION) : describeProblems(check.problems));

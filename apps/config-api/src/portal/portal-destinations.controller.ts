@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiParam } from '@nestjs/swagger';
 import type { DestinationView } from '@app/payloads';
 import { PortalAccount, PortalSessionGuard } from '../portal-access/portal-session.guard';
@@ -11,6 +11,16 @@ import { Audit } from '../audit/audit.decorator';
 const BAD_BODY: [400, string] = [400, 'A field is wrong (the Open API rule and text, code 2000, in `details` naming each field), or the body is not valid JSON.'];
 const UNKNOWN: [404, string] = [404, "No destination of this account has this id (another account's id answers the same)."];
 const ApiDestinationId = (): MethodDecorator => ApiParam({ name: 'id', description: 'A destination id (`dst_…`); `primary` for pause and resume.' });
+
+/** Pause and resume: the same switch on one destination, recorded as `destination.<verb>`. */
+const DestinationSwitch = (verb: 'pause' | 'resume', summary: string, description: string): MethodDecorator =>
+  applyDecorators(
+    ApiPortalErrors(summary, 200, DestinationModel, description, { errors: [UNKNOWN] }),
+    ApiDestinationId(),
+    Audit(`destination.${verb}`),
+    Post(`:id/${verb}`),
+    HttpCode(200),
+  );
 
 /** The session account's destinations (CONTRACT §10, §11): the Open API's rules, the admin error shape. */
 @Controller('portal/v1/destinations')
@@ -51,20 +61,12 @@ export class DestinationsPortalController {
     await portalAnswered(() => this.destinations.remove(accountId, id));
   }
 
-  @ApiPortalErrors('Pause a destination', 200, DestinationModel, 'Deliveries wait without spending attempts until resume.', { errors: [UNKNOWN] })
-  @ApiDestinationId()
-  @Audit('destination.pause')
-  @Post(':id/pause')
-  @HttpCode(200)
+  @DestinationSwitch('pause', 'Pause a destination', 'Deliveries wait without spending attempts until resume.')
   pause(@PortalAccount() accountId: number, @Param('id') id: string): Promise<DestinationView> {
     return portalAnswered(() => this.destinations.pause(accountId, id));
   }
 
-  @ApiPortalErrors('Resume a destination', 200, DestinationModel, 'What waited goes in the order ingest accepted it.', { errors: [UNKNOWN] })
-  @ApiDestinationId()
-  @Audit('destination.resume')
-  @Post(':id/resume')
-  @HttpCode(200)
+  @DestinationSwitch('resume', 'Resume a destination', 'What waited goes in the order ingest accepted it.')
   resume(@PortalAccount() accountId: number, @Param('id') id: string): Promise<DestinationView> {
     return portalAnswered(() => this.destinations.resume(accountId, id));
   }

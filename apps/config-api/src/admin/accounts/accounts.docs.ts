@@ -1,12 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiProperty } from '@nestjs/swagger';
-import type { AccountView, BreakerState, CreatedAccount, DeliveryOrdering, DestinationView, EndpointLane, Page, Permissions, RotatedSecret, RotatedToken } from '@app/payloads';
+import type { AccountView, BreakerState, CreatedAccount, DestinationView, EndpointLane, RotatedSecret, RotatedToken } from '@app/payloads';
 import { DestinationModel } from '../../destinations/destinations.docs';
-import { CONTENT_TYPE_FORM, CONTENT_TYPE_JSON } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
-import { PermissionsMap } from '../../open-api/open-api.docs';
-import { ADMIN_DELIVERY_OPTIONS_PROBLEM, ApiMaxPerSecondProperty, ApiOrderingProperty, DeliveryOptionsBody } from '../../destinations/delivery-options.docs';
-import { ApiAdminOperation, ApiIdParam, EndpointStateModel, ID_PARAM_PROBLEM } from '../admin.docs';
+import { WithPushSettings } from '../../open-api/open-api.docs';
+import { ADMIN_DELIVERY_OPTIONS_PROBLEM, DeliveryOptionsBody } from '../../destinations/delivery-options.docs';
+import { ApiAccountOperation, ApiAdminOperation, CursorPageModel, EndpointStateModel, NEXT_PAGE_CURSOR } from '../admin.docs';
 
 /* Documentation of /admin/v1/accounts (CONTRACT §3). */
 
@@ -38,25 +37,13 @@ class EndpointLaneModel implements EndpointLane {
   pace_per_second!: number | null;
 }
 
-export class AccountModel extends AccountIdentityModel implements AccountView {
+/** The stored account before its callback settings: the account view lists created_at first. */
+class StoredAccountModel extends AccountIdentityModel {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
+}
 
-  @ApiProperty({ type: 'string', nullable: true, description: 'null until the Open API set_url.' })
-  push_url!: string | null;
-
-  @ApiProperty({ enum: [CONTENT_TYPE_JSON, CONTENT_TYPE_FORM] })
-  push_content_type!: string;
-
-  @ApiProperty({ type: PermissionsMap })
-  permissions!: Permissions;
-
-  @ApiOrderingProperty()
-  ordering!: DeliveryOrdering;
-
-  @ApiMaxPerSecondProperty()
-  max_per_second!: number | null;
-
+export class AccountModel extends WithPushSettings(StoredAccountModel, 'null until the Open API set_url.') implements AccountView {
   @ApiProperty({ type: [String], description: 'Key names whose values the stored copies hold as "[redacted]" once an event ends (CONTRACT §12).' })
   redaction_fields!: string[];
 
@@ -79,13 +66,7 @@ export class AccountModel extends AccountIdentityModel implements AccountView {
   destinations!: DestinationView[];
 }
 
-export class AccountPageModel implements Page<AccountView> {
-  @ApiProperty({ type: [AccountModel] })
-  items!: AccountView[];
-
-  @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' })
-  next_cursor!: string | null;
-}
+export class AccountPageModel extends CursorPageModel<AccountView>(AccountModel, NEXT_PAGE_CURSOR) {}
 
 export class RotatedSecretModel implements RotatedSecret {
   @ApiProperty({ description: 'The new secret, shown once.' })
@@ -100,8 +81,6 @@ export class RotatedTokenModel implements RotatedToken {
   open_api_token!: string;
 }
 
-const NOT_FOUND = [404, 'The account does not exist.'] as const;
-
 export const ApiCreateAccount = (): MethodDecorator =>
   applyDecorators(
     ApiAdminOperation('Create an account', 201, CreatedAccountModel, 'Answers the Open API token and the signing secret: they are never shown again.'),
@@ -112,56 +91,39 @@ export const ApiCreateAccount = (): MethodDecorator =>
 export const ApiListAccounts = (): MethodDecorator =>
   applyDecorators(ApiAdminOperation('List accounts', 200, AccountPageModel, 'Newest first, in cursor pages.'), ApiErrorResponses([400, 'A query parameter is malformed or out of range; `details` names it.']));
 
-export const ApiViewAccount = (): MethodDecorator =>
-  applyDecorators(
-    ApiIdParam(),
-    ApiAdminOperation('An account with its settings and endpoint state', 200, AccountModel),
-    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM]),
-  );
+export const ApiViewAccount = (): MethodDecorator => ApiAccountOperation(ApiAdminOperation('An account with its settings and endpoint state', 200, AccountModel));
 
 export const ApiEnableEndpoint = (): MethodDecorator =>
-  applyDecorators(
-    ApiIdParam(),
-    ApiAdminOperation('Re-enable a disabled endpoint', 200, AccountModel, 'A no-op 200 when it was not disabled. A successful set_url re-enables it too.'),
-    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM]),
-  );
+  ApiAccountOperation(ApiAdminOperation('Re-enable a disabled endpoint', 200, AccountModel, 'A no-op 200 when it was not disabled. A successful set_url re-enables it too.'));
 
 export const ApiRotateSecret = (): MethodDecorator =>
-  applyDecorators(
-    ApiIdParam(),
-    ApiAdminOperation('Rotate the signing secret', 200, RotatedSecretModel, 'The previous secret keeps signing alongside the new one for 24 hours.'),
-    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM]),
-  );
+  ApiAccountOperation(ApiAdminOperation('Rotate the signing secret', 200, RotatedSecretModel, 'The previous secret keeps signing alongside the new one for 24 hours.'));
 
 export const ApiSetDeliveryOptions = (): MethodDecorator =>
   applyDecorators(
-    ApiIdParam(),
     ApiBody({ type: DeliveryOptionsBody }),
-    ApiAdminOperation(
-      'Set the delivery options (ordering, max_per_second)',
-      200,
-      AccountModel,
-      'The same body and rules as the Open API set_delivery_options: fields not sent keep their value. Answers the account view; the workers apply the options to the next call.',
-    ),
     ApiJsonBodyErrors(),
-    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM], [422, ADMIN_DELIVERY_OPTIONS_PROBLEM]),
+    ApiAccountOperation(
+      ApiAdminOperation(
+        'Set the delivery options (ordering, max_per_second)',
+        200,
+        AccountModel,
+        'The same body and rules as the Open API set_delivery_options: fields not sent keep their value. Answers the account view; the workers apply the options to the next call.',
+      ),
+      [422, ADMIN_DELIVERY_OPTIONS_PROBLEM],
+    ),
   );
 
 export const ApiRevokePreviousSecret = (): MethodDecorator =>
-  applyDecorators(
-    ApiIdParam(),
+  ApiAccountOperation(
     ApiAdminOperation(
       'Revoke the previous signing secret',
       200,
       AccountModel,
       'The secret replaced by the last rotation stops signing at once (callbacks carry one signature from now on) instead of at the end of its 24 hours. A no-op 200 when there is none.',
     ),
-    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM], [503, 'Revoked in the database, but Redis could not tell the workers; they stop signing with it within 30 s.']),
+    [503, 'Revoked in the database, but Redis could not tell the workers; they stop signing with it within 30 s.'],
   );
 
 export const ApiRotateToken = (): MethodDecorator =>
-  applyDecorators(
-    ApiIdParam(),
-    ApiAdminOperation('Replace the Open API token', 200, RotatedTokenModel, 'A new token, shown once; every config-api process refuses the old one (2059) from this answer on.'),
-    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM]),
-  );
+  ApiAccountOperation(ApiAdminOperation('Replace the Open API token', 200, RotatedTokenModel, 'A new token, shown once; every config-api process refuses the old one (2059) from this answer on.'));

@@ -1,22 +1,17 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { IsRecordId, MAX_RECORD_ID } from '@app/payloads';
-import { PageCursor, PageLimit } from '../page-query.decorators';
-import { IsTimestamp, TIMESTAMP_TEXT } from '../timestamp';
+import { AccountIdFilter, PageCursor, PageLimit } from '../page-query.decorators';
+import { TIMESTAMP_TEXT, TimestampFilter } from '../timestamp';
 
 export const AUDIT_MAX_LIMIT = 500;
 export const AUDIT_DEFAULT_LIMIT = 50;
 
 /** GET /admin/v1/audit's filters (CONTRACT §15); each bad one answers 400 naming it. */
 export class ListAuditQueryDto {
-  @ApiPropertyOptional({ format: 'date-time', description: `Entries at or after: ${TIMESTAMP_TEXT}` })
-  @IsOptional()
-  @IsTimestamp()
+  @TimestampFilter({ format: 'date-time', description: `Entries at or after: ${TIMESTAMP_TEXT}` })
   since?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: `Entries before: ${TIMESTAMP_TEXT}` })
-  @IsOptional()
-  @IsTimestamp()
+  @TimestampFilter({ format: 'date-time', description: `Entries before: ${TIMESTAMP_TEXT}` })
   until?: string;
 
   @ApiPropertyOptional({ maxLength: 320, description: 'Exactly this actor: a token\'s name, a user\'s email (or subject), or `account:<id>`.' })
@@ -31,9 +26,7 @@ export class ListAuditQueryDto {
   @MaxLength(64, { message: 'action must be at most 64 characters' })
   action?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID })
-  @IsOptional()
-  @IsRecordId({ fromQuery: true })
+  @AccountIdFilter()
   account_id?: number;
 
   @PageLimit(AUDIT_MAX_LIMIT, AUDIT_DEFAULT_LIMIT)

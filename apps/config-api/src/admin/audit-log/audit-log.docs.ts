@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import type { AuditEntryView, Page } from '@app/payloads';
+import type { AuditEntryView } from '@app/payloads';
 import { ApiErrorResponses } from '@app/runtime/docs';
-import { ApiAdminOperation } from '../admin.docs';
+import { ApiAdminOperation, CursorPageModel } from '../admin.docs';
 
 /* Documentation of GET /admin/v1/audit (CONTRACT §15). */
 
@@ -41,13 +41,7 @@ export class AuditEntryModel implements AuditEntryView {
   request_id!: string | null;
 }
 
-export class AuditPageModel implements Page<AuditEntryView> {
-  @ApiProperty({ type: [AuditEntryModel] })
-  items!: AuditEntryView[];
-
-  @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next (older) page; null on the last.' })
-  next_cursor!: string | null;
-}
+export class AuditPageModel extends CursorPageModel<AuditEntryView>(AuditEntryModel, 'Pass as `cursor` for the next (older) page; null on the last.') {}
 
 export const ApiListAudit = (): MethodDecorator =>
   applyDecorators(

@@ -2,8 +2,9 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES, type BotCallOutcome, type BotWebhookType } from '@app/persistence';
-import { IsRecordId, MAX_RECORD_ID, queryInteger } from '@app/payloads';
-import { IsTimestamp } from '../timestamp';
+import { queryInteger } from '@app/payloads';
+import { TimestampFilter } from '../timestamp';
+import { AccountIdFilter } from '../page-query.decorators';
 
 export const BOT_TIMEOUT_MIN_MS = 100;
 export const BOT_TIMEOUT_MAX_MS = 30_000;
@@ -45,9 +46,7 @@ export const BOT_CALLS_MAX_LIMIT = 500;
 export const BOT_CALLS_DEFAULT_LIMIT = 50;
 
 export class ListBotCallsQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID })
-  @IsOptional()
-  @IsRecordId({ fromQuery: true })
+  @AccountIdFilter()
   account_id?: number;
 
   @ApiPropertyOptional({ enum: BOT_WEBHOOK_TYPES })
@@ -67,14 +66,10 @@ export class ListBotCallsQueryDto {
   outcome?: BotCallOutcome;
 
   // The events list's timestamps: ISO 8601 calendar dates and date-times only (no week or ordinal dates).
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsTimestamp()
+  @TimestampFilter({ format: 'date-time' })
   since?: string;
 
-  @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsTimestamp()
+  @TimestampFilter({ format: 'date-time' })
   until?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: BOT_CALLS_MAX_LIMIT, default: BOT_CALLS_DEFAULT_LIMIT })

@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import type { BotCallOutcome, BotCallView, BotWebhookType, BotWebhookView, ItemList, Page } from '@app/payloads';
+import type { BotCallOutcome, BotCallView, BotWebhookType, BotWebhookView, ItemList } from '@app/payloads';
 import { BOT_CALL_OUTCOMES, BOT_WEBHOOK_TYPES } from '@app/persistence';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
-import { ApiAdminOperation, ApiIdParam, BODY_FIELD_PROBLEM, ID_PARAM_PROBLEM } from '../admin.docs';
+import { ApiAccountOperation, ApiAdminOperation, ApiIdParam, BODY_FIELD_PROBLEM, CursorPageModel, ID_PARAM_PROBLEM } from '../admin.docs';
 
 /* Documentation of an account's bot webhooks and the bot call log (CONTRACT §3, §6). */
 
@@ -79,30 +79,19 @@ export class BotCallModel implements BotCallView {
   created_at!: string;
 }
 
-export class BotCallPageModel implements Page<BotCallView> {
-  @ApiProperty({ type: [BotCallModel] })
-  items!: BotCallView[];
-
-  @ApiProperty({ type: 'string', nullable: true })
-  next_cursor!: string | null;
-}
-
-const NOT_FOUND = [404, 'The account does not exist.'] as const;
+export class BotCallPageModel extends CursorPageModel<BotCallView>(BotCallModel) {}
 
 export const ApiCreateBotWebhook = (): MethodDecorator =>
   applyDecorators(
-    ApiIdParam(),
-    ApiAdminOperation('Add a bot webhook to an account', 201, BotWebhookModel, 'The key signs the calls and is never shown again.'),
     ApiJsonBodyErrors(),
-    ApiErrorResponses([...NOT_FOUND], [409, 'The account already has a webhook of this type with this name.'], [400, ID_PARAM_PROBLEM], [422, BODY_FIELD_PROBLEM]),
+    ApiAccountOperation(
+      ApiAdminOperation('Add a bot webhook to an account', 201, BotWebhookModel, 'The key signs the calls and is never shown again.'),
+      [409, 'The account already has a webhook of this type with this name.'],
+      [422, BODY_FIELD_PROBLEM],
+    ),
   );
 
-export const ApiListBotWebhooks = (): MethodDecorator =>
-  applyDecorators(
-    ApiIdParam(),
-    ApiAdminOperation("An account's bot webhooks", 200, BotWebhookListModel),
-    ApiErrorResponses([...NOT_FOUND], [400, ID_PARAM_PROBLEM]),
-  );
+export const ApiListBotWebhooks = (): MethodDecorator => ApiAccountOperation(ApiAdminOperation("An account's bot webhooks", 200, BotWebhookListModel));
 
 export const ApiRemoveBotWebhook = (): MethodDecorator =>
   applyDecorators(

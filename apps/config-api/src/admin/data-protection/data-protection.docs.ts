@@ -4,7 +4,7 @@ import type { ErasureStarted, ErasureStatus, ErasureView } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
 import { AccountModel } from '../accounts/accounts.docs';
 import type { AccountDeletionStarted } from './account-deletion.service';
-import { ApiAdminOperation, ApiIdParam, BODY_FIELD_PROBLEM, ID_PARAM_PROBLEM } from '../admin.docs';
+import { ApiAccountOperation, ApiAdminOperation, ApiIdParam, BODY_FIELD_PROBLEM, ID_PARAM_PROBLEM } from '../admin.docs';
 
 /* Documentation of data protection (CONTRACT §12): erasures by subject, redaction at rest, offboarding. */
 
@@ -58,15 +58,16 @@ export const ApiErasure = (): MethodDecorator =>
 
 export const ApiSetRedaction = (): MethodDecorator =>
   applyDecorators(
-    ApiIdParam(),
-    ApiAdminOperation(
-      'Set the fields redacted at rest',
-      200,
-      AccountModel,
-      'Callbacks still carry these keys; once an event has ended, its stored message and its attempts\' request bodies hold "[redacted]" as the value of every key of these names at any depth (events that ended before are redacted in the background too). `[]` stops redacting new events.',
-    ),
     ApiJsonBodyErrors(),
-    ApiErrorResponses([404, 'The account does not exist.'], [400, ID_PARAM_PROBLEM], [422, BODY_FIELD_PROBLEM]),
+    ApiAccountOperation(
+      ApiAdminOperation(
+        'Set the fields redacted at rest',
+        200,
+        AccountModel,
+        'Callbacks still carry these keys; once an event has ended, its stored message and its attempts\' request bodies hold "[redacted]" as the value of every key of these names at any depth (events that ended before are redacted in the background too). `[]` stops redacting new events.',
+      ),
+      [422, BODY_FIELD_PROBLEM],
+    ),
   );
 
 export const ApiDeleteAccount = (): MethodDecorator =>

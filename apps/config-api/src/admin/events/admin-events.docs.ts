@@ -4,7 +4,7 @@ import type { AttemptView, EventDetail, EventListItem, EventPage, EventStatus } 
 import { LOGGED_ACTIONS } from '@app/payloads';
 import { EVENT_STATUSES } from '@app/persistence';
 import { ApiErrorResponses } from '@app/runtime/docs';
-import { ApiAdminOperation } from '../admin.docs';
+import { ApiAdminOperation, CursorPageModel, NEXT_PAGE_CURSOR } from '../admin.docs';
 
 /* Documentation of the admin event log: the list and one event with its attempts (CONTRACT §3). */
 
@@ -37,13 +37,7 @@ export class EventModel implements EventListItem {
   erased!: boolean;
 }
 
-export class EventPageModel implements EventPage {
-  @ApiProperty({ type: [EventModel] })
-  items!: EventListItem[];
-
-  @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' })
-  next_cursor!: string | null;
-}
+export class EventPageModel extends CursorPageModel<EventListItem>(EventModel, NEXT_PAGE_CURSOR) implements EventPage {}
 
 export class AttemptModel implements AttemptView {
   @ApiProperty({ type: 'integer' })

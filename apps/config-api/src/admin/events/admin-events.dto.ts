@@ -1,10 +1,10 @@
 import { IsIn, IsOptional } from 'class-validator';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsRecordId, LOGGED_ACTIONS, MAX_RECORD_ID } from '@app/payloads';
+import { LOGGED_ACTIONS } from '@app/payloads';
 import { EVENT_STATUSES, type EventStatus } from '@app/persistence';
 import { IsMessageSearch } from './message-search.decorator';
-import { IsTimestamp, TIMESTAMP_TEXT } from '../timestamp';
-import { PageCursor, PageLimit } from '../page-query.decorators';
+import { TIMESTAMP_TEXT, TimestampFilter } from '../timestamp';
+import { AccountIdFilter, PageCursor, PageLimit } from '../page-query.decorators';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
@@ -15,9 +15,7 @@ export const MAX_PAGE_SIZE = 500;
  */
 export function eventFilterFields(source: 'query' | 'body') {
   class EventFilterFields {
-    @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID })
-    @IsOptional()
-    @IsRecordId({ fromQuery: source === 'query' })
+    @AccountIdFilter(source === 'query')
     account_id?: number;
 
     @ApiPropertyOptional({ enum: LOGGED_ACTIONS })
@@ -26,15 +24,11 @@ export function eventFilterFields(source: 'query' | 'body') {
     action?: string;
 
     /** Inclusive lower bound on created_at. */
-    @ApiPropertyOptional({ description: 'Inclusive lower bound on created_at: ' + TIMESTAMP_TEXT })
-    @IsOptional()
-    @IsTimestamp()
+    @TimestampFilter({ description: 'Inclusive lower bound on created_at: ' + TIMESTAMP_TEXT })
     since?: string;
 
     /** Exclusive upper bound on created_at. */
-    @ApiPropertyOptional({ description: 'Exclusive upper bound on created_at: ' + TIMESTAMP_TEXT })
-    @IsOptional()
-    @IsTimestamp()
+    @TimestampFilter({ description: 'Exclusive upper bound on created_at: ' + TIMESTAMP_TEXT })
     until?: string;
 
     /** A value held anywhere in the message (a JSON scalar equal to it); needs since, at most 31 days. */

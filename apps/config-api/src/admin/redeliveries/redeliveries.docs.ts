@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiProperty } from '@nestjs/swagger';
 import type { EventFilter, EventRedelivered, ItemList, RedeliveryStarted, RedeliveryTaskStatus, RedeliveryTaskView } from '@app/payloads';
 import { ApiErrorResponses, ApiJsonBodyErrors } from '@app/runtime/docs';
-import { adminEventsOperationId, ApiAdminOperation, ApiIdParam, BODY_FIELD_PROBLEM, ID_PARAM_PROBLEM } from '../admin.docs';
+import { adminEventsOperationId, ApiAccountOperation, ApiAdminOperation, BODY_FIELD_PROBLEM } from '../admin.docs';
 
 /* Documentation of redelivery: one event, an account's or a filter's events as tasks, and the tasks' progress. */
 
@@ -97,8 +97,9 @@ export const ApiRedeliverMatching = (): MethodDecorator =>
 
 export const ApiRedeliverAccount = (): MethodDecorator =>
   applyDecorators(
-    ApiIdParam(),
-    ApiAdminOperation("Redeliver an account's events in a status", 202, RedeliveryStartedModel, 'A background task; read its progress with the task_id.', adminEventsOperationId('redeliverAccount')),
     ApiJsonBodyErrors(),
-    ApiErrorResponses([404, 'The account does not exist.'], [400, ID_PARAM_PROBLEM], [422, BODY_FIELD_PROBLEM]),
+    ApiAccountOperation(
+      ApiAdminOperation("Redeliver an account's events in a status", 202, RedeliveryStartedModel, 'A background task; read its progress with the task_id.', adminEventsOperationId('redeliverAccount')),
+      [422, BODY_FIELD_PROBLEM],
+    ),
   );

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FINAL_EVENT_STATUSES } from '@app/persistence';
 import { eventFilterFields } from '../events/admin-events.dto';
 import { PageLimit } from '../page-query.decorators';
-import { IsTimestamp, TIMESTAMP_TEXT } from '../timestamp';
+import { TIMESTAMP_TEXT, TimestampFilter } from '../timestamp';
 
 /** Statuses an operator may bulk-redeliver: the final ones (pending events are already on their way). */
 export const REDELIVERABLE_STATUSES = FINAL_EVENT_STATUSES;
@@ -28,13 +28,9 @@ export class BulkRedeliverDto {
   @IsIn(REDELIVERABLE_STATUSES, { message: `status must be one of ${REDELIVERABLE_STATUSES.join(', ')}` })
   status!: (typeof REDELIVERABLE_STATUSES)[number];
 
-  @ApiPropertyOptional({ description: TIMESTAMP_TEXT })
-  @IsOptional()
-  @IsTimestamp()
+  @TimestampFilter({ description: TIMESTAMP_TEXT })
   since?: string;
 
-  @ApiPropertyOptional({ description: TIMESTAMP_TEXT })
-  @IsOptional()
-  @IsTimestamp()
+  @TimestampFilter({ description: TIMESTAMP_TEXT })
   until?: string;
 }

@@ -1,34 +1,25 @@
 import { IsIn, IsOptional } from 'class-validator';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsRecordId, MAX_RECORD_ID, SERIES_BUCKETS, type SeriesBucket } from '@app/payloads';
-import { IsTimestamp, TIMESTAMP_TEXT } from '../timestamp';
+import { SERIES_BUCKETS, type SeriesBucket } from '@app/payloads';
+import { TIMESTAMP_TEXT, TimestampFilter } from '../timestamp';
+import { AccountIdFilter } from '../page-query.decorators';
 
 export class StatsQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID })
-  @IsOptional()
-  @IsRecordId({ fromQuery: true })
+  @AccountIdFilter()
   account_id?: number;
 
-  @ApiPropertyOptional({ description: TIMESTAMP_TEXT })
-  @IsOptional()
-  @IsTimestamp()
+  @TimestampFilter({ description: TIMESTAMP_TEXT })
   since?: string;
 }
 
 export class StatsSeriesQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_RECORD_ID })
-  @IsOptional()
-  @IsRecordId({ fromQuery: true })
+  @AccountIdFilter()
   account_id?: number;
 
-  @ApiPropertyOptional({ description: 'Default: until minus 1 h (1m), 24 h (1h) or 7 d (1d). ' + TIMESTAMP_TEXT })
-  @IsOptional()
-  @IsTimestamp()
+  @TimestampFilter({ description: 'Default: until minus 1 h (1m), 24 h (1h) or 7 d (1d). ' + TIMESTAMP_TEXT })
   since?: string;
 
-  @ApiPropertyOptional({ description: 'Default: now. ' + TIMESTAMP_TEXT })
-  @IsOptional()
-  @IsTimestamp()
+  @TimestampFilter({ description: 'Default: now. ' + TIMESTAMP_TEXT })
   until?: string;
 
   @ApiPropertyOptional({ enum: SERIES_BUCKETS, default: '1m' })
