@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { openApiQuery } from '@app/signing';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
-import { type RunningApp, startApp } from '../support/apps';
+import { startApp, useApps } from '../support/apps';
 import { type BuiltAppProcess, spawnBuiltApp } from '../support/built-app';
 import { freePort } from '@app/testing';
 import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
@@ -81,19 +81,14 @@ describe('rotate-token on two config-api processes', () => {
 });
 
 describe('credential routes', () => {
-  let configApi: RunningApp;
-  let worker: RunningApp;
+  const { configApi, worker } = useApps({ configApi: ConfigApiModule, worker: [DeliveryWorkerModule, { RETRY_SCHEDULE: '1s,1s,1s' }] });
   let target: TestReceiver;
 
   beforeAll(async () => {
-    configApi = await startApp(ConfigApiModule);
-    worker = await startApp(DeliveryWorkerModule, { RETRY_SCHEDULE: '1s,1s,1s' });
     target = await new TestReceiver().start();
   });
 
   afterAll(async () => {
-    await worker?.close();
-    await configApi?.close();
     await target?.stop();
   });
 

@@ -2,7 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { PERMISSION_KEYS } from '@app/payloads';
 import { formatDurationMs } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
-import { type RunningApp, startApp } from '../support/apps';
+import { type RunningApp, useApps } from '../support/apps';
 import { ADMIN_HEADERS, createAccount } from '../support/fixtures';
 
 interface Answer {
@@ -29,13 +29,7 @@ const uniqueEmail = (): string => `admin-${randomUUID()}@example.com`;
 const randomAccountId = (): number => 1_000_000_000 + randomInt(1_000_000_000);
 
 describe('admin accounts API (/admin/v1/accounts)', () => {
-  let api: RunningApp;
-  beforeAll(async () => {
-    api = await startApp(ConfigApiModule);
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const { api } = useApps({ api: ConfigApiModule });
 
   it('refuses a missing or wrong bearer token with 401', async () => {
     const missing = await admin(api, 'POST', '/accounts', { email: uniqueEmail() }, { 'content-type': 'application/json' });

@@ -1,12 +1,12 @@
 import { Client } from 'pg';
 import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
-import { type RunningApp, startApp } from '../support/apps';
-import { startTaskWorker } from '../support/task-worker';
+import { type RunningApp, useApps } from '../support/apps';
+import { TaskWorkerModule } from '../support/task-worker';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { ADMIN_HEADERS, createAccount, type TestAccount } from '../support/fixtures';
 import { waitFor } from '@app/testing';
-import { HangingPort } from '../support/hanging-port';
+import { useAppOnHangingRedis } from '../support/hanging-port';
 import { TASK_POLL_MS } from '../../apps/delivery-worker/src/tasks/leased-task-runner';
 import { type SeedEvent, seedPrimaryEvents } from '../support/seeded-events';
 
@@ -22,8 +22,7 @@ const ISOLATION = namespace.overrides;
 /** Response bodies are checked field by field, so they are typed loosely here. */
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-let configApi: RunningApp;
-let tasks: RunningApp;
+const { configApi } = useApps({ configApi: ConfigApiModule, tasks: TaskWorkerModule }, { namespace });
 let db: Client;
 /** The namespace's delivery queue: jobs by id or state across every shard. */
 let queue: IsolatedNamespace;
@@ -78,18 +77,9 @@ function percentile(sorted: number[], fraction: number): number {
   return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - lower);
 }
 
-beforeAll(async () => {
-  await namespace.setUp();
+beforeAll(() => {
   db = namespace.db;
   queue = namespace;
-  configApi = await startApp(ConfigApiModule, ISOLATION);
-  tasks = await startTaskWorker(ISOLATION);
-});
-
-afterAll(async () => {
-  await tasks?.close();
-  await configApi?.close();
-  await namespace.tearDown();
 });
 
 describe('admin authentication', () => {
@@ -488,18 +478,8 @@ describe('GET /admin/v1/stats', () => {
 });
 
 describe('redelivery while Redis is unreachable', () => {
-  let offline: RunningApp;
-  // Accepts the connection and never answers: a config-api that waited for Redis would never answer or
-  // finish its task at all, however fast or slow the machine.
-  const hangingRedis = new HangingPort();
-  beforeAll(async () => {
-    await hangingRedis.start();
-    offline = await startApp(ConfigApiModule, { ...ISOLATION, REDIS_URL: `redis://127.0.0.1:${hangingRedis.port}` });
-  });
-  afterAll(async () => {
-    await offline?.close();
-    await hangingRedis.stop();
-  });
+  // A config-api that waited for Redis would never answer or finish its task at all.
+  const offline = useAppOnHangingRedis(ConfigApiModule, ISOLATION);
 
   it('still restarts the rows and answers 202, leaving the enqueueing to the reconciler', async () => {
     const account = await createAccount(configApi);

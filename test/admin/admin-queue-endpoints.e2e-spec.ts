@@ -1,7 +1,7 @@
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import { adminCall, expectQueryError, type Json } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
+import { useApps } from '../support/apps';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { updatePrimaryDestination } from '../support/model-deliveries';
@@ -12,17 +12,7 @@ import { enqueueFirstAttempts, insertEvents, sendEvents } from '../support/worke
 describe('GET /admin/v1/queue', () => {
   // Own database and queue and no worker: the jobs stay where the test put them.
   const namespace = new IsolatedNamespace('admin-queue');
-  let configApi: RunningApp;
-
-  beforeAll(async () => {
-    await namespace.setUp();
-    configApi = await startApp(ConfigApiModule, namespace.overrides);
-  });
-
-  afterAll(async () => {
-    await configApi?.close();
-    await namespace.tearDown();
-  });
+  const { configApi } = useApps({ configApi: ConfigApiModule }, { namespace });
 
   it('counts real jobs by state over every shard and dates the oldest waiting one', async () => {
     const empty = await adminCall(configApi, 'GET', '/admin/v1/queue');
@@ -65,29 +55,26 @@ describe('GET /admin/v1/queue', () => {
 
 describe('GET /admin/v1/endpoints', () => {
   const namespace = new IsolatedNamespace('admin-endpoints');
-  let configApi: RunningApp;
-  let worker: RunningApp;
+  const { configApi, worker } = useApps(
+    {
+      configApi: ConfigApiModule,
+      worker: [
+        DeliveryWorkerModule,
+        {
+          RETRY_SCHEDULE: '100ms,100ms,100ms',
+          // The receivers answer from this (busy) process: a late 200 must not become a time-out, a failure.
+          DELIVERY_TIMEOUT_MS: '10000',
+          RECONCILE_INTERVAL: '1m',
+          BREAKER_FAILURE_THRESHOLD: '2',
+          BREAKER_COOLDOWN: '10m',
+        },
+      ],
+    },
+    { namespace },
+  );
   const receivers: TestReceiver[] = [];
-
-  beforeAll(async () => {
-    await namespace.setUp();
-    configApi = await startApp(ConfigApiModule, namespace.overrides);
-    worker = await startApp(DeliveryWorkerModule, {
-      ...namespace.overrides,
-      RETRY_SCHEDULE: '100ms,100ms,100ms',
-      // The receivers answer from this (busy) process: a late 200 must not become a time-out, a failure.
-      DELIVERY_TIMEOUT_MS: '10000',
-      RECONCILE_INTERVAL: '1m',
-      BREAKER_FAILURE_THRESHOLD: '2',
-      BREAKER_COOLDOWN: '10m',
-    });
-  });
-
   afterAll(async () => {
-    await worker?.close();
-    await configApi?.close();
     await Promise.all(receivers.map((receiver) => receiver.stop()));
-    await namespace.tearDown();
   });
 
   async function accountPushingTo(status: number): Promise<{ id: number; email: string; url: string }> {

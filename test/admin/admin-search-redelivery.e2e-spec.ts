@@ -3,8 +3,8 @@ import { TASK_STALE_AFTER_S } from '../../apps/delivery-worker/src/tasks/leased-
 import type { EventStatus } from '@app/persistence/testing';
 import { deliveryJobId } from '@app/runtime';
 import { adminCall, expectFieldError, expectQueryError, type Json } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
-import { startTaskWorker } from '../support/task-worker';
+import { useApps } from '../support/apps';
+import { startTaskWorker, TaskWorkerModule } from '../support/task-worker';
 import { createAccount } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { insertDeliveryRows, insertEventsWithPrimary, primaryDeliveriesOfAccount } from '../support/model-deliveries';
@@ -16,20 +16,7 @@ import { waitFor } from '@app/testing';
  * exactly what a task restarted.
  */
 const namespace = new IsolatedNamespace('admin-search-redelivery');
-let configApi: RunningApp;
-let tasks: RunningApp;
-
-beforeAll(async () => {
-  await namespace.setUp();
-  configApi = await startApp(ConfigApiModule, namespace.overrides);
-  tasks = await startTaskWorker(namespace.overrides);
-});
-
-afterAll(async () => {
-  await tasks?.close();
-  await configApi?.close();
-  await namespace.tearDown();
-});
+const { configApi } = useApps({ configApi: ConfigApiModule, tasks: TaskWorkerModule }, { namespace });
 
 let seeded = 0;
 

@@ -13,7 +13,7 @@ import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-wo
 import { INGEST_DOCS } from '../../apps/ingest/src/ingest.docs';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
 import { adminCall } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
+import { type RunningApp, startApp, useApps } from '../support/apps';
 import { launchBrowser } from '../support/browser';
 import { createAccount } from '../support/fixtures';
 
@@ -68,6 +68,8 @@ const APPS: [string, Type<unknown>, ApiDocsInfo, string][] = [
   ['ingest', IngestModule, INGEST_DOCS, 'ingest-token'],
   ['delivery-worker', DeliveryWorkerModule, DELIVERY_WORKER_DOCS, ''],
 ];
+
+const servedDocument = async (app: RunningApp): Promise<OpenAPIObject> => (await (await fetch(`${app.url}/docs/openapi.json`)).json()) as OpenAPIObject;
 
 describe.each(APPS)('%s API documentation', (name, rootModule, info, tokenScheme) => {
   let running: RunningApp;
@@ -186,14 +188,10 @@ describe.each(APPS)('%s API documentation', (name, rootModule, info, tokenScheme
 });
 
 describe('config-api documentation details', () => {
-  let running: RunningApp;
+  const { running } = useApps({ running: ConfigApiModule });
   let document: OpenAPIObject;
   beforeAll(async () => {
-    running = await startApp(ConfigApiModule);
-    document = (await (await fetch(`${running.url}/docs/openapi.json`)).json()) as OpenAPIObject;
-  });
-  afterAll(async () => {
-    await running.close();
+    document = await servedDocument(running);
   });
 
   it('gives every Open API operation the signed query and the error codes with their statuses', () => {
@@ -294,14 +292,10 @@ describe('config-api documentation details', () => {
 });
 
 describe('ingest documentation details', () => {
-  let running: RunningApp;
+  const { running } = useApps({ running: IngestModule });
   let document: OpenAPIObject;
   beforeAll(async () => {
-    running = await startApp(IngestModule);
-    document = (await (await fetch(`${running.url}/docs/openapi.json`)).json()) as OpenAPIObject;
-  });
-  afterAll(async () => {
-    await running.close();
+    document = await servedDocument(running);
   });
 
   it('documents the event and bot bodies with their error statuses', () => {

@@ -1,12 +1,13 @@
 import type { QueryRunner } from 'typeorm';
 import { PERMISSION_KEY_BY_ACTION, SAMPLE_MESSAGES } from '@app/payloads';
-import { LATENCY_BOUNDS_MS, RECORD_OUTCOMES, recordOutcomesParams, Sql, STORE_EVENTS, storeEventsParams, type StepOutcome, TALLIED_BUCKETS } from '@app/persistence/testing';
+import { LATENCY_BOUNDS_MS, RECORD_OUTCOMES, recordOutcomesParams, Sql, STORE_EVENTS, storeEventsParams, TALLIED_BUCKETS } from '@app/persistence/testing';
 import { DeliveryLoader } from '../../apps/delivery-worker/src/delivery/loading/delivery-loader';
 import { OutcomeStore } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { BooksFolder } from '../../apps/delivery-worker/src/retention/books-folder.service';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from '../support/apps';
 import { expectBooksToMatchRows, unfoldedEntries } from '../support/books';
+import { deliveredOutcome } from '../support/deliveries';
 import { INGEST_HEADERS } from '../support/fixtures';
 import { accountAnswering, useStatsApps } from '../support/stats-accounts';
 import { waitFor } from '@app/testing';
@@ -178,33 +179,4 @@ async function expectBooksToMatchRowsWithin(sql: Sql, runner: QueryRunner): Prom
     SELECT d.status::text AS status, count(*)::int AS events FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
      GROUP BY 1 ORDER BY 1`)) as { status: string; events: number }[];
   expect(tallied).toEqual(counted);
-}
-
-/** A first step delivered (200) at `deliveredAt`, as the recorder writes it. */
-function deliveredOutcome(seq: string, accountId: number, createdAt: string | Date, deliveredAt: Date): StepOutcome {
-  return {
-    seq,
-    destinationId: 'primary',
-    accountId,
-    series: 0,
-    seriesAttempts: 0,
-    createdAt,
-    status: 'delivered',
-    nextAttemptAt: null,
-    deliveredAt,
-    lastError: null,
-    attempt: {
-      attempt: 1,
-      startedAt: new Date(),
-      durationMs: 3,
-      url: 'http://127.0.0.1:9/hook',
-      requestHeaders: {},
-      encoding: 'json',
-      responseStatus: 200,
-      responseHeaders: {},
-      responseBody: 'ok',
-      error: null,
-    },
-    open: { kind: 'unchanged' },
-  };
 }

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SAMPLE_MESSAGES } from '@app/payloads';
 import { generateSigningSecret } from '@app/signing';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
@@ -10,7 +9,7 @@ import { parseArguments } from '../../clients/typescript/src/cli/arguments';
 import { verifyWebhook } from '../../clients/typescript/src';
 import { type RunningApp, startApp } from '../support/apps';
 import { codeBlocks, requireBuiltClient, ROOT, run } from '../support/client-examples';
-import { createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from '../support/fixtures';
+import { createAccount, ingestSampleEvent, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { freePort } from '@app/testing';
 import { type TestReceiver, useReceivers } from '../support/receiver';
 import { waitFor } from '@app/testing';
@@ -54,13 +53,7 @@ async function ingestEvents(account: TestAccount, count: number): Promise<string
   const ids: string[] = [];
   for (let index = 0; index < count; index += 1) {
     counter += 1;
-    const response = await fetch(`${ingest.url}/v1/events`, {
-      method: 'POST',
-      headers: INGEST_HEADERS,
-      body: JSON.stringify({ account_id: account.id, action: 'Customer_update', message: { ...SAMPLE_MESSAGES.Customer_update, id: counter } }),
-    });
-    expect(response.status).toBe(202);
-    ids.push(((await response.json()) as { event_id: string }).event_id);
+    ids.push(await ingestSampleEvent(ingest, account.id, 'Customer_update', { id: counter }));
   }
   return ids;
 }

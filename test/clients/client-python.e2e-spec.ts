@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
-import { type RunningApp, startApp } from '../support/apps';
+import { useApps } from '../support/apps';
 import { ROOT, run } from '../support/client-examples';
 import { createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { type TestReceiver, useReceivers } from '../support/receiver';
@@ -16,25 +16,19 @@ jest.setTimeout(300_000);
 
 const PYTHON = join(ROOT, 'clients', 'python');
 
-let configApi: RunningApp;
-let ingest: RunningApp;
+beforeAll(async () => {
+  const installed = await run('bash', [join(PYTHON, 'venv.sh')], { timeoutMs: 240_000 });
+  if (installed.code !== 0) throw new Error(`clients/python/venv.sh failed (${installed.code}):\n${installed.stdout}${installed.stderr}`);
+});
+const { configApi, ingest } = useApps({ configApi: ConfigApiModule, ingest: IngestModule });
 let account: TestAccount;
 let receiver: TestReceiver;
 const receivers = useReceivers();
 
 beforeAll(async () => {
-  const installed = await run('bash', [join(PYTHON, 'venv.sh')], { timeoutMs: 240_000 });
-  if (installed.code !== 0) throw new Error(`clients/python/venv.sh failed (${installed.code}):\n${installed.stdout}${installed.stderr}`);
-  configApi = await startApp(ConfigApiModule);
-  ingest = await startApp(IngestModule);
   account = await createAccount(configApi);
   await setCallbackSettings(configApi.app, account.id, { permissions: {} });
   receiver = await receivers();
-});
-
-afterAll(async () => {
-  await ingest?.close();
-  await configApi?.close();
 });
 
 it('passes its pytest suite against the running service, skipping nothing', async () => {

@@ -6,7 +6,7 @@ import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import { type ApiDocument, openApiClientDocument } from '../../clients/tools/openapi-subset';
 import { EventCallbacks, verifyWebhook, WebhookVerificationError } from '../../clients/typescript/src';
-import { type RunningApp, startApp } from '../support/apps';
+import { useApps } from '../support/apps';
 import { codeBlocks, requireBuiltClient, ROOT, run } from '../support/client-examples';
 import { createAccount, type TestAccount } from '../support/fixtures';
 import { useReceivers } from '../support/receiver';
@@ -21,22 +21,17 @@ import { useOwnRedisPrefix } from '../support/worker-process';
 useOwnRedisPrefix('client-typescript');
 jest.setTimeout(120_000);
 
-let configApi: RunningApp;
-let worker: RunningApp;
+const { configApi } = useApps({
+  configApi: ConfigApiModule,
+  worker: [DeliveryWorkerModule, { RETRY_SCHEDULE: '200ms,400ms', DELIVERY_TIMEOUT_MS: '10000', RECONCILE_INTERVAL: '1m' }],
+});
 let account: TestAccount;
 let client: EventCallbacks;
 const receiver = useReceivers();
 
 beforeAll(async () => {
-  configApi = await startApp(ConfigApiModule);
-  worker = await startApp(DeliveryWorkerModule, { RETRY_SCHEDULE: '200ms,400ms', DELIVERY_TIMEOUT_MS: '10000', RECONCILE_INTERVAL: '1m' });
   account = await createAccount(configApi);
   client = new EventCallbacks({ baseUrl: configApi.url, email: account.email, token: account.open_api_token });
-});
-
-afterAll(async () => {
-  await worker?.close();
-  await configApi?.close();
 });
 
 it('is generated from the Open API part of the document config-api serves', async () => {

@@ -1,9 +1,7 @@
 import type { Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
-import { type RunningApp, startApp } from '../support/apps';
-import { launchBrowser, signIntoConsole, type TestBrowser } from '../support/browser';
-import { ensureConsoleBuilt } from '../support/console-build';
+import type { RunningApp } from '../support/apps';
+import { type TestBrowser, useSignedInConsole } from '../support/browser';
 import {
   addDestination,
   cell,
@@ -19,7 +17,7 @@ import {
 import { adminCall } from '../support/admin-client';
 import { createAccount, type TestAccount } from '../support/fixtures';
 import { insertDeliveryRows, insertEventRows, primaryDeliveryOf } from '../support/model-deliveries';
-import { TestReceiver } from '../support/receiver';
+import { type TestReceiver, useReceivers } from '../support/receiver';
 import { openStoredSecret } from '../support/stored-secrets';
 
 /**
@@ -29,30 +27,22 @@ import { openStoredSecret } from '../support/stored-secrets';
  */
 jest.setTimeout(120_000);
 
+const ui = useSignedInConsole();
+const receivers = useReceivers();
 let api: RunningApp;
 let browser: TestBrowser;
 let page: Page;
 let receiver: TestReceiver;
 
+beforeAll(async () => {
+  ({ configApi: api, browser, page } = ui);
+  receiver = await receivers();
+});
+
 async function openAccount(account: TestAccount): Promise<void> {
   await page.goto(`${api.url}/admin/accounts/${account.id}`);
   await page.getByRole('heading', { name: 'Destinations' }).waitFor();
 }
-
-beforeAll(async () => {
-  await ensureConsoleBuilt();
-  api = await startApp(ConfigApiModule);
-  receiver = await new TestReceiver().start();
-  browser = await launchBrowser();
-  page = browser.page;
-  await signIntoConsole(page, api.url);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-  await receiver?.stop();
-});
 
 describe("console: an account's destinations", () => {
   it('adds a webhook destination, lists it with its id, type, target and state, pauses, resumes, edits, enables and deletes it', async () => {

@@ -4,7 +4,7 @@ import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
 import { adminCall, expectFieldError, expectQueryError, type Json } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
+import { type RunningApp, useApps } from '../support/apps';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from '../support/fixtures';
 import { openApiCall } from '../support/open-api-client';
 import { adminPortalLink, openPortalSession, portalCall, portalToken } from '../support/portal-client';
@@ -16,23 +16,14 @@ useOwnRedisPrefix('data-protection-accounts');
 jest.setTimeout(60_000);
 
 /** CONTRACT §12 on accounts: redaction at rest and offboarding, on the real apps, PostgreSQL, Redis and receivers. */
-let configApi: RunningApp;
-let otherConfigApi: RunningApp;
-let ingest: RunningApp;
-let worker: RunningApp;
-const receiver = useReceivers();
-
-beforeAll(async () => {
-  configApi = await startApp(ConfigApiModule);
+const { configApi, otherConfigApi, ingest, worker } = useApps({
+  configApi: ConfigApiModule,
   // A second config-api process: what one of them does, the other refuses at once.
-  otherConfigApi = await startApp(ConfigApiModule);
-  ingest = await startApp(IngestModule);
-  worker = await startApp(DeliveryWorkerModule, { RECONCILE_INTERVAL: '1m' });
+  otherConfigApi: ConfigApiModule,
+  ingest: IngestModule,
+  worker: [DeliveryWorkerModule, { RECONCILE_INTERVAL: '1m' }],
 });
-
-afterAll(async () => {
-  for (const app of [worker, ingest, otherConfigApi, configApi]) await app?.close();
-});
+const receiver = useReceivers();
 
 function post(app: RunningApp, path: string, body: unknown): Promise<Response> {
   return fetch(`${app.url}${path}`, { method: 'POST', headers: INGEST_HEADERS, body: JSON.stringify(body) });

@@ -2,8 +2,8 @@ import { DataSource } from 'typeorm';
 import { FOLD_BOOKS } from '@app/persistence/testing';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { adminCall } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
-import { startTaskWorker } from '../support/task-worker';
+import { useApps } from '../support/apps';
+import { TaskWorkerModule } from '../support/task-worker';
 import { expectTalliesToMatchEvents } from '../support/event-tallies';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
@@ -17,20 +17,7 @@ import { insertEvents, setPrimaryStatus } from '../support/worker-process';
  * config-api records the deletion; a worker's task runners (without the delivery pipeline) delete the rows.
  */
 const namespace = new IsolatedNamespace('data-protection-offboarding');
-let configApi: RunningApp;
-let tasks: RunningApp;
-
-beforeAll(async () => {
-  await namespace.setUp();
-  configApi = await startApp(ConfigApiModule, namespace.overrides);
-  tasks = await startTaskWorker(namespace.overrides);
-});
-
-afterAll(async () => {
-  await tasks?.close();
-  await configApi?.close();
-  await namespace.tearDown();
-});
+const { configApi } = useApps({ configApi: ConfigApiModule, tasks: TaskWorkerModule }, { namespace });
 
 function database(): DataSource {
   return configApi.app.get(DataSource);

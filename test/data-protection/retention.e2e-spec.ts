@@ -5,7 +5,7 @@ import { OutcomeStore } from '../../apps/delivery-worker/src/delivery/outcome/ou
 import { PartitionJob } from '../../apps/delivery-worker/src/retention/partition-job.service';
 import { RETENTION_BATCH_SIZE, RETENTION_LOCK_KEY, type RetentionResult, RetentionService } from '../../apps/delivery-worker/src/retention/retention.service';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
-import { type RunningApp, startApp } from '../support/apps';
+import { type RunningApp, useApps } from '../support/apps';
 import { expectBooksToMatchRows } from '../support/books';
 import { createAccount } from '../support/fixtures';
 import { waitFor } from '@app/testing';
@@ -51,23 +51,16 @@ const today = utcDayStart(Date.now());
 let nextOldDay = today - (RETENTION_DAYS + 5) * DAY_MS;
 
 describe('retention', () => {
-  let configApi: RunningApp;
-  let workerA: RunningApp;
-  let workerB: RunningApp;
+  const { configApi, workerA, workerB } = useApps({
+    configApi: ConfigApiModule,
+    workerA: [DeliveryWorkerModule, WORKER_SETTINGS],
+    workerB: [DeliveryWorkerModule, WORKER_SETTINGS],
+  });
   let db: DataSource;
   let seedCounter = 0;
 
-  beforeAll(async () => {
-    configApi = await startApp(ConfigApiModule);
-    workerA = await startApp(DeliveryWorkerModule, WORKER_SETTINGS);
-    workerB = await startApp(DeliveryWorkerModule, WORKER_SETTINGS);
+  beforeAll(() => {
     db = workerA.app.get(DataSource);
-  });
-
-  afterAll(async () => {
-    await workerB?.close();
-    await workerA?.close();
-    await configApi?.close();
   });
 
   const retentionOf = (worker: RunningApp) => worker.app.get(RetentionService, { strict: false });

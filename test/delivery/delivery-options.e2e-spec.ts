@@ -4,7 +4,7 @@ import { DELIVERY_ORDERINGS, MAX_PER_SECOND_MAX, MAX_PER_SECOND_MIN } from '@app
 import { REDIS } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { adminCall, expectFieldError, expectQueryError, type Json } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
+import { startApp, useApps } from '../support/apps';
 import { createAccount, type TestAccount } from '../support/fixtures';
 import { signedOpenApiCall } from '../support/open-api-client';
 import { primaryDestinationOf } from '../support/model-deliveries';
@@ -16,13 +16,7 @@ const PACE_TEXT = 'max_per_second must be an integer from 1 to 10000, or null fo
 const NOTHING_SENT_TEXT = 'param is missing or the value is empty: ordering or max_per_second';
 
 describe('delivery options (CONTRACT §9)', () => {
-  let api: RunningApp;
-  beforeAll(async () => {
-    api = await startApp(ConfigApiModule);
-  });
-  afterAll(async () => {
-    await api?.close();
-  });
+  const { api } = useApps({ api: ConfigApiModule });
 
   const setOptions = (account: TestAccount, body: unknown): Promise<{ status: number; body: Json }> =>
     signedOpenApiCall(api, account, 'set_delivery_options', body);

@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
-import { EVENT_ACTIONS, type EventAction, SAMPLE_MESSAGES } from '@app/payloads';
+import { EVENT_ACTIONS, type EventAction, type PushContentType, SAMPLE_MESSAGES } from '@app/payloads';
 import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
-import { type RunningApp, startApp } from '../support/apps';
-import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
+import { type RunningApp, useApps } from '../support/apps';
+import { accountPushingTo as pushingAccount, ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { type ReceivedRequest, TestReceiver, useReceivers } from '../support/receiver';
 import { waitFor } from '@app/testing';
 import {
@@ -43,19 +43,26 @@ function sample(action: EventAction): NewTestEvent {
 }
 
 describe('callback delivery', () => {
-  let configApi: RunningApp;
-  let worker: RunningApp;
+  const { configApi, worker } = useApps({
+    configApi: ConfigApiModule,
+    worker: [
+      DeliveryWorkerModule,
+      {
+        RETRY_SCHEDULE: '200ms,400ms',
+        // The receivers here run in this (busy) process: an answer they give must never be late for the
+        // deadline, or a delivery expected at its first attempt becomes a time-out and a retry. The
+        // deadline itself is tested on a worker of its own below, against a receiver that never answers.
+        DELIVERY_TIMEOUT_MS: '10000',
+        // The reconciler has its own file; here it must not re-enqueue events a second worker owns.
+        RECONCILE_INTERVAL: '1m',
+        BREAKER_COOLDOWN: '1s',
+        WORKER_CONCURRENCY: '16',
+      },
+    ],
+  });
   const receiver = useReceivers();
 
-  async function accountPushingTo(target: TestReceiver | string, contentType: 'JSON' | 'application/x-www-form-urlencoded' = 'JSON'): Promise<TestAccount> {
-    const account = await createAccount(configApi);
-    await setCallbackSettings(worker.app, account.id, {
-      pushUrl: typeof target === 'string' ? target : target.url,
-      contentType,
-      permissions: 'all',
-    });
-    return account;
-  }
+  const accountPushingTo = (target: TestReceiver | string, contentType?: PushContentType): Promise<TestAccount> => pushingAccount(configApi, worker.app, target, contentType);
 
   async function settled(events: StoredTestEvent[], statuses: string[] = ['delivered', 'failed', 'filtered', 'no_endpoint'], app: RunningApp = worker) {
     const ids = events.map((event) => event.eventId);
@@ -68,26 +75,6 @@ describe('callback delivery', () => {
       { timeoutMs: SETTLE_DEADLINE_MS },
     );
   }
-
-  beforeAll(async () => {
-    configApi = await startApp(ConfigApiModule);
-    worker = await startApp(DeliveryWorkerModule, {
-      RETRY_SCHEDULE: '200ms,400ms',
-      // The receivers here run in this (busy) process: an answer they give must never be late for the
-      // deadline, or a delivery expected at its first attempt becomes a time-out and a retry. The
-      // deadline itself is tested on a worker of its own below, against a receiver that never answers.
-      DELIVERY_TIMEOUT_MS: '10000',
-      // The reconciler has its own file; here it must not re-enqueue events a second worker owns.
-      RECONCILE_INTERVAL: '1m',
-      BREAKER_COOLDOWN: '1s',
-      WORKER_CONCURRENCY: '16',
-    });
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await configApi?.close();
-  });
 
   it.each([
     ['JSON', 'application/json'],
@@ -313,20 +300,12 @@ describe('callback delivery', () => {
   });
 
   describe('with a 500 ms deadline', () => {
-    let deadlineWorker: RunningApp;
-
-    beforeAll(async () => {
-      // Its own prefix, hence its own queue: the main worker above (10 s deadline) must not take these jobs.
-      deadlineWorker = await startApp(DeliveryWorkerModule, {
-        REDIS_PREFIX: `${process.env.REDIS_PREFIX ?? ''}-deadline`,
-        RETRY_SCHEDULE: '200ms,400ms',
-        DELIVERY_TIMEOUT_MS: '500',
-        RECONCILE_INTERVAL: '1m',
-      });
-    });
-
-    afterAll(async () => {
-      await deadlineWorker?.close();
+    const { deadlineWorker } = useApps({
+      deadlineWorker: [
+        DeliveryWorkerModule,
+        // Its own prefix, hence its own queue: the main worker above (10 s deadline) must not take these jobs.
+        { REDIS_PREFIX: `${process.env.REDIS_PREFIX ?? ''}-deadline`, RETRY_SCHEDULE: '200ms,400ms', DELIVERY_TIMEOUT_MS: '500', RECONCILE_INTERVAL: '1m' },
+      ],
     });
 
     it('gives up on a receiver that never answers at the deadline and says so', async () => {
@@ -349,20 +328,12 @@ describe('callback delivery', () => {
   });
 
   describe('with ALLOW_PRIVATE_TARGETS=false', () => {
-    let strictWorker: RunningApp;
-
-    beforeAll(async () => {
-      // Its own prefix, hence its own queue: the main worker above must not take these jobs.
-      strictWorker = await startApp(DeliveryWorkerModule, {
-        ALLOW_PRIVATE_TARGETS: 'false',
-        REDIS_PREFIX: `${process.env.REDIS_PREFIX ?? ''}-strict`,
-        RETRY_SCHEDULE: '100ms',
-        RECONCILE_INTERVAL: '1m',
-      });
-    });
-
-    afterAll(async () => {
-      await strictWorker?.close();
+    const { strictWorker } = useApps({
+      strictWorker: [
+        DeliveryWorkerModule,
+        // Its own prefix, hence its own queue: the main worker above must not take these jobs.
+        { ALLOW_PRIVATE_TARGETS: 'false', REDIS_PREFIX: `${process.env.REDIS_PREFIX ?? ''}-strict`, RETRY_SCHEDULE: '100ms', RECONCILE_INTERVAL: '1m' },
+      ],
     });
 
     it('refuses a loopback target and never calls it', async () => {

@@ -3,7 +3,7 @@ import { type AttemptToRecord, ROLLED_UP_BUCKETS, Sql, type StepOutcome } from '
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { OutcomeStore } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
-import { type RunningApp, startApp } from '../support/apps';
+import { useApps } from '../support/apps';
 import { deliveryRowsOf, storeEventsFor } from '../support/deliveries';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { customerEvents, type StoredTestEvent, useOwnRedisPrefix } from '../support/worker-process';
@@ -18,21 +18,15 @@ useOwnRedisPrefix('outcome-record-once');
  * store and one statement (RECORD_OUTCOMES) for every destination, the primary included.
  */
 describe('the outcome record refuses a second writer of the same step', () => {
-  let configApi: RunningApp;
-  let worker: RunningApp;
+  // The events here are stored with no job: the reconciler must not pick them up.
+  const { configApi, worker } = useApps({ configApi: ConfigApiModule, worker: [DeliveryWorkerModule, { RECONCILE_INTERVAL: '1h' }] });
   let store: OutcomeStore;
   let dataSource: DataSource;
   let destinationCounter = 0;
 
-  beforeAll(async () => {
-    // The events here are stored with no job: the reconciler must not pick them up.
-    [configApi, worker] = await Promise.all([startApp(ConfigApiModule), startApp(DeliveryWorkerModule, { RECONCILE_INTERVAL: '1h' })]);
+  beforeAll(() => {
     store = worker.app.get(OutcomeStore, { strict: false });
     dataSource = worker.app.get(DataSource);
-  });
-
-  afterAll(async () => {
-    await Promise.all([worker?.close(), configApi?.close()]);
   });
 
   /** An account whose primary takes its events (queued, never called: no job) and one more destination, as the worker would find them. */

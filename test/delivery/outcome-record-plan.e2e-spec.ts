@@ -12,7 +12,6 @@ import {
   seqAt,
   seqRange,
   Sql,
-  type StepOutcome,
   utcDayStart,
 } from '@app/persistence/testing';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
@@ -20,7 +19,7 @@ import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-wo
 import { OutcomeStore } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { ERASED_SQL } from '../../apps/delivery-worker/src/delivery/erasure-check';
 import { type RunningApp, startApp } from '../support/apps';
-import { deliveryRowsOf } from '../support/deliveries';
+import { deliveredOutcome, deliveryRowsOf } from '../support/deliveries';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { waitFor } from '@app/testing';
 import { attemptRows, customerEvents, eventRow, insertEvents, type StoredTestEvent, useOwnRedisPrefix } from '../support/worker-process';
@@ -29,36 +28,6 @@ useOwnRedisPrefix('outcome-record-plan');
 
 /** The columns an outcome sets (RECORD_OUTCOMES): no index of `deliveries` may name one, or its updates stop being HOT. */
 const COLUMNS_AN_OUTCOME_SETS = ['status', 'attempts', 'series_attempts', 'next_attempt_at', 'delivered_at', 'last_error', 'updated_at'];
-
-/** One delivery's first step delivered (200), as the worker's recorder writes it. */
-function deliveredOutcome(seq: string, accountId: number, createdAt: Date): StepOutcome {
-  const now = new Date();
-  return {
-    seq,
-    destinationId: 'primary',
-    accountId,
-    series: 0,
-    seriesAttempts: 0,
-    createdAt,
-    status: 'delivered',
-    nextAttemptAt: null,
-    deliveredAt: now,
-    lastError: null,
-    attempt: {
-      attempt: 1,
-      startedAt: now,
-      durationMs: 4,
-      url: 'http://127.0.0.1:9/hook',
-      requestHeaders: {},
-      encoding: 'json',
-      responseStatus: 200,
-      responseHeaders: {},
-      responseBody: 'ok',
-      error: null,
-    },
-    open: { kind: 'unchanged' },
-  };
-}
 
 /**
  * The worker loads deliveries and records outcomes under one plan per connection, kept for every call

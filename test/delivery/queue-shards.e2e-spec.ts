@@ -1,11 +1,7 @@
 import type { Redis } from 'ioredis';
-import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { EVENTS_STREAM_MAX_LEN, firstDeliveryStep } from '@app/runtime';
-import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
-import { type RunningApp, startApp } from '../support/apps';
+import { useShardedQueue } from '../support/queue-shards';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
-import { IsolatedNamespace } from '../support/isolated-namespace';
-import { TestReceiver } from '../support/receiver';
 import { waitFor } from '@app/testing';
 import { customerEvents, eventRows, sendEvents, type StoredTestEvent } from '../support/worker-process';
 
@@ -15,26 +11,9 @@ import { customerEvents, eventRows, sendEvents, type StoredTestEvent } from '../
  */
 jest.setTimeout(60_000);
 
-const namespace = new IsolatedNamespace('queue-shards');
-const SHARDS = { ...namespace.overrides, DELIVERY_QUEUE_SHARDS: '2', RECONCILE_INTERVAL: '1m' };
-const receiver = new TestReceiver();
-let configApi: RunningApp;
-const workers: RunningApp[] = [];
+const { namespace, receiver, configApi, workers, startWorker } = useShardedQueue('queue-shards');
 
 const events = customerEvents;
-
-beforeAll(async () => {
-  await namespace.setUp();
-  await receiver.start();
-  configApi = await startApp(ConfigApiModule, SHARDS);
-});
-
-afterAll(async () => {
-  for (const worker of workers) await worker.close();
-  await configApi?.close();
-  await receiver.stop();
-  await namespace.tearDown();
-});
 
 it('consumes only the configured shards; a second worker takes the others', async () => {
   // Two accounts whose ids fall into different shards of two (shard = id mod 2).
@@ -49,7 +28,7 @@ it('consumes only the configured shards; a second worker takes the others', asyn
   const even = accounts.find((id) => id % 2 === 0) as number;
   const odd = accounts.find((id) => id % 2 === 1) as number;
 
-  workers.push(await startApp(DeliveryWorkerModule, { ...SHARDS, WORKER_QUEUE_SHARDS: '0' }));
+  await startWorker('0');
   const shardZero = await sendEvents(workers[0].app, even, events(5));
   const shardOne = await sendEvents(workers[0].app, odd, events(5));
   const statuses = async (stored: StoredTestEvent[]): Promise<string[]> =>
@@ -62,7 +41,7 @@ it('consumes only the configured shards; a second worker takes the others', asyn
   expect(await statuses(shardOne)).toEqual(['queued', 'queued', 'queued', 'queued', 'queued']);
   expect(await namespace.queues.all()[1].getWaitingCount()).toBe(5);
 
-  workers.push(await startApp(DeliveryWorkerModule, { ...SHARDS, WORKER_QUEUE_SHARDS: '1' }));
+  await startWorker('1');
   await waitFor('shard 1 to be delivered by the second worker', async () => (await statuses(shardOne)).every((status) => status === 'delivered'));
   const delivered = new Set(receiver.requests.map((request) => request.headers['webhook-id']));
   expect([...shardZero, ...shardOne].filter((event) => !delivered.has(event.eventId))).toEqual([]);

@@ -2,9 +2,9 @@ import { DELIVERY_STAGES } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
-import { type RunningApp, startApp } from '../support/apps';
+import { type RunningApp, useApps } from '../support/apps';
 import { createAccount, ingestSampleEvent, setCallbackSettings } from '../support/fixtures';
-import { TestReceiver } from '../support/receiver';
+import { type TestReceiver, useReceivers } from '../support/receiver';
 import { waitFor } from '@app/testing';
 import { eventRows, useOwnRedisPrefix } from '../support/worker-process';
 
@@ -18,21 +18,12 @@ jest.setTimeout(60_000);
  * as a scrape of separate processes would be.
  */
 describe('stage stamps', () => {
-  let configApi: RunningApp;
-  let ingest: RunningApp;
-  let worker: RunningApp;
+  const receivers = useReceivers();
   let receiver: TestReceiver;
-
   beforeAll(async () => {
-    receiver = await new TestReceiver().start();
-    [configApi, ingest] = await Promise.all([startApp(ConfigApiModule), startApp(IngestModule)]);
-    worker = await startApp(DeliveryWorkerModule);
+    receiver = await receivers();
   });
-
-  afterAll(async () => {
-    await worker?.close();
-    await Promise.all([configApi?.close(), ingest?.close(), receiver?.stop()]);
-  });
+  const { configApi, ingest, worker } = useApps({ configApi: ConfigApiModule, ingest: IngestModule, worker: DeliveryWorkerModule });
 
   async function stageCounts(app: RunningApp): Promise<Map<string, number>> {
     const text = await (await fetch(`${app.url}/metrics`)).text();

@@ -4,41 +4,28 @@ import type { DestinationTransports } from '../../apps/delivery-worker/src/deliv
 import type { MqttTransport } from '../../apps/delivery-worker/src/delivery/destinations/mqtt-transport';
 import { freePort } from '@app/testing';
 import { HangingPort, ResettableRelay } from '../support/hanging-port';
-import { CapturedLog, expectNoCredential, testDelivery, testRedis, testTransports } from '../support/transport-fixtures';
+import { expectNoCredential, testDelivery, testTransports, useBrokerTransports } from '../support/transport-fixtures';
 import { waitFor } from '@app/testing';
 
 const PREFIX = `${process.env.REDIS_PREFIX ?? 'cbtest'}:mqtt-transport-spec`;
 const TOPIC = `cbtest/destinations/${process.pid}-${Date.now()}`;
 const PASSWORD = 'mqtt-secret-pass';
-const log = new CapturedLog();
-const reasons: string[] = [];
+const suite = useBrokerTransports('mqtt', PREFIX);
+const { log, reasons, send } = suite;
 const received: IPublishPacket[] = [];
 let redis: Redis;
 let transports: DestinationTransports;
 let subscriber: MqttClient;
 
-function target(url: string) {
-  return { id: 'dst_mqtt', type: 'mqtt' as const, url, auth: null };
-}
-
-async function send(url: string, delivery = testDelivery(), timeoutMs = 5000, through = transports) {
-  const outcome = await through.send(target(url), delivery, timeoutMs);
-  if (!outcome.ok) reasons.push(outcome.reason);
-  return outcome;
-}
-
 beforeAll(async () => {
-  redis = testRedis();
-  transports = testTransports(redis, PREFIX, log);
+  ({ redis, transports } = suite);
   subscriber = await connectAsync({ host: '127.0.0.1', port: 1883, protocolVersion: 5, reconnectPeriod: 0 });
   subscriber.on('message', (_topic, _payload, packet) => received.push(packet));
   await subscriber.subscribeAsync(TOPIC, { qos: 1 });
 });
 
 afterAll(async () => {
-  await transports.close();
   await subscriber.endAsync();
-  await redis.quit();
 });
 
 it('publishes MQTT 5 at QoS 1: exact payload, content type and webhook-* user properties', async () => {

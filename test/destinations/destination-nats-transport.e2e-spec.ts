@@ -6,32 +6,21 @@ import type { DestinationTransports } from '../../apps/delivery-worker/src/deliv
 import type { NatsTransport } from '../../apps/delivery-worker/src/delivery/destinations/nats-transport';
 import { freePort } from '@app/testing';
 import { HangingPort, ResettableRelay } from '../support/hanging-port';
-import { CapturedLog, expectNoCredential, testDelivery, testRedis, testTransports } from '../support/transport-fixtures';
+import { expectNoCredential, testDelivery, testTransports, useBrokerTransports } from '../support/transport-fixtures';
 import { waitFor } from '@app/testing';
 
 const PREFIX = `${process.env.REDIS_PREFIX ?? 'cbtest'}:nats-transport-spec`;
 const STREAM = `cbtest_destinations_${process.pid}_${Date.now()}`;
 const SUBJECT = `${STREAM}.events`;
-const log = new CapturedLog();
-const reasons: string[] = [];
+const suite = useBrokerTransports('nats', PREFIX);
+const { log, reasons, send } = suite;
 let redis: Redis;
 let transports: DestinationTransports;
 let nats: NatsConnection;
 let manager: JetStreamManager;
 
-function target(url: string) {
-  return { id: 'dst_nats', type: 'nats' as const, url, auth: null };
-}
-
-async function send(url: string, delivery = testDelivery(), timeoutMs = 5000, through = transports) {
-  const outcome = await through.send(target(url), delivery, timeoutMs);
-  if (!outcome.ok) reasons.push(outcome.reason);
-  return outcome;
-}
-
 beforeAll(async () => {
-  redis = testRedis();
-  transports = testTransports(redis, PREFIX, log);
+  ({ redis, transports } = suite);
   nats = await connect({ servers: '127.0.0.1:4222' });
   manager = await jetstreamManager(nats);
   // The user's stream, made by the test: the transport only publishes.
@@ -39,10 +28,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await transports.close();
   await manager.streams.delete(STREAM).catch(() => undefined);
   await nats.close();
-  await redis.quit();
 });
 
 it('publishes with JetStream: acked, Nats-Msg-Id the event id, webhook-* headers, exact body', async () => {

@@ -4,34 +4,26 @@ import type { DestinationTransports } from '../../apps/delivery-worker/src/deliv
 import type { RabbitMqTransport } from '../../apps/delivery-worker/src/delivery/destinations/rabbitmq-transport';
 import { freePort } from '@app/testing';
 import { HangingPort, ResettableRelay } from '../support/hanging-port';
-import { CapturedLog, expectNoCredential, testDelivery, testRedis, testTransports } from '../support/transport-fixtures';
+import { brokerTarget, expectNoCredential, testDelivery, testTransports, useBrokerTransports } from '../support/transport-fixtures';
 import { waitFor } from '@app/testing';
 
 const PREFIX = `${process.env.REDIS_PREFIX ?? 'cbtest'}:rabbitmq-transport-spec`;
 const BROKER = 'amqp://guest:guest@127.0.0.1:5672';
 const WRONG_PASSWORD = 'wrong-pass-8812';
 const EXCHANGE = `cbtest-destinations-${process.pid}-${Date.now()}`;
-const log = new CapturedLog();
-const reasons: string[] = [];
+const suite = useBrokerTransports('rabbitmq', PREFIX);
+const { log, reasons } = suite;
 let redis: Redis;
 let transports: DestinationTransports;
 let model: ChannelModel;
 let channel: Channel;
 let queue = '';
 
-function target(url: string) {
-  return { id: 'dst_rabbitmq', type: 'rabbitmq' as const, url, auth: null };
-}
-
-async function send(url: string, timeoutMs = 5000, through = transports) {
-  const outcome = await through.send(target(url), testDelivery(), timeoutMs);
-  if (!outcome.ok) reasons.push(outcome.reason);
-  return outcome;
-}
+const target = (url: string) => brokerTarget('rabbitmq', url);
+const send = (url: string, timeoutMs?: number, through?: DestinationTransports) => suite.send(url, testDelivery(), timeoutMs, through);
 
 beforeAll(async () => {
-  redis = testRedis();
-  transports = testTransports(redis, PREFIX, log);
+  ({ redis, transports } = suite);
   model = await connect(BROKER);
   channel = await model.createChannel();
   // The test's own exchange and queue: the transport itself never declares anything.
@@ -41,9 +33,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await transports.close();
   await model.close();
-  await redis.quit();
 });
 
 function nextMessage(): Promise<GetMessage> {

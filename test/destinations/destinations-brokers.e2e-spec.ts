@@ -9,7 +9,7 @@ import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
 import { adminCall } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
+import { useApps } from '../support/apps';
 import { createAccount, INGEST_HEADERS, setCallbackSettings } from '../support/fixtures';
 import { waitFor } from '@app/testing';
 import { useOwnRedisPrefix } from '../support/worker-process';
@@ -26,9 +26,11 @@ const RUN = `${process.pid}_${Date.now().toString(36)}`;
 const STREAM = `cbtest_pipeline_${RUN}`;
 const TOPIC = `cbtest/pipeline/${RUN}`;
 
-let configApi: RunningApp;
-let ingest: RunningApp;
-let worker: RunningApp;
+const { configApi, ingest, worker } = useApps({
+  configApi: ConfigApiModule,
+  ingest: IngestModule,
+  worker: [DeliveryWorkerModule, { RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s', DELIVERY_TIMEOUT_MS: '2000' }],
+});
 let dataSource: DataSource;
 let nats: NatsConnection;
 let streams: JetStreamManager;
@@ -37,9 +39,6 @@ const packets: IPublishPacket[] = [];
 let counter = 0;
 
 beforeAll(async () => {
-  configApi = await startApp(ConfigApiModule);
-  ingest = await startApp(IngestModule);
-  worker = await startApp(DeliveryWorkerModule, { RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s', DELIVERY_TIMEOUT_MS: '2000' });
   dataSource = worker.app.get(DataSource);
   nats = await (connectNats as unknown as (options: { servers: string }) => Promise<NatsConnection>)({ servers: '127.0.0.1:4222' });
   streams = await jetstreamManager(nats);
@@ -53,9 +52,6 @@ afterAll(async () => {
   await subscriber?.endAsync();
   await streams?.streams.delete(STREAM).catch(() => undefined);
   await nats?.close();
-  await worker?.close();
-  await ingest?.close();
-  await configApi?.close();
 });
 
 /** 202 for a new event, 200 for a repeat of one already accepted. */

@@ -9,7 +9,7 @@ import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
 import { adminCall } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
+import { useApps } from '../support/apps';
 import { storeEventsFor } from '../support/deliveries';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { type ReceivedRequest, TestReceiver } from '../support/receiver';
@@ -61,9 +61,11 @@ function verified(request: ReceivedRequest, secret: string): unknown {
 }
 
 describe('deliveries to extra destinations (CONTRACT §11)', () => {
-  let configApi: RunningApp;
-  let ingest: RunningApp;
-  let worker: RunningApp;
+  const { configApi, ingest, worker } = useApps({
+    configApi: ConfigApiModule,
+    ingest: IngestModule,
+    worker: [DeliveryWorkerModule, { RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s', DELIVERY_TIMEOUT_MS: '1000', RECONCILE_INTERVAL: '1s', WORKER_CONCURRENCY: '16' }],
+  });
   let dataSource: DataSource;
   const receivers: TestReceiver[] = [];
   let counter = 0;
@@ -188,22 +190,11 @@ describe('deliveries to extra destinations (CONTRACT §11)', () => {
     });
   }
 
-  beforeAll(async () => {
-    configApi = await startApp(ConfigApiModule);
-    ingest = await startApp(IngestModule);
-    worker = await startApp(DeliveryWorkerModule, {
-      RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s',
-      DELIVERY_TIMEOUT_MS: '1000',
-      RECONCILE_INTERVAL: '1s',
-      WORKER_CONCURRENCY: '16',
-    });
+  beforeAll(() => {
     dataSource = worker.app.get(DataSource);
   });
 
   afterAll(async () => {
-    await worker?.close();
-    await ingest?.close();
-    await configApi?.close();
     await Promise.all(receivers.map((started) => started.stop()));
   });
 

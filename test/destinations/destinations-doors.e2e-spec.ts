@@ -1,6 +1,6 @@
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { adminCall, type Json } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
+import { useApps } from '../support/apps';
 import { createAccount, type TestAccount } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { insertDeliveryRows, insertEventRows, primaryDeliveryOf } from '../support/model-deliveries';
@@ -15,20 +15,10 @@ import { portalCall, portalToken } from '../support/portal-client';
  */
 const namespace = new IsolatedNamespace('destinations-doors');
 
-let api: RunningApp;
+const { api } = useApps({ api: ConfigApiModule }, { namespace });
 
 const WEBHOOK = 'https://hooks.example.com/in';
 const MQTT = 'mqtts://sensor:mqtt-pass-4411@broker.example.com:8883/udesk/events';
-
-beforeAll(async () => {
-  await namespace.setUp();
-  api = await startApp(ConfigApiModule, namespace.overrides);
-});
-
-afterAll(async () => {
-  await api?.close();
-  await namespace.tearDown();
-});
 
 describe('portal destinations', () => {
   it('lists, adds, changes, pauses, resumes and deletes for the session account only', async () => {

@@ -6,7 +6,7 @@ import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { BOT_MAX_IN_FLIGHT_PER_ORIGIN } from '../../apps/ingest/src/bot/bot-http.client';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
 import { createBotWebhookServer } from '../../examples/bot-webhook/bot-webhook.server';
-import { type RunningApp, startApp } from '../support/apps';
+import { type RunningApp, startApp, useApps } from '../support/apps';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS } from '../support/fixtures';
 import { TestReceiver, useReceivers } from '../support/receiver';
 import { waitFor } from '@app/testing';
@@ -73,17 +73,8 @@ const json = (status: number, body: unknown) => (_request: unknown, response: im
 const hang = (): void => undefined;
 
 describe('bot webhooks', () => {
-  let configApi: RunningApp;
-  let ingest: RunningApp;
+  const { configApi, ingest } = useApps({ configApi: ConfigApiModule, ingest: IngestModule });
   const started = useReceivers();
-
-  beforeAll(async () => {
-    [configApi, ingest] = await Promise.all([startApp(ConfigApiModule), startApp(IngestModule)]);
-  });
-
-  afterAll(async () => {
-    await Promise.all([configApi?.close(), ingest?.close()]);
-  });
 
   const receiver = (responder: Parameters<TestReceiver['respondWith']>[0], path = '/hook'): Promise<TestReceiver> => started((fresh) => fresh.respondWith(responder), path);
 

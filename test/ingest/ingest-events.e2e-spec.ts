@@ -3,10 +3,10 @@ import { EVENT_ACTIONS, SAMPLE_MESSAGES } from '@app/payloads';
 import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
-import { type RunningApp, startApp } from '../support/apps';
+import { type RunningApp, useApps } from '../support/apps';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { createAccount, INGEST_HEADERS, setCallbackSettings, type TestAccount } from '../support/fixtures';
-import { HangingPort } from '../support/hanging-port';
+import { useAppOnHangingRedis } from '../support/hanging-port';
 import { primaryDeliveryOf } from '../support/model-deliveries';
 
 /**
@@ -28,11 +28,10 @@ interface Answer {
   elapsedMs: number;
 }
 
-let configApi: RunningApp;
 let db: Client;
 /** The namespace's delivery queue: jobs by id or state across every shard. */
 let queue: IsolatedNamespace;
-let ingest: RunningApp;
+const { configApi, ingest } = useApps({ configApi: ConfigApiModule, ingest: IngestModule }, { namespace });
 
 async function post(app: RunningApp, path: string, body: unknown, headers: Record<string, string> = INGEST_HEADERS): Promise<Answer> {
   const started = Date.now();
@@ -96,18 +95,9 @@ async function counterValue(app: RunningApp, outcome: string): Promise<number> {
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
-beforeAll(async () => {
-  await namespace.setUp();
+beforeAll(() => {
   db = namespace.db;
   queue = namespace;
-  configApi = await startApp(ConfigApiModule, ISOLATION);
-  ingest = await startApp(IngestModule, ISOLATION);
-});
-
-afterAll(async () => {
-  await ingest?.close();
-  await configApi?.close();
-  await namespace.tearDown();
 });
 
 describe('POST /v1/events', () => {
@@ -401,18 +391,8 @@ describe('POST /v1/events/batch', () => {
 });
 
 describe('when Redis is unreachable', () => {
-  let offline: RunningApp;
-  // Accepts the connection and never answers: an ingest that waited for Redis before answering would
-  // never answer at all, however fast or slow the machine (no bound on the answer's time is needed).
-  const hangingRedis = new HangingPort();
-  beforeAll(async () => {
-    await hangingRedis.start();
-    offline = await startApp(IngestModule, { ...ISOLATION, REDIS_URL: `redis://127.0.0.1:${hangingRedis.port}` });
-  });
-  afterAll(async () => {
-    await offline?.close();
-    await hangingRedis.stop();
-  });
+  // An ingest that waited for Redis before answering would never answer at all (no bound on the answer's time is needed).
+  const offline = useAppOnHangingRedis(IngestModule, ISOLATION);
 
   it('still stores the event and answers 202 without waiting for Redis', async () => {
     const account = await deliveringAccount();

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { type AddressInfo, createServer } from 'node:net';
 import { Client } from 'pg';
 import { EVENT_ACTIONS, PERMISSION_KEYS } from '@app/payloads';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
@@ -9,7 +8,7 @@ import { createAccount, INGEST_HEADERS, type TestAccount } from '../support/fixt
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { openApiCall } from '../support/open-api-client';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '@app/testing';
+import { freePort, waitFor } from '@app/testing';
 
 /**
  * The pull feed (CONTRACT §10): in accepted order, permission filtered, and never skipping an event
@@ -28,15 +27,6 @@ interface FeedItem {
 interface FeedBody {
   items: FeedItem[];
   next_cursor: string;
-}
-
-/** A loopback port free right now, for a child process that prints the port it was given. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 let configApi: RunningApp;

@@ -1,7 +1,7 @@
 import { openApiQuery } from '@app/signing';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import type { Json } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
+import { type RunningApp, useApps } from '../support/apps';
 import { createAccount, type TestAccount } from '../support/fixtures';
 import { fetchFrom, signedOpenApiCall } from '../support/open-api-client';
 
@@ -9,23 +9,15 @@ import { fetchFrom, signedOpenApiCall } from '../support/open-api-client';
  * CONTRACT §2 against hostile API users: the failed-authentication limit per (email, client address),
  * and set_url refusals that tell nothing about what a name resolves to.
  */
-let configApi: RunningApp;
-/** Private targets refused, as in production; 8.8.8.0/24 refused too, as BLOCKED_TARGET_RANGES. */
-let strictApi: RunningApp;
-/** Behind one proxy hop (TRUST_PROXY=1). */
-let proxiedApi: RunningApp;
-
-beforeAll(async () => {
-  configApi = await startApp(ConfigApiModule);
-  proxiedApi = await startApp(ConfigApiModule, { TRUST_PROXY: '1' });
-  // Last: the target guard's ranges are the process's, and each app sets them as it starts.
-  strictApi = await startApp(ConfigApiModule, { ALLOW_PRIVATE_TARGETS: 'false', BLOCKED_TARGET_RANGES: '8.8.8.0/24, 2001:4860::/32' });
-});
-
-afterAll(async () => {
-  await proxiedApi?.close();
-  await strictApi?.close();
-  await configApi?.close();
+const { configApi, proxiedApi, strictApi } = useApps({
+  configApi: ConfigApiModule,
+  /** Behind one proxy hop (TRUST_PROXY=1). */
+  proxiedApi: [ConfigApiModule, { TRUST_PROXY: '1' }],
+  /**
+   * Private targets refused, as in production; 8.8.8.0/24 refused too, as BLOCKED_TARGET_RANGES. Last: the
+   * target guard's ranges are the process's, and each app sets them as it starts.
+   */
+  strictApi: [ConfigApiModule, { ALLOW_PRIVATE_TARGETS: 'false', BLOCKED_TARGET_RANGES: '8.8.8.0/24, 2001:4860::/32' }],
 });
 
 /** The signed query of an account; `token` overrides its token (a wrong one fails with 2059). */

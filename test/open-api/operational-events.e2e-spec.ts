@@ -3,12 +3,12 @@ import addFormats from 'ajv-formats';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
-import { OPERATIONAL_ACTIONS, SAMPLE_MESSAGES } from '@app/payloads';
+import { OPERATIONAL_ACTIONS } from '@app/payloads';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
 import { adminCall, type Json } from '../support/admin-client';
 import { type RunningApp, startApp } from '../support/apps';
-import { createAccount, INGEST_HEADERS, type TestAccount } from '../support/fixtures';
+import { createAccount, ingestSampleEvent, type TestAccount } from '../support/fixtures';
 import { openApiCall, signedQuery } from '../support/open-api-client';
 import { portalCall, portalToken } from '../support/portal-client';
 import { type ReceivedRequest, TestReceiver } from '../support/receiver';
@@ -77,13 +77,7 @@ describe('operational events through the real worker (CONTRACT §14)', () => {
     const ids: string[] = [];
     for (let index = 0; index < count; index += 1) {
       customerId += 1;
-      const response = await fetch(`${ingest.url}/v1/events`, {
-        method: 'POST',
-        headers: INGEST_HEADERS,
-        body: JSON.stringify({ account_id: account.id, action: 'Customer_create', message: { ...SAMPLE_MESSAGES.Customer_create, id: customerId } }),
-      });
-      expect(response.status).toBe(202);
-      ids.push(((await response.json()) as { event_id: string }).event_id);
+      ids.push(await ingestSampleEvent(ingest, account.id, 'Customer_create', { id: customerId }));
     }
     return ids;
   }

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from '../support/apps';
 import { type BuiltAppProcess, spawnBuiltApp } from '../support/built-app';
 import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from '../support/fixtures';
 import { TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { waitFor } from '@app/testing';
+import { freePort, waitFor } from '@app/testing';
 import { useOwnRedisPrefix } from '../support/worker-process';
 
 /**
@@ -75,18 +75,10 @@ function randomHex(bytes: number): string {
   return Buffer.from(Array.from({ length: bytes }, () => Math.floor(Math.random() * 256))).toString('hex');
 }
 
-async function unusedPort(): Promise<number> {
-  const probe = createTcpServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 const PORT_VARIABLES = { 'config-api': 'CONFIG_API_PORT', ingest: 'INGEST_PORT', 'delivery-worker': 'WORKER_PORT' } as const;
 
 async function started(app: keyof typeof PORT_VARIABLES): Promise<string> {
-  const port = await unusedPort();
+  const port = await freePort();
   const running = spawnBuiltApp(app, {
     [PORT_VARIABLES[app]]: String(port),
     OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,

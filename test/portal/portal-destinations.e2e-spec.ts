@@ -1,10 +1,8 @@
 import type { Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { adminCall } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
-import { launchBrowser, type TestBrowser } from '../support/browser';
-import { ensureConsoleBuilt } from '../support/console-build';
+import type { RunningApp } from '../support/apps';
+import { type TestBrowser, usePortalBrowser } from '../support/browser';
 import {
   addDestination,
   cell,
@@ -19,8 +17,8 @@ import {
 } from '../support/destination-steps';
 import { createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { primaryDestinationOf } from '../support/model-deliveries';
-import { adminPortalLink } from '../support/portal-client';
-import { TestReceiver } from '../support/receiver';
+import { openPortalDestinations } from '../support/portal-steps';
+import { type TestReceiver, useReceivers } from '../support/receiver';
 
 /**
  * The portal's Destinations page (CONTRACT §10, §11) in a real Chromium against config-api serving the
@@ -29,44 +27,25 @@ import { TestReceiver } from '../support/receiver';
  */
 jest.setTimeout(120_000);
 
+const ui = usePortalBrowser();
+const receivers = useReceivers();
 let api: RunningApp;
 let browser: TestBrowser;
 let page: Page;
 let pushReceiver: TestReceiver;
 let receiver: TestReceiver;
 
-/** Links are built on PUBLIC_URL (its default names port 3000); the test's config-api listens elsewhere. */
-function onTestServer(url: string): string {
-  const parsed = new URL(url);
-  return `${api.url}${parsed.pathname}${parsed.hash}`;
-}
+beforeAll(async () => {
+  ({ configApi: api, browser, page } = ui);
+  [pushReceiver, receiver] = await Promise.all([receivers(), receivers()]);
+});
 
-async function openDestinations(account: TestAccount): Promise<void> {
-  const link = await adminPortalLink(api, account.id);
-  await page.goto(onTestServer(link.url));
-  await page.getByRole('heading', { name: 'Endpoint' }).waitFor();
-  await page.getByRole('link', { name: 'Destinations', exact: true }).click();
-  await page.getByRole('heading', { name: 'Destinations', level: 1 }).waitFor();
-}
+const openDestinations = (account: TestAccount): Promise<void> => openPortalDestinations(page, api, account);
 
 /** The push URL's pause, as its primary destination row stores it. */
 async function primaryPaused(account: TestAccount): Promise<boolean | undefined> {
   return (await primaryDestinationOf(api.app.get(DataSource), account.id))?.paused;
 }
-
-beforeAll(async () => {
-  await ensureConsoleBuilt();
-  api = await startApp(ConfigApiModule);
-  [pushReceiver, receiver] = await Promise.all([new TestReceiver().start(), new TestReceiver().start()]);
-  browser = await launchBrowser();
-  page = browser.page;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await api?.close();
-  await Promise.all([pushReceiver?.stop(), receiver?.stop()]);
-});
 
 describe('portal: Destinations', () => {
   it('lists the push URL first as primary, adds a webhook destination, pauses, resumes and deletes it', async () => {

@@ -8,7 +8,7 @@ import { launchBrowser, type TestBrowser } from '../support/browser';
 import { ensureConsoleBuilt } from '../support/console-build';
 import { createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
-import { adminPortalLink } from '../support/portal-client';
+import { onTestServer as onConfigApi, openPortal as openPortalOf } from '../support/portal-steps';
 import { TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from '@app/testing';
@@ -38,18 +38,8 @@ async function expectText(locator: Locator, text: string): Promise<void> {
   await locator.filter({ hasText: text }).first().waitFor({ timeout: 15_000 });
 }
 
-/** Links are built on PUBLIC_URL (its default names port 3000); the test's config-api listens elsewhere. */
-function onTestServer(url: string): string {
-  const parsed = new URL(url);
-  return `${configApi.url}${parsed.pathname}${parsed.hash}`;
-}
-
-async function openPortal(account: TestAccount): Promise<string> {
-  const link = await adminPortalLink(configApi, account.id);
-  await page.goto(onTestServer(link.url));
-  await page.getByRole('heading', { name: 'Endpoint' }).waitFor();
-  return link.url;
-}
+const openPortal = (account: TestAccount): Promise<string> => openPortalOf(page, configApi, account);
+const onTestServer = (url: string): string => onConfigApi(configApi, url);
 
 async function settled(eventIds: string[]): Promise<void> {
   await waitFor('events to settle', async () => {

@@ -1,13 +1,11 @@
 import type { Locator, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { SAMPLE_MESSAGES } from '@app/payloads';
-import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
-import { type RunningApp, startApp } from '../support/apps';
-import { launchBrowser, type TestBrowser } from '../support/browser';
-import { ensureConsoleBuilt } from '../support/console-build';
+import type { RunningApp } from '../support/apps';
+import { type TestBrowser, usePortalBrowser } from '../support/browser';
 import { addDestination, cell, destinationRow, fillAndSave, listedDestination } from '../support/destination-steps';
 import { createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
-import { adminPortalLink } from '../support/portal-client';
+import { openPortalDestinations } from '../support/portal-steps';
 import { TestReceiver } from '../support/receiver';
 import { insertEvents } from '../support/worker-process';
 
@@ -18,41 +16,25 @@ import { insertEvents } from '../support/worker-process';
  */
 jest.setTimeout(120_000);
 
+const ui = usePortalBrowser();
 let api: RunningApp;
 let browser: TestBrowser;
 let page: Page;
 const receiver = new TestReceiver();
 
-/** Links are built on PUBLIC_URL (its default names port 3000); the test's config-api listens elsewhere. */
-function onTestServer(url: string): string {
-  const parsed = new URL(url);
-  return `${api.url}${parsed.pathname}${parsed.hash}`;
-}
-
-async function openDestinations(account: TestAccount): Promise<void> {
-  const link = await adminPortalLink(api, account.id);
-  await page.goto(onTestServer(link.url));
-  await page.getByRole('heading', { name: 'Endpoint' }).waitFor();
-  await page.getByRole('link', { name: 'Destinations', exact: true }).click();
-  await page.getByRole('heading', { name: 'Destinations', level: 1 }).waitFor();
-}
-
-const fieldError = (form: Locator, path: string): Locator => form.locator(`[data-error-for="${path}"]`);
-const input = (form: Locator, label: string): Locator => form.getByLabel(label, { exact: true });
-
 beforeAll(async () => {
-  await ensureConsoleBuilt();
-  api = await startApp(ConfigApiModule);
+  ({ configApi: api, browser, page } = ui);
   await receiver.start();
-  browser = await launchBrowser();
-  page = browser.page;
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await api?.close();
   await receiver.stop();
 });
+
+const openDestinations = (account: TestAccount): Promise<void> => openPortalDestinations(page, api, account);
+
+const fieldError = (form: Locator, path: string): Locator => form.locator(`[data-error-for="${path}"]`);
+const input = (form: Locator, label: string): Locator => form.getByLabel(label, { exact: true });
 
 describe('portal: retry policy on the Destinations page', () => {
   it("sets the push URL's policy, shows a refusal beside its field, and shows what waits", async () => {

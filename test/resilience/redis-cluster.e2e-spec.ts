@@ -4,7 +4,7 @@ import { acquireEndpointLease, releaseEndpointLease } from '../../apps/delivery-
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { OpenApiRateLimiter } from '../../apps/config-api/src/open-api/open-api-rate-limiter';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
-import { type RunningApp, startApp } from '../support/apps';
+import { useApps } from '../support/apps';
 import { createAccount, INGEST_HEADERS, setCallbackSettings } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { type RedisClusterHandle, startRedisCluster } from '../support/redis-deployments';
@@ -20,21 +20,13 @@ jest.setTimeout(90_000);
 
 const namespace = new IsolatedNamespace('redis-cluster');
 let cluster: RedisClusterHandle;
-let configApi: RunningApp;
-let ingest: RunningApp;
 
 beforeAll(async () => {
   cluster = await startRedisCluster(3);
-  await namespace.setUp();
-  const overrides = { ...namespace.overrides, REDIS_CLUSTER_NODES: cluster.setting };
-  configApi = await startApp(ConfigApiModule, overrides);
-  ingest = await startApp(IngestModule, overrides);
 });
-
+const { configApi, ingest } = useApps({ configApi: ConfigApiModule, ingest: IngestModule }, { namespace, overrides: () => ({ REDIS_CLUSTER_NODES: cluster.setting }) });
+// After the apps have closed: they must not lose their Redis while they shut down.
 afterAll(async () => {
-  await ingest?.close();
-  await configApi?.close();
-  await namespace.tearDown();
   await cluster?.stop();
 });
 

@@ -3,7 +3,7 @@ import { REDIS } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
-import { type RunningApp, startApp } from '../support/apps';
+import { useApps } from '../support/apps';
 import { createAccount, INGEST_HEADERS, setCallbackSettings } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { primaryDeliveriesOfAccount } from '../support/model-deliveries';
@@ -23,31 +23,22 @@ jest.setTimeout(120_000);
 const namespace = new IsolatedNamespace('sentinel-failover');
 const receiver = new TestReceiver();
 let sentinel: SentinelDeploymentHandle;
-let configApi: RunningApp;
-let ingest: RunningApp;
-let worker: RunningApp;
 
 beforeAll(async () => {
   sentinel = await startSentinelDeployment('callbacks-drill');
-  await namespace.setUp();
   await receiver.start();
-  const overrides = { ...namespace.overrides, REDIS_SENTINELS: sentinel.setting, REDIS_SENTINEL_NAME: sentinel.name };
-  configApi = await startApp(ConfigApiModule, overrides);
-  ingest = await startApp(IngestModule, overrides);
-  worker = await startApp(DeliveryWorkerModule, {
-    ...overrides,
-    RECONCILE_INTERVAL: '1s',
-    DELIVERY_TIMEOUT_MS: '2000',
-    RETRY_SCHEDULE: '200ms,500ms,1s,2s,3s,5s,5s,5s',
-  });
 });
-
+const { configApi, ingest, worker } = useApps(
+  {
+    configApi: ConfigApiModule,
+    ingest: IngestModule,
+    worker: [DeliveryWorkerModule, { RECONCILE_INTERVAL: '1s', DELIVERY_TIMEOUT_MS: '2000', RETRY_SCHEDULE: '200ms,500ms,1s,2s,3s,5s,5s,5s' }],
+  },
+  { namespace, overrides: () => ({ REDIS_SENTINELS: sentinel.setting, REDIS_SENTINEL_NAME: sentinel.name }) },
+);
+// After the apps have closed: they must not lose their Redis while they shut down.
 afterAll(async () => {
-  await worker?.close();
-  await ingest?.close();
-  await configApi?.close();
   await receiver.stop();
-  await namespace.tearDown();
   await sentinel?.stop();
 });
 

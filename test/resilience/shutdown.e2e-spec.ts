@@ -7,7 +7,7 @@ import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { TcpProxy } from '../support/tcp-proxy';
-import { waitFor } from '@app/testing';
+import { freePort, waitFor } from '@app/testing';
 import { adminCall } from '../support/admin-client';
 import { attemptRows, deliveryQueueOf, eventRow, sendEvents, useOwnRedisPrefix } from '../support/worker-process';
 import { storeEventsFor } from '../support/deliveries';
@@ -22,15 +22,6 @@ jest.setTimeout(180_000);
 const EXIT_LIMIT_MS = 10_000;
 const APPS: BuiltAppName[] = ['config-api', 'ingest', 'delivery-worker'];
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 function withPort(url: string, port: number): string {
   const changed = new URL(url);
   changed.hostname = '127.0.0.1';
@@ -44,7 +35,7 @@ describe('every app exits promptly on SIGTERM, whatever the state of PostgreSQL 
 
   describe.each(APPS)('%s', (app) => {
     it('with Redis at a closed port, once it listens', async () => {
-      const running = spawnBuiltApp(app, { REDIS_URL: `redis://127.0.0.1:${await closedPort()}` });
+      const running = spawnBuiltApp(app, { REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
       await running.waitForOutput('listening on http://');
       expect(running.child.exitCode).toBeNull();
       const { ms } = await running.terminate(EXIT_LIMIT_MS + 5000);
@@ -52,7 +43,7 @@ describe('every app exits promptly on SIGTERM, whatever the state of PostgreSQL 
     });
 
     it('with PostgreSQL at a closed port, while it starts', async () => {
-      const running = spawnBuiltApp(app, { DATABASE_URL: withPort(databaseUrl, await closedPort()) });
+      const running = spawnBuiltApp(app, { DATABASE_URL: withPort(databaseUrl, await freePort()) });
       // Start-up logs are buffered until the app is created, so there is nothing to wait for; an app that
       // cannot reach PostgreSQL gives up by itself after its connection retries, hence the early signal.
       await new Promise((resolve) => setTimeout(resolve, 500));

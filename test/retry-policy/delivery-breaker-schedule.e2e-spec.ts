@@ -4,8 +4,8 @@ import { endpointKeyOf, listOpenEndpoints, readEndpointState, REDIS, RedisKeys }
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
-import { type RunningApp, startApp } from '../support/apps';
-import { ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from '../support/fixtures';
+import { type RunningApp, useApps } from '../support/apps';
+import { accountPushingTo, ADMIN_HEADERS, createAccount, INGEST_HEADERS, setCallbackSettings } from '../support/fixtures';
 import { type PrimaryDeliveryRow, primaryDeliveries } from '../support/model-deliveries';
 import { type TestReceiver, useReceivers } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
@@ -31,21 +31,12 @@ const HELD_BY_BREAKER = /^circuit open since \d+ consecutive failures?, held unt
  * after every call its schedule allows was made and failed. RETRY_SCHEDULE=1s,1s,1s: four calls.
  */
 describe('the circuit breaker holds deliveries instead of spending their schedule', () => {
-  let configApi: RunningApp;
-  let ingest: RunningApp;
+  const { configApi, ingest } = useApps({ configApi: ConfigApiModule, ingest: IngestModule });
   const receiver = useReceivers();
 
-  beforeAll(async () => {
-    [configApi, ingest] = await Promise.all([startApp(ConfigApiModule), startApp(IngestModule)]);
-  });
-
-  afterAll(async () => {
-    await Promise.all([configApi?.close(), ingest?.close()]);
-  });
-
-  /** A worker of this describe block's own: its cooldown decides when a probe goes. */
-  async function startWorker(cooldown: string): Promise<RunningApp> {
-    return startApp(DeliveryWorkerModule, {
+  /** A worker of the calling describe block's own: its cooldown decides when a probe goes. */
+  function useWorker(cooldown: string): RunningApp {
+    const settings = {
       RETRY_SCHEDULE: '1s,1s,1s',
       BREAKER_FAILURE_THRESHOLD: '3',
       BREAKER_COOLDOWN: cooldown,
@@ -54,16 +45,13 @@ describe('the circuit breaker holds deliveries instead of spending their schedul
       // error than the one every held delivery must name. No call here is meant to time out.
       DELIVERY_TIMEOUT_MS: '10000',
       RECONCILE_INTERVAL: '1s',
-    });
+    };
+    return useApps({ worker: [DeliveryWorkerModule, settings] }).worker;
   }
 
   const deadReceiver = (): Promise<TestReceiver> => receiver((started) => started.respondStatus(503));
 
-  async function failingAccount(target: TestReceiver, worker: RunningApp): Promise<number> {
-    const account = await createAccount(configApi);
-    await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
-    return account.id;
-  }
+  const failingAccount = async (target: TestReceiver, worker: RunningApp): Promise<number> => (await accountPushingTo(configApi, worker.app, target)).id;
 
   async function ingestEvents(accountId: number, count: number): Promise<string[]> {
     const events = Array.from({ length: count }, (_, index) => ({
@@ -105,13 +93,7 @@ describe('the circuit breaker holds deliveries instead of spending their schedul
   }
 
   describe('with a cooldown longer than the test (no probe)', () => {
-    let worker: RunningApp;
-    beforeAll(async () => {
-      worker = await startWorker('1h');
-    });
-    afterAll(async () => {
-      await worker?.close();
-    });
+    const worker = useWorker('1h');
 
     it('holds every delivery falling due while the breaker is open, without a call, an attempt or a step of its schedule, however long', async () => {
       const target = await deadReceiver();
@@ -240,13 +222,7 @@ describe('the circuit breaker holds deliveries instead of spending their schedul
   });
 
   describe('with a short cooldown (probes)', () => {
-    let worker: RunningApp;
-    beforeAll(async () => {
-      worker = await startWorker('2s');
-    });
-    afterAll(async () => {
-      await worker?.close();
-    });
+    const worker = useWorker('2s');
 
     it('sends the oldest held delivery alone as the probe after each cooldown, and lets the held ones go once a probe succeeds', async () => {
       const target = await deadReceiver();

@@ -5,8 +5,8 @@ import { openApiSign } from '@app/signing';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DestinationSettingsCache } from '../../apps/delivery-worker/src/delivery/destinations/destination-settings.cache';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
-import { type RunningApp, startApp } from '../support/apps';
-import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
+import { useApps } from '../support/apps';
+import { accountPushingTo, ADMIN_HEADERS, type TestAccount } from '../support/fixtures';
 import { TestReceiver, useReceivers } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from '@app/testing';
@@ -33,42 +33,37 @@ interface SettingsState {
 }
 
 describe('endpoints that stay dead are disabled (ENDPOINT_DISABLE_AFTER)', () => {
-  let configApi: RunningApp;
-  let worker: RunningApp;
-  const receiver = useReceivers();
   const warnings: string[] = [];
-
-  beforeAll(async () => {
+  beforeAll(() => {
     // The worker's Nest loggers are silent in tests; the warning is read where it is written.
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => {
       warnings.push(String(message));
     });
-    configApi = await startApp(ConfigApiModule);
-    worker = await startApp(DeliveryWorkerModule, {
-      ENDPOINT_DISABLE_AFTER: '1h',
-      RETRY_SCHEDULE: '100ms,100ms',
-      // The breaker stays out of the way: this suite is about disabling.
-      BREAKER_FAILURE_THRESHOLD: '10000',
-      // The receivers answer from this (busy) process: a late 200 or 503 would be a time-out, a retry and
-      // another error than the one expected. No call here is meant to time out.
-      DELIVERY_TIMEOUT_MS: '10000',
-      RECONCILE_INTERVAL: '500ms',
-    });
   });
-
-  afterAll(async () => {
-    await worker?.close();
-    await configApi?.close();
+  const { configApi, worker } = useApps({
+    configApi: ConfigApiModule,
+    worker: [
+      DeliveryWorkerModule,
+      {
+        ENDPOINT_DISABLE_AFTER: '1h',
+        RETRY_SCHEDULE: '100ms,100ms',
+        // The breaker stays out of the way: this suite is about disabling.
+        BREAKER_FAILURE_THRESHOLD: '10000',
+        // The receivers answer from this (busy) process: a late 200 or 503 would be a time-out, a retry and
+        // another error than the one expected. No call here is meant to time out.
+        DELIVERY_TIMEOUT_MS: '10000',
+        RECONCILE_INTERVAL: '500ms',
+      },
+    ],
+  });
+  afterAll(() => {
     jest.restoreAllMocks();
   });
+  const receiver = useReceivers();
 
   const failingReceiver = (): Promise<TestReceiver> => receiver((started) => started.respondStatus(503));
 
-  async function accountFor(target: TestReceiver): Promise<TestAccount> {
-    const account = await createAccount(configApi);
-    await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
-    return account;
-  }
+  const accountFor = (target: TestReceiver): Promise<TestAccount> => accountPushingTo(configApi, worker.app, target);
 
   const admin = async (method: 'GET' | 'POST', path: string): Promise<{ status: number; body: Record<string, unknown> }> => {
     const response = await fetch(`${configApi.url}/admin/v1${path}`, { method, headers: ADMIN_HEADERS });

@@ -2,8 +2,8 @@ import { SAMPLE_MESSAGES } from '@app/payloads';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import type { Json } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
-import { createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
+import { useApps } from '../support/apps';
+import { accountPushingTo, type TestAccount } from '../support/fixtures';
 import { openApiCall } from '../support/open-api-client';
 import { type TestReceiver, useReceivers } from '../support/receiver';
 import { waitFor } from '@app/testing';
@@ -19,26 +19,21 @@ const SETTLE_DEADLINE_MS = 45_000;
  * counts them as held until then.
  */
 describe('deadlines of held deliveries (CONTRACT §13)', () => {
-  let configApi: RunningApp;
-  let worker: RunningApp;
+  const { configApi, worker } = useApps({
+    configApi: ConfigApiModule,
+    worker: [
+      DeliveryWorkerModule,
+      {
+        RETRY_SCHEDULE: '1h',
+        // One failed call opens the breaker, and it stays open for the whole suite: no probe goes.
+        BREAKER_FAILURE_THRESHOLD: '1',
+        BREAKER_COOLDOWN: '1h',
+        DELIVERY_TIMEOUT_MS: '10000',
+        RECONCILE_INTERVAL: '500ms',
+      },
+    ],
+  });
   const receiver = useReceivers();
-
-  beforeAll(async () => {
-    configApi = await startApp(ConfigApiModule);
-    worker = await startApp(DeliveryWorkerModule, {
-      RETRY_SCHEDULE: '1h',
-      // One failed call opens the breaker, and it stays open for the whole suite: no probe goes.
-      BREAKER_FAILURE_THRESHOLD: '1',
-      BREAKER_COOLDOWN: '1h',
-      DELIVERY_TIMEOUT_MS: '10000',
-      RECONCILE_INTERVAL: '500ms',
-    });
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await configApi?.close();
-  });
 
   const signed = (account: TestAccount, method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: Json }> =>
     openApiCall<Json>(configApi.url, account, method, path, { body });
@@ -49,8 +44,7 @@ describe('deadlines of held deliveries (CONTRACT §13)', () => {
   }
 
   async function accountWith(target: TestReceiver, expireAfter: string): Promise<TestAccount> {
-    const account = await createAccount(configApi);
-    await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
+    const account = await accountPushingTo(configApi, worker.app, target);
     expect((await signed(account, 'PUT', 'destinations/primary', { expire_after: expireAfter })).status).toBe(200);
     return account;
   }

@@ -3,8 +3,8 @@ import { SAMPLE_MESSAGES } from '@app/payloads';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import type { Json } from '../support/admin-client';
-import { type RunningApp, startApp } from '../support/apps';
-import { ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
+import { useApps } from '../support/apps';
+import { accountPushingTo, ADMIN_HEADERS, createAccount, type TestAccount } from '../support/fixtures';
 import { openApiCall } from '../support/open-api-client';
 import { type TestReceiver, useReceivers } from '../support/receiver';
 import { waitFor } from '@app/testing';
@@ -21,33 +21,27 @@ const SETTLE_DEADLINE_MS = 45_000;
  * and filtered by the admin API, redeliverable), all set through the primary's Open API route.
  */
 describe('retry policy per destination (CONTRACT §13)', () => {
-  let configApi: RunningApp;
-  let worker: RunningApp;
+  const { configApi, worker } = useApps({
+    configApi: ConfigApiModule,
+    worker: [
+      DeliveryWorkerModule,
+      {
+        // The default schedule is long: a delivery that retries at this pace shows the destination's own schedule was not used.
+        RETRY_SCHEDULE: '10m',
+        // The breaker stays out of the way: it has its own suite (retry-policy-held).
+        BREAKER_FAILURE_THRESHOLD: '10000',
+        DELIVERY_TIMEOUT_MS: '10000',
+        RECONCILE_INTERVAL: '500ms',
+      },
+    ],
+  });
   const receiver = useReceivers();
-
-  beforeAll(async () => {
-    configApi = await startApp(ConfigApiModule);
-    worker = await startApp(DeliveryWorkerModule, {
-      // The default schedule is long: a delivery that retries at this pace shows the destination's own schedule was not used.
-      RETRY_SCHEDULE: '10m',
-      // The breaker stays out of the way: it has its own suite (retry-policy-held).
-      BREAKER_FAILURE_THRESHOLD: '10000',
-      DELIVERY_TIMEOUT_MS: '10000',
-      RECONCILE_INTERVAL: '500ms',
-    });
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await configApi?.close();
-  });
 
   const putPrimary = (account: TestAccount, body: unknown): Promise<{ status: number; body: Json }> =>
     openApiCall<Json>(configApi.url, account, 'PUT', 'destinations/primary', { body });
 
   async function accountWith(target: TestReceiver, policy: Record<string, unknown>): Promise<TestAccount> {
-    const account = await createAccount(configApi);
-    await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
+    const account = await accountPushingTo(configApi, worker.app, target);
     const answer = await putPrimary(account, policy);
     expect(answer).toMatchObject({ status: 200, body: { code: 1000 } });
     return account;

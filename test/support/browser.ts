@@ -98,13 +98,22 @@ export interface SignedInConsole {
  * first test on.
  */
 export function useSignedInConsole(): SignedInConsole {
+  return useConsoleBrowser(true);
+}
+
+/** The same without signing in: for the account portal, which a portal link opens. */
+export function usePortalBrowser(): SignedInConsole {
+  return useConsoleBrowser(false);
+}
+
+function useConsoleBrowser(signIn: boolean): SignedInConsole {
   let configApi: RunningApp | undefined;
   let browser: TestBrowser | undefined;
   beforeAll(async () => {
     await ensureConsoleBuilt();
     configApi = await startApp(ConfigApiModule);
     browser = await launchBrowser();
-    await signIntoConsole(browser.page, configApi.url);
+    if (signIn) await signIntoConsole(browser.page, configApi.url);
   });
   afterAll(async () => {
     await browser?.close();

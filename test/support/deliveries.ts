@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { isEventAction, PERMISSION_KEY_BY_ACTION } from '@app/payloads';
-import { Sql, STORE_EVENTS, storeEventsParams } from '@app/persistence/testing';
+import { Sql, type StepOutcome, STORE_EVENTS, storeEventsParams } from '@app/persistence/testing';
 import type { NewTestEvent, StoredTestEvent } from './worker-process';
 
 /**
@@ -67,4 +67,33 @@ export async function deliveryRowsOf(app: INestApplication, seqs: string[], dest
        FROM deliveries WHERE event_seq = ANY($1::bigint[]) AND destination_id = $2 ORDER BY event_seq`,
     [seqs, destinationId],
   );
+}
+
+/** A delivery's first step to the primary delivered (200) at `deliveredAt`, as the worker's recorder writes it. */
+export function deliveredOutcome(seq: string, accountId: number, createdAt: string | Date, deliveredAt = new Date()): StepOutcome {
+  return {
+    seq,
+    destinationId: 'primary',
+    accountId,
+    series: 0,
+    seriesAttempts: 0,
+    createdAt,
+    status: 'delivered',
+    nextAttemptAt: null,
+    deliveredAt,
+    lastError: null,
+    attempt: {
+      attempt: 1,
+      startedAt: new Date(),
+      durationMs: 3,
+      url: 'http://127.0.0.1:9/hook',
+      requestHeaders: {},
+      encoding: 'json',
+      responseStatus: 200,
+      responseHeaders: {},
+      responseBody: 'ok',
+      error: null,
+    },
+    open: { kind: 'unchanged' },
+  };
 }

@@ -1,19 +1,22 @@
 import type { INestApplication } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { completePermissions, type Permissions, type PushContentType, SAMPLE_MESSAGES } from '@app/payloads';
+import { completePermissions, type EventAction, type Permissions, type PushContentType, SAMPLE_MESSAGES } from '@app/payloads';
 import { publishSettingsChanged, REDIS, RedisKeys } from '@app/runtime';
 import type { RunningApp } from './apps';
 
 export const ADMIN_HEADERS = { authorization: `Bearer ${process.env.ADMIN_TOKEN ?? ''}`, 'content-type': 'application/json' };
 export const INGEST_HEADERS = { authorization: `Bearer ${(process.env.INGEST_TOKEN ?? '').split(',')[0]}`, 'content-type': 'application/json' };
 
-/** POSTs one sample Customer_create to ingest for the account, expects 202, and answers its event_id. */
-export async function ingestSampleEvent(ingest: RunningApp, accountId: number): Promise<string> {
+/**
+ * POSTs one event to ingest for the account, expects 202, and answers its event_id: the action's sample
+ * message (Customer_create's unless said otherwise) with `fields` in place of its own.
+ */
+export async function ingestSampleEvent(ingest: RunningApp, accountId: number, action: EventAction = 'Customer_create', fields: Record<string, unknown> = {}): Promise<string> {
   const response = await fetch(`${ingest.url}/v1/events`, {
     method: 'POST',
     headers: INGEST_HEADERS,
-    body: JSON.stringify({ account_id: accountId, action: 'Customer_create', message: SAMPLE_MESSAGES.Customer_create }),
+    body: JSON.stringify({ account_id: accountId, action, message: { ...SAMPLE_MESSAGES[action], ...fields } }),
   });
   expect(response.status).toBe(202);
   return ((await response.json()) as { event_id: string }).event_id;
@@ -73,12 +76,21 @@ export async function setCallbackSettings(
 }
 
 /**
+ * A new account whose callbacks go to `target` (a receiver or a URL) with every permission, in JSON
+ * unless said otherwise, set through `app` (the app whose database and Redis the suite's worker reads).
+ */
+export async function accountPushingTo(configApi: RunningApp, app: INestApplication, target: { url: string } | string, contentType: PushContentType = 'JSON'): Promise<TestAccount> {
+  const account = await createAccount(configApi);
+  await setCallbackSettings(app, account.id, { pushUrl: typeof target === 'string' ? target : target.url, contentType, permissions: 'all' });
+  return account;
+}
+
+/**
  * A new account whose callbacks go to `pushUrl` (JSON, every permission) at `maxPerSecond` (null: no
  * pace), written the way the settings code writes them: the row, its version, a notice to the workers.
  */
 export async function pacedAccount(configApi: RunningApp, app: INestApplication, pushUrl: string, maxPerSecond: number | null): Promise<number> {
-  const account = await createAccount(configApi);
-  await setCallbackSettings(app, account.id, { pushUrl, contentType: 'JSON', permissions: 'all' });
+  const account = await accountPushingTo(configApi, app, pushUrl);
   await app.get(DataSource).query(`UPDATE destinations SET max_per_second = $2, version = version + 1 WHERE account_id = $1 AND id = 'primary'`, [account.id, maxPerSecond]);
   await publishSettingsChanged(app.get<Redis>(REDIS), app.get(RedisKeys), account.id);
   return account.id;

@@ -1,5 +1,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import type { Type } from '@nestjs/common';
+import { type RunningApp, useApps } from './apps';
 
 /** A loopback port that accepts connections and never answers: a broker that hangs. */
 export class HangingPort {
@@ -86,4 +88,21 @@ export class ResettableRelay {
     const server = this.server;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+}
+
+/**
+ * For the calling describe block: `rootModule` started with `overrides` against a Redis that accepts
+ * the connection and never answers, so whatever waited for Redis would never answer at all, however fast
+ * or slow the machine. The app is there from the first test on.
+ */
+export function useAppOnHangingRedis(rootModule: Type<unknown>, overrides: Record<string, string>): RunningApp {
+  const hangingRedis = new HangingPort();
+  beforeAll(async () => {
+    await hangingRedis.start();
+  });
+  const { offline } = useApps({ offline: rootModule }, { overrides: () => ({ ...overrides, REDIS_URL: `redis://127.0.0.1:${hangingRedis.port}` }) });
+  afterAll(async () => {
+    await hangingRedis.stop();
+  });
+  return offline;
 }

@@ -1,6 +1,7 @@
 import type { Client } from 'pg';
 import { completePermissions } from '@app/payloads';
 import { LATENCY_BOUNDS_MS, LATENCY_BUCKETS, seqAt } from '@app/persistence/testing';
+import type { DeliveryStateColumns } from './worker-process';
 
 /**
  * An installation as the service wrote it before the one delivery model (migration 1765400000000): the
@@ -51,14 +52,8 @@ export interface OldDestination {
 export type OldStatus = 'queued' | 'retrying' | 'delivered' | 'failed' | 'filtered' | 'no_endpoint';
 
 /** The state of one delivery as the old rows held it (the event's own columns for the primary). */
-export interface OldDeliveryState {
+export interface OldDeliveryState extends DeliveryStateColumns {
   status: OldStatus;
-  attempts: number;
-  series: number;
-  series_attempts: number;
-  next_attempt_at: Date | null;
-  delivered_at: Date | null;
-  last_error: string | null;
   updated_at: Date;
 }
 

@@ -1,6 +1,7 @@
 import type { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { type EventStatus, type HoldReason, PENDING_EVENT_STATUSES, PRIMARY_DESTINATION_ID } from '@app/persistence/testing';
+import type { EventRow } from './worker-process';
 
 /**
  * The rows of the delivery model (docs/delivery-model.md) as suites read and write them directly: an
@@ -24,18 +25,9 @@ async function rowsOf<T>(db: ModelDatabase, sql: string, parameters: unknown[]):
 }
 
 /** An event with its primary delivery's state, as the admin API reports the event's. */
-export interface PrimaryDeliveryRow {
-  seq: string;
-  event_id: string;
+export interface PrimaryDeliveryRow extends EventRow {
   account_id: number;
   action: string;
-  status: string;
-  attempts: number;
-  series: number;
-  series_attempts: number;
-  next_attempt_at: Date | null;
-  delivered_at: Date | null;
-  last_error: string | null;
   /** Why it waits without a job (its open row's hold), or null. */
   held: HoldReason | null;
 }

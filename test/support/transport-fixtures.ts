@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { readSecretsKeys, SecretBox } from '@app/runtime';
 import { DestinationTransports, type DestinationTransportsOptions } from '../../apps/delivery-worker/src/delivery/destinations/destination-transports';
-import type { OutgoingDelivery } from '../../apps/delivery-worker/src/delivery/destinations/destination-transport';
+import type { DestinationTarget, OutgoingDelivery, TransportOutcome } from '../../apps/delivery-worker/src/delivery/destinations/destination-transport';
 
 /** Every line the transports log, to show that no credential is ever among them. */
 export class CapturedLog {
@@ -40,6 +40,46 @@ export function testDelivery(body = '{"action":"Customer_create","message":{"id"
     contentType,
     signatureHeaders: { 'webhook-id': eventId, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': `v1,c2lnbmF0dXJl${sequence}` },
   };
+}
+
+export type BrokerType = 'mqtt' | 'nats' | 'rabbitmq';
+
+/** A destination of a broker type at `url`, without auth: the credentials, if any, are in the URL. */
+export function brokerTarget(type: BrokerType, url: string): DestinationTarget {
+  return { id: `dst_${type}`, type, url, auth: null };
+}
+
+export interface BrokerTransportsSuite {
+  readonly log: CapturedLog;
+  /** The reason of every failed send, for the check that no credential is in one. */
+  readonly reasons: string[];
+  readonly redis: Redis;
+  /** The suite's transports, as one worker holds them. */
+  readonly transports: DestinationTransports;
+  /** Sends to a destination of the suite's type at `url`, through the suite's transports unless others are given. */
+  send(url: string, delivery?: OutgoingDelivery, timeoutMs?: number, through?: DestinationTransports): Promise<TransportOutcome>;
+}
+
+/**
+ * For the calling file: one worker's transports on the run's Redis under `redisPrefix`, made before its
+ * tests and closed after them, and a send to a broker of `type` that keeps each failure's reason.
+ */
+export function useBrokerTransports(type: BrokerType, redisPrefix: string): BrokerTransportsSuite {
+  const suite = { log: new CapturedLog(), reasons: [] as string[] } as { -readonly [K in keyof BrokerTransportsSuite]: BrokerTransportsSuite[K] };
+  suite.send = async (url, delivery = testDelivery(), timeoutMs = 5000, through = suite.transports) => {
+    const outcome = await through.send(brokerTarget(type, url), delivery, timeoutMs);
+    if (!outcome.ok) suite.reasons.push(outcome.reason);
+    return outcome;
+  };
+  beforeAll(() => {
+    suite.redis = testRedis();
+    suite.transports = testTransports(suite.redis, redisPrefix, suite.log);
+  });
+  afterAll(async () => {
+    await suite.transports?.close();
+    await suite.redis?.quit();
+  });
+  return suite;
 }
 
 /** The credentials a test gave its destinations must appear in no log line and no reason. */

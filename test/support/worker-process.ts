@@ -132,16 +132,20 @@ export async function sendEvents(app: INestApplication, accountId: number, event
   return stored;
 }
 
-export interface EventRow {
-  seq: string;
-  event_id: string;
-  status: string;
+/** A delivery's changing columns, the same in the old model's event row and the new model's delivery row. */
+export interface DeliveryStateColumns {
   attempts: number;
   series: number;
   series_attempts: number;
   next_attempt_at: Date | null;
   delivered_at: Date | null;
   last_error: string | null;
+}
+
+export interface EventRow extends DeliveryStateColumns {
+  seq: string;
+  event_id: string;
+  status: string;
 }
 
 /** An attempt row as the database returns it: the admin API's attempt with started_at still a Date. */

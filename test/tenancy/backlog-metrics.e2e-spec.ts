@@ -1,13 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { BACKLOG_EVENTS_METRIC, BACKLOG_OLDEST_DUE_METRIC } from '../../apps/delivery-worker/src/backlog/backlog.metrics';
-import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
-import { type RunningApp, startApp } from '../support/apps';
+import { type RunningApp } from '../support/apps';
+import { useShardedQueue } from '../support/queue-shards';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
-import { IsolatedNamespace } from '../support/isolated-namespace';
-import { TestReceiver } from '../support/receiver';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { waitFor } from '@app/testing';
 import { eventRows, sendEvents } from '../support/worker-process';
@@ -19,11 +16,7 @@ import { eventRows, sendEvents } from '../support/worker-process';
  */
 jest.setTimeout(120_000);
 
-const namespace = new IsolatedNamespace('backlog-metrics');
-const SHARDS = { ...namespace.overrides, DELIVERY_QUEUE_SHARDS: '2', RECONCILE_INTERVAL: '1m' };
-const receiver = new TestReceiver();
-let configApi: RunningApp;
-const workers: RunningApp[] = [];
+const { receiver, configApi, startWorker } = useShardedQueue('backlog-metrics');
 
 /** The metric names the ScaledObject's Prometheus queries read. */
 function scaledObjectMetrics(): string[] {
@@ -39,27 +32,13 @@ async function scrape(worker: RunningApp): Promise<Map<string, number>> {
   return new Map([...exposition.matchAll(/^(callback_backlog_\w+) (\S+)$/gm)].map(([, name, value]) => [name, Number(value)]));
 }
 
-beforeAll(async () => {
-  await namespace.setUp();
-  await receiver.start();
-  configApi = await startApp(ConfigApiModule, SHARDS);
-});
-
-afterAll(async () => {
-  for (const worker of workers) await worker.close();
-  await configApi?.close();
-  await receiver.stop();
-  await namespace.tearDown();
-});
-
 it('the gauges the ScaledObject names rise with due events and fall as workers drain them', async () => {
   expect(scaledObjectMetrics().sort()).toEqual([BACKLOG_EVENTS_METRIC, BACKLOG_OLDEST_DUE_METRIC].sort());
 
   const account = await createAccount(configApi);
   await setCallbackSettings(configApi.app, account.id, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
   // Consumes only the shard this account's jobs do not go to: its events stay due.
-  const idle = await startApp(DeliveryWorkerModule, { ...SHARDS, WORKER_QUEUE_SHARDS: String(1 - (account.id % 2)) });
-  workers.push(idle);
+  const idle = await startWorker(String(1 - (account.id % 2)));
   expect(await scrape(idle)).toEqual(new Map([[BACKLOG_EVENTS_METRIC, 0], [BACKLOG_OLDEST_DUE_METRIC, 0]]));
 
   const events = Array.from({ length: 20 }, (_, index) => ({
@@ -78,8 +57,7 @@ it('the gauges the ScaledObject names rise with due events and fall as workers d
   }, { timeoutMs: 30_000, intervalMs: 500 });
   expect((await eventRows(idle.app, stored.map((event) => event.eventId))).every((row) => row.status === 'queued')).toBe(true);
 
-  const draining = await startApp(DeliveryWorkerModule, SHARDS);
-  workers.push(draining);
+  const draining = await startWorker();
   await waitFor('the events to be delivered', async () =>
     (await eventRows(draining.app, stored.map((event) => event.eventId))).every((row) => row.status === 'delivered'), { timeoutMs: 60_000 });
   await waitFor('the backlog gauges to fall to zero', async () => {

@@ -1,7 +1,7 @@
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
-import { type RunningApp, startApp } from '../support/apps';
-import { createAccount, setCallbackSettings } from '../support/fixtures';
+import { useApps } from '../support/apps';
+import { accountPushingTo } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { TestReceiver } from '../support/receiver';
 import { waitFor } from '@app/testing';
@@ -32,8 +32,6 @@ const QUIET_ACCOUNTS = 8;
  * quiet accounts' events are all delivered, the flood has been worked through only a little.
  */
 describe('fair turns between accounts', () => {
-  let configApi: RunningApp;
-  let worker: RunningApp;
   const slow = new TestReceiver();
   const quick = new TestReceiver();
 
@@ -44,24 +42,17 @@ describe('fair turns between accounts', () => {
       setTimeout(() => response.writeHead(200).end('ok'), 40);
     });
     await quick.start();
-    await namespace.setUp();
-    configApi = await startApp(ConfigApiModule, namespace.overrides);
-    worker = await startApp(DeliveryWorkerModule, { ...namespace.overrides, WORKER_CONCURRENCY: '20', ENDPOINT_CONCURRENCY: '4', DELIVERY_TIMEOUT_MS: '10000' });
   });
-
+  const { configApi, worker } = useApps(
+    { configApi: ConfigApiModule, worker: [DeliveryWorkerModule, { WORKER_CONCURRENCY: '20', ENDPOINT_CONCURRENCY: '4', DELIVERY_TIMEOUT_MS: '10000' }] },
+    { namespace },
+  );
   afterAll(async () => {
-    await worker?.close();
-    await configApi?.close();
     await slow.stop();
     await quick.stop();
-    await namespace.tearDown();
   });
 
-  async function accountOn(target: TestReceiver): Promise<number> {
-    const account = await createAccount(configApi);
-    await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
-    return account.id;
-  }
+  const accountOn = async (target: TestReceiver): Promise<number> => (await accountPushingTo(configApi, worker.app, target)).id;
 
   it("delivers other accounts' events while one account's 20,000-event backlog is mostly still waiting", async () => {
     const flooding = await accountOn(slow);

@@ -5,8 +5,8 @@ import { acquireEndpointLease, releaseEndpointLease } from '../../apps/delivery-
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryRunner } from '../../apps/delivery-worker/src/delivery/delivery-runner.service';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
-import { type RunningApp, startApp } from '../support/apps';
-import { createAccount, setCallbackSettings } from '../support/fixtures';
+import { useApps } from '../support/apps';
+import { accountPushingTo } from '../support/fixtures';
 import { TestReceiver, useReceivers } from '../support/receiver';
 import { untilRedisPasses } from '../support/redis-clock';
 import { waitFor } from '@app/testing';
@@ -35,38 +35,29 @@ const events = customerEvents;
 const HELD_BY_BREAKER = /^circuit open since \d+ consecutive failures?, held until a probe succeeds \(probe after \S+Z\): time-out: no answer within 1000 ms$/;
 
 describe('endpoint isolation, circuit breaker and reconciler', () => {
-  let configApi: RunningApp;
-  let worker: RunningApp;
+  const { configApi, worker } = useApps({
+    configApi: ConfigApiModule,
+    worker: [
+      DeliveryWorkerModule,
+      {
+        WORKER_CONCURRENCY: '6',
+        ENDPOINT_CONCURRENCY: '2',
+        DELIVERY_TIMEOUT_MS: '1000',
+        BREAKER_FAILURE_THRESHOLD: '3',
+        BREAKER_COOLDOWN: '1s',
+        // Enough retries that the dead endpoint's events are still pending while its breaker opens and probes.
+        RETRY_SCHEDULE: Array.from({ length: 12 }, () => '500ms').join(','),
+        RECONCILE_INTERVAL: '500ms',
+      },
+    ],
+  });
   const receiver = useReceivers();
 
-  async function accountFor(target: TestReceiver): Promise<number> {
-    const account = await createAccount(configApi);
-    await setCallbackSettings(worker.app, account.id, { pushUrl: target.url, contentType: 'JSON', permissions: 'all' });
-    return account.id;
-  }
+  const accountFor = async (target: TestReceiver): Promise<number> => (await accountPushingTo(configApi, worker.app, target)).id;
 
   async function statuses(stored: StoredTestEvent[]): Promise<string[]> {
     return (await eventRows(worker.app, stored.map((event) => event.eventId))).map((row) => row.status);
   }
-
-  beforeAll(async () => {
-    configApi = await startApp(ConfigApiModule);
-    worker = await startApp(DeliveryWorkerModule, {
-      WORKER_CONCURRENCY: '6',
-      ENDPOINT_CONCURRENCY: '2',
-      DELIVERY_TIMEOUT_MS: '1000',
-      BREAKER_FAILURE_THRESHOLD: '3',
-      BREAKER_COOLDOWN: '1s',
-      // Enough retries that the dead endpoint's events are still pending while its breaker opens and probes.
-      RETRY_SCHEDULE: Array.from({ length: 12 }, () => '500ms').join(','),
-      RECONCILE_INTERVAL: '500ms',
-    });
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await configApi?.close();
-  });
 
   it('keeps a dead endpoint from holding back a healthy one, opens its breaker, and closes it after recovery', async () => {
     const dead = await receiver();

@@ -4,8 +4,8 @@ import { DataSource } from 'typeorm';
 import { readEndpointState, REDIS, RedisKeys } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
-import { type RunningApp, startApp } from '../support/apps';
-import { createAccount, setCallbackSettings } from '../support/fixtures';
+import { useApps } from '../support/apps';
+import { accountPushingTo } from '../support/fixtures';
 import { primaryDestinationOf } from '../support/model-deliveries';
 import { TestReceiver } from '../support/receiver';
 import { waitFor } from '@app/testing';
@@ -23,8 +23,6 @@ const events = customerEvents;
  * are called.
  */
 describe('endpoints of two accounts on one origin', () => {
-  let configApi: RunningApp;
-  let worker: RunningApp;
   const receiver = new TestReceiver();
   /** Answers by path, so each test gives its accounts their own behaviour on the one origin. */
   const byPath = new Map<string, (response: ServerResponse) => void>();
@@ -40,23 +38,25 @@ describe('endpoints of two accounts on one origin', () => {
       if (answer) answer(response);
       else response.writeHead(200).end('ok');
     });
-    configApi = await startApp(ConfigApiModule);
-    worker = await startApp(DeliveryWorkerModule, {
-      WORKER_CONCURRENCY: '8',
-      ENDPOINT_CONCURRENCY: '2',
-      ORIGIN_CONCURRENCY: '3',
-      // Long enough that a held call is only ever ended by the test.
-      DELIVERY_TIMEOUT_MS: '60000',
-      BREAKER_FAILURE_THRESHOLD: '3',
-      BREAKER_COOLDOWN: '60s',
-      RETRY_SCHEDULE: Array.from({ length: 6 }, () => '300ms').join(','),
-      RECONCILE_INTERVAL: '1s',
-    });
   });
-
+  const { configApi, worker } = useApps({
+    configApi: ConfigApiModule,
+    worker: [
+      DeliveryWorkerModule,
+      {
+        WORKER_CONCURRENCY: '8',
+        ENDPOINT_CONCURRENCY: '2',
+        ORIGIN_CONCURRENCY: '3',
+        // Long enough that a held call is only ever ended by the test.
+        DELIVERY_TIMEOUT_MS: '60000',
+        BREAKER_FAILURE_THRESHOLD: '3',
+        BREAKER_COOLDOWN: '60s',
+        RETRY_SCHEDULE: Array.from({ length: 6 }, () => '300ms').join(','),
+        RECONCILE_INTERVAL: '1s',
+      },
+    ],
+  });
   afterAll(async () => {
-    await worker?.close();
-    await configApi?.close();
     await receiver.stop();
   });
 
@@ -65,9 +65,7 @@ describe('endpoints of two accounts on one origin', () => {
   }
 
   async function accountOn(path: string): Promise<number> {
-    const account = await createAccount(configApi);
-    await setCallbackSettings(worker.app, account.id, { pushUrl: urlFor(path), contentType: 'JSON', permissions: 'all' });
-    return account.id;
+    return (await accountPushingTo(configApi, worker.app, urlFor(path))).id;
   }
 
   async function statuses(stored: StoredTestEvent[]): Promise<string[]> {
