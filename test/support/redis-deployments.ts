@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { waitFor } from '@app/testing';
+// Relative, not @app/testing: Jest loads global set-ups (cluster-global-setup imports this file) without its module name mapper.
+import { waitFor } from '../../libs/testing/src';
 
 /**
  * Real Redis deployments on loopback for the tests: a Redis Cluster of three masters and a Sentinel
