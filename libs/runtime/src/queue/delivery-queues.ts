@@ -160,8 +160,10 @@ export class DeliveryQueues implements OnApplicationShutdown {
     // The backlog counter is a scheduling hint that drifts; the shard's own counts hold every job of the
     // account (and of the other accounts on it), so the smaller of the two never under-states what the
     // account has waiting because of an inflated counter, which would stop re-queuing for ever.
-    const [counted, inShard] = await Promise.all([this.backlog.size(accountId), this.queueFor(accountId).getJobCounts('wait', 'prioritized', 'delayed')]);
-    return Math.min(counted, (inShard.wait ?? 0) + (inShard.prioritized ?? 0) + (inShard.delayed ?? 0));
+    // Active jobs count too: a job a worker holds (and may move back to delayed) is still one the account has in
+    // the queue, and leaving them out let a re-queuing round see room that was taken (a bound of 100 read 141).
+    const [counted, inShard] = await Promise.all([this.backlog.size(accountId), this.queueFor(accountId).getJobCounts('wait', 'prioritized', 'delayed', 'active')]);
+    return Math.min(counted, (inShard.wait ?? 0) + (inShard.prioritized ?? 0) + (inShard.delayed ?? 0) + (inShard.active ?? 0));
   }
 
   /**
