@@ -3,6 +3,7 @@ import { EVENT_ACTIONS, type EventAction, type PushContentType, SAMPLE_MESSAGES 
 import { deliveryJobId } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
+import { DestinationSettingsCache, SETTINGS_TTL_MS } from '../../apps/delivery-worker/src/delivery/destinations/destination-settings.cache';
 import { type RunningApp, useApps } from '../support/apps';
 import { accountPushingTo as pushingAccount, ADMIN_HEADERS, createAccount, setCallbackSettings, type TestAccount } from '../support/fixtures';
 import { type ReceivedRequest, TestReceiver, useReceivers } from '../support/receiver';
@@ -151,6 +152,11 @@ describe('callback delivery', () => {
       contentType: 'application/x-www-form-urlencoded',
       permissions: 'all',
     });
+    // Only the notice can show the worker the new URL before its 30 s safety TTL, and this wait is shorter. On a Redis
+    // Cluster a PUBLISH reaches subscribers on other nodes over the cluster bus, after the publisher's call returns,
+    // so the event is sent once the worker has heard it rather than racing it.
+    const cache = worker.app.get(DestinationSettingsCache);
+    await waitFor('the worker to hear of the new push URL', async () => (await cache.get(account.id, 'primary'))?.url === second.url, { timeoutMs: SETTINGS_TTL_MS / 2 });
     const [moved] = await sendEvents(worker.app, account.id, [sample('Customer_create')]);
     await settled([moved]);
     expect(first.requests).toHaveLength(1);
