@@ -20,6 +20,10 @@ module.exports = {
   // (Nest apps, undici pools, ts-jest caches) grew that one heap past its 4 GB limit in CI (exit 134 after
   // 26 minutes). A limit makes Jest use a worker and start a fresh one once a file leaves it above 1.5 GB.
   workerIdleMemoryLimit: '1.5GB',
+  // Most e2e time is spent waiting on real services (retries, timeouts, receivers), so two workers on two
+  // cores run the suite in about half the time. Each worker has a database and Redis prefix of its own
+  // (test/support/worker-databases.ts). JEST_WORKERS=1 runs the files one after another.
+  maxWorkers: Number(process.env.JEST_WORKERS ?? 2),
   projects: [
     {
       displayName: 'unit',
@@ -40,7 +44,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      setupFiles: ['reflect-metadata'],
+      setupFiles: ['reflect-metadata', '<rootDir>/test/support/use-worker-namespace.ts'],
     },
     {
       // The delivery suites again, against a real three-master Redis Cluster the setup starts on loopback.

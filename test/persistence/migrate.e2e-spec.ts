@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { createDataSource, DEFAULT_PARTITIONS_AHEAD_DAYS, MIGRATIONS } from '@app/persistence/testing';
+import { dropDatabase } from '../support/worker-databases';
 
 interface Run {
   code: number | null;
@@ -32,23 +33,6 @@ function migrate(databaseUrl: string, extraEnv: Record<string, string | undefine
     child.on('error', fail);
     child.on('close', (code) => done({ code, stdout, stderr }));
   });
-}
-
-async function withMaintenance<T>(databaseUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
-  const maintenance = new URL(databaseUrl);
-  maintenance.pathname = '/postgres';
-  const client = new Client({ connectionString: maintenance.toString() });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function dropDatabase(databaseUrl: string): Promise<void> {
-  const name = new URL(databaseUrl).pathname.slice(1);
-  await withMaintenance(databaseUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 }
 
 /** A database name of its own (under the run's prefix, so the global teardown pattern recognises it). */

@@ -1,5 +1,6 @@
 import { runMigrations } from '../../libs/persistence/src/migrate';
 import globalSetup from './global-setup';
+import { copyForWorkers } from './worker-databases';
 import { type RedisClusterHandle, startRedisCluster } from './redis-deployments';
 
 /** Where the cluster project's teardown finds the cluster (global setup and teardown share globalThis). */
@@ -10,8 +11,8 @@ export const CLUSTER_HANDLE = '__callbacksTestRedisCluster';
  * database of its own (the delivery suites of both projects run at once, and each has reconcilers
  * that would otherwise claim the other's events). use-redis-cluster.ts points each test file at them.
  */
-export default async function clusterGlobalSetup(): Promise<void> {
-  await globalSetup();
+export default async function clusterGlobalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
+  await globalSetup(globalConfig);
   const cluster = await startRedisCluster(3);
   (globalThis as Record<string, unknown>)[CLUSTER_HANDLE] = cluster satisfies RedisClusterHandle;
   const databaseUrl = new URL(process.env.DATABASE_URL ?? '');
@@ -19,4 +20,5 @@ export default async function clusterGlobalSetup(): Promise<void> {
   process.env.TEST_CLUSTER_DATABASE_URL = databaseUrl.toString();
   process.env.TEST_REDIS_CLUSTER_NODES = cluster.setting;
   await runMigrations(databaseUrl.toString());
+  await copyForWorkers(databaseUrl.toString(), globalConfig.maxWorkers);
 }

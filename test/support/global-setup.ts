@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 import { runMigrations } from '../../libs/persistence/src/migrate';
+import { copyForWorkers } from './worker-databases';
 
 const POSTGRES = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -33,10 +34,11 @@ async function requireServices(): Promise<void> {
 }
 
 /**
- * Each run gets its own database and Redis prefix, so parallel runs and leftovers never collide.
+ * Each run gets its own database and Redis prefix, so parallel runs and leftovers never collide, and each
+ * of its Jest workers a copy of that database and a prefix under it (use-worker-namespace.ts picks them).
  * Runs once per run even when several projects name it (the cluster project calls it too).
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
   if (process.env.CALLBACKS_TEST_RUN === 'set-up') return;
   await requireServices();
   const runId = `${Date.now().toString(36)}_${process.pid}`;
@@ -55,5 +57,8 @@ export default async function globalSetup(): Promise<void> {
   // Suites seed old final events on purpose; the worker's hourly retention round must not take them.
   process.env.RETENTION_DAYS = '3650';
   await runMigrations(process.env.DATABASE_URL);
+  await copyForWorkers(process.env.DATABASE_URL, globalConfig.maxWorkers);
+  process.env.TEST_RUN_DATABASE_URL = process.env.DATABASE_URL;
+  process.env.TEST_RUN_REDIS_PREFIX = process.env.REDIS_PREFIX;
   process.env.CALLBACKS_TEST_RUN = 'set-up';
 }
