@@ -137,7 +137,7 @@ async function measure(db: DataSource): Promise<void> {
   const sql = new Sql(db, new GenericPlanPool(db));
   // The event view reads PUBLIC_URL only to rebuild request bodies, which the list never does.
   const events = new AdminEventsService(db, sql, { publicUrl: '' } as Environment);
-  const series = new StatsSeriesService(db, sql);
+  const series = new StatsSeriesService(sql);
   const now = Date.now();
   say('\nstats series (rollups vs the same numbers computed from events and attempts)');
   for (const [bucket, unit, spanMs] of [['1m', 'minute', 3_600_000], ['1h', 'hour', 86_400_000], ['1d', 'day', DAYS * 86_400_000]] as const) {

@@ -1,8 +1,8 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { PERMISSION_KEYS } from '@app/payloads';
-import { formatDurationMs } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { type RunningApp, useApps } from '../support/apps';
+import { newDestinationDefaults } from '../support/destination-steps';
 import { ADMIN_HEADERS, createAccount } from '../support/fixtures';
 
 interface Answer {
@@ -137,15 +137,7 @@ describe('admin accounts API (/admin/v1/accounts)', () => {
           actions: null,
           filter: null,
           content_type: 'application/x-www-form-urlencoded',
-          format: 'udesk',
-          auth: null,
-          ordering: 'none',
-          max_per_second: null,
-          paused: false,
-          // CONTRACT §13: the deployment's schedule and no deadline; the state counts held deliveries.
-          retry: { schedule: api.environment.delivery.retryScheduleMs.map(formatDurationMs), stop_on: [], disable_on: [] },
-          expire_after: null,
-          state: { breaker: 'closed', disabled_at: null, held: 0 },
+          ...newDestinationDefaults(api),
         },
       ],
     });

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { Sql } from '@app/persistence/testing';
-import { DeliveryQueues, ENVIRONMENT, type Environment, formatDurationMs, REDIS, RedisKeys, SecretBox } from '@app/runtime';
+import { DeliveryQueues, ENVIRONMENT, type Environment, REDIS, RedisKeys, SecretBox } from '@app/runtime';
 import { openApiSign } from '@app/signing';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { DestinationSettingsCache } from '../../apps/delivery-worker/src/delivery/destinations/destination-settings.cache';
@@ -8,6 +8,7 @@ import { SubjectOrder } from '../../apps/delivery-worker/src/delivery/ordering/s
 import { HeldFeeder } from '../../apps/delivery-worker/src/delivery/holding/held-feeder.service';
 import type { Json } from '../support/admin-client';
 import { type RunningApp, startApp } from '../support/apps';
+import { newDestinationDefaults } from '../support/destination-steps';
 import { createAccount, type TestAccount } from '../support/fixtures';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { insertDeliveryRows, primaryDestinationOf } from '../support/model-deliveries';
@@ -80,15 +81,7 @@ describe('Open API destinations: the routes', () => {
         actions: ['Customer_create'],
         filter: { 'organization.id': { $in: [1, 2] } },
         content_type: 'JSON',
-        format: 'udesk',
-        auth: null,
-        ordering: 'none',
-        max_per_second: null,
-        paused: false,
-        // CONTRACT §13: every destination starts with the deployment's schedule and no deadline; its state counts held deliveries.
-        retry: { schedule: api.environment.delivery.retryScheduleMs.map(formatDurationMs), stop_on: [], disable_on: [] },
-        expire_after: null,
-        state: { breaker: 'closed', disabled_at: null, held: 0 },
+        ...newDestinationDefaults(api),
         signing_secret: expect.stringMatching(/^whsec_/),
       });
       await waitFor('the settings-change notice of the creation', () => changes.of(account.id).length >= 1);

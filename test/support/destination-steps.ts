@@ -1,5 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
+import { formatDurationMs } from '@app/runtime';
 import { adminCall, type Json } from './admin-client';
 import type { RunningApp } from './apps';
 import { openStoredSecret } from './stored-secrets';
@@ -18,6 +19,24 @@ export async function listedDestinations(api: RunningApp, accountId: number): Pr
   const answer = await adminCall(api, 'GET', `/admin/v1/accounts/${accountId}/destinations`);
   if (answer.status !== 200) throw new Error(`listing destinations answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   return answer.body.items as Json[];
+}
+
+/**
+ * What a destination's view holds until someone changes it (CONTRACT §11, §13): the udesk format, no auth,
+ * no ordering or pace, not paused, the deployment's retry schedule and no deadline, and a state whose
+ * breaker is closed and which counts no held deliveries.
+ */
+export function newDestinationDefaults(api: RunningApp): Json {
+  return {
+    format: 'udesk',
+    auth: null,
+    ordering: 'none',
+    max_per_second: null,
+    paused: false,
+    retry: { schedule: api.environment.delivery.retryScheduleMs.map(formatDurationMs), stop_on: [], disable_on: [] },
+    expire_after: null,
+    state: { breaker: 'closed', disabled_at: null, held: 0 },
+  };
 }
 
 export async function listedDestination(api: RunningApp, accountId: number, id: string): Promise<Json | undefined> {

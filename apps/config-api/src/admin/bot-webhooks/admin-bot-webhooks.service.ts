@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { BotCallView, BotWebhookView, Page } from '@app/payloads';
-import { BotCall, BotWebhook, timeRange } from '@app/persistence';
+import { BotCall, BotWebhook, Sql, timeRange } from '@app/persistence';
 import { checkingQuery, checkTargetUrl, DomainError, ENVIRONMENT, type Environment, loggableErrorText, REDIS, RedisKeys, SecretBox, stampBotWebhooksChanged, validationFailed } from '@app/runtime';
 import { requireAccount } from '../require-account';
 import { BOT_CALLS_DEFAULT_LIMIT, BOT_TIMEOUT_DEFAULT_MS, type CreateBotWebhookDto, type ListBotCallsQueryDto } from './bot-webhook.dto';
@@ -49,6 +49,7 @@ export class AdminBotWebhooksService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
@@ -70,7 +71,7 @@ export class AdminBotWebhooksService {
   }
 
   async create(accountId: number, input: CreateBotWebhookDto): Promise<BotWebhookView> {
-    await requireAccount(this.dataSource, accountId);
+    await requireAccount(this.sql, accountId);
     const urlProblem = await checkTargetUrl(input.url, this.environment.delivery.allowPrivateTargets);
     if (urlProblem) throw validationFailed([{ path: 'url', problem: `url ${urlProblem}` }]);
     const repository = this.dataSource.getRepository(BotWebhook);
@@ -100,13 +101,13 @@ export class AdminBotWebhooksService {
   }
 
   async list(accountId: number): Promise<{ items: BotWebhookView[] }> {
-    await requireAccount(this.dataSource, accountId);
+    await requireAccount(this.sql, accountId);
     const webhooks = await this.dataSource.getRepository(BotWebhook).find({ where: { accountId }, order: { id: 'ASC' } });
     return { items: webhooks.map(toView) };
   }
 
   async remove(accountId: number, botId: number): Promise<void> {
-    await requireAccount(this.dataSource, accountId);
+    await requireAccount(this.sql, accountId);
     const result = await this.dataSource.getRepository(BotWebhook).delete({ id: botId, accountId });
     if (!result.affected) throw new DomainError('not_found', `account ${accountId} has no bot webhook ${botId}`);
     await this.announce(accountId);

@@ -1,8 +1,7 @@
 import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiParam } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { DestinationView } from '@app/payloads';
+import { Sql } from '@app/persistence';
 import { AdminAccessGuard } from '../identity/admin-access.guard';
 import { Permission } from '../identity/permission.decorator';
 import { ApiErrorResponses, type ErrorResponseSpec } from '@app/runtime/docs';
@@ -40,14 +39,14 @@ const DestinationSwitch = (verb: 'pause' | 'resume', summary: string, descriptio
 export class AdminDestinationsController {
   constructor(
     private readonly destinations: DestinationsService,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
   ) {}
 
   @ApiAccountOperation(ApiAdminOperation("List an account's destinations", 200, DestinationList, DESTINATIONS_DESCRIPTION))
   @Permission('read')
   @Get()
   async list(@Param('id', IdParamPipe) accountId: number): Promise<{ items: DestinationView[] }> {
-    await requireAccount(this.dataSource, accountId);
+    await requireAccount(this.sql, accountId);
     return { items: await this.destinations.list(accountId) };
   }
 
@@ -91,7 +90,7 @@ export class AdminDestinationsController {
 
   /** 404 for an unknown account before the service is asked, then its refusals in the admin API's words. */
   private async answered<T>(accountId: number, work: () => Promise<T>): Promise<T> {
-    await requireAccount(this.dataSource, accountId);
+    await requireAccount(this.sql, accountId);
     return adminAnswered(work);
   }
 }

@@ -1,25 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type Redis from 'ioredis';
-import { DataSource } from 'typeorm';
 import type { EndpointItem } from '@app/payloads';
-import { PRIMARY_DESTINATION_ID } from '@app/persistence';
+import { Sql } from '@app/persistence';
 import { accountIdOfEndpoint, endpointKeyOf, listOpenEndpoints, readEndpointState, REDIS, RedisKeys } from '@app/runtime';
 import type { ListEndpointsQueryDto } from './endpoints.dto';
+import { DISABLED_PUSH_URLS, PUSH_URLS_OF, type SettingsRow } from './endpoints.statements';
 
 export const MAX_ENDPOINT_ITEMS = 500;
-
-interface SettingsRow {
-  account_id: number;
-  email: string;
-  push_url: string;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-}
-
-/** The push URL is the primary destination's target as the account set it (target_shown; the sealed copy is never opened here). */
-const SETTINGS_COLUMNS = `s.account_id, a.email, s.target_shown AS push_url, s.disabled_at, s.disabled_reason
-  FROM destinations s JOIN accounts a ON a.id = s.account_id AND s.id = '${PRIMARY_DESTINATION_ID}' AND s.deleted_at IS NULL`;
 
 function keyOf(row: SettingsRow): string | null {
   try {
@@ -45,7 +32,7 @@ function originOf(url: string): string {
 @Injectable()
 export class EndpointsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
   ) {}
@@ -58,17 +45,11 @@ export class EndpointsService {
     if (open.length > 0) {
       // An endpoint key names its account; the row counts only while its push_url is still the URL the breaker is about.
       const accountIds = open.map((item) => accountIdOfEndpoint(item.endpoint)).filter((id): id is number => id !== null);
-      const candidates = await this.dataSource.query<SettingsRow[]>(
-        `SELECT ${SETTINGS_COLUMNS} WHERE s.account_id = ANY($1::bigint[]) AND s.target_shown IS NOT NULL`,
-        [accountIds],
-      );
+      const candidates = await this.sql.rows(PUSH_URLS_OF, { accountIds });
       for (const row of candidates) if (breakers.has(keyOf(row) ?? '')) rows.set(row.account_id, row);
     }
     if (filter !== 'open') {
-      const disabled = await this.dataSource.query<SettingsRow[]>(
-        `SELECT ${SETTINGS_COLUMNS} WHERE s.disabled_at IS NOT NULL AND s.target_shown IS NOT NULL ORDER BY s.disabled_at DESC LIMIT $1`,
-        [MAX_ENDPOINT_ITEMS],
-      );
+      const disabled = await this.sql.rows(DISABLED_PUSH_URLS, { limit: MAX_ENDPOINT_ITEMS });
       for (const row of disabled) rows.set(row.account_id, row);
     }
     const items = await Promise.all(

@@ -1,14 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { countMatching } from '@app/persistence';
+import { countMatching, Sql } from '@app/persistence';
 import { DomainError, isTaskId, TaskQueue } from '@app/runtime';
 import type { EventFilter, RedeliveryStarted, RedeliveryTaskView } from '@app/payloads';
-
-/** The stored row: the view, with its times as the driver reads them. */
-type TaskRow = Omit<RedeliveryTaskView, 'created_at' | 'finished_at'> & { created_at: Date; finished_at: Date | null };
-
-const TASK_COLUMNS = 'id, status, total, done, account_id, filter, created_at, finished_at, error';
+import { NEWEST_REDELIVERY_TASKS, RECORD_REDELIVERY_TASK, REDELIVERY_TASK, type TaskRow } from './redelivery-tasks.statements';
 
 function viewOf(row: TaskRow): RedeliveryTaskView {
   return {
@@ -39,6 +35,7 @@ interface Matched {
 export class RedeliveryTasks {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sql: Sql,
     private readonly tasks: TaskQueue,
   ) {}
 
@@ -48,12 +45,13 @@ export class RedeliveryTasks {
     const count = countMatching(filter);
     const [matched] = await this.dataSource.query<Matched[]>(count.sql, count.parameters);
     const finished = matched.count === 0;
-    const [task] = await this.dataSource.query<{ id: string }[]>(
-      `INSERT INTO redelivery_tasks (status, account_id, filter, total, upper_seq, finished_at)
-       VALUES (CASE WHEN $1::boolean THEN 'done' ELSE 'running' END, $2, $3::jsonb, $4, $5, CASE WHEN $1::boolean THEN now() END)
-       RETURNING id`,
-      [finished, filter.account_id ?? null, JSON.stringify(filter), matched.count, matched.upper ?? 0],
-    );
+    const [task] = await this.sql.rows(RECORD_REDELIVERY_TASK, {
+      finished,
+      accountId: filter.account_id ?? null,
+      filter: JSON.stringify(filter),
+      total: matched.count,
+      upperSeq: matched.upper ?? 0,
+    });
     // Unclaimed (no owner, no heartbeat): the worker that takes the job claims it, or a worker's poll does.
     if (!finished) await this.tasks.announce('redelivery', task.id);
     return { count: matched.count, task_id: task.id };
@@ -61,21 +59,13 @@ export class RedeliveryTasks {
 
   /** `accountId` scopes it (the portal): another account's task is missing, exactly like an unknown id. */
   async get(taskId: string, accountId?: number): Promise<RedeliveryTaskView> {
-    const rows = isTaskId(taskId)
-      ? await this.dataSource.query<TaskRow[]>(
-          `SELECT ${TASK_COLUMNS} FROM redelivery_tasks WHERE id = $1 AND ($2::int IS NULL OR account_id = $2)`,
-          [taskId, accountId ?? null],
-        )
-      : [];
-    if (rows.length === 0) throw new DomainError('not_found', `redelivery task ${taskId} does not exist`);
-    return viewOf(rows[0]);
+    const row = isTaskId(taskId) ? await this.sql.first(REDELIVERY_TASK, { id: taskId, accountId: accountId ?? null }) : null;
+    if (!row) throw new DomainError('not_found', `redelivery task ${taskId} does not exist`);
+    return viewOf(row);
   }
 
   async list(limit: number): Promise<{ items: RedeliveryTaskView[] }> {
-    const rows = await this.dataSource.query<TaskRow[]>(
-      `SELECT ${TASK_COLUMNS} FROM redelivery_tasks ORDER BY created_at DESC, id LIMIT $1`,
-      [limit],
-    );
+    const rows = await this.sql.rows(NEWEST_REDELIVERY_TASKS, { limit });
     return { items: rows.map(viewOf) };
   }
 }

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { PRIMARY_DESTINATION_ID, RESTART_DELIVERIES, Sql } from '@app/persistence';
 import { DeliveryProducer, DomainError, stepOfRow } from '@app/runtime';
 import { RedeliveryTasks } from './redelivery-tasks.service';
@@ -11,7 +9,6 @@ import { requireAccount } from '../require-account';
 @Injectable()
 export class RedeliveryService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sql: Sql,
     private readonly producer: DeliveryProducer,
     private readonly tasks: RedeliveryTasks,
@@ -48,7 +45,7 @@ export class RedeliveryService {
 
   /** An account's events in a final status, as a background task (a delivery worker runs it: RedeliveryRunner). */
   async redeliverAccount(accountId: number, body: BulkRedeliverDto): Promise<RedeliveryStarted> {
-    await requireAccount(this.dataSource, accountId);
+    await requireAccount(this.sql, accountId);
     return this.tasks.start({ account_id: accountId, status: body.status, since: body.since, until: body.until });
   }
 
@@ -60,7 +57,7 @@ export class RedeliveryService {
         { path: 'status', problem: 'at least one filter is required' },
       ]);
     }
-    if (filter.account_id !== undefined) await requireAccount(this.dataSource, filter.account_id);
+    if (filter.account_id !== undefined) await requireAccount(this.sql, filter.account_id);
     return this.tasks.start({ ...filter, status: filter.status ?? 'failed' });
   }
 }

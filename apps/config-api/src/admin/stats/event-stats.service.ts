@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { checkingQuery } from '@app/runtime';
 import type { EventStats } from '@app/payloads';
 import { books, EVENT_STATUSES, type EventStatus, rollups, Sql, timeRange } from '@app/persistence';
@@ -26,16 +24,13 @@ function zeroCounts(): Record<EventStatus, number> {
  */
 @Injectable()
 export class EventStatsService {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly sql: Sql,
-  ) {}
+  constructor(private readonly sql: Sql) {}
 
   async stats(query: StatsQueryDto): Promise<EventStats> {
     const { since } = checkingQuery(() => timeRange(query.since, undefined));
     const base = { account_id: query.account_id ?? null, since: since ? since.toISOString() : null };
     if (query.account_id === undefined) return { ...base, ...(await this.allAccounts(since)) };
-    await requireAccount(this.dataSource, query.account_id);
+    await requireAccount(this.sql, query.account_id);
     return { ...base, ...(await this.oneAccount(query.account_id, since)) };
   }
 

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { books, rollups, Sql, timeRange } from '@app/persistence';
 import { checkingQuery, invalidQuery } from '@app/runtime';
 import type { SeriesBucket, StatsSeries } from '@app/payloads';
@@ -44,10 +42,7 @@ function emptyAccumulator(): Accumulator {
  */
 @Injectable()
 export class StatsSeriesService {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly sql: Sql,
-  ) {}
+  constructor(private readonly sql: Sql) {}
 
   async series(query: StatsSeriesQueryDto): Promise<StatsSeries> {
     const bucket = query.bucket ?? '1m';
@@ -63,7 +58,7 @@ export class StatsSeriesService {
         { path: 'since', problem: `the range holds ${count} ${bucket} buckets; at most ${MAX_SERIES_POINTS} per answer (move since closer to until or use a larger bucket)` },
       ]);
     }
-    if (query.account_id !== undefined) await requireAccount(this.dataSource, query.account_id);
+    if (query.account_id !== undefined) await requireAccount(this.sql, query.account_id);
 
     const rows = await this.sql.rows(books.ROLLED_UP_BUCKETS, {
       granularity: spec.granularity,
