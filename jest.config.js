@@ -20,10 +20,11 @@ module.exports = {
   // (Nest apps, undici pools, ts-jest caches) grew that one heap past its 4 GB limit in CI (exit 134 after
   // 26 minutes). A limit makes Jest use a worker and start a fresh one once a file leaves it above 1.5 GB.
   workerIdleMemoryLimit: '1.5GB',
-  // Most e2e time is spent waiting on real services (retries, timeouts, receivers), so two workers on two
-  // cores run the suite in about half the time. Each worker has a database and Redis prefix of its own
-  // (test/support/worker-databases.ts). JEST_WORKERS=1 runs the files one after another.
-  maxWorkers: Number(process.env.JEST_WORKERS ?? 2),
+  // Much of the e2e time is spent waiting on real services (retries, timeouts, receivers): on two cores the
+  // whole suite took 696 s with two workers and 575 s with four (when two browser suites missed their
+  // deadlines under the load), against 15 to 18 minutes with one. Each worker has a database and Redis prefix
+  // of its own (test/support/worker-databases.ts). JEST_WORKERS=1 runs the files one after another.
+  maxWorkers: Number(process.env.JEST_WORKERS ?? 3),
   projects: [
     {
       displayName: 'unit',

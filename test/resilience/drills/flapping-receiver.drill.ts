@@ -50,6 +50,14 @@ class StuckWatch {
   }
 }
 
+/** Deliveries not final yet, however young: once none is (and none is redelivered), none can be stuck later. */
+async function openDeliveries(stack: DrillStack): Promise<number> {
+  const [row] = await stack
+    .query<{ open: string }>(`SELECT count(*) AS open FROM deliveries WHERE destination_id = 'primary' AND status IN ('queued', 'retrying')`)
+    .catch(() => [{ open: '1' }]);
+  return Number(row.open);
+}
+
 async function flap(stack: DrillStack, durationMs: number): Promise<void> {
   const end = Date.now() + durationMs;
   for (let phase = 0; Date.now() < end; phase += 1) {
@@ -82,8 +90,10 @@ async function run(context: DrillContext): Promise<void> {
   // Events keep arriving for the whole flapping minute, so they meet every phase and an open breaker.
   await Promise.all([flap(stack, flapMs), load.send(Math.floor(flapMs / BATCH_INTERVAL_MS) * BATCH, { intervalMs: BATCH_INTERVAL_MS })]);
   context.note(`receiver flapped ${PHASES.join('/')} every ${PHASE_MS / 1000} s for ${flapMs / 1000} s, then answered 200`);
-  // The last event's schedule is over after the bound; the watch keeps looking until then.
-  await sleep(boundMs);
+  // The last event's schedule is over after the bound; the watch keeps looking until then, or until no
+  // delivery is open any more (every accepted event's delivery row was written with it).
+  const bound = Date.now() + boundMs;
+  while (Date.now() < bound && (await openDeliveries(stack)) > 0) await sleep(500);
   watch.stop();
   await watching;
 
