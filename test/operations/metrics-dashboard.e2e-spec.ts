@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { builtEntryPoint, requireBuilt } from '../support/built-app';
 import { IsolatedNamespace } from '../support/isolated-namespace';
 import { waitFor } from '@app/testing';
 
@@ -14,9 +15,9 @@ import { waitFor } from '@app/testing';
 const ROOT = join(__dirname, '..', '..');
 const namespace = new IsolatedNamespace('metrics-dashboard');
 const APPS = [
-  { name: 'config-api', entry: 'apps/config-api/src/main.ts', portVariable: 'CONFIG_API_PORT' },
-  { name: 'ingest', entry: 'apps/ingest/src/main.ts', portVariable: 'INGEST_PORT' },
-  { name: 'delivery-worker', entry: 'apps/delivery-worker/src/main.ts', portVariable: 'WORKER_PORT' },
+  { name: 'config-api', portVariable: 'CONFIG_API_PORT' },
+  { name: 'ingest', portVariable: 'INGEST_PORT' },
+  { name: 'delivery-worker', portVariable: 'WORKER_PORT' },
 ] as const;
 const children: ChildProcess[] = [];
 const ports: Record<string, number> = {};
@@ -67,9 +68,10 @@ beforeAll(async () => {
   await namespace.setUp();
   for (const app of APPS) ports[app.portVariable] = await freePort();
   for (const app of APPS) {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', app.entry], {
+    requireBuilt(app.name);
+    const child = spawn(process.execPath, [builtEntryPoint(app.name)], {
       cwd: ROOT,
-      env: { ...process.env, ...namespace.overrides, ...Object.fromEntries(Object.entries(ports).map(([key, port]) => [key, String(port)])), TS_NODE_PROJECT: 'tsconfig.json', LOG_LEVEL: 'silent' },
+      env: { ...process.env, ...namespace.overrides, ...Object.fromEntries(Object.entries(ports).map(([key, port]) => [key, String(port)])), LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${app.name}] ${chunk.toString()}`));

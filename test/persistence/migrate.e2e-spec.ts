@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { createDataSource, DEFAULT_PARTITIONS_AHEAD_DAYS, MIGRATIONS } from '@app/persistence/testing';
 import { dropDatabase } from '../support/worker-databases';
@@ -11,20 +12,18 @@ interface Run {
 }
 
 const ROOT = resolve(__dirname, '..', '..');
-/**
- * Each run compiles the script with ts-node first (about 2 s on an idle machine, 25 s and more on a
- * loaded one: the malformed-setting run, which migrates nothing, took 27 s there), and a test makes up
- * to two runs; the bound is for a hang, not a speed check.
- */
+/** The bound is for a hang, not a speed check: a test makes up to two runs, on a loaded machine too. */
 const MIGRATE_TIMEOUT_MS = 180_000;
+const BUILT_MIGRATE = join(ROOT, 'dist', 'scripts', 'migrate.js');
 
-/** The real `migrate` command, from source (the same script `npm run migrate` runs once built). */
+/** The real `migrate` command: the built script `npm run migrate` runs (`npm run build` first). */
 function migrate(databaseUrl: string, extraEnv: Record<string, string | undefined> = {}): Promise<Run> {
+  if (!existsSync(BUILT_MIGRATE)) throw new Error(`${BUILT_MIGRATE} is missing: run npm run build first`);
   return new Promise((done, fail) => {
     const child = spawn(
       process.execPath,
-      ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'scripts/migrate.ts'],
-      { cwd: ROOT, env: { ...process.env, ...extraEnv, DATABASE_URL: databaseUrl, TS_NODE_PROJECT: 'tsconfig.json' } },
+      [BUILT_MIGRATE],
+      { cwd: ROOT, env: { ...process.env, ...extraEnv, DATABASE_URL: databaseUrl } },
     );
     let stdout = '';
     let stderr = '';

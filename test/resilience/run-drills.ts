@@ -14,10 +14,11 @@ import { scaledOutDrill, singleWorkerKillDrill } from './drills/worker-kill.dril
 import { PostgresInstance } from './postgres-instance';
 
 /**
- * `npm run test:resilience [-- --quick] [-- --only=2,4]`: the fault drills, on the built apps as
- * separate production processes against a PostgreSQL and a redis-server of their own. Prints each
+ * `npm run test:resilience [-- --quick] [-- --only=2,4] [-- --lanes=2]`: the fault drills, on the built
+ * apps as separate production processes against a PostgreSQL and a redis-server of their own. Prints each
  * drill's figures, a summary table and `N passed, M failed`; exits 1 when any drill lost an event or
- * broke a bound.
+ * broke a bound. With --lanes=N, N drills run at once, each lane with a PostgreSQL of its own (drills stop
+ * theirs); a drill marked `alone` runs after them with nothing beside it.
  */
 const DRILLS: Drill[] = [
   singleWorkerKillDrill,
@@ -37,6 +38,12 @@ function selectedDrills(args: string[]): Drill[] {
   const unknown = ids.filter((id) => !DRILLS.some((drill) => drill.id === id));
   if (unknown.length > 0) throw new Error(`--only: no drill ${unknown.join(', ')} (drills are 1 to ${DRILLS.length})`);
   return DRILLS.filter((drill) => ids.includes(drill.id));
+}
+
+function laneCount(args: string[]): number {
+  const lanes = Number(args.find((arg) => arg.startsWith('--lanes='))?.slice('--lanes='.length) ?? 1);
+  if (!Number.isInteger(lanes) || lanes < 1 || lanes > 4) throw new Error('--lanes: a whole number from 1 to 4');
+  return lanes;
 }
 
 async function runDrill(drill: Drill, postgres: PostgresInstance, quick: boolean): Promise<DrillResult> {
@@ -84,17 +91,28 @@ async function main(): Promise<number> {
   const drills = selectedDrills(args);
   assertBuilt();
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB`;
-  process.stdout.write(`fault drills${quick ? ' (quick)' : ''} on ${machine}\n\n`);
+  const lanes = laneCount(args);
+  process.stdout.write(`fault drills${quick ? ' (quick)' : ''} on ${machine}${lanes > 1 ? `, ${lanes} at once` : ''}\n\n`);
 
-  const postgres = await PostgresInstance.create();
-  await postgres.start();
   const results: DrillResult[] = [];
-  for (const drill of drills) {
-    const result = await runDrill(drill, postgres, quick);
-    results.push(result);
-    process.stdout.write(`${formatDrill(result)}\n\n`);
+  const runLane = async (queue: Drill[], postgres: PostgresInstance): Promise<void> => {
+    for (let drill = queue.shift(); drill; drill = queue.shift()) {
+      const result = await runDrill(drill, postgres, quick);
+      results.push(result);
+      process.stdout.write(`${formatDrill(result)}\n\n`);
+    }
+  };
+  const instances = await Promise.all(Array.from({ length: lanes }, () => PostgresInstance.create()));
+  await Promise.all(instances.map((instance) => instance.start()));
+  const [first] = instances;
+  if (lanes === 1) await runLane([...drills], first);
+  else {
+    const shared = drills.filter((drill) => !drill.alone);
+    await Promise.all(instances.map((instance) => runLane(shared, instance)));
+    await runLane(drills.filter((drill) => drill.alone), first);
   }
   await cleanup.runAll();
+  results.sort((a, b) => a.id - b.id);
   process.stdout.write(`${formatSummary(results, machine)}\n`);
   return results.every(passed) ? 0 : 1;
 }

@@ -17,6 +17,7 @@ import {
   RedisKeys,
   waitForReady,
 } from '@app/runtime';
+import { builtEntryPoint, requireBuilt } from './built-app';
 import { childEnvironment } from './child-environment';
 import type { AttemptRow } from '../../apps/config-api/src/admin/events/admin-events.statements';
 import { attemptRequestBody } from '../../apps/config-api/src/admin/events/attempt-body';
@@ -226,19 +227,17 @@ export interface WorkerProcess {
 }
 
 /**
- * Starts apps/delivery-worker/src/main.ts as a real process with the test run's database and this
- * file's Redis prefix; `env` adds or overrides settings.
+ * Starts the built delivery worker (`npm run build` first) as a real process with the test run's database
+ * and this file's Redis prefix; `env` adds or overrides settings. The built app starts in about 1 s of CPU;
+ * compiling its sources with ts-node first took 4 to 5 s at each start.
  */
 export function spawnWorker(env: Record<string, string>): WorkerProcess {
-  const child = spawn(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/delivery-worker/src/main.ts'],
-    {
-      cwd: ROOT,
-      env: childEnvironment({ TS_NODE_PROJECT: 'tsconfig.json', ...env }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  requireBuilt('delivery-worker');
+  const child = spawn(process.execPath, [builtEntryPoint('delivery-worker')], {
+    cwd: ROOT,
+    env: childEnvironment(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let onListening: () => void = () => undefined;
   const started = new Promise<void>((resolve, reject) => {

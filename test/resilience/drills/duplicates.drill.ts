@@ -51,6 +51,7 @@ export const duplicatesDrill: Drill = {
   id: 8,
   title: 'Two ingests and two workers at 400 events/s, a receiver failing one first call in five: each worker and an ingest SIGKILLed, Redis restarted empty; none lost, duplicates bounded',
   deadlineMs: (quick) => (quick ? 240_000 : 600_000),
+  alone: true,
   async run(context) {
     const durationMs = context.quick ? QUICK_DURATION_MS : FULL_DURATION_MS;
     // The service's own DELIVERY_TIMEOUT_MS, not the drills' 1 s: the receiver runs in this process, and
