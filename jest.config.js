@@ -12,6 +12,7 @@ const transform = {
   '^.+/node_modules/(openid-client|oauth4webapi|jose)/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs', target: 'ES2022' } }],
 };
 const transformIgnorePatterns = ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'];
+const ALONE = ['/test/ordering/delivery-pace-schedule'];
 
 module.exports = {
   // Per-project testTimeout is ignored by Jest; e2e tests wait on real services, so the bound is global.
@@ -43,6 +44,21 @@ module.exports = {
       transformIgnorePatterns,
       moduleNameMapper: aliases,
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ALONE,
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFiles: ['reflect-metadata', '<rootDir>/test/support/use-worker-namespace.ts'],
+    },
+    {
+      // Suites that hold a rate against the wall clock: `npm test` (scripts/run-tests.mjs) runs them after the
+      // others, in one worker, so no other file takes their CPU.
+      displayName: 'e2e-alone',
+      rootDir: __dirname,
+      testEnvironment: 'node',
+      transform,
+      transformIgnorePatterns,
+      moduleNameMapper: aliases,
+      testMatch: ALONE.map((path) => `<rootDir>${path}.e2e-spec.ts`),
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFiles: ['reflect-metadata', '<rootDir>/test/support/use-worker-namespace.ts'],
