@@ -1,10 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { builtEntryPoint, requireBuilt } from '../support/built-app';
+import { type BuiltAppProcess, spawnBuiltApp } from '../support/built-app';
 import { IsolatedNamespace } from '../support/isolated-namespace';
-import { waitFor } from '@app/testing';
+import { freePort, waitFor } from '@app/testing';
 
 /**
  * The Grafana dashboard only helps if every metric it queries is really exported. The three apps run
@@ -19,19 +17,8 @@ const APPS = [
   { name: 'ingest', portVariable: 'INGEST_PORT' },
   { name: 'delivery-worker', portVariable: 'WORKER_PORT' },
 ] as const;
-const children: ChildProcess[] = [];
+const children: BuiltAppProcess[] = [];
 const ports: Record<string, number> = {};
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Metric names in an exposition: every `# TYPE`, with the series names a histogram or summary adds. */
 function exportedNames(exposition: string): Set<string> {
@@ -68,14 +55,8 @@ beforeAll(async () => {
   await namespace.setUp();
   for (const app of APPS) ports[app.portVariable] = await freePort();
   for (const app of APPS) {
-    requireBuilt(app.name);
-    const child = spawn(process.execPath, [builtEntryPoint(app.name)], {
-      cwd: ROOT,
-      env: { ...process.env, ...namespace.overrides, ...Object.fromEntries(Object.entries(ports).map(([key, port]) => [key, String(port)])), LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${app.name}] ${chunk.toString()}`));
-    children.push(child);
+    const portSettings = Object.fromEntries(Object.entries(ports).map(([key, port]) => [key, String(port)]));
+    children.push(spawnBuiltApp(app.name, { ...namespace.overrides, ...portSettings, LOG_LEVEL: 'silent' }));
   }
   for (const app of APPS) {
     await waitFor(`${app.name} to answer /health/live`, async () => (await fetch(`http://127.0.0.1:${ports[app.portVariable]}/health/live`)).ok, {
@@ -86,9 +67,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(
-    children.map((child) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM'))))),
-  );
+  await Promise.all(children.map((child) => child.terminate(10_000)));
   await namespace.tearDown();
 });
 

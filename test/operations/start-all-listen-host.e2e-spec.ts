@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { childEnvironment } from '../support/child-environment';
+import { requireBuiltFile } from '../support/built-app';
 import { freePort } from '@app/testing';
 import { waitFor } from '@app/testing';
 
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 it('listens on 127.0.0.1 only when LISTEN_HOST is not set', async () => {
-  if (!existsSync(RUNNER)) throw new Error(`${RUNNER} is missing: run npm run build first`);
+  requireBuiltFile(RUNNER);
   const ports = { CONFIG_API_PORT: await freePort(), INGEST_PORT: await freePort(), WORKER_PORT: await freePort() };
   const env = childEnvironment(Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])));
   delete env.LISTEN_HOST;

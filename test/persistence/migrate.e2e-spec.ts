@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { createDataSource, DEFAULT_PARTITIONS_AHEAD_DAYS, MIGRATIONS } from '@app/persistence/testing';
+import { requireBuiltFile } from '../support/built-app';
 import { dropDatabase } from '../support/worker-databases';
 
 interface Run {
@@ -18,7 +18,7 @@ const BUILT_MIGRATE = join(ROOT, 'dist', 'scripts', 'migrate.js');
 
 /** The real `migrate` command: the built script `npm run migrate` runs (`npm run build` first). */
 function migrate(databaseUrl: string, extraEnv: Record<string, string | undefined> = {}): Promise<Run> {
-  if (!existsSync(BUILT_MIGRATE)) throw new Error(`${BUILT_MIGRATE} is missing: run npm run build first`);
+  requireBuiltFile(BUILT_MIGRATE);
   return new Promise((done, fail) => {
     const child = spawn(
       process.execPath,

@@ -12,9 +12,14 @@ export function builtEntryPoint(app: BuiltAppName): string {
   return join(ROOT, 'dist', 'apps', app, 'src', 'main.js');
 }
 
+/** Fails with a clear message when `npm run build` has not produced this file. */
+export function requireBuiltFile(path: string): void {
+  if (!existsSync(path)) throw new Error(`${path} is missing: run npm run build first`);
+}
+
 /** Fails with a clear message when `npm run build` has not produced the app. */
 export function requireBuilt(app: BuiltAppName): void {
-  if (!existsSync(builtEntryPoint(app))) throw new Error(`${builtEntryPoint(app)} is missing: run npm run build first`);
+  requireBuiltFile(builtEntryPoint(app));
 }
 
 export interface BuiltAppProcess {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { requireBuiltFile } from './built-app';
 
 export const ROOT = join(__dirname, '..', '..');
 
@@ -12,8 +13,7 @@ export function codeBlocks(markdownPath: string, language: string): string[] {
 
 /** Fails with a clear message when `npm run build` has not built the TypeScript client and its command line. */
 export function requireBuiltClient(): void {
-  const cli = join(ROOT, 'clients', 'typescript', 'dist', 'cli.js');
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
+  requireBuiltFile(join(ROOT, 'clients', 'typescript', 'dist', 'cli.js'));
 }
 
 export interface Finished {

@@ -1,6 +1,5 @@
 import type { Job, JobType } from 'bullmq';
 import { Client } from 'pg';
-import { runMigrations } from '@app/persistence/testing';
 import { DeliveryQueues, loadEnvironment } from '@app/runtime';
 import { copyDatabase, dropDatabase, onMaintenance } from './worker-databases';
 
@@ -34,10 +33,10 @@ export class IsolatedNamespace {
   }
 
   async setUp(): Promise<void> {
-    // A copy of the run's migrated database takes a fraction of a second; migrating one takes seconds.
+    // A copy of the run's migrated database (global-setup.ts), rather than a migration of its own.
     const template = process.env.TEST_RUN_DATABASE_URL;
-    if (template) await copyDatabase(template, this.databaseUrl);
-    else await runMigrations(this.databaseUrl);
+    if (!template) throw new Error('IsolatedNamespace needs the e2e global setup (test/support/global-setup.ts)');
+    await copyDatabase(template, this.databaseUrl);
     this.db = new Client({ connectionString: this.databaseUrl });
     await this.db.connect();
     this.queues = DeliveryQueues.open(loadEnvironment({ ...process.env, ...this.overrides }), 'consumer');

@@ -1,6 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { DataSource } from 'typeorm';
 import { Sql, STORE_EVENTS, type StoredRow, storeEventsParams } from '@app/persistence/testing';
 import type { AttemptView } from '@app/payloads';
@@ -17,8 +16,7 @@ import {
   RedisKeys,
   waitForReady,
 } from '@app/runtime';
-import { builtEntryPoint, requireBuilt } from './built-app';
-import { childEnvironment } from './child-environment';
+import { spawnBuiltApp } from './built-app';
 import type { AttemptRow } from '../../apps/config-api/src/admin/events/admin-events.statements';
 import { attemptRequestBody } from '../../apps/config-api/src/admin/events/attempt-body';
 import { isEventAction, PERMISSION_KEY_BY_ACTION, SAMPLE_MESSAGES } from '@app/payloads';
@@ -29,7 +27,6 @@ import { isEventAction, PERMISSION_KEY_BY_ACTION, SAMPLE_MESSAGES } from '@app/p
  * straight into PostgreSQL plus their first job, and the worker as a real child process.
  */
 
-const ROOT = join(__dirname, '..', '..');
 let eventCounter = 0;
 
 /**
@@ -228,32 +225,15 @@ export interface WorkerProcess {
 
 /**
  * Starts the built delivery worker (`npm run build` first) as a real process with the test run's database
- * and this file's Redis prefix; `env` adds or overrides settings. The built app starts in about 1 s of CPU;
- * compiling its sources with ts-node first took 4 to 5 s at each start.
+ * and this file's Redis prefix; `env` adds or overrides settings.
  */
 export function spawnWorker(env: Record<string, string>): WorkerProcess {
-  requireBuilt('delivery-worker');
-  const child = spawn(process.execPath, [builtEntryPoint('delivery-worker')], {
-    cwd: ROOT,
-    env: childEnvironment(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  let onListening: () => void = () => undefined;
-  const started = new Promise<void>((resolve, reject) => {
-    onListening = resolve;
-    child.once('exit', (code, signal) => reject(new Error(`worker exited before listening (${signal ?? code}):\n${output}`)));
-  });
+  const worker = spawnBuiltApp('delivery-worker', env);
+  // No deadline of its own beyond a hang's: the test's limit bounds it.
+  const started = worker.waitForOutput('listening on http://', 300_000);
   // Attach a handler so a worker that is killed on purpose before listening is no unhandled rejection.
   started.catch(() => undefined);
-  const collect = (chunk: Buffer): void => {
-    output += chunk.toString('utf8');
-    if (output.includes('listening on http://')) onListening();
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code ?? -1)));
-  return { child, output: () => output, exited, started };
+  return { child: worker.child, output: worker.output, exited: worker.exited.then(({ how }) => how), started };
 }
 
 /** RECORD_SQL's values for one event's delivered first attempt (the destinations' statement adds its ids before the bounds). */
