@@ -26,6 +26,7 @@ import { OneDeliveryModel1765500000000 } from './migrations/1765500000000-one-de
 import { PortalGeneration1765600000000 } from './migrations/1765600000000-portal-generation';
 import { DeletedDestinationCredentials1765700000000 } from './migrations/1765700000000-deleted-destination-credentials';
 import { AuditLog1765900000000 } from './migrations/1765900000000-audit-log';
+import { MessageScalarsSearch1766000000000 } from './migrations/1766000000000-message-scalars-search';
 
 export const ENTITIES = [Account, CallbackSettings, BotWebhook, BotCall, Destination];
 export const MIGRATIONS = [
@@ -51,6 +52,7 @@ export const MIGRATIONS = [
   PortalGeneration1765600000000,
   DeletedDestinationCredentials1765700000000,
   AuditLog1765900000000,
+  MessageScalarsSearch1766000000000,
 ];
 
 export interface DataSourceTuning {

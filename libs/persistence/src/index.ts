@@ -34,7 +34,7 @@ export { RESTART_DELIVERIES } from './deliveries/restart-deliveries.statement';
 export { OperationalEvents } from './deliveries/operational-events';
 // Query builders: the event filter of the admin API and portal, and the deliveries a bulk redelivery takes (config-api counts them, the worker's task walks them).
 export { Conditions } from './queries/sql-conditions';
-export { addEventFilter, type FilterColumns, MAX_SEARCH_RANGE_MS, messageSearchPath } from './queries/event-filter';
+export { addEventFilter, type FilterColumns, MAX_SEARCH_RANGE_MS } from './queries/event-filter';
 export { boundedTimestamp, EARLIEST_QUERY_TIME, LATEST_QUERY_TIME, parseTimestamp, timeRange } from './queries/time-range';
 export { countMatching, type DeliveryCursor, nextMatching, REDELIVERY_CHUNK } from './queries/matching-deliveries';
 // Statements by the tables they work on.

@@ -9,14 +9,14 @@ export const MAX_SEARCH_RANGE_MS = 31 * 24 * 60 * 60 * 1000;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /**
- * A jsonpath matching a message that holds `q` as a scalar anywhere: the string, and also the number
- * when `q` spells one (`12345` finds `{"customer_id": 12345}` and `{"id": "12345"}`). JSON string
- * escaping is valid jsonpath string syntax, and the path travels as a bind parameter.
+ * The JSON scalars `q` stands for: its string, and its number when it spells one (`12345` finds
+ * `{"customer_id": 12345}` and `{"id": "12345"}`), each as a one-element JSON array: what the
+ * message's scalars (`message_scalars`, migration MessageScalarsSearch) must contain.
  */
-export function messageSearchPath(q: string): string {
-  const alternatives = [`@ == ${JSON.stringify(q)}`];
-  if (JSON_NUMBER.test(q) && Number.isFinite(Number(q))) alternatives.push(`@ == ${q}`);
-  return `$.** ? (${alternatives.join(' || ')})`;
+function searchedScalars(q: string): string[] {
+  const scalars = [JSON.stringify([q])];
+  if (JSON_NUMBER.test(q) && Number.isFinite(Number(q))) scalars.push(`[${q}]`);
+  return scalars;
 }
 
 /**
@@ -30,8 +30,8 @@ export interface FilterColumns {
 }
 
 /**
- * Adds the filter's conditions (the (account_id|action, seq) indexes, created_at, and the message GIN
- * index for `q`; status has no index of its own: see AdminEventsService.list). `q` needs `since` and a
+ * Adds the filter's conditions (the (account_id|action, seq) indexes, created_at, and the message scalars'
+ * GIN index for `q`; status has no index of its own: see AdminEventsService.list). `q` needs `since` and a
  * range of at most 31 days.
  */
 export function addEventFilter(conditions: Conditions, filter: EventFilter, columns: FilterColumns = {}): void {
@@ -52,5 +52,9 @@ export function addEventFilter(conditions: Conditions, filter: EventFilter, colu
   if (filter.status !== undefined) conditions.add((p) => `${delivery}status = ${p}`, filter.status);
   if (range.since) conditions.add((p) => `${event}created_at >= ${p}`, range.since);
   if (until) conditions.add((p) => `${event}created_at < ${p}`, until);
-  if (filter.q !== undefined) conditions.add((p) => `(${event}message::jsonb) @? ${p}::jsonpath`, messageSearchPath(filter.q));
+  if (filter.q !== undefined) {
+    const [text, number] = searchedScalars(filter.q);
+    if (number === undefined) conditions.add((p) => `message_scalars(${event}message) @> ${p}::jsonb`, text);
+    else conditions.add((p) => `(message_scalars(${event}message) @> ${p}::jsonb OR message_scalars(${event}message) @> ${conditions.next(number)}::jsonb)`, text);
+  }
 }
