@@ -63,7 +63,7 @@ export function storeEventsParams(events: readonly EventToStore[]): StoreParams 
  * destinations ingest found taking it by their actions and filter; the primary `no_endpoint` without a
  * target and `filtered` without the permission, the others not stored at all then), insert those
  * deliveries with their deadline, the open rows of the ones whose destination orders by subject, and
- * the primary's book entries; and in the same round trip answer which accounts exist and who already
+ * the primary's book entries (one per account and first status: the statement's events share created_at); and in the same round trip answer which accounts exist and who already
  * owned each conflicting id. The final SELECT reads the snapshot from before the insert, so `existing`
  * rows are exactly the ids that were there already.
  *
@@ -131,8 +131,9 @@ export const STORE_EVENTS = defineStatement<StoreParams, StoredRow>(
       FROM kept WHERE status = 'queued' AND ordering = 'subject' AND subject IS NOT NULL
   ),
   booked AS (
-    INSERT INTO book_entries (account_id, created_at, to_status)
-    SELECT account_id, created_at, status FROM kept WHERE destination_id = '${PRIMARY_DESTINATION_ID}'
+    INSERT INTO book_entries (account_id, created_at, to_status, events)
+    SELECT account_id, created_at, status, count(*) FROM kept WHERE destination_id = '${PRIMARY_DESTINATION_ID}'
+     GROUP BY account_id, created_at, status
   )
   SELECT 'inserted' AS kind, seq::text AS seq, event_id, account_id, NULL AS destination_id FROM inserted
   UNION ALL
