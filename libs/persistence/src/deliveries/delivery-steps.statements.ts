@@ -1,5 +1,6 @@
 import { defineStatement } from '../statements/statement';
 import { FINAL_STATUS_LIST, type EventStatus, type HoldReason, PRIMARY_DESTINATION_ID } from './delivery-lifecycle';
+import { latencyBucketFloorSql, latencyBucketSql } from '../stats/delivery-rollup';
 
 /** A delivery and its event as one step of the worker reads them. */
 export interface LoadedDeliveryRow {
@@ -142,8 +143,9 @@ type RecordParams = ReturnType<typeof recordOutcomesParams>;
 /**
  * A whole batch of step outcomes in one statement (one round trip, atomic): the guarded delivery
  * changes (HOT updates: no index of `deliveries` names a column they set), the attempts of the changes
- * that applied, the open rows they keep or close, and the primary's book entries (the previous status
- * follows from the step: queued before its series' first attempt, retrying after). An attempt whose step
+ * that applied, the open rows they keep or close, and the book entries, one per like change (the previous status
+ * follows from the step: queued before its series' first attempt, retrying after; the minute of
+ * acceptance and the latency bucket are all the books read of the times). An attempt whose step
  * another writer already recorded is not inserted: a delivery's history holds each attempt number once.
  * An erasure clears what a call in flight during it records by a second pass once such calls have
  * ended (CONTRACT §12), so this statement reads no event.
@@ -200,12 +202,17 @@ export const RECORD_OUTCOMES = defineStatement<RecordParams, { seq: string; dest
      WHERE c.open_change = 'close' AND o.event_seq = c.seq AND o.destination_id = c.destination_id
   ),
   booked AS (
-    INSERT INTO book_entries (account_id, created_at, from_status, to_status, attempted, delivered_at, tallied)
-    SELECT account_id, created_at, CASE WHEN series_attempts = 0 THEN 'queued' ELSE 'retrying' END,
-           COALESCE(status, CASE WHEN series_attempts = 0 THEN 'queued' ELSE 'retrying' END),
-           (attempt IS NOT NULL)::int, delivered_at, destination_id = '${PRIMARY_DESTINATION_ID}'
-      FROM changed
-     WHERE attempt IS NOT NULL OR status IS NOT NULL
+    INSERT INTO book_entries (account_id, created_at, from_status, to_status, attempted, delivered_at, tallied, events)
+    SELECT account_id, created_at, from_status, to_status, attempted, created_at + ${latencyBucketFloorSql('latency')}, tallied, count(*)
+      FROM (SELECT account_id, date_trunc('minute', created_at, 'UTC') AS created_at,
+                   CASE WHEN series_attempts = 0 THEN 'queued' ELSE 'retrying' END AS from_status,
+                   COALESCE(status, CASE WHEN series_attempts = 0 THEN 'queued' ELSE 'retrying' END) AS to_status,
+                   (attempt IS NOT NULL)::int AS attempted,
+                   CASE WHEN delivered_at IS NOT NULL THEN ${latencyBucketSql('delivered_at', 'created_at')} END AS latency,
+                   destination_id = '${PRIMARY_DESTINATION_ID}' AS tallied
+              FROM changed
+             WHERE attempt IS NOT NULL OR status IS NOT NULL) AS change
+     GROUP BY account_id, created_at, from_status, to_status, attempted, latency, tallied
   )
   SELECT seq::text AS seq, destination_id, series, series_attempts FROM changed`,
 );

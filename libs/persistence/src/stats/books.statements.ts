@@ -5,10 +5,12 @@ import { ALL_ACCOUNTS, LATENCY_BUCKETS, latencyBucketSql } from './delivery-roll
  * The books: event tallies (events per status and UTC minute and hour of acceptance, with the latency
  * histogram of the delivered ones, behind GET /admin/v1/stats) and delivery rollups (per account and
  * minute and hour of the outcome, behind the stats series and the portal's health). The statements that
- * change a primary delivery's status append what they changed to `book_entries`, one row per change
- * (ingest's store: a new event in its first status; the recorder, the expiry and a redelivery: a status
- * moving, an attempt made; the event tallies take the primary's entries only, the rollups every
- * destination's); nothing aggregates per statement. The worker folds the entries into both
+ * change a primary delivery's status append what they changed to `book_entries`, one row per change or
+ * per group of like changes weighted by `events` (ingest's store: its new events by account and first
+ * status; the recorder: its outcomes by account, minute of acceptance, change and latency bucket, the
+ * entry's delivered_at then standing at its bucket's lower bound after that minute; the expiry and a
+ * redelivery: a status moving, an attempt made; the event tallies take the primary's entries only, the
+ * rollups every destination's); no trigger aggregates anything. The worker folds the entries into both
  * books every few seconds (FOLD_BOOKS); readers add the entries not folded yet, so an answer is exact
  * at the moment it is read.
  */
@@ -29,12 +31,12 @@ const ENTRY_SIDES = (entries: string): string => `
      CROSS JOIN LATERAL (VALUES (b.from_status, -b.events), (b.to_status, b.events)) AS s(status, delta)
      WHERE b.tallied AND s.status IS NOT NULL AND b.from_status IS DISTINCT FROM b.to_status`;
 
-/** An entry's contribution to the delivery rollups: an outcome, an attempt, the latency of a delivery. */
+/** An entry's contribution to the delivery rollups, weighted by its events: outcomes, attempts, the latency of deliveries. */
 const ENTRY_OUTCOMES = (entries: string): string => `
-    SELECT b.account_id, b.at, b.attempted,
-           (b.to_status = 'delivered' AND b.from_status IS DISTINCT FROM 'delivered')::int AS delivered,
-           (b.to_status IN ('failed', 'expired') AND b.from_status IS DISTINCT FROM b.to_status)::int AS failed,
-           (b.attempted = 1 AND b.to_status IS DISTINCT FROM 'delivered')::int AS failed_attempt,
+    SELECT b.account_id, b.at, b.attempted * b.events AS attempted,
+           (b.to_status = 'delivered' AND b.from_status IS DISTINCT FROM 'delivered')::int * b.events AS delivered,
+           (b.to_status IN ('failed', 'expired') AND b.from_status IS DISTINCT FROM b.to_status)::int * b.events AS failed,
+           (b.attempted = 1 AND b.to_status IS DISTINCT FROM 'delivered')::int * b.events AS failed_attempt,
            CASE WHEN b.to_status = 'delivered' AND b.delivered_at IS NOT NULL THEN ${latencyBucketSql('b.delivered_at', 'b.created_at')} END AS latency
       FROM ${entries} b
      WHERE b.attempted = 1 OR (b.to_status IN ('delivered', 'failed', 'expired') AND b.from_status IS DISTINCT FROM b.to_status)`;

@@ -27,6 +27,14 @@ export function latencyBucketSql(deliveredAt: string, createdAt: string): string
   return `width_bucket(GREATEST(EXTRACT(EPOCH FROM (${deliveredAt} - ${createdAt})) * 1000, 0), ARRAY[${LATENCY_BOUNDS_MS.join(',')}]::float8[])`;
 }
 
+/**
+ * SQL for the lower bound of latency bucket `bucket`, as an interval: a time that far after the start
+ * falls in that bucket again, so a group of deliveries in one bucket can be booked as one.
+ */
+export function latencyBucketFloorSql(bucket: string): string {
+  return `(ARRAY[0, ${LATENCY_BOUNDS_MS.join(',')}]::int[])[${bucket} + 1] * interval '1 millisecond'`;
+}
+
 /** The two granularities stored: 1h and 1d series read the hourly rows, 1m series the minute rows. */
 export type RollupGranularity = 'minute' | 'hour';
 
