@@ -1,6 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import { PERMISSION_KEY_BY_ACTION, SAMPLE_MESSAGES } from '@app/payloads';
-import { LATENCY_BOUNDS_MS, RECORD_OUTCOMES, recordOutcomesParams, Sql, STORE_EVENTS, storeEventsParams, TALLIED_BUCKETS } from '@app/persistence/testing';
+import { LATENCY_BOUNDS_MS, RECORD_OUTCOMES, recordOutcomesParams, ROLLED_UP_BUCKETS, Sql, STORE_EVENTS, storeEventsParams, TALLIED_BUCKETS } from '@app/persistence/testing';
 import { DeliveryLoader } from '../../apps/delivery-worker/src/delivery/loading/delivery-loader';
 import { OutcomeStore } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { BooksFolder } from '../../apps/delivery-worker/src/retention/books-folder.service';
@@ -156,6 +156,61 @@ describe('the event books kept by the statements that write events', () => {
     const outcome = deliveredOutcome(event.seq, account, delivery.acceptedAt, new Date(delivery.createdAt.getTime() + LATENCY_BOUNDS_MS[bound]));
     expect(await suite.worker.app.get(OutcomeStore, { strict: false }).record(outcome)).toBe(true);
     // The stored acceptance time may carry microseconds the loaded one does not: the rows' latency is what counts.
+    await expectBooksToMatchRows(namespace.db);
+  });
+
+  it('books a batch of outcomes as one entry per like change, and the rollups count every delivery in it', async () => {
+    const account = await accountAnswering(suite.configApi, suite.worker, receivers, 200);
+    const events = await insertEvents(suite.worker.app, account, customerEvents(4));
+    const sql = suite.worker.app.get(Sql);
+    const acceptedAt = new Map(
+      ((await namespace.db.query(`SELECT seq::text AS seq, created_at FROM events WHERE seq = ANY($1::bigint[])`, [events.map((event) => event.seq)])).rows as { seq: string; created_at: Date }[]).map(
+        (row) => [row.seq, row.created_at],
+      ),
+    );
+    const after = (seq: string, ms: number) => new Date((acceptedAt.get(seq) as Date).getTime() + ms);
+    // Two deliveries in one latency bucket (2 to 5 s), one in another (20 to 50 ms), one failure.
+    const [slow, slower, quick, failing] = events.map((event) => event.seq);
+    const failed = { ...deliveredOutcome(failing, account, acceptedAt.get(failing) as Date), status: 'failed' as const, deliveredAt: null, lastError: 'HTTP 500' };
+    failed.attempt = { ...failed.attempt!, responseStatus: 500 };
+    const outcomes = [
+      deliveredOutcome(slow, account, acceptedAt.get(slow) as Date, after(slow, 3_000)),
+      deliveredOutcome(slower, account, acceptedAt.get(slower) as Date, after(slower, 3_500)),
+      deliveredOutcome(quick, account, acceptedAt.get(quick) as Date, after(quick, 40)),
+      failed,
+    ];
+    const entriesBefore = await unfoldedEntries(namespace.db);
+    expect(await sql.rows(RECORD_OUTCOMES, recordOutcomesParams(outcomes))).toHaveLength(4);
+    expect(await unfoldedEntries(namespace.db)).toBe(entriesBefore + 3);
+    await expectBooksToMatchRows(namespace.db);
+
+    const since = new Date(Date.now() - 3_600_000);
+    const until = new Date(Date.now() + 3_600_000);
+    const read = async () => {
+      const rows = await sql.rows(ROLLED_UP_BUCKETS, { granularity: 'hour', accountId: account, since, until });
+      const latency = rows.reduce((sum, row) => sum.map((count, bucket) => count + Number(row.latency_counts[bucket])), new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0));
+      return {
+        delivered: rows.reduce((sum, row) => sum + Number(row.delivered), 0),
+        failed: rows.reduce((sum, row) => sum + Number(row.failed), 0),
+        attempts: rows.reduce((sum, row) => sum + Number(row.attempts), 0),
+        failedAttempts: rows.reduce((sum, row) => sum + Number(row.failed_attempts), 0),
+        latency: latency.flatMap((count, bucket) => (count > 0 ? [[bucket, count]] : [])),
+      };
+    };
+    const expected = {
+      delivered: 3,
+      failed: 1,
+      attempts: 4,
+      failedAttempts: 1,
+      // Buckets by their lower bounds: 2,000 ms holds 3 s and 3.5 s; 20 ms holds 40 ms.
+      latency: [
+        [LATENCY_BOUNDS_MS.indexOf(20) + 1, 1],
+        [LATENCY_BOUNDS_MS.indexOf(2_000) + 1, 2],
+      ],
+    };
+    expect(await read()).toEqual(expected);
+    await folder().foldOnce();
+    expect(await read()).toEqual(expected);
     await expectBooksToMatchRows(namespace.db);
   });
 });
