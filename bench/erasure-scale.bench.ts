@@ -37,7 +37,10 @@ function say(line: string): void {
 
 const subjectOf = (runId: string, probe: number): string => `customer:erasure-probe-${runId}-${probe}`;
 
-/** PROBES subjects × 1,000 `Customer_update` events each, spread evenly over the seeded days, with an attempt each. */
+/**
+ * PROBES subjects × 1,000 `Customer_update` events each, spread evenly over the seeded days, each with its
+ * key, its primary delivery (delivered at the first attempt), that attempt and its book entry.
+ */
 async function addProbeSubjects(db: Client, runId: string, accountId: number): Promise<void> {
   const today = utcDayStart(Date.now());
   for (let probe = 0; probe < PROBES; probe += 1) {
@@ -48,15 +51,17 @@ async function addProbeSubjects(db: Client, runId: string, accountId: number): P
          SELECT ((($1::bigint - (1 + n % ${DAYS}) * ${DAY_MS}::bigint + 3600000 + $2::bigint) << ${SEQ_COUNTER_BITS}) | (1048575 - n / ${DAYS})) AS seq, n
            FROM generate_series(0, ${SUBJECT_EVENTS - 1}) AS n)
        , inserted AS (
-         INSERT INTO events (seq, event_id, account_id, action, message, status, attempts, series_attempts, created_at, updated_at, delivered_at)
-         SELECT seq, $3 || '-' || n, $4, 'Customer_update', json_build_object('id', $3::text, 'cellphone', '1380000' || n),
-                'delivered', 1, 1, now(), now(), now()
+         INSERT INTO events (seq, event_id, account_id, action, message, created_at)
+         SELECT seq, $3 || '-' || n, $4, 'Customer_update', json_build_object('id', $3::text, 'cellphone', '1380000' || n), now()
            FROM probe
-         RETURNING seq, event_id, account_id, message)
+         RETURNING seq, event_id, account_id, created_at)
        , keys AS (INSERT INTO event_keys (event_id, account_id, event_seq) SELECT event_id, account_id, seq FROM inserted)
-       INSERT INTO delivery_attempts (event_seq, series, attempt, started_at, duration_ms, url, request_headers, request_body, response_status, response_body)
-       SELECT seq, 0, 1, now(), 20, 'https://receiver.example.com/hooks', '{}'::json,
-              '{"action":"Customer_update","message":' || message::text || '}', 200, 'ok'
+       , delivered AS (
+         INSERT INTO deliveries (event_seq, destination_id, account_id, status, attempts, series, series_attempts, delivered_at, updated_at)
+         SELECT seq, 'primary', account_id, 'delivered', 1, 0, 1, now(), now() FROM inserted)
+       , booked AS (INSERT INTO book_entries (account_id, created_at, to_status, delivered_at) SELECT account_id, created_at, 'delivered', now() FROM inserted)
+       INSERT INTO delivery_attempts (event_seq, destination_id, series, attempt, started_at, duration_ms, url, request_headers, encoding, response_status, response_body)
+       SELECT seq, 'primary', 0, 1, now(), 20, 'https://receiver.example.com/hooks', '{}'::json, 'json', 200, 'ok'
          FROM inserted`,
       [today, probe, id, accountId],
     );
@@ -116,8 +121,18 @@ async function run(bench: BenchContext): Promise<void> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    // The seed leaves its newest day's pending events for the reconciler; they would add deliveries to the load.
-    await db.query(`UPDATE events SET status = 'failed', next_attempt_at = NULL WHERE event_id LIKE 'seed-%' AND status IN ('queued', 'retrying')`);
+    // The seed leaves its newest day's pending deliveries for the reconciler (open rows due); they would add
+    // deliveries to the load. They end failed, their open rows closed and the change booked, as the recorder would.
+    await db.query(
+      `WITH pending AS (SELECT event_seq, destination_id, status FROM deliveries WHERE status IN ('queued', 'retrying'))
+       , ended AS (
+         UPDATE deliveries d SET status = 'failed', next_attempt_at = NULL, last_error = 'HTTP 503', updated_at = now()
+           FROM pending p WHERE d.event_seq = p.event_seq AND d.destination_id = p.destination_id
+         RETURNING d.event_seq, d.destination_id, d.account_id, p.status AS from_status)
+       , closed AS (DELETE FROM open_deliveries o USING ended e WHERE o.event_seq = e.event_seq AND o.destination_id = e.destination_id)
+       INSERT INTO book_entries (account_id, created_at, from_status, to_status, tallied)
+       SELECT e.account_id, v.created_at, e.from_status, 'failed', e.destination_id = 'primary' FROM ended e JOIN events v ON v.seq = e.event_seq`,
+    );
     say(`  seeded in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s`);
     await addProbeSubjects(db, runId, bench.mainAccounts[0]);
     const [{ count }] = (await db.query<{ count: string }>(`SELECT count(*)::text AS count FROM events`)).rows;
