@@ -4,7 +4,7 @@ import { LATENCY_BUCKETS, latencyBucketSql } from '../stats/delivery-rollup';
 /**
  * Event counts per status, per UTC minute and per UTC hour of creation, kept exact on every change of
  * `events`, so `GET /admin/v1/stats` over every account reads a few hundred small rows instead of
- * counting the whole log (7.7 s on 10 million events before this). Reading side: stats/event-tallies.ts.
+ * counting the whole log (7.7 s on 10 million events before this). Reading side: stats/books.statements.ts today.
  *
  * - `event_tallies`: one row per (granularity, bucket start, status, stripe) with the number of events
  *   and, for `delivered`, the latency histogram of the delivery rollups (same buckets, so the stats and
