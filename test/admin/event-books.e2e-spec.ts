@@ -163,22 +163,17 @@ describe('the event books kept by the statements that write events', () => {
     const account = await accountAnswering(suite.configApi, suite.worker, receivers, 200);
     const events = await insertEvents(suite.worker.app, account, customerEvents(4));
     const sql = suite.worker.app.get(Sql);
-    const acceptedAt = new Map(
-      ((await namespace.db.query(`SELECT seq::text AS seq, created_at FROM events WHERE seq = ANY($1::bigint[])`, [events.map((event) => event.seq)])).rows as { seq: string; created_at: Date }[]).map(
-        (row) => [row.seq, row.created_at],
-      ),
+    const { rows: stored } = await namespace.db.query<{ seq: string; created_at: Date }>(
+      `SELECT seq::text AS seq, created_at FROM events WHERE seq = ANY($1::bigint[])`,
+      [events.map((event) => event.seq)],
     );
-    const after = (seq: string, ms: number) => new Date((acceptedAt.get(seq) as Date).getTime() + ms);
+    const acceptedAt = (seq: string): Date => stored.find((row) => row.seq === seq)?.created_at as Date;
+    const delivered = (seq: string, afterMs: number) => deliveredOutcome(seq, account, acceptedAt(seq), new Date(acceptedAt(seq).getTime() + afterMs));
     // Two deliveries in one latency bucket (2 to 5 s), one in another (20 to 50 ms), one failure.
     const [slow, slower, quick, failing] = events.map((event) => event.seq);
-    const failed = { ...deliveredOutcome(failing, account, acceptedAt.get(failing) as Date), status: 'failed' as const, deliveredAt: null, lastError: 'HTTP 500' };
+    const failed = { ...deliveredOutcome(failing, account, acceptedAt(failing)), status: 'failed' as const, deliveredAt: null, lastError: 'HTTP 500' };
     failed.attempt = { ...failed.attempt!, responseStatus: 500 };
-    const outcomes = [
-      deliveredOutcome(slow, account, acceptedAt.get(slow) as Date, after(slow, 3_000)),
-      deliveredOutcome(slower, account, acceptedAt.get(slower) as Date, after(slower, 3_500)),
-      deliveredOutcome(quick, account, acceptedAt.get(quick) as Date, after(quick, 40)),
-      failed,
-    ];
+    const outcomes = [delivered(slow, 3_000), delivered(slower, 3_500), delivered(quick, 40), failed];
     const entriesBefore = await unfoldedEntries(namespace.db);
     expect(await sql.rows(RECORD_OUTCOMES, recordOutcomesParams(outcomes))).toHaveLength(4);
     expect(await unfoldedEntries(namespace.db)).toBe(entriesBefore + 3);

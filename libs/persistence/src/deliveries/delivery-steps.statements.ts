@@ -143,9 +143,9 @@ type RecordParams = ReturnType<typeof recordOutcomesParams>;
 /**
  * A whole batch of step outcomes in one statement (one round trip, atomic): the guarded delivery
  * changes (HOT updates: no index of `deliveries` names a column they set), the attempts of the changes
- * that applied, the open rows they keep or close, and the book entries, one per like change (the previous status
- * follows from the step: queued before its series' first attempt, retrying after; the minute of
- * acceptance and the latency bucket are all the books read of the times). An attempt whose step
+ * that applied, the open rows they keep or close, and the book entries, one per like change (the
+ * previous status follows from the step: queued before its series' first attempt, retrying after; the
+ * minute of acceptance and the latency bucket are all the books read of the times). An attempt whose step
  * another writer already recorded is not inserted: a delivery's history holds each attempt number once.
  * An erasure clears what a call in flight during it records by a second pass once such calls have
  * ended (CONTRACT §12), so this statement reads no event.

@@ -63,8 +63,9 @@ export function storeEventsParams(events: readonly EventToStore[]): StoreParams 
  * destinations ingest found taking it by their actions and filter; the primary `no_endpoint` without a
  * target and `filtered` without the permission, the others not stored at all then), insert those
  * deliveries with their deadline, the open rows of the ones whose destination orders by subject, and
- * the primary's book entries (one per account and first status: the statement's events share created_at); and in the same round trip answer which accounts exist and who already
- * owned each conflicting id. The final SELECT reads the snapshot from before the insert, so `existing`
+ * the primary's book entries (one per account and first status: the statement's events share
+ * created_at); and in the same round trip answer which accounts exist and who already owned each
+ * conflicting id. The final SELECT reads the snapshot from before the insert, so `existing`
  * rows are exactly the ids that were there already.
  *
  * Prepared: a group of single events is a handful of rows, and parsing and planning the statement on

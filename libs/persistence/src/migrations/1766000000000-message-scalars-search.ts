@@ -6,8 +6,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * largest single piece of WAL (1,096 bytes an event against the event row's 658; `bench/path-cost`).
  * `q` only ever asks for a scalar, so the index now holds the message's scalars alone, flattened into
  * one array (`message_scalars`), under jsonb_path_ops, which keeps a 4-byte hash per entry: 465 bytes an
- * event. Containment in that array is the search itself (a string by its text, a number by its value, so
- * `1.50` meets `1.5`), and GIN rechecks every row its hashes find, so a collision never shows.
+ * event. The search is an element of that array equal to `q` (`$[*] == "v"`: a string by its text, a
+ * number by its value, so `1.50` meets `1.5`), and GIN rechecks every row its hashes find, so a
+ * collision never shows.
  * Built-in functions only, so ingest's statement pays no function call of ours per event.
  *
  * Built inside the migration's transaction: on a large existing log, create `events_message_scalars_idx`
