@@ -152,6 +152,22 @@ describe('webhook transport: OAuth2 client credentials', () => {
     }
   });
 
+  it('names the whole attempt deadline when the call times out after a slow token request', async () => {
+    const slowTokenEndpoint = await new TestReceiver()
+      .respondWith((_request, response) => void setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"tok-slow","token_type":"Bearer","expires_in":3600}'), 150))
+      .start('/oauth/token');
+    const hanging = await new HangingPort().start();
+    try {
+      const auth = { ...(target().auth as object), token_url: slowTokenEndpoint.url } as DestinationTarget['auth'];
+      const outcome = await send(worker(), { id: 'dst_oauth_slow_token', type: 'webhook', url: `http://127.0.0.1:${hanging.port}/hook`, auth }, 800);
+      // The call had only what the token request left of the 800 ms; the reason still names the attempt's deadline.
+      expect(outcome).toMatchObject({ ok: false, failure: 'timeout', reason: 'time-out: no answer within 800 ms' });
+      expect(outcome.durationMs).toBeGreaterThanOrEqual(780);
+    } finally {
+      await Promise.all([hanging.stop(), slowTokenEndpoint.stop()]);
+    }
+  });
+
   it('fails naming the token endpoint when it refuses, without the secret', async () => {
     tokenStatus = 401;
     const outcome = await send(worker(), { ...target(), id: 'dst_oauth_failing' });

@@ -194,7 +194,7 @@ describe('WebhookTransport: no answer', () => {
     const started = performance.now();
     const outcome = await send({ timeoutMs: 300 });
     const waited = performance.now() - started;
-    expect(outcome).toMatchObject({ ok: false, failure: 'timeout', reason: expect.stringMatching(/^time-out: no answer within \d+ ms$/) });
+    expect(outcome).toMatchObject({ ok: false, failure: 'timeout', reason: 'time-out: no answer within 300 ms' });
     expect(outcome.durationMs).toBeGreaterThanOrEqual(280);
     expect(outcome.status).toBeUndefined();
     expect(receiver.requests).toHaveLength(1);

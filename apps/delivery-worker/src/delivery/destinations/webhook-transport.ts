@@ -24,8 +24,9 @@ export function authHeaderNameProblem(name: string): string | null {
   return null;
 }
 
-function reasonOfOutboundError(error: OutboundError): string {
-  if (error.kind === 'timeout') return `time-out: ${error.message}`;
+/** A time-out names the attempt's whole deadline: the HTTP call only had what the token lookup left of it. */
+function reasonOfOutboundError(error: OutboundError, deadlineMs: number): string {
+  if (error.kind === 'timeout') return `time-out: no answer within ${deadlineMs} ms`;
   if (error.kind === 'connection') return `connection failed: ${error.message}`;
   if (error.kind === 'invalid_url') return `invalid target: ${error.message}`;
   return error.message;
@@ -79,7 +80,7 @@ export class WebhookTransport implements DestinationTransport {
         ...(dispatcher ? { dispatcher } : {}),
       });
     } catch (error) {
-      const reason = error instanceof OutboundError ? reasonOfOutboundError(error) : 'connection failed: the request could not be made';
+      const reason = error instanceof OutboundError ? reasonOfOutboundError(error, timeoutMs) : 'connection failed: the request could not be made';
       return failed(startedAt, redactCredentials(reason, credentials), { failure: error instanceof OutboundError ? error.kind : 'connection' });
     }
     const answer = { status: response.status, responseBody: response.body, responseHeaders: capHeaders(response.headers) };
