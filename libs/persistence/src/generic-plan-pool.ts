@@ -35,8 +35,8 @@ function valueText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** A parameter's value as an untyped SQL literal (arrays in PostgreSQL's array text). */
-function sqlLiteral(value: unknown): string {
+/** A parameter's value as an untyped SQL literal (arrays in PostgreSQL's array text): EXECUTE's arguments take no bound parameters. */
+export function sqlLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (!Array.isArray(value)) return escapeLiteral(valueText(value));
   const elements = value.map((element: unknown) =>
