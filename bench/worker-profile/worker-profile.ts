@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 import { DeliveryQueues, loadEnvironment, type DeliveryJobData } from '@app/runtime';
-import { PERMISSION_KEYS } from '@app/payloads';
+import { PERMISSION_KEYS, SAMPLE_MESSAGES } from '@app/payloads';
+import { STORE_EVENTS, storeEventsParams, type StoredRow } from '@app/persistence/testing';
 import { backendCpuMs, backendDeltaMs, procCpuMs } from '../support/proc-cpu';
 
 /**
@@ -14,7 +15,8 @@ import { backendCpuMs, backendDeltaMs, procCpuMs } from '../support/proc-cpu';
  * [--ordering none|subject] [--subjects N]`.
  * A fresh database (migrated by dist/scripts/migrate.js) and Redis prefix; a receiver process on
  * 127.0.0.2… (one origin per endpoint); the BUILT worker started as a production process. Events are
- * inserted straight into PostgreSQL and their jobs added through DeliveryQueues (no ingest), then the
+ * stored with ingest's statement (STORE_EVENTS, 500 a call; no ingest process) and their jobs added
+ * through DeliveryQueues, then the
  * figures: deliveries per second from the first add to the last recorded attempt, and the worker's CPU
  * time per delivery (/proc utime+stime). `--rate R` instead adds one event every 1/R s for 10 s and
  * reports job add → call latency (attempt started_at − event created_at). `--prof` runs the worker
@@ -46,11 +48,11 @@ const rate = Number(values.rate);
 const subjects = Number(values.subjects);
 const answerStatus = Number(values.status);
 if (!Number.isInteger(answerStatus) || answerStatus < 200 || answerStatus > 599) throw new Error(`--status: expected an HTTP status, got ${values.status}`);
-/** What ends an event's measured step: delivered, or (the receiver failing) its first attempt recorded. */
+/** What ends an event's measured step: its push URL's delivery delivered, or (the receiver failing) its first attempt recorded. */
 const DONE_SQL =
   answerStatus < 300
-    ? `SELECT count(*) AS n FROM events WHERE status = 'delivered'`
-    : `SELECT count(*) AS n FROM events WHERE attempts > 0`;
+    ? `SELECT count(*) AS n FROM deliveries WHERE destination_id = 'primary' AND status = 'delivered'`
+    : `SELECT count(*) AS n FROM deliveries WHERE destination_id = 'primary' AND attempts > 0`;
 if (values.ordering !== 'none' && values.ordering !== 'subject') throw new Error(`--ordering: expected none or subject, got ${values.ordering}`);
 /** dist/, where the built apps and scripts are. */
 const root = join(__dirname, '..', '..');
@@ -112,16 +114,15 @@ async function main(): Promise<void> {
   const accounts: number[] = [];
   for (const host of hosts) {
     const [account] = (
-      await db.query<{ id: number }>(
-        `INSERT INTO accounts (email, name, open_api_token, signing_secret) VALUES ($1, $1, md5(random()::text), 'whsec_' || md5(random()::text)) RETURNING id`,
-        [`wp-${host}@example.com`],
-      )
+      await db.query<{ id: number }>(`INSERT INTO accounts (email, name, open_api_token) VALUES ($1, $1, md5(random()::text)) RETURNING id`, [`wp-${host}@example.com`])
     ).rows;
+    await db.query(`INSERT INTO callback_settings (account_id, permissions) VALUES ($1, $2::jsonb)`, [account.id, permissions]);
+    // The push URL is the account's destination `primary` (a plaintext signing secret is read as it is).
+    const target = `http://${host}:${port}/callbacks`;
     await db.query(
-      `INSERT INTO callback_settings (account_id, push_url, push_content_type, permissions, delivery_ordering) VALUES ($1, $2, 'application/json', $3::jsonb, $4)
-       ON CONFLICT (account_id) DO UPDATE SET push_url = excluded.push_url, push_content_type = excluded.push_content_type, permissions = excluded.permissions,
-         delivery_ordering = excluded.delivery_ordering`,
-      [account.id, `http://${host}:${port}/callbacks`, permissions, values.ordering],
+      `INSERT INTO destinations (id, account_id, type, target, target_shown, content_type, format, ordering, signing_secret)
+       VALUES ('primary', $1, 'webhook', $2, $2, 'JSON', 'udesk', $3, 'whsec_' || md5(random()::text))`,
+      [account.id, target, values.ordering],
     );
     accounts.push(account.id);
   }
@@ -165,17 +166,24 @@ async function main(): Promise<void> {
   const environment = loadEnvironment({ ...process.env, NODE_ENV: 'development', REDIS_PREFIX: prefix });
   const queues = DeliveryQueues.open(environment, 'producer');
   await queues.ready(5000);
+  // Stored as ingest stores them (event, key, primary delivery, book entry): one statement per call.
   const insert = async (count: number, offset: number): Promise<DeliveryJobData[]> => {
-    const { rows } = await db.query<{ seq: string; account_id: number }>(
-      `INSERT INTO events (event_id, account_id, action, message, status, next_attempt_at)
-       SELECT 'wp-' || g, ($1::int[])[1 + g % $2], 'Customer_create',
-              json_build_object('action', 'Customer_create', 'customer', json_build_object('id', CASE WHEN $5::int > 0 THEN g % $5::int ELSE g END, 'name', 'Customer ' || g, 'email', 'c' || g || '@example.com')),
-              'queued', now()
-         FROM generate_series($3::int, $3::int + $4::int - 1) AS g
-       RETURNING seq::text AS seq, account_id`,
-      [accounts, accounts.length, offset, count, subjects],
-    );
-    return rows.map((row) => ({ eventSeq: row.seq, accountId: row.account_id, series: 0, attempt: 0 }));
+    const batch = Array.from({ length: count }, (_, index) => {
+      const n = offset + index;
+      return {
+        eventId: `wp-${n}`,
+        accountId: accounts[n % accounts.length],
+        action: 'Customer_create',
+        messageText: JSON.stringify({ ...SAMPLE_MESSAGES.Customer_create, id: subjects > 0 ? n % subjects : n }),
+        permissionKey: 'customer_create',
+        test: false,
+        takers: [],
+      };
+    });
+    const { rows } = await db.query<StoredRow>(STORE_EVENTS.text, STORE_EVENTS.values(storeEventsParams(batch)));
+    return rows
+      .filter((row) => row.kind === 'queued')
+      .map((row) => ({ eventSeq: row.seq as string, accountId: row.account_id, series: 0, attempt: 0, destinationId: row.destination_id ?? undefined }));
   };
 
   const redisPid = redisServerPid();
@@ -196,7 +204,8 @@ async function main(): Promise<void> {
       void insert(1, index).then((steps) => queues.addBulk(steps));
     }
   } else {
-    const steps = await insert(events, 0);
+    const steps: DeliveryJobData[] = [];
+    for (let offset = 0; offset < events; offset += 500) steps.push(...(await insert(Math.min(500, events - offset), offset)));
     for (let offset = 0; offset < steps.length; offset += 1000) await queues.addBulk(steps.slice(offset, offset + 1000));
   }
   const added = performance.now();
