@@ -10,6 +10,7 @@ import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { type RunningApp, startApp } from '../support/apps';
 import { spawnBuiltApp } from '../support/built-app';
 import { ADMIN_HEADERS, createAccount } from '../support/fixtures';
+import { dropDatabase } from '../support/worker-databases';
 import { useOwnRedisPrefix } from '../support/worker-process';
 
 /**
@@ -173,13 +174,7 @@ describe('an upgraded installation and npm run secrets:rotate', () => {
 
   afterAll(async () => {
     await client?.end();
-    const maintenance = new URL(databaseUrl);
-    const name = maintenance.pathname.slice(1);
-    maintenance.pathname = '/postgres';
-    const admin = new Client({ connectionString: maintenance.toString() });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
+    await dropDatabase(databaseUrl);
   });
 
   it('reads plaintext rows as they are until they are sealed', async () => {

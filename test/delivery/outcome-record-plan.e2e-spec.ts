@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import {
   createDataSource,
@@ -22,6 +21,7 @@ import { type RunningApp, startApp } from '../support/apps';
 import { deliveredOutcome, deliveryRowsOf } from '../support/deliveries';
 import { createAccount, setCallbackSettings } from '../support/fixtures';
 import { waitFor } from '@app/testing';
+import { dropDatabase } from '../support/worker-databases';
 import { attemptRows, customerEvents, eventRow, insertEvents, type StoredTestEvent, useOwnRedisPrefix } from '../support/worker-process';
 
 useOwnRedisPrefix('outcome-record-plan');
@@ -70,10 +70,7 @@ describe('the load and the outcome record under their kept plans', () => {
   afterAll(async () => {
     await pool?.onApplicationShutdown();
     await appDataSource?.destroy();
-    const admin = new Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseUrl.pathname.slice(1)} WITH (FORCE)`);
-    await admin.end();
+    await dropDatabase(databaseUrl.toString());
   });
 
   async function partitionOf(table: 'events' | 'deliveries', seq: string): Promise<string> {

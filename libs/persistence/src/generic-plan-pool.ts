@@ -35,8 +35,8 @@ function valueText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** A parameter's value as an untyped SQL literal (arrays in PostgreSQL's array text): EXECUTE's arguments take no bound parameters. */
-export function sqlLiteral(value: unknown): string {
+/** A parameter's value as an untyped SQL literal (arrays in PostgreSQL's array text). */
+function sqlLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (!Array.isArray(value)) return escapeLiteral(valueText(value));
   const elements = value.map((element: unknown) =>
@@ -49,15 +49,16 @@ export function sqlLiteral(value: unknown): string {
  * The generic plan of `text` as a connection that forces generic plans keeps it, one line per plan
  * node, with `values` as its parameters: EXPLAIN of the prepared statement's EXECUTE (EXPLAIN of the
  * text itself would plan it for the values). `run` must run every statement on one connection, which
- * it leaves forcing generic plans.
+ * it leaves forcing generic plans. `analyze` runs the statement too, adding what each node did (its loops
+ * and the rows its filters threw away); it writes what the statement writes.
  */
-export async function keptPlanLines(run: (sql: string) => Promise<PlanRow[]>, text: string, values: unknown[]): Promise<string[]> {
+export async function keptPlanLines(run: (sql: string) => Promise<PlanRow[]>, text: string, values: unknown[], analyze = false): Promise<string[]> {
   const name = `kept_plan_probe_${process.pid}`;
   await run(`SET plan_cache_mode = force_generic_plan`);
   await run(`PREPARE ${name} AS ${text}`);
   try {
     // EXPLAIN takes no bound parameters: the values travel as literals, typed by the statement's casts.
-    return (await run(`EXPLAIN (COSTS OFF) EXECUTE ${name}(${values.map(sqlLiteral).join(', ')})`)).map((row) => row['QUERY PLAN'].trim());
+    return (await run(`EXPLAIN (${analyze ? 'ANALYZE, TIMING OFF, ' : ''}COSTS OFF) EXECUTE ${name}(${values.map(sqlLiteral).join(', ')})`)).map((row) => row['QUERY PLAN'].trim());
   } finally {
     await run(`DEALLOCATE ${name}`);
   }
@@ -86,11 +87,11 @@ export class GenericPlanPool implements OnApplicationShutdown {
     return preparedQuery<T>(await this.dataSource(), name, text, values);
   }
 
-  /** The plan this pool keeps for `text` (EXPLAIN without running it, `values` as the parameters). */
-  async keptPlan(text: string, values: unknown[]): Promise<string[]> {
+  /** The plan this pool keeps for `text`, `values` as the parameters (see keptPlanLines: `analyze` runs it too). */
+  async keptPlan(text: string, values: unknown[], analyze = false): Promise<string[]> {
     const runner = (await this.dataSource()).createQueryRunner('master');
     try {
-      return await keptPlanLines((sql) => runner.query(sql) as Promise<PlanRow[]>, text, values);
+      return await keptPlanLines((sql) => runner.query(sql) as Promise<PlanRow[]>, text, values, analyze);
     } finally {
       await runner.release();
     }
