@@ -81,4 +81,20 @@ describe('ingest\'s statement under its kept plan', () => {
     );
     expect(stored).toEqual({ events: BATCH, deliveries: BATCH, entries: BATCH });
   });
+
+  it('finds who owns the ids a batch repeats by key, not by reading every id the service holds', async () => {
+    // The plan is kept for the connection's life: made while event_keys is small (a fresh install), a
+    // scan of the whole table would still run on every repeated id once it holds months of ids.
+    const repeated = [...batch('plan', 5), ...batch('again', 5)];
+    const plan = await pool.keptPlan(STORE_EVENTS.text, STORE_EVENTS.values(storeEventsParams(repeated)), true);
+
+    const reads = plan.flatMap((line, index) => (/Scan.* on event_keys /.test(line) ? [index] : []));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const index of reads) {
+      expect(plan[index]).toMatch(/^(-> +)?Index (Only )?Scan using event_keys_pkey on event_keys /);
+      expect(plan[index + 1]).toMatch(/^Index Cond: \(\(?event_id\)?(::text)? = /);
+    }
+    const [owners] = await dataSource.query<{ again: number }[]>(`SELECT count(*)::int AS again FROM events WHERE event_id LIKE 'again-%'`);
+    expect(owners.again).toBe(5);
+  });
 });
