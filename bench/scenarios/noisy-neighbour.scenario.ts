@@ -5,9 +5,10 @@ import { latencyAtRate, settleMs } from './measure';
 import { atMost, type Figure, type Scenario } from './scenario';
 import { type Stage, stageComparison, stageTimings } from './stage-timings';
 import { shardOfAccount } from '@app/runtime/queue/delivery-queues';
+import { defaultQueueShards } from '@app/runtime/config/redis-topology';
 
-/** DELIVERY_QUEUE_SHARDS's default (README's settings table). */
-const DEFAULT_QUEUE_SHARDS = 8;
+/** DELIVERY_QUEUE_SHARDS's default on the bench's standalone Redis (README's settings table). */
+const DEFAULT_QUEUE_SHARDS = defaultQueueShards({ kind: 'standalone' });
 /** ENDPOINT_CONCURRENCY's default: with the receiver's answer time, the noisy endpoint's capacity. */
 const ENDPOINT_SLOTS = 10;
 const QUIET_RATE = 100;

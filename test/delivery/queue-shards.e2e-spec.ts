@@ -50,7 +50,7 @@ it('consumes only the configured shards; a second worker takes the others', asyn
 it("keeps each shard's BullMQ event stream (read by nothing) short", async () => {
   // Steps of events that do not exist: each job is added, taken and finished (stale), and every one of
   // those state changes appends to its shard's stream, three times as many entries as the cap. Accounts
-  // 8 and 9 fall into shards 0 and 1 whether counted among 8 shards (namespace.queues) or 2 (the workers).
+  // 8 and 9 fall into shards 0 and 1 of the suite's two.
   const steps = Array.from({ length: 3 * EVENTS_STREAM_MAX_LEN * 2 }, (_, index) => firstDeliveryStep(String(9_000_000_000 + index), 8 + (index % 2)));
   await namespace.queues.addBulk(steps);
   await waitFor('every job to be taken and finished', async () => {

@@ -18,7 +18,8 @@ import { spawnWorker, type WorkerProcess } from '../support/worker-process';
  * config-api records a row and adds an ids-only job, and never works on a task itself. Own database and
  * Redis prefix, so no worker of another suite takes these tasks.
  */
-const namespace = new IsolatedNamespace('tasks-in-worker');
+// Shards of their own: a worker is started that takes no job of one account's shard.
+const namespace = new IsolatedNamespace('tasks-in-worker', { DELIVERY_QUEUE_SHARDS: '8' });
 let configApi: RunningApp;
 let redis: RedisClient;
 let tasksQueue: Queue;

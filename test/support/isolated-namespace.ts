@@ -13,18 +13,19 @@ export class IsolatedNamespace {
   readonly databaseUrl: string;
   readonly redisPrefix: string;
   /** Settings for startApp so the app uses this namespace. */
-  readonly overrides: { DATABASE_URL: string; REDIS_PREFIX: string };
+  readonly overrides: { DATABASE_URL: string; REDIS_PREFIX: string } & Record<string, string>;
   db!: Client;
   /** The namespace's delivery queue (every shard), to look at the jobs the apps enqueue. */
   queues!: DeliveryQueues;
   private readonly baseUrl: URL;
 
-  constructor(name: string) {
+  /** `settings`: more for every app of the suite and for `queues` alike (a shard count, say). */
+  constructor(name: string, settings: Record<string, string> = {}) {
     this.baseUrl = new URL(process.env.DATABASE_URL ?? '');
     this.databaseName = `${this.baseUrl.pathname.slice(1)}_${name.replace(/-/g, '_')}`;
     this.databaseUrl = Object.assign(new URL(this.baseUrl.toString()), { pathname: `/${this.databaseName}` }).toString();
     this.redisPrefix = `${process.env.REDIS_PREFIX ?? 'cbtest'}:${name}-spec`;
-    this.overrides = { DATABASE_URL: this.databaseUrl, REDIS_PREFIX: this.redisPrefix };
+    this.overrides = { ...settings, DATABASE_URL: this.databaseUrl, REDIS_PREFIX: this.redisPrefix };
   }
 
   /** Runs one statement on the maintenance database (create, drop, allow or refuse connections). */

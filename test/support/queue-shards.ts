@@ -21,8 +21,8 @@ export interface ShardedQueueSuite {
  * tests, while their database is still there.
  */
 export function useShardedQueue(name: string): ShardedQueueSuite {
-  const namespace = new IsolatedNamespace(name);
-  const shards = { ...namespace.overrides, DELIVERY_QUEUE_SHARDS: '2', RECONCILE_INTERVAL: '1m' };
+  const namespace = new IsolatedNamespace(name, { DELIVERY_QUEUE_SHARDS: '2' });
+  const shards = { ...namespace.overrides, RECONCILE_INTERVAL: '1m' };
   const receiver = new TestReceiver();
   const workers: RunningApp[] = [];
   beforeAll(async () => {

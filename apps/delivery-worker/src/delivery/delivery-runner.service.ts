@@ -39,6 +39,8 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
   private readonly logger = new Logger(DeliveryRunner.name);
   private stopping = false;
   private starting: Promise<void> | null = null;
+  /** Looking for jobs left in shards past the count (DeliveryQueues.strayShards) and draining them. */
+  private drainingStray: Promise<void> | null = null;
   private workers: Worker<DeliveryJobData>[] = [];
 
   constructor(
@@ -73,6 +75,7 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     await this.starting;
+    await this.drainingStray;
     const problems: (string | null)[] = [
       await bounded(Promise.all([this.reconciler.stop(), this.feeder.stop()]), SHUTDOWN_BOUNDS.reconcilerMs, 'the reconciler and the feeder'),
     ];
@@ -121,19 +124,35 @@ export class DeliveryRunner implements OnApplicationBootstrap, BeforeApplication
   private consume(): void {
     const options = deliveryWorkerOptions(this.environment);
     this.workers = this.queues.createWorkers(this.processor.process, options);
-    for (const worker of this.workers) {
-      // A worker without an error listener would crash the process on a Redis reconnect.
-      worker.on('error', (error: Error) => this.logger.warn(`delivery worker ${worker.name}: ${loggableErrorText(error)}`));
-      // Delayed jobs do not come here; failures do, and the reconciler re-enqueues their still-pending events.
-      worker.on('failed', (job, error: Error) => {
-        if (error instanceof WorkerStoppingError) this.logger.debug(`delivery job ${job?.id ?? '?'} left for later: ${loggableErrorText(error)}`);
-        else this.logger.warn(`delivery job ${job?.id ?? '?'} failed: ${loggableErrorText(error)}`);
-      });
-      worker.run().catch((error: Error) => this.logger.error(`delivery worker ${worker.name} stopped: ${loggableErrorText(error)}`));
-    }
+    for (const worker of this.workers) this.run(worker);
     this.reconciler.start();
     this.feeder.start();
     this.logger.log(`consuming deliveries from ${this.workers.length} queue shard(s) (concurrency ${options.concurrency ?? 1} each)`);
+    this.drainingStray = this.drainStrayShards(options);
+  }
+
+  /** Adds a worker for each shard past the count that holds jobs: their deliveries need not wait for the reconciler. */
+  private async drainStrayShards(options: ReturnType<typeof deliveryWorkerOptions>): Promise<void> {
+    const stray = await this.queues.strayShards().catch((error: unknown) => {
+      this.logger.warn(`could not look for jobs left in queue shards past ${this.queues.shardCount}: ${loggableErrorText(error)}`);
+      return [];
+    });
+    if (this.stopping || stray.length === 0) return;
+    this.logger.warn(`draining jobs left in queue shard(s) ${stray.join(', ')}, past the ${this.queues.shardCount} that DELIVERY_QUEUE_SHARDS sets`);
+    const drainers = this.queues.createWorkers(this.processor.process, options, stray);
+    this.workers.push(...drainers);
+    for (const worker of drainers) this.run(worker);
+  }
+
+  private run(worker: Worker<DeliveryJobData>): void {
+    // A worker without an error listener would crash the process on a Redis reconnect.
+    worker.on('error', (error: Error) => this.logger.warn(`delivery worker ${worker.name}: ${loggableErrorText(error)}`));
+    // Delayed jobs do not come here; failures do, and the reconciler re-enqueues their still-pending events.
+    worker.on('failed', (job, error: Error) => {
+      if (error instanceof WorkerStoppingError) this.logger.debug(`delivery job ${job?.id ?? '?'} left for later: ${loggableErrorText(error)}`);
+      else this.logger.warn(`delivery job ${job?.id ?? '?'} failed: ${loggableErrorText(error)}`);
+    });
+    worker.run().catch((error: Error) => this.logger.error(`delivery worker ${worker.name} stopped: ${loggableErrorText(error)}`));
   }
 
   private async readinessProblem(): Promise<string | null> {

@@ -255,6 +255,7 @@ export function loadEnvironment(source: Source = process.env, app?: AppName): En
     retryScheduleMs = parseRetrySchedule(DEFAULT_RETRY_SCHEDULE) ?? [];
   }
 
+  const redisTopology = readRedisTopology(source, read.problems);
   const environment: Environment = {
     nodeEnv,
     production,
@@ -302,8 +303,8 @@ export function loadEnvironment(source: Source = process.env, app?: AppName): En
       requeueMaxRedisMemory: read.integer('REQUEUE_MAX_REDIS_MEMORY_PERCENT', 80, 1, 100) / 100,
     },
     retention: { days: read.integer('RETENTION_DAYS', 30, 1, 3650) },
-    redisTopology: readRedisTopology(source, read.problems),
-    queueShards: readQueueShards(source, read.problems),
+    redisTopology,
+    queueShards: readQueueShards(source, read.problems, redisTopology),
     tracing: readTracingSettings(source, read.problems),
     secrets: readSecretsKeys(source, production, read.problems),
   };

@@ -12,10 +12,15 @@ function problemsOf(source: Record<string, string>): string[] {
 }
 
 describe('Redis deployment settings', () => {
-  it('defaults to standalone Redis and eight queue shards, all consumed', () => {
+  it('defaults to standalone Redis and one queue shard', () => {
     const environment = loadEnvironment({});
     expect(environment.redisTopology).toEqual({ kind: 'standalone' });
-    expect(environment.queueShards).toEqual({ count: 8, consumed: [0, 1, 2, 3, 4, 5, 6, 7] });
+    expect(environment.queueShards).toEqual({ count: 1, consumed: [0] });
+  });
+
+  it('defaults to eight queue shards on a cluster, all consumed, and to one behind sentinels', () => {
+    expect(loadEnvironment({ REDIS_CLUSTER_NODES: 'redis-a:7000' }).queueShards).toEqual({ count: 8, consumed: [0, 1, 2, 3, 4, 5, 6, 7] });
+    expect(loadEnvironment({ REDIS_SENTINELS: 'sentinel-a:26379' }).queueShards).toEqual({ count: 1, consumed: [0] });
   });
 
   it('reads REDIS_CLUSTER_NODES', () => {
@@ -94,7 +99,7 @@ describe('Redis deployment settings', () => {
   });
 
   it.each(['8', '0-8', '3-1', 'a', '1,,2', '-1'])('refuses WORKER_QUEUE_SHARDS=%j beyond or outside 0..7', (value) => {
-    expect(problemsOf({ WORKER_QUEUE_SHARDS: value })).toEqual([
+    expect(problemsOf({ DELIVERY_QUEUE_SHARDS: '8', WORKER_QUEUE_SHARDS: value })).toEqual([
       `WORKER_QUEUE_SHARDS must list shards from 0 to 7 such as 0-3,6 (got "${value}"; DELIVERY_QUEUE_SHARDS is 8)`,
     ]);
   });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type Job, Queue, Worker, type WorkerOptions } from 'bullmq';
 import type { Environment } from '../config/environment';
+import { EARLIER_DEFAULT_QUEUE_SHARDS } from '../config/redis-topology';
 import { closeRedisConnection, createRedisConnection, type RedisClient, waitForReady } from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
 import { AccountBacklog, type BacklogTiming } from './account-backlog';
@@ -124,6 +125,30 @@ export class DeliveryQueues implements OnApplicationShutdown {
   }
 
   /**
+   * Shards past the count, below EARLIER_DEFAULT_QUEUE_SHARDS, that hold jobs: left by processes that
+   * ran with more shards (the default before it followed the topology, or a count lowered). A worker
+   * that consumes every shard drains them too, so an upgrade needs no stop of every process; without
+   * it their deliveries would wait for the reconciler and their jobs stay in Redis. None when this
+   * process consumes only some shards (WORKER_QUEUE_SHARDS: the operator splits the queue by hand).
+   */
+  async strayShards(): Promise<number[]> {
+    if (this.shards.consumed.length < this.queues.length) return [];
+    const stray: number[] = [];
+    for (let shard = this.queues.length; shard < EARLIER_DEFAULT_QUEUE_SHARDS; shard += 1) {
+      const queue = new Queue(DELIVERY_QUEUE, { connection: this.connection, prefix: this.keys.deliveryQueuePrefix(shard) });
+      queue.on('error', () => undefined);
+      try {
+        const counts = await queue.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'paused');
+        if (Object.values(counts).some((count) => count > 0)) stray.push(shard);
+      } finally {
+        await queue.close().catch(() => undefined);
+        keepHearingAfterClose(queue);
+      }
+    }
+    return stray;
+  }
+
+  /**
    * One rank counter call per account touched (none for an account whose backlog this process saw
    * small a moment ago, AccountBacklog.guess: its jobs go to the FIFO list and are counted with the
    * process's next counter write), then one addBulk per shard touched, in parallel.
@@ -208,14 +233,16 @@ export class DeliveryQueues implements OnApplicationShutdown {
   }
 
   /**
-   * One BullMQ worker per consumed shard (a worker serves one queue), sharing this connection; each
-   * opens its own blocking connection. The caller runs, listens to and closes them.
+   * One BullMQ worker per consumed shard, or per shard of `shards` (strayShards), each serving one
+   * queue and sharing this connection; each opens its own blocking connection. The caller runs, listens
+   * to and closes them.
    */
   createWorkers(
     process: (job: Job<DeliveryJobData>, token?: string) => Promise<unknown>,
     options: Omit<WorkerOptions, 'connection' | 'prefix'>,
+    shards: readonly number[] = this.shards.consumed,
   ): Worker<DeliveryJobData>[] {
-    const created = this.shards.consumed.map(
+    const created = shards.map(
       (shard) =>
         new Worker<DeliveryJobData>(DELIVERY_QUEUE, process, {
           ...options,
