@@ -79,8 +79,8 @@ export function storeEventsParams(events: readonly EventToStore[]): StoreParams 
  * later step reads `numbered`; the claimed rows are told apart only when some id was taken already; the
  * account, its settings and its destinations are looked up per row by their keys (LATERAL, OFFSET 0 so the
  * planner keeps them per row), never scanned: the cost does not grow with the accounts the service holds.
- * So are the owners of repeated ids: a plan kept from a fresh install's first call scanned all of
- * event_keys for them (50 ms a statement at a million ids).
+ * So are the owners of repeated ids: a plan kept while event_keys was small scanned all of it for them,
+ * on every statement with a repeated id, until the table's next ANALYZE replaced the plan.
  */
 export const STORE_EVENTS = defineStatement<StoreParams, StoredRow>(
   'store-events',

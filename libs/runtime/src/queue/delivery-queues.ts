@@ -65,16 +65,19 @@ export class DeliveryQueues implements OnApplicationShutdown {
     timing?: BacklogTiming,
   ) {
     this.backlog = new AccountBacklog(connection, this.keys, timing);
-    this.queues = Array.from({ length: shards.count }, (_, shard) => {
-      const queue = new Queue(DELIVERY_QUEUE, {
-        connection,
-        prefix: this.keys.deliveryQueuePrefix(shard),
-        streams: { events: { maxLen: EVENTS_STREAM_MAX_LEN } },
-      });
-      // Without a listener BullMQ prints every reconnect failure to stderr.
-      queue.on('error', (error: Error) => this.logger.debug(`delivery queue ${shard}: ${loggableErrorText(error)}`));
-      return queue;
+    this.queues = Array.from({ length: shards.count }, (_, shard) => this.shardQueue(shard));
+  }
+
+  /** The BullMQ queue of one shard, on this connection. */
+  private shardQueue(shard: number): Queue {
+    const queue = new Queue(DELIVERY_QUEUE, {
+      connection: this.connection,
+      prefix: this.keys.deliveryQueuePrefix(shard),
+      streams: { events: { maxLen: EVENTS_STREAM_MAX_LEN } },
     });
+    // Without a listener BullMQ prints every reconnect failure to stderr.
+    queue.on('error', (error: Error) => this.logger.debug(`delivery queue ${shard}: ${loggableErrorText(error)}`));
+    return queue;
   }
 
   /**
@@ -135,8 +138,7 @@ export class DeliveryQueues implements OnApplicationShutdown {
     if (this.shards.consumed.length < this.queues.length) return [];
     const stray: number[] = [];
     for (let shard = this.queues.length; shard < EARLIER_DEFAULT_QUEUE_SHARDS; shard += 1) {
-      const queue = new Queue(DELIVERY_QUEUE, { connection: this.connection, prefix: this.keys.deliveryQueuePrefix(shard) });
-      queue.on('error', () => undefined);
+      const queue = this.shardQueue(shard);
       try {
         const counts = await queue.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'paused');
         if (Object.values(counts).some((count) => count > 0)) stray.push(shard);
