@@ -52,7 +52,11 @@ beforeAll(async () => {
   await ensureConsoleBuilt();
   await namespace.setUp();
   configApi = await startApp(ConfigApiModule, { ...namespace.overrides });
-  worker = await startApp(DeliveryWorkerModule, { ...namespace.overrides, RETRY_SCHEDULE: '100ms', DELIVERY_TIMEOUT_MS: '2000', RECONCILE_INTERVAL: '1m' });
+  // The stranger's 3 events make 6 failing calls; at the default threshold (5) the breaker could hold
+  // the last retry for its 30 s cooldown, as it should, and outlast the wait below. Not what these pages test.
+  worker = await startApp(DeliveryWorkerModule, {
+    ...namespace.overrides, RETRY_SCHEDULE: '100ms', DELIVERY_TIMEOUT_MS: '2000', RECONCILE_INTERVAL: '1m', BREAKER_FAILURE_THRESHOLD: '100',
+  });
   const healthy = await new TestReceiver().start();
   const broken = await new TestReceiver().start();
   broken.respondStatus(500, {}, 'down');
