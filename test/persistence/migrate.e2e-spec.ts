@@ -161,6 +161,46 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
     expect(await appliedMigrations(databaseUrl)).toEqual(MIGRATIONS.slice(0, leanAt).map((migration) => migration.name));
   }, MIGRATE_TIMEOUT_MS);
 
+  it('forgets the keys below the oldest event and drops event_keys_seq_idx (1766100000000), which a revert puts back', async () => {
+    const databaseUrl = freshDatabaseUrl('migrate_event_keys');
+    created.push(databaseUrl);
+    await dropDatabase(databaseUrl);
+    expect(await migrate(databaseUrl)).toMatchObject({ code: 0, stderr: '' });
+    const keyIndexes = async (client: Client) =>
+      (await client.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'event_keys' ORDER BY 1`)).rows.map((row) => row.indexname);
+    const keyIds = async (client: Client) =>
+      (await client.query<{ event_id: string }>(`SELECT event_id FROM event_keys ORDER BY event_id`)).rows.map((row) => row.event_id);
+    const client = new Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      expect(await keyIndexes(client)).toEqual(['event_keys_pkey']);
+      const dataSource = createDataSource(databaseUrl, { poolSize: 1, queryTimeoutMs: 0 });
+      await dataSource.initialize();
+      try {
+        await dataSource.undoLastMigration({ transaction: 'each' });
+      } finally {
+        await dataSource.destroy();
+      }
+      expect(await keyIndexes(client)).toEqual(['event_keys_pkey', 'event_keys_seq_idx']);
+
+      // A stored event with its key, and the key of an event of a day dropped before the sweep reached it.
+      const { rows } = await client.query<{ seq: string }>(
+        `WITH account AS (INSERT INTO accounts (email, open_api_token) VALUES ('keys@example.com', 'sealed') RETURNING id)
+         INSERT INTO events (event_id, account_id, action, message) SELECT 'kept', id, 'Customer_create', '{}' FROM account RETURNING seq::text AS seq`,
+      );
+      await client.query(
+        `INSERT INTO event_keys (event_id, account_id, event_seq) SELECT 'kept', account_id, seq FROM events
+         UNION ALL SELECT 'gone', account_id, seq - 1000 FROM events`,
+      );
+      expect(rows).toHaveLength(1);
+      expect(await migrate(databaseUrl)).toMatchObject({ code: 0, stderr: '' });
+      expect(await keyIndexes(client)).toEqual(['event_keys_pkey']);
+      expect(await keyIds(client)).toEqual(['kept']);
+    } finally {
+      await client.end();
+    }
+  }, MIGRATE_TIMEOUT_MS);
+
   it('stops with exit code 1 and a clear message when the setting is malformed', async () => {
     const run = await migrate('mysql://127.0.0.1/whatever');
     expect(run.code).toBe(1);

@@ -3,7 +3,7 @@ import { createDataSource, DAY_MS, MIGRATION_LOCK_KEY, seqAt, Sql, STORE_EVENTS,
 import { loadEnvironment } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { PartitionJob } from '../../apps/delivery-worker/src/retention/partition-job.service';
-import { RetentionService } from '../../apps/delivery-worker/src/retention/retention.service';
+import { RETENTION_BATCH_SIZE, RetentionService } from '../../apps/delivery-worker/src/retention/retention.service';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
 import { type RunningApp, startApp } from '../support/apps';
 import { expectBooksToMatchRows } from '../support/books';
@@ -445,6 +445,28 @@ describe('retention by partition', () => {
     ]);
     expect(await attemptPartitions(pending.map((event) => event.seq))).toEqual(['delivery_attempts_default']);
     await expectDayTallies(expiredDay, { retrying: 1 });
+  });
+
+  it("forgets a day's ids in batches before dropping it, and a kept event whose id was forgotten meanwhile takes it back", async () => {
+    const expiredDay = day(-(RETENTION_DAYS + 9));
+    await partitions.runOnce(0, expiredDay);
+    const account = await createAccount(configApi);
+    const statuses = [...Array.from({ length: RETENTION_BATCH_SIZE + 2 }, () => 'delivered'), 'retrying'];
+    const seeded = await seedEventsAt(expiredDay + 3_600_000, account.id, statuses);
+    const redelivered = seeded[seeded.length - 1];
+    // As if the ids were forgotten while its delivery was final, and a redelivery made it pending before the drop.
+    await dataSource.query(`DELETE FROM event_keys WHERE event_id = $1`, [redelivered.eventId]);
+
+    const result = await retention.runOnce();
+
+    expect(result.droppedPartitions).toContain(`events_p${ymd(expiredDay)}`);
+    expect(result.keptPending).toBe(1);
+    expect(result.eventKeys).toBeGreaterThanOrEqual(RETENTION_BATCH_SIZE + 2);
+    const keys = await dataSource.query<{ event_id: string; seq: string }[]>(`SELECT event_id, event_seq::text AS seq FROM event_keys WHERE event_id = ANY($1::varchar[])`, [
+      seeded.map((event) => event.eventId),
+    ]);
+    expect(keys).toEqual([{ event_id: redelivered.eventId, seq: redelivered.seq }]);
+    expect((await postEvent({ event_id: redelivered.eventId, account_id: account.id, action: 'Customer_create', message })).body.status).toBe('duplicate');
   });
 
   it('keeps an ended event still owed to a destination, with its deliveries, until that delivery ends too', async () => {

@@ -27,6 +27,7 @@ import { PortalGeneration1765600000000 } from './migrations/1765600000000-portal
 import { DeletedDestinationCredentials1765700000000 } from './migrations/1765700000000-deleted-destination-credentials';
 import { AuditLog1765900000000 } from './migrations/1765900000000-audit-log';
 import { MessageScalarsSearch1766000000000 } from './migrations/1766000000000-message-scalars-search';
+import { EventKeysWithoutSeqIndex1766100000000 } from './migrations/1766100000000-event-keys-without-seq-index';
 
 export const ENTITIES = [Account, CallbackSettings, BotWebhook, BotCall, Destination];
 export const MIGRATIONS = [
@@ -53,6 +54,7 @@ export const MIGRATIONS = [
   DeletedDestinationCredentials1765700000000,
   AuditLog1765900000000,
   MessageScalarsSearch1766000000000,
+  EventKeysWithoutSeqIndex1766100000000,
 ];
 
 export interface DataSourceTuning {

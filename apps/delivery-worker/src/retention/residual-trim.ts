@@ -1,10 +1,12 @@
 import type { QueryRunner } from 'typeorm';
-import { PENDING_STATUS_LIST, PRIMARY_DESTINATION_ID } from '@app/persistence';
+import { partitions, PRIMARY_DESTINATION_ID } from '@app/persistence';
 
 /** One batch's outcome; `last` is where it stopped (PostgreSQL text, microseconds kept), null when nothing was picked. */
 export interface BatchOutcome {
   picked: number;
   deleted: number;
+  /** Event ids forgotten with the rows (events only). */
+  forgotten?: number;
   last: string | null;
 }
 
@@ -15,22 +17,23 @@ export interface BatchOutcome {
  * timestamp), so a backlog costs linear, not quadratic, time. An event still owed a delivery stays (its
  * message is what that delivery sends), unless the delivery is only held by a pause: a destination paused
  * past the window does not keep its account's events for ever. The event's deliveries, attempts and open
- * rows go with it, and its primary delivery's status leaves the tallies through a book entry.
+ * rows and its id go with it, and its primary delivery's status leaves the tallies through a book entry.
  */
 export function deleteEventsSql(eventsPartition: string, attemptsPartition: string): string {
   return `
   WITH picked AS (
     SELECT seq, created_at FROM ${eventsPartition} e
      WHERE created_at < $1 AND created_at >= $2::timestamptz
-       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq AND d.status IN ${PENDING_STATUS_LIST}
-                          AND NOT EXISTS (SELECT 1 FROM open_deliveries o WHERE o.event_seq = d.event_seq
-                                             AND o.destination_id = d.destination_id AND o.held = 'paused'))
+       AND NOT EXISTS (${partitions.owedDeliveries('deliveries', 'd.event_seq = e.seq')})
      ORDER BY created_at
      LIMIT $3
   ),
   removed AS (
     DELETE FROM ${eventsPartition} WHERE seq IN (SELECT seq FROM picked) AND created_at < $1
-    RETURNING seq, account_id, created_at
+    RETURNING seq, event_id, account_id, created_at
+  ),
+  keys AS (
+    DELETE FROM event_keys k USING removed r WHERE k.event_id = r.event_id AND k.event_seq = r.seq RETURNING 1
   ),
   attempts AS (
     DELETE FROM ${attemptsPartition} WHERE event_seq IN (SELECT seq FROM removed)
@@ -48,6 +51,7 @@ export function deleteEventsSql(eventsPartition: string, attemptsPartition: stri
   )
   SELECT (SELECT count(*) FROM picked)::int AS picked,
          (SELECT count(*) FROM removed)::int AS deleted,
+         (SELECT count(*) FROM keys)::int AS forgotten,
          (SELECT max(created_at) FROM picked)::text AS last`;
 }
 
@@ -66,27 +70,6 @@ export function deleteBotCallsSql(partition: string): string {
          (SELECT count(*) FROM removed)::int AS deleted,
          (SELECT max(created_at) FROM picked)::text AS last`;
 }
-
-/**
- * Keys of events that no longer exist, below the cutoff's seq, lowest first; `$2` is where the previous
- * batch stopped. A key whose event is still there (a pending event kept past its day, legacy rows not yet
- * expired) stays, so its id stays taken. The existence check is a lookup by seq, pruned to one partition.
- */
-export const DELETE_EVENT_KEYS_SQL = `
-  WITH picked AS (
-    SELECT event_id, event_seq FROM event_keys
-     WHERE event_seq < $1 AND event_seq >= $2::bigint
-     ORDER BY event_seq
-     LIMIT $3
-  ),
-  removed AS (
-    DELETE FROM event_keys k USING picked p
-     WHERE k.event_id = p.event_id AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = p.event_seq)
-    RETURNING 1
-  )
-  SELECT (SELECT count(*) FROM picked)::int AS picked,
-         (SELECT count(*) FROM removed)::int AS deleted,
-         (SELECT max(event_seq) FROM picked)::text AS last`;
 
 /** Names of the partitions of `table` that exist among `names` (legacy ones are gone once emptied). */
 export async function existingTables(runner: QueryRunner, names: string[]): Promise<Set<string>> {

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { partitions } from '@app/persistence';
 import { counter, ENVIRONMENT, type Environment, RepeatingRun } from '@app/runtime';
-import { type BatchOutcome, DELETE_EVENT_KEYS_SQL, DELETE_ROLLUPS_SQL, deleteBotCallsSql, deleteEventsSql, existingTables } from './residual-trim';
+import { type BatchOutcome, DELETE_ROLLUPS_SQL, deleteBotCallsSql, deleteEventsSql, existingTables } from './residual-trim';
 import { withAdvisoryLock } from './advisory-lock';
 
 const FIRST_RUN_DELAY_MS = 60_000;
@@ -30,19 +30,26 @@ export interface RetentionResult {
   /** Rows deleted one by one from the default and legacy partitions. */
   events: number;
   botCalls: number;
+  /** Event ids forgotten: those of the dropped days' events and of the rows deleted one by one. */
   eventKeys: number;
   /** Stats-series rollup rows whose bucket lies before the window. */
   rollups: number;
+}
+
+interface Trimmed {
+  deleted: number;
+  forgotten: number;
 }
 
 const NOTHING: RetentionResult = { droppedPartitions: [], keptPending: 0, events: 0, botCalls: 0, eventKeys: 0, rollups: 0 };
 
 /**
  * Keeps events (with their attempts), bot calls and event ids at a bounded size: every hour one worker
- * drops the daily partitions that lie wholly before now − RETENTION_DAYS (a catalog change, however big
- * the day), moving any event still owed a delivery into the default partition first; then deletes the
- * few expired final rows of the default and legacy partitions in batches, drops the legacy partitions
- * once empty, forgets the event ids whose events are gone, deletes the stats rollups before the
+ * forgets the ids of the events of the daily partitions that lie wholly before now − RETENTION_DAYS
+ * (in batches, found by id) and drops those days (a catalog change, however big the day), moving any
+ * event still owed a delivery into the default partition first; then deletes the few expired final rows
+ * of the default and legacy partitions in batches with their ids, drops the legacy partitions once
+ * empty, deletes the stats rollups before the
  * window and folds the event tallies of past hours (under the same lock, so a fold never races the
  * drop of a day's tallies). Workers that find the advisory lock taken skip the round: one is enough,
  * and several would only contend on the same tables.
@@ -78,15 +85,19 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     const cutoffMs = Date.now() - this.environment.retention.days * partitions.DAY_MS;
     const cutoff = new Date(cutoffMs);
     const result = await withAdvisoryLock(this.dataSource, RETENTION_LOCK_KEY, this.logger, async (runner) => {
+      let eventKeys = 0;
+      for (const day of await partitions.expiredEventDays(runner, cutoffMs)) {
+        eventKeys += (await this.deleteInBatches(runner, partitions.forgetDayKeysSql(day.name), day.to!.toString(), '0', 'event_keys')).deleted;
+      }
       const dropped = await partitions.dropExpiredPartitions(runner, cutoffMs);
       const keptPending = dropped.reduce((sum, day) => sum + day.keptPending, 0);
       retentionDroppedPartitions.inc(dropped.length);
       retentionKeptPending.inc(keptPending);
-      const events = await this.trimResidualEvents(runner, cutoff);
+      const { deleted: events, forgotten } = await this.trimResidualEvents(runner, cutoff);
+      eventKeys += forgotten;
       const botCalls = await this.trimResidualBotCalls(runner, cutoff);
       await this.dropEmptyLegacy(runner);
-      const eventKeys = await this.deleteInBatches(runner, DELETE_EVENT_KEYS_SQL, partitions.seqAt(cutoffMs).toString(), '0', 'event_keys');
-      const rollups = await this.deleteInBatches(runner, DELETE_ROLLUPS_SQL, cutoff, '-infinity', 'delivery_rollups');
+      const { deleted: rollups } = await this.deleteInBatches(runner, DELETE_ROLLUPS_SQL, cutoff, '-infinity', 'delivery_rollups');
       // The audit log has its own window; its months leave whole, as its trigger refuses row deletes.
       const auditMonths = await partitions.dropExpiredAuditPartitions(runner, Date.now() - this.environment.identity.auditRetentionDays * partitions.DAY_MS);
       retentionDroppedPartitions.inc(auditMonths.length);
@@ -103,14 +114,16 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     return result;
   }
 
-  private async trimResidualEvents(runner: QueryRunner, cutoff: Date): Promise<number> {
+  private async trimResidualEvents(runner: QueryRunner, cutoff: Date): Promise<Trimmed> {
     const present = await existingTables(runner, ['events_default', 'events_legacy', 'delivery_attempts_legacy']);
-    let total = 0;
+    const total = { deleted: 0, forgotten: 0 };
     for (const kind of ['default', 'legacy']) {
       if (!present.has(`events_${kind}`)) continue;
       // Until a legacy attempts partition exists, attempts of legacy events live in the default one.
       const attempts = kind === 'legacy' && present.has('delivery_attempts_legacy') ? 'delivery_attempts_legacy' : 'delivery_attempts_default';
-      total += await this.deleteInBatches(runner, deleteEventsSql(`events_${kind}`, attempts), cutoff, '-infinity', 'events');
+      const trimmed = await this.deleteInBatches(runner, deleteEventsSql(`events_${kind}`, attempts), cutoff, '-infinity', 'events');
+      total.deleted += trimmed.deleted;
+      total.forgotten += trimmed.forgotten;
     }
     return total;
   }
@@ -118,7 +131,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   private async trimResidualBotCalls(runner: QueryRunner, cutoff: Date): Promise<number> {
     const present = await existingTables(runner, ['bot_calls_default', 'bot_calls_legacy']);
     let total = 0;
-    for (const partition of present) total += await this.deleteInBatches(runner, deleteBotCallsSql(partition), cutoff, '-infinity', 'bot_calls');
+    for (const partition of present) total += (await this.deleteInBatches(runner, deleteBotCallsSql(partition), cutoff, '-infinity', 'bot_calls')).deleted;
     return total;
   }
 
@@ -136,13 +149,15 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     if (present.has('bot_calls_legacy') && (await isEmpty('bot_calls_legacy'))) await runner.query('DROP TABLE bot_calls_legacy');
   }
 
-  private async deleteInBatches(runner: QueryRunner, sql: string, cutoff: Date | string, start: string, table: string): Promise<number> {
-    let total = 0;
+  private async deleteInBatches(runner: QueryRunner, sql: string, cutoff: Date | string, start: string, table: string): Promise<Trimmed> {
+    const total = { deleted: 0, forgotten: 0 };
     let from = start;
     while (!this.loop.isStopped) {
       const [batch] = (await runner.query(sql, [cutoff, from, RETENTION_BATCH_SIZE])) as BatchOutcome[];
-      total += batch.deleted;
+      total.deleted += batch.deleted;
+      total.forgotten += batch.forgotten ?? 0;
       retentionDeletedRows.inc({ table }, batch.deleted);
+      if (batch.forgotten) retentionDeletedRows.inc({ table: 'event_keys' }, batch.forgotten);
       if (batch.picked < RETENTION_BATCH_SIZE || batch.last === null) break;
       from = batch.last;
       await this.sleep(BATCH_PAUSE_MS);

@@ -42,8 +42,9 @@ export const DELETE_EVENTS = defineStatement<{ seqs: string[]; accountId: number
   'deletion-events',
   'plain',
   (p) => `
-  WITH keys AS (
-    DELETE FROM event_keys WHERE event_seq = ANY(${p.seqs}::bigint[]) AND account_id = ${p.accountId}
+  WITH removed AS (
+    DELETE FROM events WHERE seq = ANY(${p.seqs}::bigint[]) RETURNING seq, event_id
   )
-  DELETE FROM events WHERE seq = ANY(${p.seqs}::bigint[])`,
+  DELETE FROM event_keys k USING removed r
+   WHERE k.event_id = r.event_id AND k.event_seq = r.seq AND k.account_id = ${p.accountId}`,
 );

@@ -87,6 +87,50 @@ async function retallyDay(runner: QueryRunner, fromMs: number, toMs: number): Pr
   await runner.query(RETALLY_SPAN.text, RETALLY_SPAN.values({ since: span[0], until: span[1] }));
 }
 
+/**
+ * The deliveries that keep their event past its day (`where` narrows them, over alias `d`): pending and
+ * not held only by a pause, as a destination paused past the retention window does not keep its
+ * account's events for ever.
+ */
+export function owedDeliveries(deliveries: string, where: string): string {
+  return `SELECT d.event_seq FROM ${deliveries} d
+           WHERE ${where} AND d.status IN ${PENDING_STATUS_LIST}
+             AND NOT EXISTS (SELECT 1 FROM open_deliveries o WHERE o.event_seq = d.event_seq
+                                AND o.destination_id = d.destination_id AND o.held = 'paused')`;
+}
+
+/** The daily events partitions whose whole range ends at or before `cutoffMs`, oldest first. */
+export async function expiredEventDays(runner: QueryRunner, cutoffMs: number): Promise<PartitionInfo[]> {
+  const seqCutoff = seqAt(cutoffMs);
+  const events = await inTransaction(runner, () => listPartitions(runner, 'events'));
+  return events
+    .filter((partition) => partition.from !== null && partition.to !== null && partition.to <= seqCutoff)
+    .sort((a, b) => (a.from! < b.from! ? -1 : 1));
+}
+
+/**
+ * One batch of forgetting the ids of an expired day's events, run before the day is dropped (`$1`: the
+ * day's end; `$2`: the seq the previous batch ended at, exclusive; `$3`: the batch size). Keys are found
+ * by event id (`event_keys_pkey`), so `event_keys` needs no index on seq, which would cost every stored
+ * event a btree insert. Ids of events still owed a delivery stay taken. Outside the drop's transaction,
+ * which holds the parents' locks and must stay short.
+ */
+export function forgetDayKeysSql(eventsPartition: string): string {
+  return `
+  WITH picked AS (
+    SELECT seq, event_id FROM ${eventsPartition} WHERE seq > $2::bigint AND seq < $1::bigint ORDER BY seq LIMIT $3
+  ),
+  removed AS (
+    DELETE FROM event_keys k USING picked p
+     WHERE k.event_id = p.event_id AND k.event_seq = p.seq
+       AND NOT EXISTS (${owedDeliveries('deliveries', 'd.event_seq = p.seq')})
+    RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM picked)::int AS picked,
+         (SELECT count(*) FROM removed)::int AS deleted,
+         (SELECT max(seq) FROM picked)::text AS last`;
+}
+
 export interface DroppedDay {
   partition: string;
   /** Events still owed a delivery, moved to the default partitions with their deliveries and attempts (same seq). */
@@ -98,19 +142,17 @@ export interface DroppedDay {
  * and attempts go in one transaction. Events still owed a delivery (one of theirs pending and not held
  * by a pause: a destination paused past the retention window does not keep its account's events for
  * ever) are first copied with their deliveries and attempts into the default partitions, keeping their
- * seq, so queued jobs, cursors and the event_keys entry stay valid; the open rows of the deliveries
+ * seq, so queued jobs, cursors and the event_keys entry stay valid (the ids of the others are forgotten
+ * beforehand, in batches: forgetDayKeysSql); the open rows of the deliveries
  * dropped go with them. Detaching attempts, then events, then deliveries matches the lock order of the
  * writers, so none of them deadlocks with it. The event tallies of the day's hours are counted again
  * from what remains (retallyDay).
  */
 export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: number): Promise<DroppedDay[]> {
   const dropped: DroppedDay[] = [];
-  const seqCutoff = seqAt(cutoffMs);
-  const events = await inTransaction(runner, () => listPartitions(runner, 'events'));
   const attempts = await inTransaction(runner, () => listPartitions(runner, 'delivery_attempts'));
   const deliveries = await inTransaction(runner, () => listPartitions(runner, 'deliveries'));
-  const expired = events.filter((partition) => partition.from !== null && partition.to !== null && partition.to <= seqCutoff);
-  for (const partition of expired.sort((a, b) => (a.from! < b.from! ? -1 : 1))) {
+  for (const partition of await expiredEventDays(runner, cutoffMs)) {
     const sameDay = (candidate: PartitionInfo) => candidate.from === partition.from && candidate.to === partition.to;
     const attemptsTwin = attempts.find(sameDay);
     const deliveriesTwin = deliveries.find(sameDay);
@@ -121,16 +163,20 @@ export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: numbe
       // A day from before destinations has no deliveries partition of its own: its deliveries (the primary's,
       // since 1765500000000) live in the default one, still attached, and go with their events below.
       const dayRange = `d.event_seq >= ${partition.from!.toString()} AND d.event_seq < ${partition.to!.toString()}`;
-      const owed = `seq IN (SELECT d.event_seq FROM ${deliveriesTwin ? deliveriesTwin.name : 'deliveries'} d
-                     WHERE ${dayRange} AND d.status IN ${PENDING_STATUS_LIST}
-                       AND NOT EXISTS (SELECT 1 FROM open_deliveries o WHERE o.event_seq = d.event_seq
-                                          AND o.destination_id = d.destination_id AND o.held = 'paused'))`;
+      const owed = `seq IN (${owedDeliveries(deliveriesTwin ? deliveriesTwin.name : 'deliveries', dayRange)})`;
       const eventColumns = await columnList(runner, 'events');
       const [{ count }] = (await runner.query(
         `WITH kept AS (
            INSERT INTO events (${eventColumns}) SELECT ${eventColumns} FROM ${partition.name} WHERE ${owed} RETURNING 1
          ) SELECT count(*)::int AS count FROM kept`,
       )) as { count: number }[];
+      // The day's ids were forgotten before this transaction (forgetDayKeysSql): a kept event whose delivery
+      // became pending since (a redelivery) lost its id then, and takes it back unless a new event has it.
+      if (count > 0) {
+        await runner.query(
+          `INSERT INTO event_keys (event_id, account_id, event_seq) SELECT event_id, account_id, seq FROM ${partition.name} WHERE ${owed} ON CONFLICT (event_id) DO NOTHING`,
+        );
+      }
       for (const [twin, parent] of [[attemptsTwin, 'delivery_attempts'], [deliveriesTwin, 'deliveries']] as const) {
         if (!twin) continue;
         if (count > 0) {
