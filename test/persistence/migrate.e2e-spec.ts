@@ -84,6 +84,18 @@ async function eventIndexDefinitions(databaseUrl: string): Promise<string[]> {
   }
 }
 
+/** Reverts the migration named and every one after it (their down() runs, newest first). */
+async function revertThrough(databaseUrl: string, name: string): Promise<void> {
+  const at = MIGRATIONS.findIndex((migration) => migration.name === name);
+  const dataSource = createDataSource(databaseUrl, { poolSize: 1, queryTimeoutMs: 0 });
+  await dataSource.initialize();
+  try {
+    for (let undone = MIGRATIONS.length; undone > at; undone -= 1) await dataSource.undoLastMigration({ transaction: 'each' });
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 describe('npm run migrate (scripts/migrate.ts)', () => {
   const created: string[] = [];
   afterAll(async () => {
@@ -146,15 +158,9 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
     }
     expect(lean.filter((definition) => definition.endsWith(': USING btree (account_id, seq DESC)'))).toHaveLength(DAYS_AHEAD + 3);
 
-    const dataSource = createDataSource(databaseUrl, { poolSize: 1, queryTimeoutMs: 0 });
-    await dataSource.initialize();
     // Reverted with every migration after it (their down() runs too).
+    await revertThrough(databaseUrl, 'LeanEventIndexes1765000000000');
     const leanAt = MIGRATIONS.findIndex((migration) => migration.name === 'LeanEventIndexes1765000000000');
-    try {
-      for (let undone = MIGRATIONS.length; undone > leanAt; undone -= 1) await dataSource.undoLastMigration({ transaction: 'each' });
-    } finally {
-      await dataSource.destroy();
-    }
     const restored = await eventIndexDefinitions(databaseUrl);
     // The parent and each of its partitions (today, the days ahead, the default) have the three again.
     expect(restored.filter((definition) => unused.test(definition))).toHaveLength(3 * (DAYS_AHEAD + 3));
@@ -174,13 +180,7 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
     await client.connect();
     try {
       expect(await keyIndexes(client)).toEqual(['event_keys_pkey']);
-      const dataSource = createDataSource(databaseUrl, { poolSize: 1, queryTimeoutMs: 0 });
-      await dataSource.initialize();
-      try {
-        await dataSource.undoLastMigration({ transaction: 'each' });
-      } finally {
-        await dataSource.destroy();
-      }
+      await revertThrough(databaseUrl, 'EventKeysWithoutSeqIndex1766100000000');
       expect(await keyIndexes(client)).toEqual(['event_keys_pkey', 'event_keys_seq_idx']);
 
       // A stored event with its key, and the key of an event of a day dropped before the sweep reached it.
@@ -199,6 +199,19 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
     } finally {
       await client.end();
     }
+  }, MIGRATE_TIMEOUT_MS);
+
+  it('takes the created_at index off the daily events partitions, the default keeping its own (1766200000000), and a revert puts it back', async () => {
+    const databaseUrl = freshDatabaseUrl('migrate_created_at');
+    created.push(databaseUrl);
+    await dropDatabase(databaseUrl);
+    expect(await migrate(databaseUrl)).toMatchObject({ code: 0, stderr: '' });
+    const onCreatedAt = async () => (await eventIndexDefinitions(databaseUrl)).filter((definition) => definition.endsWith('USING btree (created_at)'));
+    expect(await onCreatedAt()).toEqual(['events_default: USING btree (created_at)']);
+
+    await revertThrough(databaseUrl, 'EventsCreatedAtOffDailyPartitions1766200000000');
+    // The parent and each of its partitions (today, the days ahead, the default).
+    expect(await onCreatedAt()).toHaveLength(DAYS_AHEAD + 3);
   }, MIGRATE_TIMEOUT_MS);
 
   it('stops with exit code 1 and a clear message when the setting is malformed', async () => {

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { createDataSource, DAY_MS, MIGRATION_LOCK_KEY, seqAt, Sql, STORE_EVENTS, storeEventsParams, utcDayStart } from '@app/persistence/testing';
+import { COUNTED_SPAN, createDataSource, DAY_MS, MIGRATION_LOCK_KEY, seqAt, Sql, STORE_EVENTS, storeEventsParams, utcDayStart } from '@app/persistence/testing';
 import { loadEnvironment } from '@app/runtime';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { PartitionJob } from '../../apps/delivery-worker/src/retention/partition-job.service';
@@ -387,6 +387,31 @@ describe('the event list over partitions', () => {
       expect(seen).toEqual(expected.map((row) => row.event_id));
       expect(seen.length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('counts by acceptance time over partitions', () => {
+  it("counts a span's events (the tallies' COUNTED_SPAN) by seq where in line and through the partial index where not, like a plain created_at filter", async () => {
+    const span = day(-20) + 600_000;
+    await partitions.runOnce(0, day(-20));
+    const account = await createAccount(configApi);
+    await seedEventsAt(span, account.id, ['delivered', 'failed']);
+    // Out of line: stored today with created_at inside the span, and stored in the span's minute with created_at a day later.
+    const [moved] = await seedEventsAt(Date.now() - 1000, account.id, ['filtered']);
+    await dataSource.query(`UPDATE events SET created_at = to_timestamp($2 / 1000.0) WHERE seq = $1`, [moved.seq, span + 5_000]);
+    const [ahead] = await seedEventsAt(span + 1_000, account.id, ['queued']);
+    await dataSource.query(`UPDATE events SET created_at = to_timestamp($2 / 1000.0) WHERE seq = $1`, [ahead.seq, span + DAY_MS]);
+
+    const [since, until] = [new Date(span), new Date(span + 60_000)];
+    const counted = await ingest.app.get(Sql).rows(COUNTED_SPAN, { since, until });
+    const plain = await dataSource.query<{ status: string; events: number }[]>(
+      `SELECT d.status::text AS status, count(*)::float8 AS events FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
+        WHERE e.created_at >= $1 AND e.created_at < $2 GROUP BY 1`,
+      [since, until],
+    );
+    const byStatus = (rows: { status: string; events: number }[]) => Object.fromEntries(rows.map((row) => [row.status, Number(row.events)]));
+    expect(byStatus(counted)).toEqual({ delivered: 1, failed: 1, filtered: 1 });
+    expect(byStatus(counted)).toEqual(byStatus(plain));
   });
 });
 

@@ -28,6 +28,7 @@ import { DeletedDestinationCredentials1765700000000 } from './migrations/1765700
 import { AuditLog1765900000000 } from './migrations/1765900000000-audit-log';
 import { MessageScalarsSearch1766000000000 } from './migrations/1766000000000-message-scalars-search';
 import { EventKeysWithoutSeqIndex1766100000000 } from './migrations/1766100000000-event-keys-without-seq-index';
+import { EventsCreatedAtOffDailyPartitions1766200000000 } from './migrations/1766200000000-events-created-at-off-daily-partitions';
 
 export const ENTITIES = [Account, CallbackSettings, BotWebhook, BotCall, Destination];
 export const MIGRATIONS = [
@@ -55,6 +56,7 @@ export const MIGRATIONS = [
   AuditLog1765900000000,
   MessageScalarsSearch1766000000000,
   EventKeysWithoutSeqIndex1766100000000,
+  EventsCreatedAtOffDailyPartitions1766200000000,
 ];
 
 export interface DataSourceTuning {

@@ -1,4 +1,4 @@
-import { seqAt } from './partition-layout';
+import { SEQ_COUNTER_BITS, seqAt } from './partition-layout';
 
 /**
  * How far created_at may stray from the time in its seq before the row counts as "out of line". Ingest
@@ -50,4 +50,24 @@ export function timeWindowedSelect(
       (${select(`${OUT_OF_LINE_PREDICATE} AND (${outside.join(' OR ')})`)})
     ) AS windowed
     ORDER BY seq::bigint DESC LIMIT ${limitPlaceholder}`;
+}
+
+/** The seq of a timestamp SQL expression moved by `shift` (an interval literal), as seqAt computes it. */
+function seqAtSql(timestamp: string, shift: string): string {
+  return `(floor(extract(epoch FROM ${timestamp} ${shift}) * 1000)::bigint << ${SEQ_COUNTER_BITS.toString()})`;
+}
+
+/**
+ * The events (seq, created_at) accepted in [since, until), SQL expressions of timestamps, for statements
+ * that count or tally by acceptance time. Daily partitions have no index on created_at (the seq holds the
+ * time): the in-line rows are read by a seq range the planner prunes to the span's days, and the rows out
+ * of line, outside that range, through the partial index that holds only them.
+ */
+export function eventsAcceptedIn(since: string, until: string): string {
+  const from = seqAtSql(since, `- interval '${IN_LINE_TOLERANCE_MS} milliseconds'`);
+  const to = seqAtSql(until, `+ interval '${IN_LINE_TOLERANCE_MS} milliseconds'`);
+  const span = `created_at >= ${since} AND created_at < ${until}`;
+  return `(SELECT seq, created_at FROM events WHERE seq >= ${from} AND seq < ${to} AND ${span}
+           UNION ALL
+           SELECT seq, created_at FROM events WHERE ${OUT_OF_LINE_PREDICATE} AND (seq < ${from} OR seq >= ${to}) AND ${span})`;
 }

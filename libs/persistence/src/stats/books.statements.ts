@@ -1,5 +1,6 @@
 import { defineStatement } from '../statements/statement';
 import { ALL_ACCOUNTS, LATENCY_BUCKETS, latencyBucketSql } from './delivery-rollup';
+import { eventsAcceptedIn } from '../partitions/time-window';
 
 /**
  * The books: event tallies (events per status and UTC minute and hour of acceptance, with the latency
@@ -118,9 +119,8 @@ export const COUNTED_SPAN = defineStatement<{ since: Date; until: Date }, Status
          CASE WHEN status = 'delivered' THEN ${histogramSql('bucket', '1')}::float8[] END AS latency_counts
     FROM (SELECT d.status::text AS status,
                  CASE WHEN d.status = 'delivered' AND d.delivered_at IS NOT NULL THEN ${latencyBucketSql('d.delivered_at', 'e.created_at')} END AS bucket
-            FROM events e
-            JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
-           WHERE e.created_at >= ${p.since} AND e.created_at < ${p.until}) AS counted
+            FROM ${eventsAcceptedIn(`${p.since}::timestamptz`, `${p.until}::timestamptz`)} AS e
+            JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary') AS counted
    GROUP BY status`,
 );
 
@@ -164,8 +164,8 @@ export const RETALLY_SPAN = defineStatement<{ since: Date; until: Date }>(
          CASE WHEN r.status = 'delivered' THEN ${histogramSql('r.latency', '1')} END
     FROM (SELECT e.created_at, d.status::text AS status,
                  CASE WHEN d.status = 'delivered' AND d.delivered_at IS NOT NULL THEN ${latencyBucketSql('d.delivered_at', 'e.created_at')} END AS latency
-            FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
-           WHERE e.created_at >= ${p.since} AND e.created_at < ${p.until}) AS r
+            FROM ${eventsAcceptedIn(`${p.since}::timestamptz`, `${p.until}::timestamptz`)} AS e
+            JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary') AS r
    CROSS JOIN (VALUES ('minute'), ('hour')) AS g(granularity)
    GROUP BY 1, 2, 3
    ORDER BY 1, 2, 3
