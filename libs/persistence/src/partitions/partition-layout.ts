@@ -9,7 +9,9 @@
  * dropped together. `bot_calls` has no
  * such key and is partitioned by `created_at` on the same UTC days.
  */
-export const SEQ_COUNTER_BITS = 20n;
+import { seqAt } from '../event-time/event-time';
+
+export { SEQ_COUNTER_BITS, seqAt, seqTime } from '../event-time/event-time';
 export const DAY_MS = 86_400_000;
 
 /**
@@ -25,10 +27,6 @@ export const PARTITIONED_TABLES: Record<'events' | 'delivery_attempts' | 'bot_ca
 };
 export type PartitionedTable = keyof typeof PARTITIONED_TABLES;
 
-/** The lowest seq a row inserted at `ms` (epoch milliseconds) can get. */
-export function seqAt(ms: number): bigint {
-  return BigInt(Math.floor(ms)) << SEQ_COUNTER_BITS;
-}
 
 /**
  * The lowest and highest of `seqs` (at least one), compared as numbers: a statement's scalar bounds,
@@ -42,10 +40,6 @@ export function seqRange(seqs: readonly string[]): [string, string] {
   return [lowest.toString(), highest.toString()];
 }
 
-/** When a time-ordered seq was taken (epoch milliseconds); meaningless for pre-partitioning (legacy) seqs. */
-export function seqTime(seq: bigint): number {
-  return Number(seq >> SEQ_COUNTER_BITS);
-}
 
 export function utcDayStart(ms: number): number {
   return Math.floor(ms / DAY_MS) * DAY_MS;

@@ -1,6 +1,6 @@
 import { defineStatement } from '../statements/statement';
 import { ALL_ACCOUNTS, LATENCY_BUCKETS, latencyBucketSql } from './delivery-rollup';
-import { eventsAcceptedIn } from '../partitions/time-window';
+import { eventsAcceptedIn } from '../event-time/event-time';
 
 /**
  * The books: event tallies (events per status and UTC minute and hour of acceptance, with the latency
