@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { Webhook } from 'standardwebhooks';
 import { EVENT_ACTIONS, type EventAction, type PushContentType, SAMPLE_MESSAGES } from '@app/payloads';
 import { deliveryJobId } from '@app/runtime';
@@ -108,6 +109,15 @@ describe('callback delivery', () => {
       expect(attempt).toMatchObject({ attempt: 1, series: 0, url: target.url, request_body: request.body, response_status: 200, error: null });
       expect(attempt.request_headers['webhook-signature']).toBe(header(request, 'webhook-signature'));
       expect(JSON.stringify(attempt.request_headers)).not.toContain('whsec_');
+      // Shown as sent, those the row keeps and those rebuilt from it and the event (content type, id, timestamp) alike.
+      const sentNames = ['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+      expect(Object.keys(attempt.request_headers).slice(0, sentNames.length)).toEqual(sentNames);
+      for (const name of sentNames) expect(attempt.request_headers[name]).toBe(header(request, name));
+      const [stored] = await worker.app.get(DataSource).query<{ headers: Record<string, string> }[]>(
+        `SELECT a.request_headers AS headers FROM delivery_attempts a JOIN events e ON e.seq = a.event_seq WHERE e.event_id = $1`,
+        [event.eventId],
+      );
+      expect(Object.keys(stored.headers)).not.toContain('webhook-id');
     }
   });
 

@@ -19,7 +19,7 @@ import {
 import { spawnBuiltApp } from './built-app';
 import type { AttemptRow } from '../../apps/config-api/src/admin/events/admin-events.statements';
 import { attemptRequestBody } from '../../apps/config-api/src/admin/events/attempt-body';
-import { isEventAction, PERMISSION_KEY_BY_ACTION, SAMPLE_MESSAGES } from '@app/payloads';
+import { isEventAction, PERMISSION_KEY_BY_ACTION, SAMPLE_MESSAGES, sentHeaders } from '@app/payloads';
 
 /**
  * Helpers for driving the delivery worker in tests: a Redis prefix of the file's own (so its queue and
@@ -164,7 +164,7 @@ export async function eventRow(app: INestApplication, eventId: string): Promise<
   return row;
 }
 
-/** An event's attempts (every destination), request bodies as the admin API shows them (rebuilt from the message where not stored). */
+/** An event's attempts (every destination), request headers and bodies as the admin API shows them (rebuilt where not stored). */
 export async function attemptRows(app: INestApplication, eventId: string): Promise<AttemptRecord[]> {
   const rows = await app.get(DataSource).query<(AttemptRow & { event_id: string; action: string; message_text: string; created_at: Date; erased: boolean })[]>(
     `SELECT a.destination_id, a.attempt, a.series, a.started_at, a.duration_ms, a.url, a.request_headers, a.request_body, a.encoding,
@@ -178,7 +178,11 @@ export async function attemptRows(app: INestApplication, eventId: string): Promi
   const { publicUrl } = app.get<Environment>(ENVIRONMENT);
   return rows.map((row) => {
     const { destination_id: _destination, encoding: _encoding, event_id: _event, action, message_text: messageText, created_at: createdAt, erased, ...attempt } = row;
-    return { ...attempt, request_body: attemptRequestBody(row, { eventId, action, messageText, createdAt, erased, publicUrl }) };
+    return {
+      ...attempt,
+      request_headers: sentHeaders(row.request_headers, { encoding: row.encoding, startedAt: row.started_at }, eventId),
+      request_body: attemptRequestBody(row, { eventId, action, messageText, createdAt, erased, publicUrl }),
+    };
   });
 }
 

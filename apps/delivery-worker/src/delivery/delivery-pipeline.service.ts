@@ -185,14 +185,14 @@ export class DeliveryPipeline {
       if (error instanceof UnsignableCallbackError) return this.recorder.withoutCall(delivery, { kind: 'end', status: 'failed', why: error.message, reason: 'unsignable' });
       throw error;
     }
-    const { startedAt, requestHeaders, outcome, abandoned } = exchange;
+    const { startedAt, storedHeaders, outcome, abandoned } = exchange;
     const { verdict, slowDown } = judgeOutcome(outcome, abandoned, Date.now());
     const attempt = {
       attempt: delivery.attempts + 1,
       startedAt,
       durationMs: Math.round(outcome.durationMs),
       url: destination.shownTarget,
-      requestHeaders,
+      requestHeaders: storedHeaders,
       encoding: destination.encoding,
       responseStatus: outcome.status ?? null,
       responseHeaders: outcome.responseHeaders ? capHeaders(outcome.responseHeaders) : null,

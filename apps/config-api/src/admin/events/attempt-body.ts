@@ -1,4 +1,4 @@
-import { type AttemptView, encodeDeliveryBody } from '@app/payloads';
+import { type AttemptView, encodeDeliveryBody, sentHeaders } from '@app/payloads';
 import type { AttemptRow } from './admin-events.statements';
 
 /** The event an attempt's body is rebuilt from: as stored now (so a redaction shows in every body), and where events come from. */
@@ -38,7 +38,7 @@ export function attemptView(row: AttemptRow, event: BodySource): AttemptView {
     started_at: row.started_at.toISOString(),
     duration_ms: row.duration_ms,
     url: row.url,
-    request_headers: row.request_headers,
+    request_headers: sentHeaders(row.request_headers, { encoding: row.encoding, startedAt: row.started_at }, event.eventId),
     request_body: attemptRequestBody(row, event),
     response_status: row.response_status,
     response_headers: row.response_headers,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { callbackTraceHeaders, ENVIRONMENT, type Environment, type OutboundHttpClient, REDIS, type RedisClient, SecretBox, workerStageStamps } from '@app/runtime';
-import type { DeliveryBody } from '@app/payloads';
+import { type DeliveryBody, headersToStore } from '@app/payloads';
 import { PRIMARY_DESTINATION_ID } from '@app/persistence';
 import { type DestinationSettings, signingSecretsAt } from './destination-settings.cache';
 import { DestinationTransports } from './destination-transports';
@@ -25,8 +25,11 @@ export class UnsignableCallbackError extends Error {
 /** One send as it happened. */
 export interface Exchange {
   startedAt: Date;
-  /** Every header sent; none of them is secret (auth headers are the transport's and never stored). */
-  requestHeaders: Record<string, string>;
+  /**
+   * The headers sent, as the attempt keeps them (headersToStore: less what its row and event rebuild);
+   * none of them is secret (auth headers are the transport's and never stored).
+   */
+  storedHeaders: Record<string, string>;
   outcome: TransportOutcome;
   /** The worker stopped waiting for the answer (shutdown); says nothing about the destination. */
   abandoned: boolean;
@@ -86,7 +89,10 @@ export class DeliverySender implements OnApplicationShutdown {
       throw new UnsignableCallbackError(error);
     }
     const extraHeaders = destination.type === 'webhook' ? callbackTraceHeaders() : {};
-    const requestHeaders = { 'content-type': body.contentType, 'user-agent': USER_AGENT, ...signed, ...extraHeaders };
+    const storedHeaders = headersToStore(
+      { 'content-type': body.contentType, 'user-agent': USER_AGENT, ...signed, ...extraHeaders },
+      { contentType: body.contentType, eventId: delivery.eventId, startedAt },
+    );
     const stamped = delivery.destinationId === PRIMARY_DESTINATION_ID;
     if (stamped) workerStageStamps.callStarted(delivery.seq);
     const started = performance.now();
@@ -100,10 +106,10 @@ export class DeliverySender implements OnApplicationShutdown {
     );
     try {
       const outcome = await Promise.race([sending, abandonedSend]);
-      if (outcome !== null) return { startedAt, requestHeaders, outcome, abandoned: false };
+      if (outcome !== null) return { startedAt, storedHeaders, outcome, abandoned: false };
       // The send itself ends with its own deadline or when the process exits.
       sending.catch(() => undefined);
-      return { startedAt, requestHeaders, outcome: failed(started, ABANDONED_MESSAGE, { failure: 'connection' }), abandoned: true };
+      return { startedAt, storedHeaders, outcome: failed(started, ABANDONED_MESSAGE, { failure: 'connection' }), abandoned: true };
     } finally {
       this.waiting.delete(stop);
       if (stamped) workerStageStamps.answered(delivery.seq);
