@@ -84,8 +84,8 @@ async function eventIndexDefinitions(databaseUrl: string): Promise<string[]> {
   }
 }
 
-/** Reverts the migration named and every one after it (their down() runs, newest first). */
-async function revertThrough(databaseUrl: string, name: string): Promise<void> {
+/** Reverts the migration named and every one after it (their down() runs, newest first); answers its index. */
+async function revertThrough(databaseUrl: string, name: string): Promise<number> {
   const at = MIGRATIONS.findIndex((migration) => migration.name === name);
   const dataSource = createDataSource(databaseUrl, { poolSize: 1, queryTimeoutMs: 0 });
   await dataSource.initialize();
@@ -94,18 +94,24 @@ async function revertThrough(databaseUrl: string, name: string): Promise<void> {
   } finally {
     await dataSource.destroy();
   }
+  return at;
 }
 
 describe('npm run migrate (scripts/migrate.ts)', () => {
   const created: string[] = [];
+  /** A database name of its own, dropped if a run before left it, and dropped again after the suite. */
+  async function emptyDatabase(label: string): Promise<string> {
+    const databaseUrl = freshDatabaseUrl(label);
+    created.push(databaseUrl);
+    await dropDatabase(databaseUrl);
+    return databaseUrl;
+  }
   afterAll(async () => {
     for (const databaseUrl of created) await dropDatabase(databaseUrl);
   });
 
   it('creates the database and applies the migrations, then says it is up to date', async () => {
-    const databaseUrl = freshDatabaseUrl('migrate_twice');
-    created.push(databaseUrl);
-    await dropDatabase(databaseUrl);
+    const databaseUrl = await emptyDatabase('migrate_twice');
 
     const first = await migrate(databaseUrl);
     expect(first).toMatchObject({ code: 0, stderr: '' });
@@ -123,9 +129,7 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
   }, MIGRATE_TIMEOUT_MS);
 
   it('lets two runs at once both succeed and apply each migration once', async () => {
-    const databaseUrl = freshDatabaseUrl('migrate_race');
-    created.push(databaseUrl);
-    await dropDatabase(databaseUrl);
+    const databaseUrl = await emptyDatabase('migrate_race');
 
     const runs = await Promise.all([migrate(databaseUrl), migrate(databaseUrl)]);
     for (const run of runs) expect(run).toMatchObject({ code: 0, stderr: '' });
@@ -135,18 +139,14 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
   }, MIGRATE_TIMEOUT_MS);
 
   it('needs only the database settings, as a production migrate job has no API tokens', async () => {
-    const databaseUrl = freshDatabaseUrl('migrate_production');
-    created.push(databaseUrl);
-    await dropDatabase(databaseUrl);
+    const databaseUrl = await emptyDatabase('migrate_production');
     const run = await migrate(databaseUrl, { NODE_ENV: 'production', ADMIN_TOKEN: undefined, INGEST_TOKEN: undefined, RETRY_SCHEDULE: 'nonsense' });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(await appliedMigrations(databaseUrl)).toHaveLength(MIGRATIONS.length);
   }, MIGRATE_TIMEOUT_MS);
 
   it('drops the indexes no query uses (1765000000000), on every partition, and puts them back when reverted', async () => {
-    const databaseUrl = freshDatabaseUrl('migrate_lean_indexes');
-    created.push(databaseUrl);
-    await dropDatabase(databaseUrl);
+    const databaseUrl = await emptyDatabase('migrate_lean_indexes');
     expect(await migrate(databaseUrl)).toMatchObject({ code: 0, stderr: '' });
     const lean = await eventIndexDefinitions(databaseUrl);
     const unused = /: USING btree \((event_id|event_seq, attempt|started_at)\)$/;
@@ -159,8 +159,7 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
     expect(lean.filter((definition) => definition.endsWith(': USING btree (account_id, seq DESC)'))).toHaveLength(DAYS_AHEAD + 3);
 
     // Reverted with every migration after it (their down() runs too).
-    await revertThrough(databaseUrl, 'LeanEventIndexes1765000000000');
-    const leanAt = MIGRATIONS.findIndex((migration) => migration.name === 'LeanEventIndexes1765000000000');
+    const leanAt = await revertThrough(databaseUrl, 'LeanEventIndexes1765000000000');
     const restored = await eventIndexDefinitions(databaseUrl);
     // The parent and each of its partitions (today, the days ahead, the default) have the three again.
     expect(restored.filter((definition) => unused.test(definition))).toHaveLength(3 * (DAYS_AHEAD + 3));
@@ -168,9 +167,7 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
   }, MIGRATE_TIMEOUT_MS);
 
   it('forgets the keys below the oldest event and drops event_keys_seq_idx (1766100000000), which a revert puts back', async () => {
-    const databaseUrl = freshDatabaseUrl('migrate_event_keys');
-    created.push(databaseUrl);
-    await dropDatabase(databaseUrl);
+    const databaseUrl = await emptyDatabase('migrate_event_keys');
     expect(await migrate(databaseUrl)).toMatchObject({ code: 0, stderr: '' });
     const keyIndexes = async (client: Client) =>
       (await client.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'event_keys' ORDER BY 1`)).rows.map((row) => row.indexname);
@@ -202,9 +199,7 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
   }, MIGRATE_TIMEOUT_MS);
 
   it('takes the created_at index off the daily events partitions, the default keeping its own (1766200000000), and a revert puts it back', async () => {
-    const databaseUrl = freshDatabaseUrl('migrate_created_at');
-    created.push(databaseUrl);
-    await dropDatabase(databaseUrl);
+    const databaseUrl = await emptyDatabase('migrate_created_at');
     expect(await migrate(databaseUrl)).toMatchObject({ code: 0, stderr: '' });
     const onCreatedAt = async () => (await eventIndexDefinitions(databaseUrl)).filter((definition) => definition.endsWith('USING btree (created_at)'));
     expect(await onCreatedAt()).toEqual(['events_default: USING btree (created_at)']);

@@ -14,4 +14,4 @@ export * from './destinations/destination.types';
 export { hasNulCharacter } from './events/nul-characters';
 export { deliveryEncodingOf, encodeDeliveryBody, type DeliveryBody, type DeliveryBodySource, type DeliveryEncoding } from './delivery-body/delivery-body';
 export { CLOUDEVENTS_CONTENT_TYPE } from './delivery-body/cloudevents';
-export { type CallFacts, headersToStore, sentHeaders } from './delivery-body/request-headers';
+export { headersToStore, sentHeaders } from './delivery-body/request-headers';

@@ -9,7 +9,7 @@ const ENCODING_CONTENT_TYPES: Record<DeliveryEncoding, DeliveryBody['contentType
 };
 
 /** What an attempt's row and its event say about a call besides its stored headers. */
-export interface CallFacts {
+interface CallFacts {
   contentType: string;
   eventId: string;
   startedAt: Date;
@@ -45,10 +45,11 @@ export function headersToStore(sent: Record<string, string>, facts: CallFacts): 
 export function sentHeaders(stored: Record<string, string>, row: { encoding: DeliveryEncoding | null; startedAt: Date }, eventId: string): Record<string, string> {
   if (row.encoding === null || 'content-type' in stored) return stored;
   const facts = rebuilt({ contentType: ENCODING_CONTENT_TYPES[row.encoding], eventId, startedAt: row.startedAt });
+  // A compacted set always kept its user-agent: headersToStore compacts only headers that open with it.
   const { 'user-agent': userAgent, ...rest } = stored;
   return {
     'content-type': facts['content-type'],
-    ...(userAgent === undefined ? {} : { 'user-agent': userAgent }),
+    'user-agent': userAgent,
     'webhook-id': facts['webhook-id'],
     'webhook-timestamp': facts['webhook-timestamp'],
     ...rest,

@@ -27,7 +27,6 @@ export const PARTITIONED_TABLES: Record<'events' | 'delivery_attempts' | 'bot_ca
 };
 export type PartitionedTable = keyof typeof PARTITIONED_TABLES;
 
-
 /**
  * The lowest and highest of `seqs` (at least one), compared as numbers: a statement's scalar bounds,
  * from which a plan kept for every call drops the partitions outside them when it starts (an array
@@ -39,7 +38,6 @@ export function seqRange(seqs: readonly string[]): [string, string] {
   const highest = values.reduce((high, seq) => (seq > high ? seq : high));
   return [lowest.toString(), highest.toString()];
 }
-
 
 export function utcDayStart(ms: number): number {
   return Math.floor(ms / DAY_MS) * DAY_MS;
