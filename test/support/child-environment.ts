@@ -16,6 +16,7 @@ export function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv
     ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? '',
     INGEST_TOKEN: process.env.INGEST_TOKEN ?? '',
     SECRETS_KEY: process.env.SECRETS_KEY ?? '',
+    ACCOUNT_DELETION_SETTLE: process.env.ACCOUNT_DELETION_SETTLE ?? '',
     CONFIG_API_PORT: '0',
     INGEST_PORT: '0',
     WORKER_PORT: '0',

@@ -29,6 +29,7 @@ import { AuditLog1765900000000 } from './migrations/1765900000000-audit-log';
 import { MessageScalarsSearch1766000000000 } from './migrations/1766000000000-message-scalars-search';
 import { EventKeysWithoutSeqIndex1766100000000 } from './migrations/1766100000000-event-keys-without-seq-index';
 import { EventsCreatedAtOffDailyPartitions1766200000000 } from './migrations/1766200000000-events-created-at-off-daily-partitions';
+import { EventsWithoutAccountForeignKey1766300000000 } from './migrations/1766300000000-events-without-account-foreign-key';
 
 export const ENTITIES = [Account, CallbackSettings, BotWebhook, BotCall, Destination];
 export const MIGRATIONS = [
@@ -57,6 +58,7 @@ export const MIGRATIONS = [
   MessageScalarsSearch1766000000000,
   EventKeysWithoutSeqIndex1766100000000,
   EventsCreatedAtOffDailyPartitions1766200000000,
+  EventsWithoutAccountForeignKey1766300000000,
 ];
 
 export interface DataSourceTuning {

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import { Sql } from '@app/persistence';
-import { SteppedTaskRunner } from './leased-task-runner';
-import { ACCOUNT_EVENT_SEQS, DELETE_ATTEMPTS, DELETE_DELIVERIES, DELETE_EVENTS } from './account-deletion.statements';
+import { ENVIRONMENT, type Environment } from '@app/runtime';
+import { SteppedTaskRunner, waitASlice } from './leased-task-runner';
+import { ACCOUNT_EVENT_SEQS, ACCOUNT_SETTLES_IN, DELETE_ATTEMPTS, DELETE_DELIVERIES, DELETE_EVENTS } from './account-deletion.statements';
 
 /** Events (with their attempts) or bot calls per step: short transactions, bounded locks. */
 export const DELETION_CHUNK = 1000;
@@ -13,17 +14,32 @@ export const DELETION_CHUNK = 1000;
  * through events_account_seq_idx) with their deliveries to every destination, open rows, attempts and
  * event keys, their primary deliveries' statuses booked out of the event tallies (DELETE_DELIVERIES),
  * then its bot calls, then the account row itself, whose cascade takes what is left (destinations,
- * the primary's included, settings, webhooks, portal rows) and which frees its email. Should an event slip in after the account was marked (an ingest statement that
- * checked the account just before), the final delete fails on the events' foreign key and the task
- * is resumed from the events again.
+ * the primary's included, settings, webhooks, portal rows) and which frees its email and its id. An
+ * ingest statement that checked the account just before it was marked may still store events of it (no
+ * foreign key stops it: events have none), so the row goes only once ACCOUNT_DELETION_SETTLE has passed
+ * since the mark, longer than such a statement can run; until then the task waits in slices and then
+ * walks the account's events once more, taking what such a statement stored.
  */
 @Injectable()
 export class AccountDeletionRunner extends SteppedTaskRunner<number> {
+  private readonly settleMs: number;
+  /** How long each task still waits for its account row to settle, as its last step found. */
+  private readonly settling = new Map<number, number>();
+
   constructor(
     @InjectDataSource() dataSource: DataSource,
     private readonly sql: Sql,
+    @Inject(ENVIRONMENT) environment: Environment,
   ) {
     super(dataSource, 'account_deletions', 'account deletion');
+    this.settleMs = environment.accountDeletion.settleMs;
+  }
+
+  protected override async beforeStep(accountId: number): Promise<void> {
+    const waitMs = this.settling.get(accountId);
+    if (waitMs === undefined) return;
+    this.settling.delete(accountId);
+    await waitASlice(waitMs);
   }
 
   /** An account id (an integer column). */
@@ -47,6 +63,11 @@ export class AccountDeletionRunner extends SteppedTaskRunner<number> {
       [accountId],
     );
     if (botCalls > 0) return true;
+    const settle = await this.sql.first(ACCOUNT_SETTLES_IN, { accountId, settleMs: this.settleMs }, runner);
+    if (settle && settle.settles_in_ms > 0) {
+      this.settling.set(accountId, settle.settles_in_ms);
+      return true;
+    }
     for (const table of ['redelivery_tasks', 'delivery_rollups']) await manager.query(`DELETE FROM ${table} WHERE account_id = $1`, [accountId]);
     await manager.query(`DELETE FROM accounts WHERE id = $1`, [accountId]);
     await this.finish(manager, accountId);

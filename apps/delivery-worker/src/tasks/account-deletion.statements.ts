@@ -8,6 +8,18 @@ export const ACCOUNT_EVENT_SEQS = defineStatement<{ accountId: number; limit: nu
 );
 
 /**
+ * Milliseconds until the account's row may go: ACCOUNT_DELETION_SETTLE after it was marked deleted, when
+ * no ingest statement that saw it live can still commit an event of it (events carry no foreign key to
+ * the account). No row: nothing left to wait for.
+ */
+export const ACCOUNT_SETTLES_IN = defineStatement<{ accountId: number; settleMs: number }, { settles_in_ms: number }>(
+  'deletion-account-settles-in',
+  'plain',
+  (p) => `SELECT GREATEST(0, EXTRACT(EPOCH FROM deleted_at + ${p.settleMs}::float8 * interval '1 millisecond' - now()) * 1000)::float8 AS settles_in_ms
+            FROM accounts WHERE id = ${p.accountId}`,
+);
+
+/**
  * Deletes the events' deliveries (every destination) and open rows, and books each primary delivery's
  * status out of the event tallies, as retention's trim does (the tallies count an event by its primary
  * delivery, and nothing else subtracts a deleted event). The delivery as deleted is its latest version:

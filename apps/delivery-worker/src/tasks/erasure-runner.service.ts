@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import { Sql } from '@app/persistence';
 import { checkErasureStamp, ENVIRONMENT, type Environment, isTaskId, REDIS, type RedisClient, stampErasureStep } from '@app/runtime';
-import { SteppedTaskRunner } from './leased-task-runner';
+import { SteppedTaskRunner, waitASlice } from './leased-task-runner';
 import {
   CLEAR_ATTEMPT_BODIES,
   END_ERASED_DELIVERIES,
@@ -21,8 +21,6 @@ const SECOND_PASS_CHUNK = 1000;
 const SECOND_PASS_WALK = 5000;
 /** Beyond the delivery timeout, for a call that ended to be recorded (the worker batches its records). */
 export const RECORD_MARGIN_MS = 2_000;
-/** The wait for the second pass goes by in slices this long, each a step that keeps the task's heartbeat fresh. */
-const WAIT_SLICE_MS = 1_000;
 
 /** What this process knows of a task between steps; lost with the process, and rebuilt from the rows then. */
 interface TaskMemory {
@@ -88,7 +86,7 @@ export class ErasureRunner extends SteppedTaskRunner<string> {
     const memory = this.memory.get(id);
     if (memory) memory.staged = null;
     if (memory && memory.waitMs > 0) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(memory.waitMs, WAIT_SLICE_MS)));
+      await waitASlice(memory.waitMs);
       return;
     }
     if (!memory?.secondPass) await stampErasureStep(this.redis, this.prefix);

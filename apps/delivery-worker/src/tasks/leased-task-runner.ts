@@ -13,6 +13,14 @@ export const TASK_POLL_MS = 10_000;
  * steps in flight may take to end, and then giving up the leases.
  */
 export const SHUTDOWN_BOUNDS_MS = { steps: 1_000, release: 500 } as const;
+/** A task that must wait (an erasure's second pass, an account row's settle time) waits in slices this long, each a step that keeps its heartbeat fresh. */
+export const WAIT_SLICE_MS = 1_000;
+
+/** One slice of a wait of `ms` (at most WAIT_SLICE_MS), before the task's next step. */
+export function waitASlice(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.min(ms, WAIT_SLICE_MS)));
+}
+
 /** A step that lost a deadlock is taken again at once, this many times in a row at most. */
 const MAX_STEP_RETRIES = 5;
 

@@ -44,6 +44,12 @@ describe('loadEnvironment', () => {
       requeueMaxRedisMemory: 0.8,
     });
     expect(environment.retention).toEqual({ days: 30 });
+    expect(environment.accountDeletion).toEqual({ settleMs: 30_000 });
+  });
+
+  it('reads ACCOUNT_DELETION_SETTLE as a duration and refuses what is not one', () => {
+    expect(loadEnvironment({ ACCOUNT_DELETION_SETTLE: '2m' }).accountDeletion.settleMs).toBe(120_000);
+    expect(problemsOf({ ACCOUNT_DELETION_SETTLE: 'soon' })).toEqual(['ACCOUNT_DELETION_SETTLE must be a duration such as 500ms, 10s, 5m or 1h (got "soon")']);
   });
 
   it('treats an empty or blank setting as unset', () => {

@@ -64,6 +64,11 @@ export interface Environment {
   };
   /** Final events (with their attempts) and bot calls older than this many days are deleted by the worker. */
   retention: { days: number };
+  /**
+   * ACCOUNT_DELETION_SETTLE: how long after an account was marked deleted its row may go. Events carry no
+   * foreign key to it, so this must outlast an ingest statement that saw the account live (15 s bound).
+   */
+  accountDeletion: { settleMs: number };
   /** OpenTelemetry: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, CALLBACK_TRACEPARENT. */
   tracing: TracingSettings;
   /** SECRETS_KEY and SECRETS_PREVIOUS_KEYS: what SecretBox seals and opens stored secrets with. */
@@ -303,6 +308,7 @@ export function loadEnvironment(source: Source = process.env, app?: AppName): En
       requeueMaxRedisMemory: read.integer('REQUEUE_MAX_REDIS_MEMORY_PERCENT', 80, 1, 100) / 100,
     },
     retention: { days: read.integer('RETENTION_DAYS', 30, 1, 3650) },
+    accountDeletion: { settleMs: read.duration('ACCOUNT_DELETION_SETTLE', '30s') },
     redisTopology,
     queueShards: readQueueShards(source, read.problems, redisTopology),
     tracing: readTracingSettings(source, read.problems),
