@@ -1,6 +1,7 @@
+import { Client } from 'pg';
 import type { QueryRunner } from 'typeorm';
 import { PERMISSION_KEY_BY_ACTION, SAMPLE_MESSAGES } from '@app/payloads';
-import { LATENCY_BOUNDS_MS, RECORD_OUTCOMES, recordOutcomesParams, ROLLED_UP_BUCKETS, Sql, STORE_EVENTS, storeEventsParams, TALLIED_BUCKETS } from '@app/persistence/testing';
+import { LATENCY_BOUNDS_MS, RECORD_OUTCOMES, recordOutcomesParams, ROLLED_UP_BUCKETS, Sql, STORE_EVENTS, type StoredRow, storeEventsParams, TALLIED_BUCKETS } from '@app/persistence/testing';
 import { DeliveryLoader } from '../../apps/delivery-worker/src/delivery/loading/delivery-loader';
 import { OutcomeStore } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { BooksFolder } from '../../apps/delivery-worker/src/retention/books-folder.service';
@@ -15,9 +16,10 @@ import { customerEvents, eventRows, insertEvents } from '../support/worker-proce
 
 /**
  * The statements that write events keep the event books themselves (docs/delivery-model.md): ingest's
- * store claims each id in event_keys and appends one book entry per event, the worker's record appends
- * one per status change, in the same statement as the rows they describe; the worker's folder moves the
- * entries into event_tallies. No trigger on events does any of it any more. Own database: the books must
+ * store claims each id in event_keys and writes on each primary delivery the status it counts under, the
+ * worker's record appends a book entry per status change, in the same statement as the rows they
+ * describe; the worker's folder counts the new events from their rows and moves the entries into
+ * event_tallies. No trigger on events does any of it any more. Own database: the books must
  * equal exactly this file's events.
  */
 const suite = useStatsApps('event-books');
@@ -106,6 +108,39 @@ describe('the event books kept by the statements that write events', () => {
     ]);
   });
 
+  it('counts an event whose statement was still open when a fold ran only after it commits: neither lost nor counted twice', async () => {
+    const account = await accountAnswering(suite.configApi, suite.worker, receivers, 200);
+    const slow = new Client({ connectionString: namespace.databaseUrl });
+    await slow.connect();
+    let seq: string;
+    try {
+      await slow.query('BEGIN');
+      const { rows } = await slow.query<StoredRow>(
+        STORE_EVENTS.text,
+        STORE_EVENTS.values(
+          storeEventsParams([
+            { eventId: 'books-open-statement', accountId: account, action: 'Customer_create', messageText: '{"id":1}', permissionKey: PERMISSION_KEY_BY_ACTION.Customer_create, test: false, takers: [] },
+          ]),
+        ),
+      );
+      seq = rows.find((row) => row.kind === 'inserted')?.seq ?? '';
+      expect(seq).not.toBe('');
+      // The clock moves on past the event's seq; a fold now must leave the mark at or below it.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await folder().foldOnce();
+      const { rows: marks } = await namespace.db.query<{ counted_below: string }>(`SELECT counted_below::text AS counted_below FROM book_marks`);
+      expect(BigInt(marks[0].counted_below)).toBeLessThanOrEqual(BigInt(seq));
+      await slow.query('COMMIT');
+    } finally {
+      await slow.end();
+    }
+    await expectBooksToMatchRows(namespace.db);
+    await folder().foldOnce();
+    const { rows: after } = await namespace.db.query<{ counted_below: string }>(`SELECT counted_below::text AS counted_below FROM book_marks`);
+    expect(BigInt(after[0].counted_below)).toBeGreaterThan(BigInt(seq));
+    await expectBooksToMatchRows(namespace.db);
+  });
+
   it('books every write in the statement that makes it, with no trigger on events left to do it', async () => {
     const { rows: triggers } = await namespace.db.query<{ table: string; trigger: string }>(
       `SELECT t.tgrelid::regclass::text AS table, t.tgname AS trigger FROM pg_trigger t
@@ -130,14 +165,16 @@ describe('the event books kept by the statements that write events', () => {
       const seq = stored.find((row) => row.kind === 'inserted')?.seq ?? '';
       expect(seq).not.toBe('');
       const read = (text: string) => runner.query(text) as Promise<unknown[]>;
-      expect(await entriesIn(read)).toBe(entriesBefore + 1);
+      // Ingest appends no entry: the primary delivery carries the status the event is counted under.
+      expect(await entriesIn(read)).toBe(entriesBefore);
+      expect(await runner.query(`SELECT first_status FROM deliveries WHERE event_seq = $1 AND destination_id = 'primary'`, [seq])).toEqual([{ first_status: 'queued' }]);
       await expectBooksToMatchRowsWithin(sql, runner);
 
       const [{ created_at: createdAt }] = (await runner.query(`SELECT created_at FROM events WHERE seq = $1`, [seq])) as { created_at: Date }[];
       // Three seconds after acceptance: the middle of a latency bucket, so this checks where the entry is written, not its latency's precision.
       const delivered = deliveredOutcome(seq, account, createdAt, new Date(createdAt.getTime() + 3_000));
       expect(await sql.rows(RECORD_OUTCOMES, recordOutcomesParams([delivered]), runner)).toHaveLength(1);
-      expect(await entriesIn(read)).toBe(entriesBefore + 2);
+      expect(await entriesIn(read)).toBe(entriesBefore + 1);
       await expectBooksToMatchRowsWithin(sql, runner);
     });
     await expectBooksToMatchRows(namespace.db);

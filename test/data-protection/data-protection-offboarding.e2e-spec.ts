@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { FOLD_BOOKS } from '@app/persistence/testing';
+import { countAcceptedEvents, FOLD_BOOKS } from '@app/persistence/testing';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { adminCall } from '../support/admin-client';
 import { useApps } from '../support/apps';
@@ -59,6 +59,14 @@ describe('DELETE /admin/v1/accounts/:id', () => {
     );
     await expectTalliesToMatchEvents(database());
     expect((await adminCall(configApi, 'GET', '/admin/v1/stats')).body.total).toBe(7);
+    // Counted into the tallies from their rows first (the worker's fold): the deletion then books them out.
+    const runner = database().createQueryRunner();
+    try {
+      expect((await countAcceptedEvents(runner)).counted).toBe(7);
+    } finally {
+      await runner.release();
+    }
+    await expectTalliesToMatchEvents(database());
 
     expect((await adminCall(configApi, 'DELETE', `/admin/v1/accounts/${leaving.id}`)).status).toBe(202);
     await waitFor('the deletion to finish', async () => {

@@ -209,6 +209,39 @@ describe('npm run migrate (scripts/migrate.ts)', () => {
     expect(await onCreatedAt()).toHaveLength(DAYS_AHEAD + 3);
   }, MIGRATE_TIMEOUT_MS);
 
+  it("drops the events' key to accounts (1766300000000) and counts new events from their rows (1766400000000); a revert brings back the key and the entries of events not counted yet", async () => {
+    const databaseUrl = await emptyDatabase('migrate_accepted');
+    expect(await migrate(databaseUrl)).toMatchObject({ code: 0, stderr: '' });
+    const client = new Client({ connectionString: databaseUrl });
+    await client.connect();
+    const shape = async () => {
+      const { rows } = await client.query<{ keys: number; accepted: boolean; marks: boolean }>(
+        `SELECT (SELECT count(*)::int FROM pg_constraint WHERE conrelid = 'events'::regclass AND contype = 'f') AS keys,
+                EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'deliveries' AND column_name = 'first_status') AS accepted,
+                to_regclass('book_marks') IS NOT NULL AS marks`,
+      );
+      return rows[0];
+    };
+    try {
+      expect(await shape()).toEqual({ keys: 0, accepted: true, marks: true });
+      // An event stored after the mark, not counted yet: its entry must come back with the older model.
+      await client.query(
+        `WITH account AS (INSERT INTO accounts (email, open_api_token) VALUES ('accepted@example.com', 'sealed') RETURNING id)
+         , event AS (INSERT INTO events (event_id, account_id, action, message) SELECT 'uncounted', id, 'Customer_create', '{}' FROM account RETURNING seq, account_id)
+         INSERT INTO deliveries (event_seq, destination_id, account_id, status, first_status) SELECT seq, 'primary', account_id, 'queued', 'queued' FROM event`,
+      );
+      await revertThrough(databaseUrl, 'EventsWithoutAccountForeignKey1766300000000');
+      expect(await shape()).toEqual({ keys: 1, accepted: false, marks: false });
+      const { rows: entries } = await client.query(`SELECT from_status, to_status, events FROM book_entries`);
+      expect(entries).toEqual([{ from_status: null, to_status: 'queued', events: 1 }]);
+
+      expect(await migrate(databaseUrl)).toMatchObject({ code: 0, stderr: '' });
+      expect(await shape()).toEqual({ keys: 0, accepted: true, marks: true });
+    } finally {
+      await client.end();
+    }
+  }, MIGRATE_TIMEOUT_MS);
+
   it('stops with exit code 1 and a clear message when the setting is malformed', async () => {
     const run = await migrate('mysql://127.0.0.1/whatever');
     expect(run.code).toBe(1);

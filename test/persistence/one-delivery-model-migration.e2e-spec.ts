@@ -277,7 +277,7 @@ describe('migration 1765500000000 up', () => {
     expect((await db.query(`SELECT position::text AS position, cycle_floor FROM delivery_sweep`)).rows).toEqual([{ position: maxSeq.toString(), cycle_floor: null }]);
   });
 
-  it('leaves events without delivery state, indexes over it or triggers, and the books as they were', async () => {
+  it('leaves events without delivery state, indexes over it or triggers', async () => {
     const { rows: columns } = await db.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'events' ORDER BY ordinal_position`);
     expect(columns.map((column) => column.column_name)).toEqual(['seq', 'event_id', 'account_id', 'action', 'message', 'created_at', 'txid', 'test', 'erased']);
     const { events } = await dataOf(db, { events: 'seq' });
@@ -302,8 +302,6 @@ describe('migration 1765500000000 up', () => {
       ['deliveries_default', `deliveries_p${ymd(yesterday)}`, `deliveries_p${ymd(today)}`].map((name) => ({ name, options: ['fillfactor=80'] })),
     );
     expect((await db.query(`SELECT to_regclass('destination_deliveries') AS old`)).rows).toEqual([{ old: null }]);
-    // The tallies the old triggers kept equal the counts of the primary deliveries.
-    await expectBooksToMatchRows(db);
     firstUpCatalog = await catalogOf(db);
     firstUpData = await dataOf(db, NEW_RELATIONS);
   });
@@ -344,6 +342,11 @@ describe('the apps on the migrated rows', () => {
   beforeAll(async () => {
     await database.up();
   }, STEP_TIMEOUT_MS);
+
+  it('keeps the books as they were: the tallies the old triggers kept equal the counts of the primary deliveries', async () => {
+    // Read as the apps read them, on the schema they read (later migrations count new events from rows).
+    await expectBooksToMatchRows(db);
+  });
 
   it("stores, loads and records through the apps' own statements", async () => {
     const dataSource = createDataSource(database.databaseUrl, { poolSize: 2 });

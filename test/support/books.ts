@@ -3,11 +3,12 @@ import type { DataSource } from 'typeorm';
 import { LATENCY_BOUNDS_MS, LATENCY_BUCKETS, type StatusTally, TALLIED_BUCKETS } from '@app/persistence/testing';
 
 /**
- * The event books as their readers see them (event_tallies plus the book entries not folded yet, read
- * through TALLIED_BUCKETS, the statement behind GET /admin/v1/stats) against a count of the rows they
- * stand for (each event by its primary delivery's status), bucket by bucket. Both sides are read in one
- * REPEATABLE READ snapshot: every statement that changes a primary delivery appends its book entry in
- * the same statement, so the two agree at any snapshot whatever the folder or other writers are doing.
+ * The event books as their readers see them (event_tallies plus the book entries not folded yet and the
+ * events not counted yet, read through TALLIED_BUCKETS, the statement behind GET /admin/v1/stats) against
+ * a count of the rows they stand for (each event by its primary delivery's status), bucket by bucket.
+ * Both sides are read in one REPEATABLE READ snapshot: a new event carries its accepted status, and every
+ * statement that changes a primary delivery later appends its book entry in the same statement, so the
+ * two agree at any snapshot whatever the folder or other writers are doing.
  */
 
 const GRANULARITIES = { minute: 60_000, hour: 3_600_000 } as const;

@@ -32,7 +32,7 @@ interface EntrySide {
   latency: number | null;
 }
 
-/** Adds the book entries not folded yet to the folded tallies, bucket by bucket (as TALLIED_BUCKETS reads them). */
+/** Adds the book entries not folded yet and the events not counted yet to the folded tallies, bucket by bucket (as TALLIED_BUCKETS reads them). */
 function withEntries(folded: TallyRow[], sides: EntrySide[]): TallyRow[] {
   const rows = new Map(folded.map((row) => [`${row.granularity}|${row.bucket}|${row.status}`, { ...row, latency_counts: row.latency_counts ? [...row.latency_counts] : null }]));
   for (const side of sides) {
@@ -84,7 +84,12 @@ export async function talliesAndCounts(db: DataSource | OneConnection): Promise<
          FROM book_entries b
         CROSS JOIN LATERAL (VALUES (b.from_status, -b.events), (b.to_status, b.events)) AS s(status, delta)
         CROSS JOIN (VALUES ('hour'), ('minute')) AS g(granularity)
-        WHERE s.status IS NOT NULL AND b.from_status IS DISTINCT FROM b.to_status`,
+        WHERE s.status IS NOT NULL AND b.from_status IS DISTINCT FROM b.to_status
+       UNION ALL
+       SELECT g.granularity, date_trunc(g.granularity, e.created_at, 'UTC')::text, d.first_status, 1, NULL
+         FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary'
+        CROSS JOIN (VALUES ('hour'), ('minute')) AS g(granularity)
+        WHERE e.seq >= (SELECT counted_below FROM book_marks) AND d.first_status IS NOT NULL`,
     )) as EntrySide[];
     const counted = (await db(
       `SELECT g.granularity, date_trunc(g.granularity, e.created_at, 'UTC')::text AS bucket, e.status, count(*)::int AS events,

@@ -30,6 +30,7 @@ import { MessageScalarsSearch1766000000000 } from './migrations/1766000000000-me
 import { EventKeysWithoutSeqIndex1766100000000 } from './migrations/1766100000000-event-keys-without-seq-index';
 import { EventsCreatedAtOffDailyPartitions1766200000000 } from './migrations/1766200000000-events-created-at-off-daily-partitions';
 import { EventsWithoutAccountForeignKey1766300000000 } from './migrations/1766300000000-events-without-account-foreign-key';
+import { AcceptedEventsCountedFromRows1766400000000 } from './migrations/1766400000000-accepted-events-counted-from-rows';
 
 export const ENTITIES = [Account, CallbackSettings, BotWebhook, BotCall, Destination];
 export const MIGRATIONS = [
@@ -59,6 +60,7 @@ export const MIGRATIONS = [
   EventKeysWithoutSeqIndex1766100000000,
   EventsCreatedAtOffDailyPartitions1766200000000,
   EventsWithoutAccountForeignKey1766300000000,
+  AcceptedEventsCountedFromRows1766400000000,
 ];
 
 export interface DataSourceTuning {

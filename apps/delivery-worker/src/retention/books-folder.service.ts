@@ -1,22 +1,31 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { books, Sql } from '@app/persistence';
 import { RepeatingRun } from '@app/runtime';
 
-/** How often each worker folds the book entries: readers add the unfolded ones, so this only bounds the table's size. */
+/**
+ * How often each worker folds the books: readers add the unfolded entries and the uncounted events, so
+ * this only bounds the entries table and how many events a reader counts from their rows.
+ */
 export const FOLD_INTERVAL_MS = 2_000;
 
 /**
- * Folds the book entries that ingest's, the recorder's and the other writers' statements appended into
- * the event tallies and the delivery rollups (books.FOLD_BOOKS, docs/delivery-model.md). Several workers may
- * fold at once: each statement takes the entries it deletes, and upserts in key order, so they neither
- * count an entry twice nor deadlock.
+ * Counts the events accepted since the last pass into the event tallies (books.countAcceptedEvents), then
+ * folds the book entries that the recorder's and the other writers' statements appended into the event
+ * tallies and the delivery rollups (books.FOLD_BOOKS, docs/delivery-model.md). Several workers may fold
+ * at once: the count takes the mark's lock, and each fold statement takes the entries it deletes and
+ * upserts in key order, so they neither count anything twice nor deadlock.
  */
 @Injectable()
 export class BooksFolder implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(BooksFolder.name);
   private readonly loop = new RepeatingRun(() => this.foldOnce(), { intervalMs: FOLD_INTERVAL_MS, what: 'folding the books', logger: this.logger });
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.loop.start(FOLD_INTERVAL_MS);
@@ -26,9 +35,16 @@ export class BooksFolder implements OnApplicationBootstrap, BeforeApplicationShu
     return this.loop.stop();
   }
 
-  /** Folds what is there now; answers how many entries it folded. */
+  /** Counts and folds what is there now; answers how many events and entries it took. */
   async foldOnce(): Promise<number> {
+    const runner = this.dataSource.createQueryRunner();
+    let counted: number;
+    try {
+      counted = (await books.countAcceptedEvents(runner)).counted;
+    } finally {
+      await runner.release();
+    }
     const row = await this.sql.first(books.FOLD_BOOKS, {});
-    return row?.folded ?? 0;
+    return counted + (row?.folded ?? 0);
   }
 }

@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { partitions, PRIMARY_DESTINATION_ID } from '@app/persistence';
+import { books, partitions, PRIMARY_DESTINATION_ID } from '@app/persistence';
 
 /** One batch's outcome; `last` is where it stopped (PostgreSQL text, microseconds kept), null when nothing was picked. */
 export interface BatchOutcome {
@@ -39,15 +39,16 @@ export function deleteEventsSql(eventsPartition: string, attemptsPartition: stri
     DELETE FROM ${attemptsPartition} WHERE event_seq IN (SELECT seq FROM removed)
   ),
   deliveries_removed AS (
-    DELETE FROM deliveries WHERE event_seq IN (SELECT seq FROM removed) RETURNING event_seq, destination_id, status, delivered_at
+    DELETE FROM deliveries WHERE event_seq IN (SELECT seq FROM removed) RETURNING event_seq, destination_id, status, first_status, delivered_at
   ),
   open_removed AS (
     DELETE FROM open_deliveries WHERE event_seq IN (SELECT seq FROM removed)
   ),
-  untallied AS (
-    INSERT INTO book_entries (account_id, created_at, from_status, to_status, delivered_at)
-    SELECT r.account_id, r.created_at, d.status, NULL, d.delivered_at
+  primaries AS (
+    SELECT r.account_id, r.created_at, r.seq, d.first_status, d.status, d.delivered_at
       FROM removed r JOIN deliveries_removed d ON d.event_seq = r.seq AND d.destination_id = '${PRIMARY_DESTINATION_ID}'
+  ),
+  untallied AS (${books.bookedOutSql('primaries')}
   )
   SELECT (SELECT count(*) FROM picked)::int AS picked,
          (SELECT count(*) FROM removed)::int AS deleted,

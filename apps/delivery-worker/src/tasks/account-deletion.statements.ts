@@ -1,4 +1,4 @@
-import { defineStatement, PRIMARY_DESTINATION_ID } from '@app/persistence';
+import { books, defineStatement, PRIMARY_DESTINATION_ID } from '@app/persistence';
 
 /** The account's newest events, up to `limit` (events_account_seq_idx). */
 export const ACCOUNT_EVENT_SEQS = defineStatement<{ accountId: number; limit: number }, { seq: string }>(
@@ -22,7 +22,7 @@ export const ACCOUNT_SETTLES_IN = defineStatement<{ accountId: number; settleMs:
 /**
  * Deletes the events' deliveries (every destination) and open rows, and books each primary delivery's
  * status out of the event tallies, as retention's trim does (the tallies count an event by its primary
- * delivery, and nothing else subtracts a deleted event). The delivery as deleted is its latest version:
+ * delivery, and nothing else subtracts a deleted event; books.bookedOutSql). The delivery as deleted is its latest version:
  * a worker's record that committed first is counted out with the status it wrote, and one that waited
  * finds no row and records nothing. The events are still there to give their acceptance time.
  */
@@ -32,15 +32,17 @@ export const DELETE_DELIVERIES = defineStatement<{ seqs: string[] }>(
   (p) => `
   WITH removed AS (
     DELETE FROM deliveries WHERE event_seq = ANY(${p.seqs}::bigint[])
-    RETURNING event_seq, destination_id, account_id, status, delivered_at
+    RETURNING event_seq, destination_id, account_id, status, first_status, delivered_at
   ),
   closed AS (
     DELETE FROM open_deliveries WHERE event_seq = ANY(${p.seqs}::bigint[])
+  ),
+  primaries AS (
+    SELECT r.account_id, e.created_at, e.seq, r.first_status, r.status, r.delivered_at
+      FROM removed r JOIN events e ON e.seq = r.event_seq AND e.seq = ANY(${p.seqs}::bigint[])
+     WHERE r.destination_id = '${PRIMARY_DESTINATION_ID}'
   )
-  INSERT INTO book_entries (account_id, created_at, from_status, to_status, delivered_at)
-  SELECT r.account_id, e.created_at, r.status, NULL, r.delivered_at
-    FROM removed r JOIN events e ON e.seq = r.event_seq AND e.seq = ANY(${p.seqs}::bigint[])
-   WHERE r.destination_id = '${PRIMARY_DESTINATION_ID}'`,
+  ${books.bookedOutSql('primaries')}`,
 );
 
 /** The events' attempts, any destination (partitioned by the event's seq: the list prunes them to the events' days). */

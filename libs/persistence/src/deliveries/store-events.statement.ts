@@ -62,10 +62,10 @@ export function storeEventsParams(events: readonly EventToStore[]): StoreParams 
  * delivery the same way (the account's permission for the action, a test event passing it; the extra
  * destinations ingest found taking it by their actions and filter; the primary `no_endpoint` without a
  * target and `filtered` without the permission, the others not stored at all then), insert those
- * deliveries with their deadline, the open rows of the ones whose destination orders by subject, and
- * the primary's book entries (one per account and first status: the statement's events share
- * created_at); and in the same round trip answer which accounts exist and who already owned each
- * conflicting id. The final SELECT reads the snapshot from before the insert, so `existing`
+ * deliveries with their deadline (the primary's also with its first status, under which the books count
+ * the event from its row: books.COUNT_ACCEPTED, so no book entry is appended) and the open rows of the
+ * ones whose destination orders by subject; and in the same round trip answer which accounts exist and
+ * who already owned each conflicting id. The final SELECT reads the snapshot from before the insert, so `existing`
  * rows are exactly the ids that were there already.
  *
  * Kept plan (GenericPlanPool): a group of single events is a handful of rows, and parsing and planning
@@ -138,8 +138,9 @@ export const STORE_EVENTS = defineStatement<StoreParams, StoredRow>(
       FROM taking WHERE status = 'queued' OR destination_id = '${PRIMARY_DESTINATION_ID}'
   ),
   delivering AS (
-    INSERT INTO deliveries (event_seq, destination_id, account_id, status, next_attempt_at, expires_at, last_error)
-    SELECT seq, destination_id, account_id, status, CASE WHEN status = 'queued' THEN created_at END, expires_at,
+    INSERT INTO deliveries (event_seq, destination_id, account_id, status, first_status, next_attempt_at, expires_at, last_error)
+    SELECT seq, destination_id, account_id, status, CASE WHEN destination_id = '${PRIMARY_DESTINATION_ID}' THEN status END,
+           CASE WHEN status = 'queued' THEN created_at END, expires_at,
            CASE WHEN status = 'no_endpoint' THEN '${NO_ENDPOINT_ERROR}'
                 WHEN status = 'filtered' AND operational THEN 'operational events go only to the destinations whose actions name them'
                 WHEN status = 'filtered' THEN 'permission ' || COALESCE(permission_key, '(none)') || ' is off' END
@@ -149,11 +150,6 @@ export const STORE_EVENTS = defineStatement<StoreParams, StoredRow>(
     INSERT INTO open_deliveries (event_seq, destination_id, account_id, subject, due_at, expires_at)
     SELECT seq, destination_id, account_id, subject, created_at, expires_at
       FROM kept WHERE status = 'queued' AND ordering = 'subject' AND subject IS NOT NULL
-  ),
-  booked AS (
-    INSERT INTO book_entries (account_id, created_at, to_status, events)
-    SELECT account_id, created_at, status, count(*) FROM kept WHERE destination_id = '${PRIMARY_DESTINATION_ID}'
-     GROUP BY account_id, created_at, status
   )
   SELECT 'inserted' AS kind, seq::text AS seq, event_id, account_id, NULL AS destination_id FROM inserted
   UNION ALL

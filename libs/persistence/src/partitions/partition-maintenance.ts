@@ -13,6 +13,8 @@ import {
 } from './partition-layout';
 import { PENDING_STATUS_LIST } from '../deliveries/delivery-lifecycle';
 import { FOLD_BOOKS, RETALLY_SPAN } from '../stats/books.statements';
+import { countAcceptedEvents } from '../stats/accepted-count';
+import { IN_LINE_TOLERANCE_MS } from '../event-time/event-time';
 
 /** Partition DDL waits at most this long for its lock, then gives up until the next run instead of queueing every query behind it. */
 export const PARTITION_LOCK_TIMEOUT = '5s';
@@ -78,10 +80,16 @@ export async function ensureDailyPartitions(runner: QueryRunner, aheadDays: numb
 
 /**
  * Forgets the tallies of [fromMs, toMs) and counts again the events accepted then that are still
- * attached; the book entries not folded yet are folded first, so none of them lands on a forgotten bucket.
+ * attached; the book entries not folded yet are folded first, and the span's events must all be counted
+ * already, so nothing lands on a forgotten bucket or is counted again after it. While an open transaction
+ * holds the count back that far (one open for a day), the day stays, and the next round tries again.
  */
 async function retallyDay(runner: QueryRunner, fromMs: number, toMs: number): Promise<void> {
   const span = [new Date(fromMs), new Date(toMs)];
+  const [mark] = (await runner.query(`SELECT counted_below::text AS counted_below FROM book_marks WHERE id = 1 FOR SHARE`)) as { counted_below: string }[];
+  if (BigInt(mark.counted_below) < seqAt(toMs + IN_LINE_TOLERANCE_MS)) {
+    throw new Error(`the events accepted before ${span[1].toISOString()} are not all counted yet (an open transaction holds the count back): the day is kept for now`);
+  }
   await runner.query(FOLD_BOOKS.text);
   await runner.query(`DELETE FROM event_tallies WHERE granularity IN ('minute', 'hour') AND bucket_start >= $1 AND bucket_start < $2`, span);
   await runner.query(RETALLY_SPAN.text, RETALLY_SPAN.values({ since: span[0], until: span[1] }));
@@ -150,6 +158,8 @@ export interface DroppedDay {
  */
 export async function dropExpiredPartitions(runner: QueryRunner, cutoffMs: number): Promise<DroppedDay[]> {
   const dropped: DroppedDay[] = [];
+  // The days about to go are counted into the tallies first (retallyDay refuses a day that is not).
+  await countAcceptedEvents(runner);
   const attempts = await inTransaction(runner, () => listPartitions(runner, 'delivery_attempts'));
   const deliveries = await inTransaction(runner, () => listPartitions(runner, 'deliveries'));
   for (const partition of await expiredEventDays(runner, cutoffMs)) {

@@ -2,18 +2,26 @@ import { defineStatement } from '../statements/statement';
 import { ALL_ACCOUNTS, LATENCY_BUCKETS, latencyBucketSql } from './delivery-rollup';
 import { eventsAcceptedIn } from '../event-time/event-time';
 
+import { ACCEPTED_PRIMARIES } from './accepted-count';
+
+export { countAcceptedEvents } from './accepted-count';
+
 /**
  * The books: event tallies (events per status and UTC minute and hour of acceptance, with the latency
  * histogram of the delivered ones, behind GET /admin/v1/stats) and delivery rollups (per account and
- * minute and hour of the outcome, behind the stats series and the portal's health). The statements that
- * change a primary delivery's status append what they changed to `book_entries`, one row per change or
- * per group of like changes weighted by `events` (ingest's store: its new events by account and first
- * status; the recorder: its outcomes by account, minute of acceptance, change and latency bucket, the
- * entry's delivered_at then standing at its bucket's lower bound after that minute; the expiry and a
- * redelivery: a status moving, an attempt made; the event tallies take the primary's entries only, the
- * rollups every destination's); no trigger aggregates anything. The worker folds the entries into both
- * books every few seconds (FOLD_BOOKS); readers add the entries not folded yet, so an answer is exact
- * at the moment it is read.
+ * minute and hour of the outcome, behind the stats series and the portal's health). No trigger
+ * aggregates anything:
+ * - a new event is counted from its rows: ingest writes on its primary delivery the status it was stored
+ *   with (`first_status`, never changed), and the worker's fold counts the events from the mark up to a seq
+ *   no open transaction can still write below, moving the mark in the same statement (COUNT_ACCEPTED);
+ * - the statements that change a primary delivery's status later append what they changed to
+ *   `book_entries`, one row per change or per group of like changes weighted by `events` (the recorder:
+ *   its outcomes by account, minute of acceptance, change and latency bucket, the entry's delivered_at
+ *   then standing at its bucket's lower bound after that minute; the expiry and a redelivery: a status
+ *   moving, an attempt made; the event tallies take the primary's entries only, the rollups every
+ *   destination's), which the worker folds into both books every few seconds (FOLD_BOOKS).
+ * Readers add the entries not folded yet and the events not counted yet, so an answer is exact at the
+ * moment it is read.
  */
 
 /** `ARRAY[count of rows whose <bucket> is 0, …, LATENCY_BUCKETS − 1]`, each row weighted by `weight`. */
@@ -85,6 +93,22 @@ export const FOLD_BOOKS = defineStatement<Record<string, never>, { folded: numbe
   SELECT count(*)::int AS folded FROM taken`,
 );
 
+/**
+ * The book entries that take deleted primary deliveries out of the event tallies: each delivery's status
+ * counted out; for an event not counted yet (at or above the mark), its first status counted in instead,
+ * as the count the fold would have made never comes. `rows` names a relation with account_id,
+ * created_at, seq, first_status, status and delivered_at. Takes the mark FOR SHARE: a fold waits for
+ * the deleting transaction, or this statement for the fold (and then reads the mark the fold left).
+ */
+export function bookedOutSql(rows: string): string {
+  const countedInstead = `CASE WHEN r.seq >= m.counted_below THEN r.first_status END`;
+  return `
+    INSERT INTO book_entries (account_id, created_at, from_status, to_status, delivered_at)
+    SELECT r.account_id, r.created_at, r.status, ${countedInstead}, r.delivered_at
+      FROM ${rows} r CROSS JOIN (SELECT counted_below FROM book_marks WHERE id = 1 FOR SHARE) AS m
+     WHERE r.status IS DISTINCT FROM ${countedInstead}`;
+}
+
 /** One status's share of a window of the event tallies: its events and, for `delivered`, their latency histogram. */
 export interface StatusTally {
   status: string;
@@ -92,7 +116,7 @@ export interface StatusTally {
   latency_counts: number[] | null;
 }
 
-/** Tallied buckets of one granularity starting in [since, until) (until null: no end), with the entries not folded yet. */
+/** Tallied buckets of one granularity starting in [since, until) (until null: no end), with the entries not folded yet and the events not counted yet. */
 export const TALLIED_BUCKETS = defineStatement<{ granularity: 'minute' | 'hour'; since: Date | string; until: Date | null }, StatusTally>(
   'tallied-buckets',
   'plain',
@@ -106,7 +130,14 @@ export const TALLIED_BUCKETS = defineStatement<{ granularity: 'minute' | 'hour';
             FROM (${ENTRY_SIDES('book_entries')}) s
            WHERE date_trunc(${p.granularity}, s.created_at, 'UTC') >= ${p.since}::timestamptz
              AND (${p.until}::timestamptz IS NULL OR date_trunc(${p.granularity}, s.created_at, 'UTC') < ${p.until}::timestamptz)
-           GROUP BY s.status) AS parts
+           GROUP BY s.status
+          UNION ALL
+          SELECT d.first_status, count(*), NULL
+            FROM ${ACCEPTED_PRIMARIES}
+             AND d.event_seq >= (SELECT counted_below FROM book_marks WHERE id = 1) AND e.seq >= (SELECT counted_below FROM book_marks WHERE id = 1)
+             AND date_trunc(${p.granularity}, e.created_at, 'UTC') >= ${p.since}::timestamptz
+             AND (${p.until}::timestamptz IS NULL OR date_trunc(${p.granularity}, e.created_at, 'UTC') < ${p.until}::timestamptz)
+           GROUP BY d.first_status) AS parts
    GROUP BY status`,
 );
 
