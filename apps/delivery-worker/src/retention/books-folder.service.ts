@@ -1,6 +1,4 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { books, Sql } from '@app/persistence';
 import { RepeatingRun } from '@app/runtime';
 
@@ -22,10 +20,7 @@ export class BooksFolder implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly logger = new Logger(BooksFolder.name);
   private readonly loop = new RepeatingRun(() => this.foldOnce(), { intervalMs: FOLD_INTERVAL_MS, what: 'folding the books', logger: this.logger });
 
-  constructor(
-    private readonly sql: Sql,
-    @InjectDataSource() private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly sql: Sql) {}
 
   onApplicationBootstrap(): void {
     this.loop.start(FOLD_INTERVAL_MS);
@@ -37,13 +32,7 @@ export class BooksFolder implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** Counts and folds what is there now; answers how many events and entries it took. */
   async foldOnce(): Promise<number> {
-    const runner = this.dataSource.createQueryRunner();
-    let counted: number;
-    try {
-      counted = (await books.countAcceptedEvents(runner)).counted;
-    } finally {
-      await runner.release();
-    }
+    const { counted } = await this.sql.transaction((runner) => books.countAcceptedEvents(runner));
     const row = await this.sql.first(books.FOLD_BOOKS, {});
     return counted + (row?.folded ?? 0);
   }

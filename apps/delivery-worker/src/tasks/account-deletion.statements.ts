@@ -22,9 +22,9 @@ export const ACCOUNT_SETTLES_IN = defineStatement<{ accountId: number; settleMs:
 /**
  * Deletes the events' deliveries (every destination) and open rows, and books each primary delivery's
  * status out of the event tallies, as retention's trim does (the tallies count an event by its primary
- * delivery, and nothing else subtracts a deleted event; books.bookedOutSql). The delivery as deleted is its latest version:
- * a worker's record that committed first is counted out with the status it wrote, and one that waited
- * finds no row and records nothing. The events are still there to give their acceptance time.
+ * delivery, and nothing else subtracts a deleted event; books.bookedOutSql). The delivery as deleted is
+ * its latest version: a worker's record that committed first is counted out with the status it wrote, and
+ * one that waited finds no row and records nothing. The events are still there to give their acceptance time.
  */
 export const DELETE_DELIVERIES = defineStatement<{ seqs: string[] }>(
   'deletion-deliveries',

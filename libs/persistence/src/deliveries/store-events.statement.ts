@@ -65,8 +65,8 @@ export function storeEventsParams(events: readonly EventToStore[]): StoreParams 
  * deliveries with their deadline (the primary's also with its first status, under which the books count
  * the event from its row: books.COUNT_ACCEPTED, so no book entry is appended) and the open rows of the
  * ones whose destination orders by subject; and in the same round trip answer which accounts exist and
- * who already owned each conflicting id. The final SELECT reads the snapshot from before the insert, so `existing`
- * rows are exactly the ids that were there already.
+ * who already owned each conflicting id. The final SELECT reads the snapshot from before the insert, so
+ * `existing` rows are exactly the ids that were there already.
  *
  * Kept plan (GenericPlanPool): a group of single events is a handful of rows, and parsing and planning
  * the statement on every call was a fifth of its cost at one event a statement; left to choose,

@@ -28,8 +28,9 @@ export const LOCK_ACCEPTED_MARK = defineStatement<Record<string, never>, { count
 
 /**
  * The primary deliveries (`d`) that carry the status their event is counted under, with their events
- * (`e`); callers add the seq range. Rows stored before the column (no first_status) were counted by book
- * entries instead.
+ * (`e`); callers bound both d.event_seq and e.seq (the join does not carry a range from one to the other,
+ * and each side's partitions are pruned by its own). Rows stored before the column (no first_status) were
+ * counted by book entries instead.
  */
 export const ACCEPTED_PRIMARIES = `deliveries d JOIN events e ON e.seq = d.event_seq
      WHERE d.destination_id = 'primary' AND d.first_status IS NOT NULL`;

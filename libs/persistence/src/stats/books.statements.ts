@@ -1,7 +1,6 @@
 import { defineStatement } from '../statements/statement';
 import { ALL_ACCOUNTS, LATENCY_BUCKETS, latencyBucketSql } from './delivery-rollup';
 import { eventsAcceptedIn } from '../event-time/event-time';
-
 import { ACCEPTED_PRIMARIES } from './accepted-count';
 
 export { countAcceptedEvents } from './accepted-count';
