@@ -17,6 +17,8 @@ RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
+# The apps' Node.js flags (libs/runtime/src/app-node-flags.ts says why): a larger young generation.
+ENV NODE_OPTIONS="--max-semi-space-size=32"
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 import { resealSecrets, runMigrations } from '@app/persistence';
-import { environmentOrExit, LOCAL_SECRETS_KEY_FILE, localSecretsKey, SecretBox } from '@app/runtime';
+import { APP_NODE_FLAGS, environmentOrExit, LOCAL_SECRETS_KEY_FILE, localSecretsKey, SecretBox } from '@app/runtime';
 // Not through @app/runtime: only this runner needs pino-pretty, the apps never load it.
 import { prettyLogLines } from '../libs/runtime/src/logging/pretty-log-lines';
 
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   const readable = process.env.NODE_ENV !== 'production' && process.env.LOG_FORMAT !== 'json';
   const format = readable ? prettyLogLines(process.stdout.isTTY === true) : (line: string): string => line;
   for (const app of APPS) {
-    const child = spawn(process.execPath, [app.entry], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...APP_NODE_FLAGS, app.entry], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${app.name}] ${format(line)}\n`));

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { waitFor } from '@app/testing';
+import { APP_NODE_FLAGS } from '@app/runtime';
 import { type BenchEnvironment, freePort } from './bench-environment';
 import type { ProcessSupervisor, SupervisedProcess } from './process-supervisor';
 
@@ -57,7 +58,7 @@ export class ServiceStack {
       [PORT_VARIABLE[app]]: String(port),
       ...this.options.env,
       ...extraEnv,
-    }, this.options.profileDir && app !== 'config-api' ? ['--cpu-prof', `--cpu-prof-dir=${this.options.profileDir}`, `--cpu-prof-name=${name.replace('#', '-')}.cpuprofile`] : []);
+    }, [...APP_NODE_FLAGS, ...(this.options.profileDir && app !== 'config-api' ? ['--cpu-prof', `--cpu-prof-dir=${this.options.profileDir}`, `--cpu-prof-name=${name.replace('#', '-')}.cpuprofile`] : [])]);
     const url = `http://127.0.0.1:${port}`;
     await waitFor(`${name} to be ready`, async () => {
       if (child.child.exitCode !== null) throw new Error(`${name} exited: ${child.output().slice(-2000)}`);

@@ -1,11 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { childEnvironment } from '../support/child-environment';
 import { requireBuiltFile } from '../support/built-app';
 import { freePort } from '@app/testing';
 import { waitFor } from '@app/testing';
+import { APP_NODE_FLAGS } from '@app/runtime';
 
-/** `npm start` (the built scripts/start-all.js) listens on loopback only unless LISTEN_HOST says otherwise (CONTRACT §1). */
+/**
+ * `npm start` (the built scripts/start-all.js) listens on loopback only unless LISTEN_HOST says otherwise
+ * (CONTRACT §1), and runs the apps with the flags the image gives them.
+ */
 jest.setTimeout(120_000);
 
 const ROOT = join(__dirname, '..', '..');
@@ -41,4 +46,13 @@ it('listens on 127.0.0.1 only when LISTEN_HOST is not set', async () => {
     // Another address of this machine: refused when the apps bind loopback's 127.0.0.1 alone.
     await expect(fetch(`http://127.0.0.2:${port}/health/live`)).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });
   }
+});
+
+it('starts each app with the Node.js flags the image sets (APP_NODE_FLAGS)', () => {
+  expect(runner?.pid).toBeDefined();
+  const children = readFileSync(`/proc/${runner?.pid}/task/${runner?.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  const commandLines = children.map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean));
+  const apps = commandLines.filter((argv) => argv.some((arg) => /dist\/apps\/[^/]+\/src\/main\.js$/.test(arg)));
+  expect(apps).toHaveLength(3);
+  for (const argv of apps) expect(argv.slice(1, 1 + APP_NODE_FLAGS.length)).toEqual([...APP_NODE_FLAGS]);
 });

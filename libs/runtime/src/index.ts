@@ -32,6 +32,7 @@ export * from './metrics/stage-stamps';
 export * from './runtime.module';
 export * from './health/readiness.service';
 export * from './bootstrap';
+export * from './app-node-flags';
 export * from './queue/delivery-queue.module';
 export * from './queue/delivery-producer.service';
 export * from './queue/task-queue';
