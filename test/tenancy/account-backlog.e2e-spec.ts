@@ -116,6 +116,26 @@ describe('DeliveryQueues, ranks in the account backlog', () => {
     expect(laterJob?.timestamp).toBeGreaterThanOrEqual(started);
   });
 
+  it('stores a job added alone (without a pipeline) as it stores the same job added with others', async () => {
+    const [alone, inBulk, other] = steps(4, 3);
+    await queues.addBulk([alone], 30_000);
+    await queues.addBulk([inBulk, other], 30_000);
+    const queue = queues.all()[0];
+    const [aloneJob, bulkJob] = await Promise.all([queue.getJob(deliveryJobId(alone)), queue.getJob(deliveryJobId(inBulk))]);
+    expect(aloneJob?.name).toBe(bulkJob?.name);
+    expect(aloneJob?.data).toEqual({ ...alone });
+    expect(bulkJob?.data).toEqual({ ...inBulk });
+    expect(await aloneJob?.getState()).toBe('delayed');
+    expect(await bulkJob?.getState()).toBe('delayed');
+    const { jobId: aloneId, priority: alonePriority, ...aloneOptions } = aloneJob?.opts ?? {};
+    const { jobId: bulkId, priority: bulkPriority, ...bulkOptions } = bulkJob?.opts ?? {};
+    expect([aloneId, bulkId]).toEqual([deliveryJobId(alone), deliveryJobId(inBulk)]);
+    // Each job its own rank in the account's backlog: the next job, the next rank.
+    expect(bulkPriority).toBe((alonePriority ?? 0) + 1);
+    expect(aloneOptions).toEqual(bulkOptions);
+    expect(aloneOptions).toMatchObject({ delay: 30_000, removeOnComplete: true, removeOnFail: true });
+  });
+
   it("re-adds only the jobs that are gone, so the reconciler's re-adds never inflate the account's count", async () => {
     const producer = await openQueues('producer');
     ownProducers.push(producer);
