@@ -9,11 +9,23 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+/** The digests of each list of expected tokens, made once per list (the settings' lists live as long as the process). */
+const expectedDigests = new WeakMap<readonly string[], readonly Buffer[]>();
+
+function digestsOf(expected: readonly string[]): readonly Buffer[] {
+  let digests = expectedDigests.get(expected);
+  if (!digests) {
+    digests = expected.map(digest);
+    expectedDigests.set(expected, digests);
+  }
+  return digests;
+}
+
 /** Compares digests so neither the length nor the content of the token leaks through timing. */
 export function tokenMatches(presented: string, expected: readonly string[]): boolean {
   const presentedDigest = digest(presented);
   let matched = false;
-  for (const token of expected) matched = timingSafeEqual(presentedDigest, digest(token)) || matched;
+  for (const expectedDigest of digestsOf(expected)) matched = timingSafeEqual(presentedDigest, expectedDigest) || matched;
   return matched;
 }
 
