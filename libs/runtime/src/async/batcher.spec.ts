@@ -114,6 +114,22 @@ describe('Batcher minIntervalMs', () => {
     for (let index = 1; index < starts.length; index += 1) expect(starts[index] - starts[index - 1]).toBeGreaterThanOrEqual(24);
   });
 
+  it('holds to the interval when the item came at the end of a long turn of the event loop (its timer counts from the turn\'s start)', async () => {
+    const starts: number[] = [];
+    const calls: number[][] = [];
+    const batcher = new Batcher<number, number>(echo(starts, calls), { maxBatch: 100, maxInFlight: 1, lingerMs: 0, minIntervalMs: 25 });
+    await batcher.submit(1);
+    // 20 ms of work in this turn: the loop's clock stays at the turn's start, so a timer for the 5 ms
+    // left of the interval is already due when the turn ends.
+    const busyUntil = performance.now() + 20;
+    while (performance.now() < busyUntil) {
+      // the turn's own work
+    }
+    await batcher.submit(2);
+    expect(calls).toEqual([[1], [2]]);
+    expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(24);
+  });
+
   it('sends a full batch at once, inside the interval', async () => {
     const starts: number[] = [];
     const calls: number[][] = [];

@@ -87,7 +87,12 @@ export class Batcher<I, O> {
     if (this.timer) return;
     const fire = (): void => {
       this.timer = null;
-      if (this.waiting.length > 0 && this.running.size < this.options.maxInFlight) this.launch();
+      if (this.waiting.length === 0 || this.running.size >= this.options.maxInFlight) return;
+      // A timer counts from the event loop's cached clock, which lags a busy turn, so it can fire a few
+      // milliseconds before the interval is over: wait out the rest rather than start early.
+      const restMs = this.untilNextStartMs();
+      if (restMs > 0) this.timer = { kind: 'timeout', handle: setTimeout(fire, restMs) };
+      else this.launch();
     };
     const waitMs = Math.max(this.options.lingerMs, this.untilNextStartMs());
     this.timer = waitMs > 0 ? { kind: 'timeout', handle: setTimeout(fire, waitMs) } : { kind: 'immediate', handle: setImmediate(fire) };
