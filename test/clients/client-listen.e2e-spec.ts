@@ -6,7 +6,8 @@ import { generateSigningSecret } from '@app/signing';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
 import { IngestModule } from '../../apps/ingest/src/ingest.module';
 import { parseArguments } from '../../clients/typescript/src/cli/arguments';
-import { verifyWebhook } from '../../clients/typescript/src';
+import { EventCallbacks, verifyWebhook } from '../../clients/typescript/src';
+import { findEvent } from '../../clients/typescript/src/cli/feed';
 import { type RunningApp, startApp } from '../support/apps';
 import { codeBlocks, requireBuiltClient, ROOT, run } from '../support/client-examples';
 import { createAccount, ingestSampleEvent, setCallbackSettings, type TestAccount } from '../support/fixtures';
@@ -56,6 +57,18 @@ async function ingestEvents(account: TestAccount, count: number): Promise<string
     ids.push(await ingestSampleEvent(ingest, account.id, 'Customer_update', { id: counter }));
   }
   return ids;
+}
+
+/**
+ * The feed shows an event once every write transaction that began before it has ended, anywhere in the
+ * cluster (CONTRACT §10): under the suite's parallel files a migration elsewhere can hold it back for
+ * seconds. "Before listen starts" means visible in the feed before it starts.
+ */
+const FEED_WAIT = { timeoutMs: 60_000, intervalMs: 200 };
+
+async function visibleInFeed(account: TestAccount, ids: string[]): Promise<void> {
+  const client = new EventCallbacks({ baseUrl: configApi.url, email: account.email, token: account.open_api_token });
+  await waitFor(`${ids.join(', ')} in the feed`, async () => (await findEvent(client, ids[ids.length - 1], 500)) !== undefined, FEED_WAIT);
 }
 
 function credentials(account: TestAccount): NodeJS.ProcessEnv {
@@ -123,13 +136,13 @@ describe('listen', () => {
   it('forwards the events that come after it starts, in feed order, signed, one line each; Ctrl+C ends it with 0', async () => {
     const account = await feedAccount();
     const receiver = await receiverOn();
-    await ingestEvents(account, 2); // before it starts: not forwarded
+    await visibleInFeed(account, await ingestEvents(account, 2)); // before it starts: not forwarded
     const secret = generateSigningSecret();
     const listener = listen(account, '--forward', receiver.url, '--secret', secret);
     await listener.listening();
     const ids = await ingestEvents(account, 3);
 
-    await waitFor('three events forwarded', () => receiver.requests.length >= 3);
+    await waitFor('three events forwarded', () => receiver.requests.length >= 3, FEED_WAIT);
     expect(idsAt(receiver)).toEqual(ids);
     for (const request of receiver.requests) {
       expect(request.headers['content-type']).toBe('application/json');
@@ -152,16 +165,16 @@ describe('listen', () => {
     const first = listen(account, '--forward', receiver.url, '--state', state);
     await first.listening();
     const before = await ingestEvents(account, 2);
-    await waitFor('two events forwarded', () => receiver.requests.length >= 2);
+    await waitFor('two events forwarded', () => receiver.requests.length >= 2, FEED_WAIT);
     expect(await first.interrupt()).toBe(0);
     expect(first.stderr).toContain(`stopped; the place is kept in ${state}`);
     expect(JSON.parse(readFileSync(state, 'utf8'))).toEqual({ after: expect.any(String), last_event_id: null });
 
     const whileStopped = await ingestEvents(account, 3);
     const second = listen(account, '--forward', receiver.url, '--state', state);
-    await waitFor('the events of the stop forwarded', () => receiver.requests.length >= 5);
+    await waitFor('the events of the stop forwarded', () => receiver.requests.length >= 5, FEED_WAIT);
     const after = await ingestEvents(account, 1);
-    await waitFor('the next one too', () => receiver.requests.length >= 6);
+    await waitFor('the next one too', () => receiver.requests.length >= 6, FEED_WAIT);
     expect(second.stderr).toContain(`resuming where ${state} left off`);
     expect(idsAt(receiver)).toEqual([...before, ...whileStopped, ...after]);
     expect(await second.interrupt()).toBe(0);
@@ -171,8 +184,9 @@ describe('listen', () => {
     const account = await feedAccount();
     const receiver = await receiverOn();
     const ids = await ingestEvents(account, 3);
+    await visibleInFeed(account, ids);
     const listener = listen(account, '--forward', receiver.url, '--since', ids[0]);
-    await waitFor('the two after --since', () => receiver.requests.length >= 2);
+    await waitFor('the two after --since', () => receiver.requests.length >= 2, FEED_WAIT);
     await listener.listening();
     expect(idsAt(receiver)).toEqual(ids.slice(1));
     expect(await listener.interrupt()).toBe(0);
@@ -184,10 +198,10 @@ describe('listen', () => {
     const listener = listen(account, '--forward', `http://127.0.0.1:${port}/hook`);
     await listener.listening();
     const ids = await ingestEvents(account, 2);
-    await waitFor('the first refused attempt', () => listener.lines().length >= 1);
+    await waitFor('the first refused attempt', () => listener.lines().length >= 1, FEED_WAIT);
     // Up from now on, refusing its first call (the event's second attempt) with 503.
     const receiver = await receiverOn(port, (index) => (index === 0 ? 503 : 200));
-    await waitFor('both events taken', () => receiver.requests.filter((request) => request.headers['webhook-id'] === ids[1]).length >= 1, { timeoutMs: 20_000 });
+    await waitFor('both events taken', () => receiver.requests.filter((request) => request.headers['webhook-id'] === ids[1]).length >= 1, FEED_WAIT);
 
     expect(idsAt(receiver)).toEqual([ids[0], ids[0], ids[1]]);
     await waitFor('the four lines', () => listener.lines().length >= 4);
@@ -207,6 +221,7 @@ describe('replay', () => {
     const account = await feedAccount();
     const receiver = await receiverOn();
     const ids = await ingestEvents(account, 3);
+    await visibleInFeed(account, ids);
     const sent = await run(process.execPath, [CLI, 'replay', ids[1], '--forward', receiver.url], { env: credentials(account) });
     expect(sent).toMatchObject({ code: 0, stderr: '' });
     expect(LINE.exec(sent.stdout.trim())?.slice(1, 4)).toEqual([ids[1], 'Customer_update', '200']);

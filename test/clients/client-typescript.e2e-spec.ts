@@ -117,10 +117,11 @@ it('sends a test event that reaches the feed, and whose callback verifyWebhook a
   expect(() => verifyWebhook(account.signing_secret, callback.headers, callback.body)).not.toThrow();
   expect(() => verifyWebhook(account.signing_secret, callback.headers, `${callback.body} `)).toThrow(WebhookVerificationError);
 
+  // Held back while any write transaction begun before it is open, anywhere in the cluster (CONTRACT §10).
   const page = await waitFor('the test event in the feed', async () => {
     const answer = await client.listEvents({ query: { limit: 500 } });
     return answer.data?.items.some((item) => item.event_id === eventId) ? answer.data : undefined;
-  });
+  }, { timeoutMs: 60_000, intervalMs: 200 });
   expect(page.items.find((item) => item.event_id === eventId)).toMatchObject({ action: 'Customer_create', message: expect.any(Object), created_at: expect.any(String) });
   expect(typeof page.next_cursor).toBe('string');
   const after = await client.listEvents({ query: { after: page.next_cursor } });
