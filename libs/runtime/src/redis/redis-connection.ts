@@ -6,7 +6,8 @@ export type RedisClient = Redis | Cluster;
 
 /**
  * command:  fail fast instead of queueing while Redis is away, so callers can answer (or fall back)
- *           at once rather than hang;
+ *           at once rather than hang; a command in flight when the connection drops fails too and is
+ *           never sent again on reconnect (see failUnanswered);
  * blocking: BullMQ workers and queues that must ride out restarts and failovers (BullMQ requires
  *           maxRetriesPerRequest null);
  * subscriber: pub/sub listeners, which retry forever and resubscribe by themselves.
@@ -16,7 +17,7 @@ export type RedisConnectionRole = 'command' | 'blocking' | 'subscriber';
 const reconnectDelay = (times: number): number => Math.min(times * 200, 2000);
 
 function roleOptions(role: RedisConnectionRole): RedisOptions {
-  if (role === 'command') return { maxRetriesPerRequest: 1, connectTimeout: 3000 };
+  if (role === 'command') return { maxRetriesPerRequest: 1, connectTimeout: 3000, autoResendUnfulfilledCommands: false };
   return { maxRetriesPerRequest: null };
 }
 
@@ -34,6 +35,30 @@ function alwaysHeard<Client extends RedisClient>(client: Client): Client {
   const heardDuplicate = (...args: unknown[]): RedisClient => alwaysHeard(duplicate(...args));
   Object.defineProperty(client, 'duplicate', { value: heardDuplicate, configurable: true, writable: true });
   return client;
+}
+
+/** The commands ioredis set aside, sent and unanswered, when a connection dropped (not part of its typings). */
+interface SetAside {
+  prevCommandQueue?: { shift(): { command: { reject(error: Error): void } } | undefined; length: number } | null;
+}
+
+/**
+ * ioredis sends the commands a dropped connection left unanswered again once it reconnects, which for
+ * a caller that fails fast is a command run later behind its back: ingest's job add, given up after its
+ * time-out and left to the reconciler, reached a Redis restarted empty seconds later while a worker
+ * still held the job taken before the restart, and the event was called twice. With
+ * autoResendUnfulfilledCommands off, ioredis drops them without settling their promises; they are failed
+ * here, when it starts reconnecting (it has set them aside by then), so no caller waits forever.
+ */
+function failUnanswered(client: Redis): void {
+  client.on('reconnecting', () => {
+    const setAside = client as unknown as SetAside;
+    const unanswered = setAside.prevCommandQueue;
+    if (!unanswered) return;
+    setAside.prevCommandQueue = null;
+    const error = new Error('the connection to Redis dropped before it answered; the command is not sent again');
+    for (let item = unanswered.shift(); item; item = unanswered.shift()) item.command.reject(error);
+  });
 }
 
 /**
@@ -61,8 +86,12 @@ export function createRedisConnection(
       }),
     );
   }
+  const standalone = (client: Redis): Redis => {
+    if (role === 'command') failUnanswered(client);
+    return alwaysHeard(client);
+  };
   if (topology.kind === 'sentinel') {
-    return alwaysHeard(
+    return standalone(
       new Redis({
         ...options,
         ...topology.auth,
@@ -81,7 +110,7 @@ export function createRedisConnection(
       }),
     );
   }
-  return alwaysHeard(new Redis(environment.redis.url, { ...options, enableOfflineQueue: offlineQueue, retryStrategy: reconnectDelay }));
+  return standalone(new Redis(environment.redis.url, { ...options, enableOfflineQueue: offlineQueue, retryStrategy: reconnectDelay }));
 }
 
 /** Waits until a connection is ready or the time runs out; start-up continues either way and readiness reports the truth. */
