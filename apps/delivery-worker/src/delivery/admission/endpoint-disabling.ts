@@ -84,7 +84,7 @@ export class EndpointDisabling {
   }
 
   /**
-   * After a call, before it is recorded: starts or stops the failure clock when this is a transition.
+   * After a call, beside its record: starts or stops the failure clock when this is a transition.
    * Never throws: a missed transition is caught up by the next call once the cache reloads.
    */
   async noteOutcome(destination: DestinationSettings, success: boolean, at: Date): Promise<void> {
