@@ -1,5 +1,6 @@
 import type { RetryPolicy } from '../destinations/destination-settings.cache';
 import type { PendingDelivery } from '../loading/delivery-loader';
+import { pendingDelivery } from '../loading/pending-delivery.fakes';
 import { planAfterCall, stepOf, withoutCall } from './delivery-step';
 import { judgeAttempt, RETRY_JITTER, type Verdict } from './retry-policy';
 
@@ -7,28 +8,7 @@ const NOW = new Date('2025-01-01T12:00:00Z');
 const EXPIRES_AT = new Date('2025-01-02T12:00:00Z');
 const SCHEDULE = [10_000, 60_000];
 
-function delivery(overrides: Partial<PendingDelivery> = {}): PendingDelivery {
-  return {
-    seq: '1042',
-    destinationId: 'primary',
-    accountId: 7,
-    status: 'queued',
-    attempts: 0,
-    series: 1,
-    seriesAttempts: 0,
-    expiresAt: EXPIRES_AT,
-    eventId: 'evt-1',
-    action: 'order.created',
-    messageText: '{"id":1}',
-    createdAt: new Date('2025-01-01T11:59:59.123Z'),
-    acceptedAt: '2025-01-01 11:59:59.123456+00',
-    test: false,
-    erased: false,
-    open: true,
-    subject: 'order-9',
-    ...overrides,
-  };
-}
+const delivery = (overrides: Partial<PendingDelivery> = {}): PendingDelivery => pendingDelivery({ expiresAt: EXPIRES_AT, ...overrides });
 
 function policy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   return { scheduleMs: SCHEDULE, stopOn: new Set([400, 422]), disableOn: new Set([410]), ...overrides };

@@ -2,32 +2,14 @@ import type { deliverySteps } from '@app/persistence';
 import type { DeliveryQueues } from '@app/runtime';
 import type { EndpointDisabling } from '../admission';
 import type { DestinationSettings } from '../destinations/destination-settings.cache';
-import type { PendingDelivery } from '../loading/delivery-loader';
+import { pendingDelivery } from '../loading/pending-delivery.fakes';
 import { OutcomeRecorder } from './outcome-recorder.service';
 import type { OutcomeStore } from './outcome-store';
 import { judgeAttempt } from './retry-policy';
 
 const STARTED = new Date('2025-01-01T12:00:00Z');
 
-const delivery: PendingDelivery = {
-  seq: '1042',
-  destinationId: 'primary',
-  accountId: 7,
-  status: 'queued',
-  attempts: 0,
-  series: 1,
-  seriesAttempts: 0,
-  expiresAt: null,
-  eventId: 'evt-1',
-  action: 'Customer_create',
-  messageText: '{"id":1}',
-  createdAt: new Date('2025-01-01T11:59:59.123Z'),
-  acceptedAt: '2025-01-01 11:59:59.123456+00',
-  test: false,
-  erased: false,
-  open: false,
-  subject: null,
-};
+const delivery = pendingDelivery({ expiresAt: null, action: 'Customer_create', open: false, subject: null });
 
 const destination = {
   accountId: 7,
