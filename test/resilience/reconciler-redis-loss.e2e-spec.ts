@@ -83,4 +83,29 @@ describe('reconciler after Redis lost its contents', () => {
     await waitFor('the events to be delivered', async () => (await eventRows(configApi.app, events.map((event) => event.eventId))).every((row) => row.status === 'delivered'));
     expect(received(events)).toBe(3);
   });
+
+  it('holds its adds when Redis loses its contents in the middle of a run, after the run first looked', async () => {
+    const events = await overdueWithoutJob(2);
+    const database = configApi.app.get(DataSource);
+    const locker = database.createQueryRunner();
+    await locker.connect();
+    await locker.startTransaction();
+    let run: Promise<number> | undefined;
+    try {
+      // The run looks at Redis (contents as before), then its claim waits here while Redis loses them.
+      await locker.query('LOCK TABLE open_deliveries IN ACCESS EXCLUSIVE MODE');
+      run = reconciler.reconcileOnce();
+      await waitFor('the run to wait for the lock', async () => {
+        const [{ waiting }] = await database.query<{ waiting: number }[]>(`SELECT count(*)::int AS waiting FROM pg_locks WHERE NOT granted AND relation = 'open_deliveries'::regclass`);
+        return waiting > 0;
+      });
+      await redis.del(new RedisKeys(prefix).contentsMark());
+    } finally {
+      await locker.commitTransaction();
+      await locker.release();
+    }
+    expect(await run).toBe(0);
+    expect((await eventRows(configApi.app, events.map((event) => event.eventId))).map((row) => row.status)).toEqual(['queued', 'queued']);
+    expect(received(events)).toBe(0);
+  });
 });

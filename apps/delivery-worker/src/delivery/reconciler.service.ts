@@ -83,7 +83,10 @@ export class Reconciler {
       const pending = claimed.filter((row) => row.pending).sort(bySeq);
       // A lost add is not lost work: the rows stay open and become overdue again after the grace period.
       // Only jobs that are gone are added: most overdue deliveries of a backlog still have theirs.
-      if (pending.length > 0) total += await this.queues.addMissing(pending.map(stepOfRow));
+      if (pending.length > 0) {
+        if (await this.waitingAfterRedisLoss()) break;
+        total += await this.queues.addMissing(pending.map(stepOfRow));
+      }
       if (claimed.length < CLAIM_BATCH) break;
     }
     return total;
@@ -105,6 +108,8 @@ export class Reconciler {
       let floor = sweep.cycle_floor === null ? null : BigInt(sweep.cycle_floor);
       let added = 0;
       if (fresh.length > 0) {
+        // The sweep's position stays where it was: the next pass after the hold finds them again.
+        if (await this.waitingAfterRedisLoss()) return 0;
         const oldest = BigInt(fresh[0].event_seq) - 1n;
         if (floor === null || oldest < floor) floor = oldest;
         added = await this.queues.addMissing(fresh.map(stepOfRow));
@@ -119,6 +124,12 @@ export class Reconciler {
     });
   }
 
+  /**
+   * Asked at the start of a run and again right before each add: a run's commands wait on its Redis
+   * connection while Redis is away, so a restart in the middle of a run would otherwise send its adds,
+   * unheld, to the emptied Redis while workers still hold the jobs taken before (drill 8 saw 11 events
+   * called twice, about 100 ms apart, a second after Redis restarted).
+   */
   private async waitingAfterRedisLoss(): Promise<boolean> {
     const mark = await this.queues.contentsMark();
     if (this.lastMark !== null && mark !== this.lastMark) {
