@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
-import { type AttemptToRecord, RECORD_OUTCOMES, ROLLED_UP_BUCKETS, Sql, type StepOutcome } from '@app/persistence/testing';
+import { type AttemptToRecord, ROLLED_UP_BUCKETS, Sql, type StepOutcome } from '@app/persistence/testing';
 import { ConfigApiModule } from '../../apps/config-api/src/config-api.module';
-import { OutcomeStore, RECORD_INTERVAL_MS } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
+import { OutcomeStore } from '../../apps/delivery-worker/src/delivery/outcome/outcome-store';
 import { DeliveryWorkerModule } from '../../apps/delivery-worker/src/delivery-worker.module';
 import { useApps } from '../support/apps';
 import { deliveryRowsOf, storeEventsFor } from '../support/deliveries';
@@ -157,33 +157,5 @@ describe('the outcome record refuses a second writer of the same step', () => {
       failed_attempts: 2,
       delivered: 0,
     });
-  });
-
-  it('writes outcomes that arrive a few milliseconds apart in shared statements, no two starting closer than RECORD_INTERVAL_MS', async () => {
-    const { accountId, destinationId } = await accountWithDestination();
-    const events = await storeEventsFor(worker.app, accountId, customerEvents(12), [destinationId]);
-    const sql = worker.app.get(Sql);
-    const starts: number[] = [];
-    // Counts the recorder's statements as they start; each still runs against the database as it is.
-    const originalRows = sql.rows.bind(sql);
-    const rows = jest.spyOn(sql, 'rows').mockImplementation((...args) => {
-      if (args[0] === RECORD_OUTCOMES) starts.push(performance.now());
-      return originalRows(...args);
-    });
-    const recorded: Promise<boolean>[] = [];
-    try {
-      for (const [index, event] of events.entries()) {
-        recorded.push(store.record(await firstStepFailed(event, destinationId, `run ${index}`)));
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-      expect(await Promise.all(recorded)).toEqual(events.map(() => true));
-    } finally {
-      rows.mockRestore();
-    }
-    // 12 outcomes over at least 24 ms: without the interval most would be a statement of their own.
-    expect(starts.length).toBeGreaterThan(0);
-    expect(starts.length).toBeLessThanOrEqual(6);
-    for (let index = 1; index < starts.length; index += 1) expect(starts[index] - starts[index - 1]).toBeGreaterThanOrEqual(RECORD_INTERVAL_MS - 1);
-    for (const [index, event] of events.entries()) expect(await attemptsOf(event, destinationId)).toEqual([[1, `run ${index}`]]);
   });
 });

@@ -90,64 +90,6 @@ describe('Batcher', () => {
   });
 });
 
-describe('Batcher minIntervalMs', () => {
-  const echo = (starts: number[], calls: number[][]) => (items: number[]) => {
-    starts.push(performance.now());
-    calls.push(items);
-    return Promise.resolve(items.map((item): Settled<number> => ({ ok: true, value: item })));
-  };
-
-  it('starts batches no closer than the interval, so items arriving meanwhile share one', async () => {
-    const starts: number[] = [];
-    const calls: number[][] = [];
-    const batcher = new Batcher<number, number>(echo(starts, calls), { maxBatch: 100, maxInFlight: 1, lingerMs: 0, minIntervalMs: 25 });
-    const answers: Promise<number>[] = [];
-    for (let item = 1; item <= 20; item += 1) {
-      answers.push(batcher.submit(item));
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-    expect(await Promise.all(answers)).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
-    // 20 items over at least 40 ms: the first goes at once, the others wait for the interval's end.
-    expect(calls[0]).toEqual([1]);
-    expect(calls.flat()).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
-    expect(calls.length).toBeLessThan(20);
-    for (let index = 1; index < starts.length; index += 1) expect(starts[index] - starts[index - 1]).toBeGreaterThanOrEqual(24);
-  });
-
-  it('holds to the interval when the item came at the end of a long turn of the event loop (its timer counts from the turn\'s start)', async () => {
-    const starts: number[] = [];
-    const calls: number[][] = [];
-    const batcher = new Batcher<number, number>(echo(starts, calls), { maxBatch: 100, maxInFlight: 1, lingerMs: 0, minIntervalMs: 25 });
-    await batcher.submit(1);
-    // 20 ms of work in this turn: the loop's clock stays at the turn's start, so a timer for the 5 ms
-    // left of the interval is already due when the turn ends.
-    const busyUntil = performance.now() + 20;
-    while (performance.now() < busyUntil) {
-      // the turn's own work
-    }
-    await batcher.submit(2);
-    expect(calls).toEqual([[1], [2]]);
-    expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(24);
-  });
-
-  it('sends a full batch at once, inside the interval', async () => {
-    const starts: number[] = [];
-    const calls: number[][] = [];
-    const batcher = new Batcher<number, number>(echo(starts, calls), { maxBatch: 3, maxInFlight: 1, lingerMs: 0, minIntervalMs: 60_000 });
-    await batcher.submit(1);
-    await Promise.all([2, 3, 4].map((item) => batcher.submit(item)));
-    expect(calls).toEqual([[1], [2, 3, 4]]);
-  });
-
-  it('without it, a lone item after a batch goes at once', async () => {
-    const starts: number[] = [];
-    const calls: number[][] = [];
-    const batcher = new Batcher<number, number>(echo(starts, calls), { maxBatch: 100, maxInFlight: 1, lingerMs: 0 });
-    for (const item of [1, 2, 3]) await batcher.submit(item);
-    expect(calls).toEqual([[1], [2], [3]]);
-  });
-});
-
 describe('Batcher afterBatch', () => {
   it('runs once per batch, after the call and outside its slot, before any caller is answered', async () => {
     const events: string[] = [];

@@ -14,14 +14,6 @@ export interface BatcherOptions<I, O> {
    */
   lingerMs: number;
   /**
-   * The least time between the starts of two batches (none when unset), for a batch function whose
-   * callers can afford to wait (the worker's outcomes, written after the call was answered): at
-   * moderate rates the items of a few milliseconds then share one statement and one commit instead of
-   * each paying for its own. A full batch still goes at once, and under load, when each batch takes
-   * longer than this, batches run back to back as without it.
-   */
-  minIntervalMs?: number;
-  /**
    * Work for a whole batch after its call (ingest: one queue add for the stored events). It runs
    * beside the next batch's call, not in its slot, and callers are answered once it is over; it
    * must not throw.
@@ -49,8 +41,6 @@ export class Batcher<I, O> {
   private readonly running = new Set<Promise<void>>();
   private readonly answering = new Set<Promise<void>>();
   private timer: { kind: 'timeout'; handle: NodeJS.Timeout } | { kind: 'immediate'; handle: NodeJS.Immediate } | null = null;
-  /** performance.now() when the last batch started. */
-  private lastStartedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly run: (items: I[]) => Promise<Settled<O>[]>,
@@ -87,21 +77,12 @@ export class Batcher<I, O> {
     if (this.timer) return;
     const fire = (): void => {
       this.timer = null;
-      if (this.waiting.length === 0 || this.running.size >= this.options.maxInFlight) return;
-      // A timer counts from the event loop's cached clock, which lags a busy turn, so it can fire a few
-      // milliseconds before the interval is over: wait out the rest rather than start early.
-      const restMs = this.untilNextStartMs();
-      if (restMs > 0) this.timer = { kind: 'timeout', handle: setTimeout(fire, restMs) };
-      else this.launch();
+      if (this.waiting.length > 0 && this.running.size < this.options.maxInFlight) this.launch();
     };
-    const waitMs = Math.max(this.options.lingerMs, this.untilNextStartMs());
-    this.timer = waitMs > 0 ? { kind: 'timeout', handle: setTimeout(fire, waitMs) } : { kind: 'immediate', handle: setImmediate(fire) };
-  }
-
-  /** How long until a batch may start by minIntervalMs (0: now). */
-  private untilNextStartMs(): number {
-    if (!this.options.minIntervalMs) return 0;
-    return Math.max(0, this.lastStartedAt + this.options.minIntervalMs - performance.now());
+    this.timer =
+      this.options.lingerMs > 0
+        ? { kind: 'timeout', handle: setTimeout(fire, this.options.lingerMs) }
+        : { kind: 'immediate', handle: setImmediate(fire) };
   }
 
   private clearTimer(): void {
@@ -112,16 +93,13 @@ export class Batcher<I, O> {
 
   private launch(): void {
     const batch = this.waiting.splice(0, this.options.maxBatch);
-    this.lastStartedAt = performance.now();
     const called = this.call(batch);
     const slot = called.then(() => {
       this.running.delete(slot);
-      // Whatever piled up meanwhile has waited long enough: send it now rather than linger again (a
-      // minimum interval still holds it until its end).
+      // Whatever piled up meanwhile has waited long enough: send it now rather than linger again.
       if (this.waiting.length > 0) {
         this.clearTimer();
-        if (this.waiting.length >= this.options.maxBatch || this.untilNextStartMs() === 0) this.launch();
-        else this.schedule();
+        this.launch();
       }
     });
     this.running.add(slot);

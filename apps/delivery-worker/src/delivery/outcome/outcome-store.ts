@@ -30,19 +30,12 @@ export async function recordFirstOfEachStep<T>(outcomes: readonly T[], keyOf: (o
 }
 
 /**
- * At most one outcome statement starts per this many milliseconds. The call was answered before its
- * outcome comes here, so the wait adds nothing to when callbacks arrive; it lets the outcomes of 200 to
- * 1,000 deliveries a second share a statement, a commit and book entries instead of each paying its own.
- * What it costs: a job holds its worker slot up to this much longer, and a worker killed meanwhile
- * repeats up to this much more of its calls (the duplicates drill's bound covers it).
- */
-export const RECORD_INTERVAL_MS = 10;
-
-/**
  * The worker's record of its outcomes, every destination's alike: written in batches shared by all
  * concurrent jobs (deliverySteps.RECORD_OUTCOMES, one statement a batch), so a busy worker makes a few round trips
- * per batch instead of one per delivery. One statement at a time, started at most every RECORD_INTERVAL_MS:
- * outcomes arriving meanwhile form the next, larger batch, so batches grow with the load.
+ * per batch instead of one per delivery. One statement at a time: outcomes arriving meanwhile form the
+ * next, larger batch, so batches grow with the load. No statement waits for company: until its outcome
+ * commits, a worker killed repeats the call (a minimum of 10 ms between statements doubled the duplicates
+ * drill 8 counted, 9 against 19 on average over seven and ten runs).
  */
 @Injectable()
 export class OutcomeStore {
@@ -53,7 +46,7 @@ export class OutcomeStore {
     const writeMany = oneByOneOnFailure((outcomes: deliverySteps.StepOutcome[]) => this.execute(outcomes), {
       onSplit: (error, size) => this.logger.warn(`writing ${size} delivery outcomes at once failed (${loggableErrorText(error)}); writing them one by one`),
     });
-    this.writer = new Batcher(writeMany, { maxBatch: 200, maxInFlight: 1, lingerMs: 0, minIntervalMs: RECORD_INTERVAL_MS });
+    this.writer = new Batcher(writeMany, { maxBatch: 200, maxInFlight: 1, lingerMs: 0 });
   }
 
   /** Resolves once the outcome is committed: true when it applied, false when the delivery had moved on. */
