@@ -158,4 +158,16 @@ describe('the outcome record refuses a second writer of the same step', () => {
       delivered: 0,
     });
   });
+
+  it('writes outcomes that arrive a few milliseconds apart, each applied once with its own attempt', async () => {
+    const { accountId, destinationId } = await accountWithDestination();
+    const events = await storeEventsFor(worker.app, accountId, customerEvents(12), [destinationId]);
+    const recorded: Promise<boolean>[] = [];
+    for (const [index, event] of events.entries()) {
+      recorded.push(store.record(await firstStepFailed(event, destinationId, `run ${index}`)));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(await Promise.all(recorded)).toEqual(events.map(() => true));
+    for (const [index, event] of events.entries()) expect(await attemptsOf(event, destinationId)).toEqual([[1, `run ${index}`]]);
+  });
 });

@@ -127,8 +127,7 @@ export class Reconciler {
   /**
    * Asked at the start of a run and again right before each add: a run's commands wait on its Redis
    * connection while Redis is away, so a restart in the middle of a run would otherwise send its adds,
-   * unheld, to the emptied Redis while workers still hold the jobs taken before (drill 8 saw 11 events
-   * called twice, about 100 ms apart, a second after Redis restarted).
+   * unheld, to the emptied Redis while workers still hold the jobs taken before, which would call twice.
    */
   private async waitingAfterRedisLoss(): Promise<boolean> {
     const mark = await this.queues.contentsMark();

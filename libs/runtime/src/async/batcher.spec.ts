@@ -88,6 +88,19 @@ describe('Batcher', () => {
     expect(batcher.pending).toBe(0);
     await Promise.all(submitted);
   });
+
+  it('sends a lone item after a batch at once, in a batch of its own', async () => {
+    const calls: number[][] = [];
+    const batcher = new Batcher<number, number>(
+      (items) => {
+        calls.push(items);
+        return Promise.resolve(items.map((item): Settled<number> => ({ ok: true, value: item })));
+      },
+      { maxBatch: 100, maxInFlight: 1, lingerMs: 0 },
+    );
+    for (const item of [1, 2, 3]) await batcher.submit(item);
+    expect(calls).toEqual([[1], [2], [3]]);
+  });
 });
 
 describe('Batcher afterBatch', () => {

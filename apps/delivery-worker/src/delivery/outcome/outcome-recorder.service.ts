@@ -72,11 +72,10 @@ export class OutcomeRecorder {
     deliveryAttemptDuration.observe({ outcome: outcomeLabel }, attempt.durationMs / 1000);
     const planned = planAfterCall(delivery, verdict, attempt.responseStatus, destination.retry);
     // The failure clock moves beside the record, not before it: on a transition it is a statement and a
-    // notice to the other workers, and every moment the record waited behind them was one in which a
-    // crash makes the call a duplicate (with a receiver failing one call in five, a third of the
-    // outcomes are transitions: a worker's SIGKILL repeated 26-31 calls, 0-9 without the wait). A crash
-    // between the two leaves the clock one outcome off, which the next outcome corrects and a
-    // disabling threshold of days does not notice. noteOutcome never throws.
+    // notice to the other workers, and every moment the record waits behind them is one in which a crash
+    // makes the call a duplicate (with a flaky receiver, transitions are frequent). A crash between the
+    // two leaves the clock one outcome off, which the next outcome corrects and a disabling threshold of
+    // days does not notice. noteOutcome never throws.
     const noted = countsForHealth ? this.disabling.noteOutcome(destination, verdict.success, attempt.startedAt) : undefined;
     if (planned.disable) await this.disabling.disableNow(destination, planned.disable);
     const [applied] = await Promise.all([inSpan('delivery.record', () => this.store.record({ ...planned.outcome, attempt })), noted]);

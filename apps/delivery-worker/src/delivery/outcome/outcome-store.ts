@@ -34,8 +34,8 @@ export async function recordFirstOfEachStep<T>(outcomes: readonly T[], keyOf: (o
  * concurrent jobs (deliverySteps.RECORD_OUTCOMES, one statement a batch), so a busy worker makes a few round trips
  * per batch instead of one per delivery. One statement at a time: outcomes arriving meanwhile form the
  * next, larger batch, so batches grow with the load. No statement waits for company: until its outcome
- * commits, a worker killed repeats the call (a minimum of 10 ms between statements doubled the duplicates
- * drill 8 counted, 9 against 19 on average over seven and ten runs).
+ * commits, a worker killed repeats the call, so a wait to share statements buys PostgreSQL time with
+ * duplicates (docs/delivery-model.md).
  */
 @Injectable()
 export class OutcomeStore {
