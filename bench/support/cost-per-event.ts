@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { readStatements, type StatementTotals, type StatementsPerEvent, statementsPerEvent, statementsText } from './pg-statements';
 import { backendCpuMs, backendDeltaMs } from './proc-cpu';
 import type { SupervisedProcess } from './process-supervisor';
+import { type TableWal, walByTable, walByTableAsked, walByTableText } from './wal-by-table';
 
 /** Every counter the cost of a phase is read from, at one moment. */
 export interface CostReading {
@@ -18,6 +19,8 @@ export interface CostReading {
   rowsWritten: number;
   /** The cluster's WAL position (pg_current_wal_lsn), in bytes. */
   walBytes: number;
+  /** The same position as PostgreSQL writes it, for reading the phase's records back. */
+  walLsn?: string;
   /** The bench database's statements (pg_stat_statements), null when the server does not load it. */
   statements?: Map<string, StatementTotals> | null;
 }
@@ -36,6 +39,8 @@ export interface CostPerEvent {
   walBytes: number;
   /** PostgreSQL's statements per event, when pg_stat_statements is loaded. */
   statements?: StatementsPerEvent | null;
+  /** The WAL per event by table, when BENCH_WAL_BY_TABLE=1. */
+  walByTable?: TableWal[] | null;
 }
 
 /** `ingest#2` → `ingest`, `delivery-worker#3` → `worker`, `baseline#1` → `baseline`. */
@@ -97,10 +102,10 @@ async function readCounters(db: Client, redis: Redis, database: string, processe
   const [backendMs, info, wal] = await Promise.all([
     backendCpuMs(db, database),
     redis.info('cpu'),
-    db.query<{ wal: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal`),
+    db.query<{ wal: string; lsn: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal, pg_current_wal_lsn()::text AS lsn`),
   ]);
   const statements = await readStatements(db, database);
-  return { processMs, backendMs, redisMs: redisCpuMs(info), walBytes: Number(wal.rows[0]?.wal ?? 0), statements };
+  return { processMs, backendMs, redisMs: redisCpuMs(info), walBytes: Number(wal.rows[0]?.wal ?? 0), walLsn: wal.rows[0]?.lsn, statements };
 }
 
 /**
@@ -144,7 +149,14 @@ async function read(sources: CostSources, processes: readonly SupervisedProcess[
  */
 export async function startCost(sources: CostSources, processes: readonly SupervisedProcess[]): Promise<{ stop(events: number): Promise<CostPerEvent> }> {
   const before = await read(sources, processes, 'start');
-  return { stop: async (events) => costPerEvent(before, await read(sources, processes, 'end'), events) };
+  return {
+    stop: async (events) => {
+      const after = await read(sources, processes, 'end');
+      const cost = costPerEvent(before, after, events);
+      if (!walByTableAsked() || !before.walLsn || !after.walLsn) return cost;
+      return { ...cost, walByTable: await walByTable(sources.databaseUrl, before.walLsn, after.walLsn, events) };
+    },
+  };
 }
 
 const us = (value: number): string => Math.round(value).toLocaleString('en-US');
@@ -153,5 +165,6 @@ const us = (value: number): string => Math.round(value).toLocaleString('en-US');
 export function costText(cost: CostPerEvent): string {
   const parts = [...cost.processes.map((entry) => `${entry.name} ${us(entry.us)}`), `PostgreSQL ${us(cost.postgresUs)}`, `Redis ${us(cost.redisUs)}`];
   const line = `${parts.join(' + ')} = ${us(cost.totalUs)} µs; ${cost.transactions.toFixed(2)} transactions, ${cost.rowsWritten.toFixed(2)} rows written, ${us(cost.walBytes)} WAL bytes`;
-  return cost.statements ? `${line}; ${statementsText(cost.statements)}` : line;
+  const withStatements = cost.statements ? `${line}; ${statementsText(cost.statements)}` : line;
+  return cost.walByTable ? `${withStatements}; WAL by table: ${walByTableText(cost.walByTable)}` : withStatements;
 }

@@ -1,0 +1,40 @@
+import { Client } from 'pg';
+import { walByTable } from '../../bench/support/wal-by-table';
+
+/**
+ * The bench's account of WAL by relation (BENCH_WAL_BY_TABLE=1) read back from a real server: rows
+ * inserted one transaction each into a partitioned table land on its root's name and its index's,
+ * never on the day's partition, and each commit on the transaction resource manager.
+ */
+const databaseUrl = process.env.DATABASE_URL ?? '';
+let db: Client;
+
+beforeAll(async () => {
+  db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  await db.query(`CREATE TABLE wal_probe (id bigint NOT NULL, note text NOT NULL) PARTITION BY RANGE (id)`);
+  await db.query(`CREATE TABLE wal_probe_p1 PARTITION OF wal_probe FOR VALUES FROM (0) TO (1000)`);
+  await db.query(`CREATE INDEX wal_probe_note_idx ON wal_probe (note)`);
+});
+
+afterAll(async () => {
+  await db.query('DROP TABLE IF EXISTS wal_probe');
+  await db.end();
+});
+
+it('splits a phase\'s WAL by partitioned table and index, per event', async () => {
+  const lsn = async (): Promise<string> => (await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn;
+  const from = await lsn();
+  for (let id = 0; id < 50; id += 1) await db.query('INSERT INTO wal_probe VALUES ($1, $2)', [id, `note ${'x'.repeat(200)} ${id}`]);
+  const to = await lsn();
+
+  const tables = await walByTable(databaseUrl, from, to, 50);
+  const named = (name: string) => tables.find((entry) => entry.table === name);
+
+  expect(tables.some((entry) => entry.table.startsWith('wal_probe_p1'))).toBe(false);
+  // A heap insert carries the row (over 200 bytes), one record an event.
+  expect(named('wal_probe')?.records).toBeGreaterThanOrEqual(1);
+  expect(named('wal_probe')?.bytes).toBeGreaterThan(200);
+  expect(named('wal_probe_note_idx')?.records).toBeGreaterThanOrEqual(1);
+  expect(named('transaction (no relation)')?.records).toBeGreaterThanOrEqual(1);
+});
