@@ -1,21 +1,21 @@
 import 'reflect-metadata';
-import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { SAMPLE_MESSAGES } from '@app/payloads';
 import { LOAD_DELIVERIES, RECORD_OUTCOMES, recordOutcomesParams, runMigrations, seqRange, type Statement, STORE_EVENTS, storeEventsParams } from '@app/persistence/testing';
 import { ERASED_SQL } from '../../apps/delivery-worker/src/delivery/erasure-check';
 import { procRunMs } from '../support/proc-cpu';
+import { type TableWal, walByTable } from '../support/wal-by-table';
 
 /** The start-up option GenericPlanPool opens its connections with (one generic plan kept per prepared statement). */
 const FORCE_GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 
-const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres url>] [--group <n>] [--events <n>] [--wal-dir <pg_wal>]
+const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres url>] [--group <n>] [--events <n>] [--wal-by-table]
        [--prepared] [--before <sql>]… [--keep]
   The single-event path's statements (ingest's STORE_EVENTS, the worker's LOAD_DELIVERIES, erasure check and RECORD_OUTCOMES)
   on a fresh migrated database, one connection, --group events per statement, every event delivered.
-  Prints per event: the backend's CPU, statements, WAL bytes (by relation when --wal-dir names the
-  server's pg_wal and pg_waldump is installed), rows inserted and updated (HOT or not) per table.
+  Prints per event: the backend's CPU, statements, WAL bytes (by table and index with --wal-by-table,
+  read back with pg_walinspect), rows inserted and updated (HOT or not) per table.
   --prepared         each statement as its plan mode says, as the apps run them: named, and the
                      generic ones on a second connection that keeps one generic plan per statement,
                      as GenericPlanPool does
@@ -28,7 +28,7 @@ interface Phase {
   statements: number;
   cpuMs: number;
   walBytes: number;
-  walByRelation: Map<string, number>;
+  walByTable: TableWal[];
   ranges: Array<[string, string]>;
 }
 
@@ -37,54 +37,13 @@ function lsnBytes(lsn: string): bigint {
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 }
 
-function waldump(): string | null {
-  for (const candidate of ['pg_waldump', '/usr/lib/postgresql/15/bin/pg_waldump', '/usr/lib/postgresql/16/bin/pg_waldump']) {
-    try {
-      execFileSync(candidate, ['--version'], { stdio: 'ignore' });
-      return candidate;
-    } catch {
-      // next candidate
-    }
-  }
-  return null;
-}
-
-interface WalRecord {
-  lsn: bigint;
-  bytes: number;
-  /** The relfilenode the record names first, or its resource manager's description (commits and the like). */
-  relation: string;
-}
-
-/** Every WAL record between two positions (read once at the end, when all of it is on disk). */
-function walRecords(walDir: string, start: string, end: string): WalRecord[] {
-  const tool = waldump();
-  if (!tool) return [];
-  let output: string;
-  try {
-    output = execFileSync(tool, ['-p', walDir, '-s', start, '-e', end], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
-  } catch (error) {
-    // pg_waldump exits non-zero when it reaches the end of what was written; what it printed stands.
-    output = String((error as { stdout?: string }).stdout ?? '');
-  }
-  const records: WalRecord[] = [];
-  for (const line of output.split('\n')) {
-    const length = /len \(rec\/tot\):\s*\d+\/\s*(\d+)/.exec(line);
-    const lsn = /lsn: ([0-9A-F]+\/[0-9A-F]+)/.exec(line);
-    if (!length || !lsn) continue;
-    const relation = /rel \d+\/\d+\/(\d+)/.exec(line)?.[1] ?? `(${/rmgr: (\w+)/.exec(line)?.[1] ?? 'other'} ${/desc: (\w+)/.exec(line)?.[1] ?? ''})`;
-    records.push({ lsn: lsnBytes(lsn[1]), bytes: Number(length[1]), relation });
-  }
-  return records;
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       server: { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
       group: { type: 'string', default: '20' },
       events: { type: 'string', default: '2000' },
-      'wal-dir': { type: 'string' },
+      'wal-by-table': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       before: { type: 'string', multiple: true },
       prepared: { type: 'boolean', default: false },
@@ -125,11 +84,6 @@ async function main(): Promise<void> {
     const pids = new Set<number>();
     for (const backend of [client, keptPlanClient]) pids.add((await backend.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid);
     const backendsCpuMs = () => [...pids].reduce((sum, pid) => sum + (procRunMs(pid) ?? 0), 0);
-    const relations = new Map(
-      (await client.query<{ node: string; name: string }>(`SELECT relfilenode::text AS node, relname AS name FROM pg_class WHERE relfilenode <> 0`)).rows.map(
-        (row) => [row.node, row.name],
-      ),
-    );
     const tableStats = async () =>
       new Map(
         (
@@ -140,7 +94,7 @@ async function main(): Promise<void> {
       );
     const phases = new Map<string, Phase>();
     const measure = async <T>(name: string, statements: number, work: () => Promise<T>): Promise<T> => {
-      const phase = phases.get(name) ?? { name, statements: 0, cpuMs: 0, walBytes: 0, walByRelation: new Map<string, number>(), ranges: [] };
+      const phase = phases.get(name) ?? { name, statements: 0, cpuMs: 0, walBytes: 0, walByTable: [], ranges: [] };
       phases.set(name, phase);
       const [{ lsn: start }] = (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows;
       const cpuStart = backendsCpuMs();
@@ -213,19 +167,8 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 600));
     await client.query('SELECT pg_stat_force_next_flush()').catch(() => undefined);
     const statsEnd = await tableStats();
-    const walDir = values['wal-dir'];
-    const allRanges = [...phases.values()].flatMap((phase) => phase.ranges);
-    if (walDir && allRanges.length) {
-      await client.query('SELECT pg_switch_wal()');
-      const records = walRecords(walDir, allRanges[0][0], allRanges[allRanges.length - 1][1]);
-      for (const phase of phases.values()) {
-        const bounds = phase.ranges.map(([start, end]) => [lsnBytes(start), lsnBytes(end)] as const);
-        for (const record of records) {
-          if (!bounds.some(([start, end]) => record.lsn >= start && record.lsn < end)) continue;
-          const relation = relations.get(record.relation) ?? record.relation;
-          phase.walByRelation.set(relation, (phase.walByRelation.get(relation) ?? 0) + record.bytes);
-        }
-      }
+    if (values['wal-by-table']) {
+      for (const phase of phases.values()) phase.walByTable = await walByTable(database.toString(), phase.ranges, total);
     }
 
     const per = (value: number) => (value / total).toFixed(value / total < 10 ? 2 : 0);
@@ -235,8 +178,7 @@ async function main(): Promise<void> {
     for (const phase of phases.values()) {
       sum = { statements: sum.statements + phase.statements, cpu: sum.cpu + phase.cpuMs, wal: sum.wal + phase.walBytes };
       process.stdout.write(`${phase.name.padEnd(30)} ${per(phase.statements).padStart(16)}  ${per(phase.cpuMs * 1000).padStart(20)}  ${per(phase.walBytes).padStart(15)}\n`);
-      const top = [...phase.walByRelation].sort((a, b) => b[1] - a[1]);
-      for (const [relation, bytes] of top) if (bytes / total >= 10) process.stdout.write(`    ${relation.padEnd(44)} ${per(bytes).padStart(8)} B\n`);
+      for (const { table, bytes } of phase.walByTable) if (bytes >= 10) process.stdout.write(`    ${table.padEnd(44)} ${bytes.toFixed(0).padStart(8)} B\n`);
     }
     process.stdout.write(`${'all'.padEnd(30)} ${per(sum.statements).padStart(16)}  ${per(sum.cpu * 1000).padStart(20)}  ${per(sum.wal).padStart(15)}\n`);
     process.stdout.write('table rows per event: inserted, updated (of which HOT)\n');

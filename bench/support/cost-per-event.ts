@@ -154,7 +154,7 @@ export async function startCost(sources: CostSources, processes: readonly Superv
       const after = await read(sources, processes, 'end');
       const cost = costPerEvent(before, after, events);
       if (!walByTableAsked() || !before.walLsn || !after.walLsn) return cost;
-      return { ...cost, walByTable: await walByTable(sources.databaseUrl, before.walLsn, after.walLsn, events) };
+      return { ...cost, walByTable: await walByTable(sources.databaseUrl, [[before.walLsn, after.walLsn]], events) };
     },
   };
 }

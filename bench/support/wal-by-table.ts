@@ -22,9 +22,11 @@ export const walByTableAsked = (): boolean => process.env.BENCH_WAL_BY_TABLE ===
  * Each record counts once, on the relation of its first block, named by its partitioned root
  * (`deliveries`, not `deliveries_p20261130`); records without a block (commits) by their resource
  * manager, and relations of other databases as `other databases`. Records are summed per relation
- * before any name is looked up, so a phase of a million records costs one lookup per relation.
+ * before any name is looked up, so a phase of a million records costs one lookup per relation. A range
+ * ends at most at the flushed position (pg_walinspect reads nothing beyond it): records written and not
+ * yet flushed, which no commit has waited for, are left out, and a range that wrote nothing is skipped.
  */
-export async function walByTable(databaseUrl: string, fromLsn: string, toLsn: string, events: number): Promise<TableWal[]> {
+export async function walByTable(databaseUrl: string, ranges: ReadonlyArray<readonly [from: string, to: string]>, events: number): Promise<TableWal[]> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
@@ -33,7 +35,10 @@ export async function walByTable(databaseUrl: string, fromLsn: string, toLsn: st
       `WITH r AS (
          SELECT CASE WHEN w.block_ref IS NULL OR w.block_ref = '' THEN lower(w.resource_manager) || ' (no relation)' END AS unrelated,
                 regexp_match(w.block_ref, 'rel (\\d+)/(\\d+)/(\\d+)') AS rel, w.record_length, w.fpi_length
-           FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) w),
+           FROM (SELECT from_lsn, least(to_lsn, pg_current_wal_flush_lsn()) AS to_lsn
+                   FROM unnest($1::pg_lsn[], $2::pg_lsn[]) AS asked(from_lsn, to_lsn)) phase,
+                LATERAL pg_get_wal_records_info(phase.from_lsn, phase.to_lsn) w
+          WHERE phase.from_lsn < phase.to_lsn),
        grouped AS (
          SELECT unrelated, rel, sum(record_length) AS bytes, sum(fpi_length) AS fpi, count(*) AS records FROM r GROUP BY unrelated, rel),
        named AS (
@@ -47,7 +52,7 @@ export async function walByTable(databaseUrl: string, fromLsn: string, toLsn: st
            FROM grouped)
        SELECT "table", sum(bytes)::text AS bytes, sum(fpi)::text AS fpi, sum(records)::text AS records
          FROM named GROUP BY "table" ORDER BY sum(bytes) DESC`,
-      [fromLsn, toLsn],
+      [ranges.map(([from]) => from), ranges.map(([, to]) => to)],
     );
     const per = Math.max(1, events);
     return rows.rows.map((row) => ({ table: row.table, bytes: Number(row.bytes) / per, fpiBytes: Number(row.fpi) / per, records: Number(row.records) / per }));
