@@ -5,7 +5,7 @@ import { SAMPLE_MESSAGES } from '@app/payloads';
 import { LOAD_DELIVERIES, RECORD_OUTCOMES, recordOutcomesParams, runMigrations, seqRange, type Statement, STORE_EVENTS, storeEventsParams } from '@app/persistence/testing';
 import { ERASED_SQL } from '../../apps/delivery-worker/src/delivery/erasure-check';
 import { procRunMs } from '../support/proc-cpu';
-import { type TableWal, walByTable } from '../support/wal-by-table';
+import { walByTable } from '../support/wal-by-table';
 
 /** The start-up option GenericPlanPool opens its connections with (one generic plan kept per prepared statement). */
 const FORCE_GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
@@ -28,7 +28,6 @@ interface Phase {
   statements: number;
   cpuMs: number;
   walBytes: number;
-  walByTable: TableWal[];
   ranges: Array<[string, string]>;
 }
 
@@ -94,7 +93,7 @@ async function main(): Promise<void> {
       );
     const phases = new Map<string, Phase>();
     const measure = async <T>(name: string, statements: number, work: () => Promise<T>): Promise<T> => {
-      const phase = phases.get(name) ?? { name, statements: 0, cpuMs: 0, walBytes: 0, walByTable: [], ranges: [] };
+      const phase = phases.get(name) ?? { name, statements: 0, cpuMs: 0, walBytes: 0, ranges: [] };
       phases.set(name, phase);
       const [{ lsn: start }] = (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows;
       const cpuStart = backendsCpuMs();
@@ -167,10 +166,6 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 600));
     await client.query('SELECT pg_stat_force_next_flush()').catch(() => undefined);
     const statsEnd = await tableStats();
-    if (values['wal-by-table']) {
-      for (const phase of phases.values()) phase.walByTable = await walByTable(database.toString(), phase.ranges, total);
-    }
-
     const per = (value: number) => (value / total).toFixed(value / total < 10 ? 2 : 0);
     process.stdout.write(`${total} events, ${group} per statement, database ${database.pathname.slice(1)} on ${server.host}\n`);
     process.stdout.write('phase                          statements/event  backend CPU µs/event  WAL bytes/event\n');
@@ -178,7 +173,8 @@ async function main(): Promise<void> {
     for (const phase of phases.values()) {
       sum = { statements: sum.statements + phase.statements, cpu: sum.cpu + phase.cpuMs, wal: sum.wal + phase.walBytes };
       process.stdout.write(`${phase.name.padEnd(30)} ${per(phase.statements).padStart(16)}  ${per(phase.cpuMs * 1000).padStart(20)}  ${per(phase.walBytes).padStart(15)}\n`);
-      for (const { table, bytes } of phase.walByTable) if (bytes >= 10) process.stdout.write(`    ${table.padEnd(44)} ${bytes.toFixed(0).padStart(8)} B\n`);
+      const tables = values['wal-by-table'] ? await walByTable(database.toString(), phase.ranges, total) : [];
+      for (const { table, bytes } of tables) if (bytes >= 10) process.stdout.write(`    ${table.padEnd(44)} ${bytes.toFixed(0).padStart(8)} B\n`);
     }
     process.stdout.write(`${'all'.padEnd(30)} ${per(sum.statements).padStart(16)}  ${per(sum.cpu * 1000).padStart(20)}  ${per(sum.wal).padStart(15)}\n`);
     process.stdout.write('table rows per event: inserted, updated (of which HOT)\n');

@@ -40,7 +40,7 @@ export interface CostPerEvent {
   /** PostgreSQL's statements per event, when pg_stat_statements is loaded. */
   statements?: StatementsPerEvent | null;
   /** The WAL per event by table, when BENCH_WAL_BY_TABLE=1. */
-  walByTable?: TableWal[] | null;
+  walByTable?: TableWal[];
 }
 
 /** `ingest#2` → `ingest`, `delivery-worker#3` → `worker`, `baseline#1` → `baseline`. */

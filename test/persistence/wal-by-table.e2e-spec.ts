@@ -28,13 +28,15 @@ it('splits the WAL of a phase\'s ranges by partitioned table and index, per even
   const insert = async (from: number) => {
     for (let id = from; id < from + 25; id += 1) await db.query('INSERT INTO wal_probe VALUES ($1, $2)', [id, `note ${'x'.repeat(200)} ${id}`]);
   };
-  const first: [string, string] = [await lsn(), ''];
-  await insert(0);
-  first[1] = await lsn();
+  /** The WAL positions around `work`. */
+  const range = async (work: () => Promise<void>): Promise<[string, string]> => {
+    const from = await lsn();
+    await work();
+    return [from, await lsn()];
+  };
+  const first = await range(() => insert(0));
   for (let id = 0; id < 25; id += 1) await db.query('INSERT INTO wal_probe_between VALUES ($1)', [id]);
-  const second: [string, string] = [await lsn(), ''];
-  await insert(25);
-  second[1] = await lsn();
+  const second = await range(() => insert(25));
 
   const tables = await walByTable(databaseUrl, [first, second], 50);
   const named = (name: string) => tables.find((entry) => entry.table === name);
