@@ -15,7 +15,7 @@ const BACKLOG_KEEP_MS = 10 * 60_000;
 
 /**
  * What a process changed without waiting for an answer (jobs added on a guess, jobs that left) is summed
- * per account and written this often: one command per account and tick, not one per job.
+ * per account and written this often: one round trip a tick for every account, not one per job.
  */
 const COUNT_FLUSH_MS = 100;
 
@@ -152,20 +152,22 @@ export class AccountBacklog {
     }
   }
 
-  /** Writes the summed changes and remembers the answers; never throws (a lost write is drift, see the class). */
+  /**
+   * Writes the summed changes of every account in one round trip (RedisScript.runEach) and remembers the
+   * answers; never throws (a lost write is drift, see the class).
+   */
   async flush(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
     const batch = [...this.unwritten].filter(([, delta]) => delta !== 0);
     this.unwritten.clear();
-    await Promise.all(
-      batch.map(async ([accountId, delta]) => {
-        try {
-          await this.write(accountId, delta);
-        } catch {
-          // drift, see the class
-        }
-      }),
+    if (batch.length === 0) return;
+    const answers = await COUNT.runEach(
+      this.connection,
+      batch.map(([accountId, delta]) => ({ keys: [this.keys.accountBacklog(accountId)], args: [delta, BACKLOG_KEEP_MS] })),
     );
+    answers.forEach((answer, index) => {
+      if (!(answer instanceof Error)) this.remember(batch[index][0], Number(answer));
+    });
   }
 }
