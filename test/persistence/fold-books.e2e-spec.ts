@@ -38,7 +38,11 @@ describe('folding the book entries', () => {
     // A whole minute 30 to 29 minutes ago, so every time below is in the past and inside the windows read.
     const minute = Math.floor((Date.now() - 30 * 60_000) / 60_000) * 60_000;
     const at = (ms: number) => new Date(minute + ms);
-    const bucketFloor = (bound: number) => LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.indexOf(bound)];
+    /** A latency bucket's lower bound, as the recorder books a group's delivered_at (only bounds LATENCY_BOUNDS_MS has). */
+    const bucketFloor = (bound: number) => {
+      if (!LATENCY_BOUNDS_MS.includes(bound)) throw new Error(`${bound} ms is no latency bucket's bound`);
+      return bound;
+    };
     const entries: Entry[] = [
       // The recorder's: three deliveries of one minute in the 20–50 ms bucket, booked as one entry.
       { account: FIRST_ACCOUNT, created: at(0), from: 'queued', to: 'delivered', attempted: 1, delivered: at(bucketFloor(20)), at: at(61_000), tallied: true, events: 3 },

@@ -27,8 +27,13 @@ export class RedisScript {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (error) {
       if (!isNoScript(error)) throw error;
-      return redis.eval(this.lua, keys.length, ...keys, ...args);
+      return this.byText(redis, { keys, args });
     }
+  }
+
+  /** The script sent whole (EVAL), for a server that answered NOSCRIPT; EVAL also loads it for the next EVALSHA. */
+  private byText(redis: Pick<RedisClient, 'eval'>, { keys, args }: ScriptCall): Promise<unknown> {
+    return redis.eval(this.lua, keys.length, ...keys, ...args);
   }
 
   /**
@@ -52,7 +57,7 @@ export class RedisScript {
         const [error, value] = answers[index] ?? [new Error('no answer in the pipeline'), null];
         if (error === null) return value;
         if (!isNoScript(error)) return error;
-        return redis.eval(this.lua, call.keys.length, ...call.keys, ...call.args).catch((evalError: unknown) => evalError);
+        return this.byText(redis, call).catch((evalError: unknown) => evalError);
       }),
     );
   }
