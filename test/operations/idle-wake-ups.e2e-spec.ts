@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type BuiltAppName, type BuiltAppProcess, spawnBuiltApp } from '../support/built-app';
+import { freePort } from '@app/testing';
+import { IsolatedNamespace } from '../support/isolated-namespace';
+
+/**
+ * An app with nothing to do sleeps: every wake-up of its main thread costs CPU, and at a few hundred
+ * events a second the wake-ups of timers fall between the events and are paid in full. The built ingest
+ * and worker, idle, are counted by the kernel (voluntary context switches of the main thread: each is
+ * one sleep that something ended). A 10 ms timer (prom-client's default event loop sampling) alone
+ * makes about 100 a second; the apps' own work idle (the worker's held-delivery feeder each second,
+ * queue waits, lock renewals) about 10 to 20.
+ */
+jest.setTimeout(180_000);
+
+const MEASURED_MS = 5_000;
+const MOST_WAKE_UPS_A_SECOND = 50;
+
+const namespace = new IsolatedNamespace('idle-wake-ups');
+const running: BuiltAppProcess[] = [];
+
+beforeAll(async () => {
+  await namespace.setUp();
+});
+
+afterAll(async () => {
+  await Promise.all(running.map((app) => app.terminate(10_000)));
+  await namespace.tearDown();
+});
+
+function mainThreadSleeps(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+  const match = /^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status);
+  if (!match) throw new Error(`no voluntary_ctxt_switches in /proc/${pid}/task/${pid}/status`);
+  return Number(match[1]);
+}
+
+async function startIdle(app: BuiltAppName, ready: (port: number) => string, portSetting: string): Promise<number> {
+  const port = await freePort();
+  const started = spawnBuiltApp(app, { ...namespace.overrides, LISTEN_HOST: '127.0.0.1', [portSetting]: String(port) });
+  running.push(started);
+  await started.waitForOutput(ready(port));
+  const pid = started.child.pid;
+  if (pid === undefined) throw new Error(`${app} has no pid`);
+  // Start-up's own work (connections, first plans, the first looks of the worker's loops) is over.
+  await sleep(3_000);
+  return pid;
+}
+
+async function wakeUpsASecond(pid: number): Promise<number> {
+  const before = mainThreadSleeps(pid);
+  await sleep(MEASURED_MS);
+  return ((mainThreadSleeps(pid) - before) * 1_000) / MEASURED_MS;
+}
+
+it('idle ingest wakes its main thread a few times a second, not a hundred', async () => {
+  const pid = await startIdle('ingest', (port) => `listening on http://127.0.0.1:${port}`, 'INGEST_PORT');
+  expect(await wakeUpsASecond(pid)).toBeLessThan(MOST_WAKE_UPS_A_SECOND);
+});
+
+it('idle worker wakes its main thread a few times a second, not a hundred', async () => {
+  const pid = await startIdle('delivery-worker', () => 'consuming deliveries from', 'WORKER_PORT');
+  expect(await wakeUpsASecond(pid)).toBeLessThan(MOST_WAKE_UPS_A_SECOND);
+});
