@@ -8,6 +8,15 @@ function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
   return { promise, resolve };
 }
 
+/**
+ * Resumes the test from a timer callback: an immediate set from there runs in this same loop turn, before
+ * any timer set alongside it. Begun anywhere else (after an immediate), that order holds only on a machine
+ * quick enough to start the next turn within the timer's delay.
+ */
+function inTimersPhase(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 describe('Batcher', () => {
   it('groups items that arrive while a batch runs, keeping at most maxInFlight batches', async () => {
     const calls: number[][] = [];
@@ -22,6 +31,7 @@ describe('Batcher', () => {
       },
       { maxBatch: 100, maxInFlight: 1, lingerMs: 0 },
     );
+    await inTimersPhase();
     const first = batcher.submit(1);
     await new Promise((resolve) => setTimeout(resolve, 5));
     const rest = [2, 3, 4].map((item) => batcher.submit(item));
@@ -44,6 +54,7 @@ describe('Batcher', () => {
       },
       { maxBatch: 10, maxInFlight: 2, lingerMs: 0 },
     );
+    await inTimersPhase();
     // A 0 ms timer armed before the submit fires before any timer the batcher could arm after it.
     const timerFired = new Promise<void>((resolve) => setTimeout(() => resolve(void order.push('timer')), 0));
     const lone = batcher.submit(1);
@@ -107,6 +118,8 @@ describe('Batcher afterBatch', () => {
   it('runs once per batch, after the call and outside its slot, before any caller is answered', async () => {
     const events: string[] = [];
     const afterGate = deferred<void>();
+    const firstAfterWaiting = deferred<void>();
+    const secondAfterDone = deferred<void>();
     const batcher = new Batcher<number, number>(
       (items) => {
         events.push(`call ${items.join(',')}`);
@@ -118,7 +131,12 @@ describe('Batcher afterBatch', () => {
         lingerMs: 0,
         afterBatch: async (items, results) => {
           events.push(`after ${items.join(',')} ok=${results.filter((result) => result.ok).length}`);
-          if (items[0] === 1) await afterGate.promise;
+          if (items[0] === 1) {
+            firstAfterWaiting.resolve();
+            await afterGate.promise;
+          } else {
+            secondAfterDone.resolve();
+          }
         },
       },
     );
@@ -127,10 +145,12 @@ describe('Batcher afterBatch', () => {
       firstAnswered = true;
       return values;
     });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Steps follow the batcher's own signals, not the clock: a loaded machine reorders timers and immediates.
+    await firstAfterWaiting.promise;
     // The first batch's afterBatch still waits, yet the slot is free: the next batch's call goes out.
     const second = batcher.submit(3);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // A deadline, not an expectation: were the slot held through afterBatch, "call 3" would never come.
+    await Promise.race([secondAfterDone.promise, new Promise((resolve) => setTimeout(resolve, 2_000))]);
     expect(events).toEqual(['call 1,2', 'after 1,2 ok=2', 'call 3', 'after 3 ok=1']);
     expect(firstAnswered).toBe(false);
     afterGate.resolve();
