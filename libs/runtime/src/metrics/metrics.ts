@@ -4,9 +4,9 @@ let defaultsStarted = false;
 
 /**
  * How often the event loop lag metrics (`nodejs_eventloop_lag_*`) take a sample. Each sample is a timer
- * that wakes the process: prom-client's 10 ms woke an idle ingest 100 times a second and was most of its
- * idle CPU, and at a few hundred events a second those wake-ups fall between events. A scrape every
- * 15 s still gets 150 samples.
+ * that wakes the process: prom-client's 10 ms woke an idle ingest 100 times a second and was half or
+ * more of its idle CPU, and at a few hundred events a second those wake-ups fall between events. A
+ * scrape every 15 s still gets 150 samples.
  */
 export const EVENT_LOOP_SAMPLE_MS = 100;
 
