@@ -1,4 +1,5 @@
 import { Batcher, oneByOneOnFailure, type Settled } from './batcher';
+import { within } from './within';
 
 function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve: (value: T) => void = () => undefined;
@@ -150,7 +151,7 @@ describe('Batcher afterBatch', () => {
     // The first batch's afterBatch still waits, yet the slot is free: the next batch's call goes out.
     const second = batcher.submit(3);
     // A deadline, not an expectation: were the slot held through afterBatch, "call 3" would never come.
-    await Promise.race([secondAfterDone.promise, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    await within(secondAfterDone.promise, 2_000, "the second batch's afterBatch");
     expect(events).toEqual(['call 1,2', 'after 1,2 ok=2', 'call 3', 'after 3 ok=1']);
     expect(firstAnswered).toBe(false);
     afterGate.resolve();

@@ -8,7 +8,7 @@ let defaultsStarted = false;
  * more of its idle CPU, and at a few hundred events a second those wake-ups fall between events. A
  * scrape every 15 s still gets 150 samples.
  */
-export const EVENT_LOOP_SAMPLE_MS = 100;
+const EVENT_LOOP_SAMPLE_MS = 100;
 
 /** Process metrics once per process (tests create several apps in one process). */
 export function startDefaultMetrics(): void {
