@@ -158,16 +158,30 @@ function startWorker(): Worker {
   );
 }
 
-const server = createServer((incoming, response) => {
-  ingest(incoming, response).catch((error: unknown) => {
-    if (!response.headersSent) response.writeHead(500).end(JSON.stringify({ error: String(error) }));
-  });
-});
-server.keepAliveTimeout = 60_000;
-const worker = process.env.BASELINE_WORKER === 'false' ? null : startWorker();
-server.listen(Number(process.env.BASELINE_PORT ?? 0), '127.0.0.1', () => process.send?.({ ready: true }));
+/**
+ * BASELINE_ROLE: `both` (one process ingesting and delivering, the default), `ingest` (stores and
+ * enqueues, delivers nothing) or `worker` (delivers what an `ingest` process enqueued; no HTTP server),
+ * so the pipeline can also be measured split in two processes as the service is.
+ */
+const role = process.env.BASELINE_ROLE ?? 'both';
+if (!['both', 'ingest', 'worker'].includes(role)) throw new Error(`BASELINE_ROLE: expected both, ingest or worker, got ${role}`);
+const worker = role === 'ingest' ? null : startWorker();
+const server =
+  role === 'worker'
+    ? null
+    : createServer((incoming, response) => {
+        ingest(incoming, response).catch((error: unknown) => {
+          if (!response.headersSent) response.writeHead(500).end(JSON.stringify({ error: String(error) }));
+        });
+      });
+if (server) {
+  server.keepAliveTimeout = 60_000;
+  server.listen(Number(process.env.BASELINE_PORT ?? 0), '127.0.0.1', () => process.send?.({ ready: true }));
+} else {
+  void worker?.waitUntilReady().then(() => process.send?.({ ready: true }));
+}
 process.on('disconnect', () => process.exit(0));
 process.once('SIGTERM', () => {
-  server.close();
+  server?.close();
   void Promise.all([worker?.close(), queue.close()]).finally(() => process.exit(0));
 });

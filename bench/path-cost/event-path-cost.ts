@@ -11,7 +11,7 @@ import { walByTable } from '../support/wal-by-table';
 const FORCE_GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 
 const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres url>] [--group <n>] [--events <n>] [--wal-by-table]
-       [--prepared] [--before <sql>]… [--keep]
+       [--prepared] [--before <sql>]… [--floor] [--keep]
   The single-event path's statements (ingest's STORE_EVENTS, the worker's LOAD_DELIVERIES, erasure check and RECORD_OUTCOMES)
   on a fresh migrated database, one connection, --group events per statement, every event delivered.
   Prints per event: the backend's CPU, statements, WAL bytes (by table and index with --wal-by-table,
@@ -20,6 +20,9 @@ const USAGE = `node dist/bench/path-cost/event-path-cost.js [--server <postgres 
                      generic ones on a second connection that keeps one generic plan per statement,
                      as GenericPlanPool does
   --before <sql>     run on the fresh database first: what-ifs (drop or add an index, a trigger)
+  --floor            then, on the same database and connection, what the store could cost at the least:
+                     an empty round trip (SELECT 1) and the same rows (event key, event, primary delivery)
+                     written by one plain named INSERT statement per group, with no look-up or decision
   WAL positions are the server's: on a shared server other sessions' writes count too.
 `;
 
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
       keep: { type: 'boolean', default: false },
       before: { type: 'string', multiple: true },
       prepared: { type: 'boolean', default: false },
+      floor: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -92,9 +96,10 @@ async function main(): Promise<void> {
         ).rows.map((row) => [row.name, { ins: Number(row.ins), upd: Number(row.upd), hot: Number(row.hot) }]),
       );
     const phases = new Map<string, Phase>();
-    const measure = async <T>(name: string, statements: number, work: () => Promise<T>): Promise<T> => {
-      const phase = phases.get(name) ?? { name, statements: 0, cpuMs: 0, walBytes: 0, ranges: [] };
-      phases.set(name, phase);
+    const floors = new Map<string, Phase>();
+    const measure = async <T>(name: string, statements: number, work: () => Promise<T>, into = phases): Promise<T> => {
+      const phase = into.get(name) ?? { name, statements: 0, cpuMs: 0, walBytes: 0, ranges: [] };
+      into.set(name, phase);
       const [{ lsn: start }] = (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows;
       const cpuStart = backendsCpuMs();
       const result = await work();
@@ -163,6 +168,7 @@ async function main(): Promise<void> {
     await client.query('CHECKPOINT').catch(() => undefined);
     const statsStart = await tableStats();
     for (let round = 0; round < total / group; round += 1) await runGroup(round, true);
+    if (values.floor) await measureFloors(client, accountId, message, group, total, (name, work) => measure(name, 1, work, floors));
     await new Promise((resolve) => setTimeout(resolve, 600));
     await client.query('SELECT pg_stat_force_next_flush()').catch(() => undefined);
     const statsEnd = await tableStats();
@@ -177,6 +183,9 @@ async function main(): Promise<void> {
       for (const { table, bytes } of tables) if (bytes >= 10) process.stdout.write(`    ${table.padEnd(44)} ${bytes.toFixed(0).padStart(8)} B\n`);
     }
     process.stdout.write(`${'all'.padEnd(30)} ${per(sum.statements).padStart(16)}  ${per(sum.cpu * 1000).padStart(20)}  ${per(sum.wal).padStart(15)}\n`);
+    for (const phase of floors.values()) {
+      process.stdout.write(`${phase.name.padEnd(30)} ${per(phase.statements).padStart(16)}  ${per(phase.cpuMs * 1000).padStart(20)}  ${per(phase.walBytes).padStart(15)}\n`);
+    }
     process.stdout.write('table rows per event: inserted, updated (of which HOT)\n');
     for (const [name, end] of statsEnd) {
       const start = statsStart.get(name) ?? { ins: 0, upd: 0, hot: 0 };
@@ -192,6 +201,41 @@ async function main(): Promise<void> {
       await admin.query(`DROP DATABASE IF EXISTS "${database.pathname.slice(1)}" WITH (FORCE)`);
       await admin.end();
     }
+  }
+}
+
+/**
+ * --floor: what storing an event costs PostgreSQL with nothing but its rows, on the store's own
+ * connection after it, one statement per group as the store's: an empty round trip, then the
+ * rows STORE_EVENTS writes for a permitted event (its key, the event, the primary's delivery) by
+ * one plain INSERT chain with no look-up, decision or answer beyond the seqs.
+ */
+async function measureFloors(
+  client: Client,
+  accountId: number,
+  message: string,
+  group: number,
+  total: number,
+  measure: (name: string, work: () => Promise<unknown>) => Promise<unknown>,
+): Promise<void> {
+  const plainStore = `
+    WITH numbered AS (
+      SELECT id, next_event_seq() AS seq FROM unnest($1::varchar[]) AS id
+    ), keyed AS (
+      INSERT INTO event_keys (event_id, account_id, event_seq) SELECT id, $2, seq FROM numbered
+    ), stored AS (
+      INSERT INTO events (seq, event_id, account_id, action, message, test, created_at)
+      SELECT seq, id, $2, 'Customer_create', $3::json, false, now() FROM numbered
+    ), queued AS (
+      INSERT INTO deliveries (event_seq, destination_id, account_id, status, first_status, next_attempt_at)
+      SELECT seq, 'primary', $2, 'queued', 'queued', now() FROM numbered
+    )
+    SELECT seq::text FROM numbered`;
+  const ids = (round: number) => Array.from({ length: group }, (_, index) => `floor-${round}-${index}`);
+  for (let round = 0; round < 5; round += 1) await client.query({ name: 'floor-store', text: plainStore, values: [ids(-1 - round), accountId, message] });
+  for (let round = 0; round < total / group; round += 1) {
+    await measure('floor: empty round trip', () => client.query({ name: 'floor-select', text: 'SELECT 1' }));
+    await measure('floor: the store\'s rows, plain', () => client.query({ name: 'floor-store', text: plainStore, values: [ids(round), accountId, message] }));
   }
 }
 

@@ -56,8 +56,8 @@ export const backlogScenario: Scenario = {
       title: this.title,
       figures: [
         { label: 'stored while down', value: stored, unit: 'events/s' },
-        { label: 'drained once up', value: drained, unit: 'events/s', reference: { label: 'baseline ×1 draining the same backlog', value: baseline.perSecond } },
-        { label: 'CPU per event, worker + config-api', value: cpuUsPerEvent, unit: 'µs', reference: { label: 'baseline ×1', value: baseline.cpuUsPerEvent } },
+        { label: 'drained once up', value: drained, unit: 'events/s', reference: { label: `${bench.baseline.label(1)} draining the same backlog`, value: baseline.perSecond } },
+        { label: 'CPU per event, worker + config-api', value: cpuUsPerEvent, unit: 'µs', reference: { label: bench.baseline.label(1), value: baseline.cpuUsPerEvent } },
       ],
       notes: [`${total} events over 20 endpoints; ${refused} calls refused while down (then the breakers held the rest); during the drain the worker put back ${busyAfter - busyBefore} jobs for a full endpoint and ${pacedAfter - pacedBefore} for the pace; no target in the issue`],
     };

@@ -37,21 +37,21 @@ export const endToEndScenario: Scenario = {
       name: this.name,
       title: this.title,
       figures: [
-        { label: 'delivered', value: service.deliveredPerSecond, unit: 'events/s', reference: { label: 'baseline ×1', value: baseline.deliveredPerSecond }, target: atLeast(service.deliveredPerSecond, 3_000, '≥ 3,000/s with one worker') },
+        { label: 'delivered', value: service.deliveredPerSecond, unit: 'events/s', reference: { label: bench.baseline.label(1), value: baseline.deliveredPerSecond }, target: atLeast(service.deliveredPerSecond, 3_000, '≥ 3,000/s with one worker') },
         { label: 'share of the baseline', value: share, unit: 'ratio', target: atLeast(share, SHARE_TARGET, `≥ ${SHARE_TARGET.toFixed(2)} of the framework-free pipeline (issue 19)`) },
-        { label: 'CPU per event, ingest + worker', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: 'baseline ×1', value: baseline.cpuUsPerEvent } },
-        { label: 'CPU per event, all processes (apps, PostgreSQL, Redis)', value: service.cost.totalUs, unit: 'µs', reference: { label: 'baseline ×1', value: baseline.cost.totalUs } },
-        { label: 'Redis commands per delivery', value: service.redis.commands, unit: 'commands', reference: { label: 'baseline ×1', value: baseline.redis.commands } },
-        { label: 'Redis bytes per delivery (in + out)', value: service.redis.inputBytes + service.redis.outputBytes, unit: 'bytes', reference: { label: 'baseline ×1', value: baseline.redis.inputBytes + baseline.redis.outputBytes } },
+        { label: 'CPU per event, ingest + worker', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: bench.baseline.label(1), value: baseline.cpuUsPerEvent } },
+        { label: 'CPU per event, all processes (apps, PostgreSQL, Redis)', value: service.cost.totalUs, unit: 'µs', reference: { label: bench.baseline.label(1), value: baseline.cost.totalUs } },
+        { label: 'Redis commands per delivery', value: service.redis.commands, unit: 'commands', reference: { label: bench.baseline.label(1), value: baseline.redis.commands } },
+        { label: 'Redis bytes per delivery (in + out)', value: service.redis.inputBytes + service.redis.outputBytes, unit: 'bytes', reference: { label: bench.baseline.label(1), value: baseline.redis.inputBytes + baseline.redis.outputBytes } },
       ],
       notes: [
         `${total} events (${service.duplicates} duplicate arrivals); accepted at ${Math.round(service.acceptedPerSecond)}/s while delivering`,
         redisText('service', service.redis),
-        redisText('baseline ×1', baseline.redis),
+        redisText(bench.baseline.label(1), baseline.redis),
       ],
       costs: [
         { label: 'service', cost: service.cost },
-        { label: 'baseline ×1', cost: baseline.cost },
+        { label: bench.baseline.label(1), cost: baseline.cost },
       ],
     };
   },
@@ -77,14 +77,14 @@ export const scaledEndToEndScenario: Scenario = {
         name: this.name,
         title: this.title,
         figures: [
-          { label: 'delivered', value: service.deliveredPerSecond, unit: 'events/s', reference: { label: 'baseline ×2', value: baseline.deliveredPerSecond } },
+          { label: 'delivered', value: service.deliveredPerSecond, unit: 'events/s', reference: { label: bench.baseline.label(2), value: baseline.deliveredPerSecond } },
           { label: 'share of the baseline', value: share, unit: 'ratio', target: atLeast(share, SCALED_SHARE_TARGET, `≥ ${SCALED_SHARE_TARGET.toFixed(2)} of the framework-free pipeline (issue 8)`) },
-          { label: 'CPU per event, 2 ingests + 2 workers', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: 'baseline ×2', value: baseline.cpuUsPerEvent } },
+          { label: 'CPU per event, 2 ingests + 2 workers', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: bench.baseline.label(2), value: baseline.cpuUsPerEvent } },
         ],
         notes: [`${total} events, batches spread over both ingests; the workers put back ${putBackAfter.map((after, index) => after - putBackBefore[index]).join(' + ')} jobs for a full endpoint`],
         costs: [
           { label: 'service, 2 + 2', cost: service.cost },
-          { label: 'baseline ×2', cost: baseline.cost },
+          { label: bench.baseline.label(2), cost: baseline.cost },
         ],
       };
     } finally {
@@ -116,7 +116,7 @@ export const oneEndpointScenario: Scenario = {
           label: 'delivered',
           value: service.deliveredPerSecond,
           unit: 'events/s',
-          reference: { label: 'baseline ×1, one endpoint, 10 connections', value: baseline.deliveredPerSecond },
+          reference: { label: `${bench.baseline.label(1)}, one endpoint, 10 connections`, value: baseline.deliveredPerSecond },
           target: atLeast(service.deliveredPerSecond, 2_000, '≥ 2,000/s'),
         },
         {
@@ -125,12 +125,12 @@ export const oneEndpointScenario: Scenario = {
           unit: 'ratio',
           target: atLeast(ofFanout, SHARE_TARGET, `≥ ${SHARE_TARGET.toFixed(2)} of the fanout figure (issue 19)`),
         },
-        { label: 'CPU per event, ingest + worker', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: 'baseline ×1, one endpoint', value: baseline.cpuUsPerEvent } },
+        { label: 'CPU per event, ingest + worker', value: service.cpuUsPerEvent, unit: 'µs', reference: { label: `${bench.baseline.label(1)}, one endpoint`, value: baseline.cpuUsPerEvent } },
       ],
       notes: [`the service's end to end of this run (the fanout figure): ${Math.round(fanout)} events/s`, `${total} events; the worker put back ${busyAfter - busyBefore} jobs for a full endpoint and ${pacedAfter - pacedBefore} for the pace`],
       costs: [
         { label: 'service', cost: service.cost },
-        { label: 'baseline ×1, one endpoint', cost: baseline.cost },
+        { label: `${bench.baseline.label(1)}, one endpoint`, cost: baseline.cost },
       ],
     };
   },

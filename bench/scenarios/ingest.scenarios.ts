@@ -13,7 +13,7 @@ export const singlePostScenario: Scenario = {
     const durationMs = bench.size(3_000, 20_000);
     const service = await singlePosts(bench, bench.service(), 'sp', 32, durationMs);
     const baseline = await bench.baseline.once('single-post', async () => singlePosts(bench, await bench.baselineTarget(1), 'bsp', 32, durationMs));
-    const reference = (value: number) => ({ label: 'baseline ×1', value });
+    const reference = (value: number) => ({ label: bench.baseline.label(1), value });
     return {
       name: this.name,
       title: this.title,
@@ -34,7 +34,7 @@ export const singlePostScenario: Scenario = {
       ],
       costs: [
         { label: 'service', cost: service.cost },
-        { label: 'baseline ×1', cost: baseline.cost },
+        { label: bench.baseline.label(1), cost: baseline.cost },
       ],
       notes: [`${service.result.requests} requests in ${(durationMs / 1000).toFixed(0)} s, answers ${JSON.stringify(service.result.statuses)}, all delivered before the next scenario`],
     };
@@ -65,10 +65,10 @@ export const batchScenario: Scenario = {
           label: 'accepted',
           value: service.acceptedPerSecond,
           unit: 'events/s',
-          reference: { label: 'baseline ×1', value: baseline.acceptedPerSecond },
+          reference: { label: bench.baseline.label(1), value: baseline.acceptedPerSecond },
           target: atLeast(service.acceptedPerSecond, 10_000, '≥ 10,000/s'),
         },
-        { label: 'request p50 (500 events)', value: service.result.latency.p50, unit: 'ms', reference: { label: 'baseline ×1', value: baseline.result.latency.p50 } },
+        { label: 'request p50 (500 events)', value: service.result.latency.p50, unit: 'ms', reference: { label: bench.baseline.label(1), value: baseline.result.latency.p50 } },
         // Who had the 2 cores while the batches were sent: ingest, and the worker delivering meanwhile.
         { label: 'CPU per event while posting, ingest alone', value: service.cpuUsPerEventByProcess[0] ?? null, unit: 'µs' },
         { label: 'CPU per event while posting, worker alone', value: service.cpuUsPerEventByProcess[1] ?? null, unit: 'µs' },
@@ -76,7 +76,7 @@ export const batchScenario: Scenario = {
       notes: [`${total} events`],
       costs: [
         { label: 'service, posting and delivering', cost: service.cost },
-        { label: 'baseline ×1, posting and delivering', cost: baseline.cost },
+        { label: `${bench.baseline.label(1)}, posting and delivering`, cost: baseline.cost },
       ],
     };
   },

@@ -77,7 +77,7 @@ export const loadStepsScenario: Scenario = {
       const service = await serviceStep(bench, rate, durationMs);
       const baseline = await baselineStep(bench, rate, durationMs);
       const { endToEndMs } = service.atRate;
-      const reference = (value: number) => ({ label: 'baseline ×1', value });
+      const reference = (value: number) => ({ label: bench.baseline.label(1), value });
       const targets = targetsAt(rate, service.atRate, baseline.result);
       figures.push(
         { label: `${rate}/s p50`, value: endToEndMs.p50, unit: 'ms', reference: reference(baseline.result.endToEndMs.p50), target: targets.p50 },
@@ -88,7 +88,7 @@ export const loadStepsScenario: Scenario = {
         const times = endToEndMs.p50 / baseline.result.endToEndMs.p50;
         figures.push({ label: '500/s p50 ÷ baseline p50', value: times, unit: 'ratio', target: atMost(times, P50_BOUND_AT_500, `≤ ${P50_BOUND_AT_500}× (issue 36)`) });
       }
-      costs.push({ label: `${rate}/s service`, cost: service.atRate.cost }, { label: `${rate}/s baseline ×1`, cost: baseline.result.cost });
+      costs.push({ label: `${rate}/s service`, cost: service.atRate.cost }, { label: `${rate}/s ${bench.baseline.label(1)}`, cost: baseline.result.cost });
       // Only steps the generator kept up with count: at a lower achieved rate the p99 says nothing about this one.
       const kept = (atRate: AtRate) => atRate.achievedPerSecond >= rate * 0.95;
       if (endToEndMs.p99 <= REAL_TIME_P99_MS && kept(service.atRate) && highest === (steps[steps.indexOf(rate) - 1] ?? null)) highest = rate;
@@ -106,7 +106,7 @@ export const loadStepsScenario: Scenario = {
       label: `highest step with p99 ≤ ${REAL_TIME_P99_MS} ms`,
       value: highest,
       unit: 'events/s',
-      reference: { label: 'baseline ×1', value: baselineHighest },
+      reference: { label: bench.baseline.label(1), value: baselineHighest },
       // A step one of them did not reach counts as 0; when neither reached even the first, there is nothing to compare.
       target: { text: "≥ the baseline's (issue 36)", holds: highest === null && baselineHighest === null ? null : (highest ?? 0) >= (baselineHighest ?? 0) },
     });

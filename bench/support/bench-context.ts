@@ -69,7 +69,7 @@ export class BenchContext {
       accounts.create('healthy', receiver.url(healthyHost)),
       accounts.create('hanging', receiver.url(hangingHost)),
     ]);
-    const baseline = new BaselineRunner(supervisor, environment, mainHosts.map((host) => receiver.url(host)));
+    const baseline = new BaselineRunner(supervisor, environment, mainHosts.map((host) => receiver.url(host)), process.env.BENCH_BASELINE_SPLIT === '1');
     const bench = new BenchContext(
       quick,
       supervisor,
@@ -151,7 +151,7 @@ export class BenchContext {
 
   async baselineTarget(processes: number): Promise<ServiceTarget> {
     const urls = await this.baseline.use(processes);
-    const target = { label: `baseline ×${processes}`, urls, processes: this.baseline.processes(), eventPath: '/events', batchPath: '/events/batch', headers: this.baseline.headers, accounts: this.baseline.accounts };
+    const target = { label: this.baseline.label(processes), urls, processes: this.baseline.processes(), eventPath: '/events', batchPath: '/events/batch', headers: this.baseline.headers, accounts: this.baseline.accounts };
     // Measured warm, as the service is: each process it has not warmed yet gets the service's warm-up first.
     const fresh = this.baseline.takeUnwarmed();
     if (fresh.length) await this.warm({ ...target, urls: fresh });

@@ -76,6 +76,6 @@ describe('CPU and PostgreSQL cost per event', () => {
 
   it('reads the Redis server\'s CPU from INFO cpu in ms, and names processes by kind', () => {
     expect(redisCpuMs('# CPU\r\nused_cpu_sys:12.500000\r\nused_cpu_user:30.250000\r\nused_cpu_sys_children:9.0\r\n')).toBe(42_750);
-    expect(['ingest#2', 'delivery-worker#3', 'baseline#1'].map(processKind)).toEqual(['ingest', 'worker', 'baseline']);
+    expect(['ingest#2', 'delivery-worker#3', 'baseline#1', 'baseline-ingest#1', 'baseline-worker#1'].map(processKind)).toEqual(['ingest', 'worker', 'baseline', 'baseline-ingest', 'baseline-worker']);
   });
 });
