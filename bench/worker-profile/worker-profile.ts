@@ -13,7 +13,7 @@ import { backendCpuMs, backendDeltaMs, procCpuMs } from '../support/proc-cpu';
  * The delivery worker alone, as deployed: `node dist/bench/worker-profile/worker-profile.js
  * [--events 20000] [--endpoints 20] [--endpoint-concurrency 10] [--rate 0] [--workers 1] [--prof DIR]
  * [--ordering none|subject] [--subjects N]`.
- * A fresh database (migrated by dist/scripts/migrate.js) and Redis prefix; a receiver process on
+ * A fresh database (migrated by dist/scripts/migrate.js) and Redis prefix, both removed at the end; a receiver process on
  * 127.0.0.2… (one origin per endpoint); the BUILT worker started as a production process. Events are
  * stored with ingest's statement (STORE_EVENTS, 500 a call; no ingest process) and their jobs added
  * through DeliveryQueues, then the
@@ -270,6 +270,11 @@ async function main(): Promise<void> {
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
   redis.disconnect();
+  // The workers have exited, so nothing holds the database; left behind, it would sit on the server until the next run.
+  const server = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await server.connect();
+  await server.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await server.end();
 }
 
 main().catch((error: unknown) => {
