@@ -36,7 +36,7 @@ function mainThreadSleeps(pid: number): number {
   return Number(match[1]);
 }
 
-async function startIdle(app: BuiltAppName, ready: (port: number) => string, portSetting: string): Promise<number> {
+async function startIdle(app: BuiltAppName, ready: (port: number) => string, portSetting: string): Promise<{ pid: number; port: number }> {
   const port = await freePort();
   const started = spawnBuiltApp(app, { ...namespace.overrides, LISTEN_HOST: '127.0.0.1', [portSetting]: String(port) });
   running.push(started);
@@ -45,7 +45,7 @@ async function startIdle(app: BuiltAppName, ready: (port: number) => string, por
   if (pid === undefined) throw new Error(`${app} has no pid`);
   // Start-up's own work (connections, first plans, the first looks of the worker's loops) is over.
   await sleep(3_000);
-  return pid;
+  return { pid, port };
 }
 
 async function wakeUpsASecond(pid: number): Promise<number> {
@@ -55,11 +55,30 @@ async function wakeUpsASecond(pid: number): Promise<number> {
 }
 
 it('idle ingest wakes its main thread a few times a second, not a hundred', async () => {
-  const pid = await startIdle('ingest', (port) => `listening on http://127.0.0.1:${port}`, 'INGEST_PORT');
+  const { pid } = await startIdle('ingest', (port) => `listening on http://127.0.0.1:${port}`, 'INGEST_PORT');
   expect(await wakeUpsASecond(pid)).toBeLessThan(MOST_WAKE_UPS_A_SECOND);
 });
 
 it('idle worker wakes its main thread a few times a second, not a hundred', async () => {
-  const pid = await startIdle('delivery-worker', () => 'consuming deliveries from', 'WORKER_PORT');
+  const { pid } = await startIdle('delivery-worker', () => 'consuming deliveries from', 'WORKER_PORT');
   expect(await wakeUpsASecond(pid)).toBeLessThan(MOST_WAKE_UPS_A_SECOND);
+});
+
+/** A gauge's value in a Prometheus text exposition. */
+function gaugeValue(exposition: string, name: string): number {
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(exposition);
+  if (!match) throw new Error(`no ${name} in /metrics`);
+  return Number(match[1]);
+}
+
+it('reports the event loop delay of an idle app, not the 100 ms between its samples', async () => {
+  const { port } = await startIdle('ingest', (listening) => `listening on http://127.0.0.1:${listening}`, 'INGEST_PORT');
+  // A scrape resets the histogram: the second one reads only the second of idle after it.
+  await fetch(`http://127.0.0.1:${port}/metrics`);
+  await sleep(1_000);
+  const exposition = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  // Idle, the loop adds well under a millisecond to each sample; Node's histogram counts the sampling period too.
+  for (const name of ['nodejs_eventloop_lag_min_seconds', 'nodejs_eventloop_lag_p50_seconds', 'nodejs_eventloop_lag_mean_seconds']) {
+    expect([name, gaugeValue(exposition, name) < 0.02]).toEqual([name, true]);
+  }
 });
