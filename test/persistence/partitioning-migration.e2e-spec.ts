@@ -193,8 +193,11 @@ it('ingest: the old ids are still taken, new events land in today\'s partition',
   expect(fresh).toEqual([{ partition: `events_p${today}` }]);
 });
 
+/** The config-api of the admin test, kept running: the worker test sets the push URL through it. */
+let configApi: RunningApp;
+
 it('admin API: the list spans both layouts newest first; the detail of an old event has its attempts', async () => {
-  const configApi = await startApp(ConfigApiModule, overrides);
+  configApi = await startApp(ConfigApiModule, overrides);
   apps.push(configApi);
   const listed = await fetch(`${configApi.url}/admin/v1/events?account_id=${owner}`, { headers: ADMIN_HEADERS });
   expect(listed.status).toBe(200);
@@ -207,9 +210,11 @@ it('admin API: the list spans both layouts newest first; the detail of an old ev
 });
 
 it('worker: the old pending event (overdue, its job long gone) is delivered under its old seq', async () => {
+  // Before the worker starts: its first sweep runs at once and could take the event's job while the account
+  // has no push URL yet, which ends the delivery no_endpoint.
+  await setCallbackSettings(configApi.app, owner, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
   const worker = await startApp(DeliveryWorkerModule, { ...overrides, RECONCILE_INTERVAL: '500ms' });
   apps.push(worker);
-  await setCallbackSettings(worker.app, owner, { pushUrl: receiver.url, contentType: 'JSON', permissions: 'all' });
   await waitFor('the old pending event delivered', async () => {
     const { rows } = await db.query(
       `SELECT d.status FROM events e JOIN deliveries d ON d.event_seq = e.seq AND d.destination_id = 'primary' WHERE e.event_id = 'old-pending'`,
