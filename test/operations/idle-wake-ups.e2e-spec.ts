@@ -73,12 +73,13 @@ function gaugeValue(exposition: string, name: string): number {
 
 it('reports the event loop delay of an idle app, not the 100 ms between its samples', async () => {
   const { port } = await startIdle('ingest', (listening) => `listening on http://127.0.0.1:${listening}`, 'INGEST_PORT');
-  // A scrape resets the histogram: the second one reads only the second of idle after it.
+  // A scrape resets the histogram: the second one reads only the 2 s of idle after it (20 samples).
   await fetch(`http://127.0.0.1:${port}/metrics`);
-  await sleep(1_000);
+  await sleep(2_000);
   const exposition = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  // Idle, the loop adds well under a millisecond to each sample; Node's histogram counts the sampling period too.
-  for (const name of ['nodejs_eventloop_lag_min_seconds', 'nodejs_eventloop_lag_p50_seconds', 'nodejs_eventloop_lag_mean_seconds']) {
-    expect([name, gaugeValue(exposition, name) < 0.02]).toEqual([name, true]);
+  // Idle, the loop adds a few milliseconds at most to a sample (min and median: one stall of a busy
+  // machine does not move them); Node's histogram also counts the 100 ms period, which is taken off.
+  for (const name of ['nodejs_eventloop_lag_min_seconds', 'nodejs_eventloop_lag_p50_seconds']) {
+    expect([name, gaugeValue(exposition, name) < 0.05]).toEqual([name, true]);
   }
 });
