@@ -99,11 +99,16 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: s
   }
 }
 
+/** Removes the bench database (a run's leftover at the start, its own at the end). */
+async function dropDatabase(): Promise<void> {
+  const server = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await server.connect();
+  await server.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await server.end();
+}
+
 async function main(): Promise<void> {
-  const admin = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await admin.end();
+  await dropDatabase();
   const migrated = spawnSync(process.execPath, [join(root, 'scripts/migrate.js')], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' });
   if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stderr}`);
 
@@ -271,10 +276,7 @@ async function main(): Promise<void> {
   } while (cursor !== '0');
   redis.disconnect();
   // The workers have exited, so nothing holds the database; left behind, it would sit on the server until the next run.
-  const server = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-  await server.connect();
-  await server.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  await server.end();
+  await dropDatabase();
 }
 
 main().catch((error: unknown) => {
